@@ -1,0 +1,180 @@
+// Package testenv gives integration tests a real headless Neovim with real
+// language servers. It never skips: a missing dependency fails the test with
+// the command that installs it (make deps).
+package testenv
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/workspace"
+)
+
+var pathOnce sync.Once
+
+// RepoRoot returns the repository root (the folder holding go.mod).
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, "lua", "nvbridge")); err == nil {
+				return dir
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("cannot find the nvbridge repository root")
+		}
+		dir = parent
+	}
+}
+
+// Require puts .deps/bin first on PATH (so `go test` works without make)
+// and fails the test when a command is missing.
+func Require(t testing.TB, commands ...string) {
+	t.Helper()
+	pathOnce.Do(func() {
+		bin := filepath.Join(RepoRoot(t), ".deps", "bin")
+		os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	})
+	for _, c := range commands {
+		if _, err := exec.LookPath(c); err != nil {
+			t.Fatalf("%s is not installed: run `make deps` (installs it under .deps/)", c)
+		}
+	}
+}
+
+// Timeout is how long a test waits for one event (NVBRIDGE_TEST_TIMEOUT
+// overrides it, e.g. "2m" on a slow machine).
+func Timeout() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("NVBRIDGE_TEST_TIMEOUT")); err == nil {
+		return d
+	}
+	return 60 * time.Second
+}
+
+// Context returns a context bounded by Timeout and cancelled at cleanup.
+func Context(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout())
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// CopySample copies testdata/samples/NAME into a fresh temp folder, so tests
+// may edit it, and returns the copy's path.
+func CopySample(t testing.TB, name string) string {
+	t.Helper()
+	src := filepath.Join(RepoRoot(t), "testdata", "samples", name)
+	dst := filepath.Join(t.TempDir(), name)
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// isolate points Neovim's and the servers' per-user folders into the test's
+// temp dir, so tests neither read nor write the developer's config.
+func isolate(t testing.TB) {
+	base := t.TempDir()
+	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
+		dir := filepath.Join(base, strings.ToLower(strings.TrimPrefix(v, "XDG_")))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(v, dir)
+	}
+	// gopls keeps its file cache under the user cache dir; sharing one across
+	// tests keeps them fast and is harmless.
+	if cache, err := os.UserCacheDir(); err == nil {
+		t.Setenv("GOPLSCACHE", filepath.Join(cache, "gopls-nvbridge-test"))
+	}
+}
+
+// Embedded starts an embedded Neovim rooted at root and closes it at cleanup.
+func Embedded(t testing.TB, root string) (*nvim.Session, *lsp.Client) {
+	t.Helper()
+	Require(t, "nvim")
+	isolate(t)
+	r, err := workspace.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := nvim.Open(Context(t), nvim.Options{Root: r, Logf: t.Logf})
+	if err != nil {
+		t.Fatalf("start embedded Neovim: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, lsp.NewClient(s)
+}
+
+// Listening starts a separate headless Neovim listening on a unix socket (as
+// a user's Neovim would be) and returns its address.
+func Listening(t testing.TB, root string, extraArgs ...string) string {
+	t.Helper()
+	Require(t, "nvim")
+	isolate(t)
+	sock := filepath.Join(t.TempDir(), "nvim.sock")
+	args := append([]string{"--headless", "--clean", "-n", "-i", "NONE", "--listen", sock}, extraArgs...)
+	cmd := exec.Command("nvim", args...)
+	cmd.Dir = root
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	deadline := time.Now().Add(Timeout())
+	for {
+		if _, err := os.Stat(sock); err == nil {
+			return sock
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Neovim did not create its socket")
+		}
+		time.Sleep(10 * time.Millisecond) // polling for a socket file has no event to wait on
+	}
+}
+
+// Attached connects to the Neovim at addr, rooted at root.
+func Attached(t testing.TB, addr, root string) (*nvim.Session, *lsp.Client) {
+	t.Helper()
+	r, err := workspace.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := nvim.Open(Context(t), nvim.Options{Addr: addr, Root: r, Logf: t.Logf})
+	if err != nil {
+		t.Fatalf("attach to Neovim at %s: %v", addr, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, lsp.NewClient(s)
+}

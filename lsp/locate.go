@@ -1,0 +1,243 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/nvbridge/nvbridge/apierr"
+)
+
+// Target is where a tool points in a document: a 1-based line and either a
+// 0-based column in characters or the name of a symbol on that line (agents
+// rarely know columns).
+type Target struct {
+	Line   int
+	Column *int
+	Symbol string
+}
+
+// Point is a resolved position: 0-based line, byte and character columns,
+// and the line's text (needed to convert to any LSP encoding).
+type Point struct {
+	Line int
+	Byte int
+	Char int
+	Text string
+}
+
+// In returns the point as an LSP position in enc.
+func (p Point) In(enc Encoding) protocol.Position {
+	return protocol.Position{Line: uint32(p.Line), Character: uint32(ByteToUnits(p.Text, p.Byte, enc))}
+}
+
+// Locate validates a target against the document's current text.
+func (c *Client) Locate(ctx context.Context, doc *Document, t Target) (Point, error) {
+	if t.Line < 1 || t.Line > doc.Buffer.LineCount {
+		return Point{}, apierr.Errorf(apierr.InvalidParameter,
+			"lines are 1-based; read_file shows the numbered lines",
+			"line %d is outside %s (1-%d)", t.Line, doc.Rel, doc.Buffer.LineCount)
+	}
+	lines, err := c.Session.Lines(ctx, doc.Buffer.Bufnr, t.Line-1, t.Line)
+	if err != nil {
+		return Point{}, err
+	}
+	if len(lines) != 1 {
+		return Point{}, apierr.Errorf(apierr.Conflict, "retry", "line %d of %s changed while reading it", t.Line, doc.Rel)
+	}
+	text := lines[0]
+	switch {
+	case t.Symbol != "":
+		cols := symbolColumns(text, t.Symbol)
+		if len(cols) == 0 {
+			return Point{}, apierr.Errorf(apierr.ResourceNotFound,
+				"check the line number (read_file shows the numbered lines) or pass column instead",
+				"%q does not occur as a whole word on line %d of %s: %q", t.Symbol, t.Line, doc.Rel, text)
+		}
+		if len(cols) > 1 && t.Column == nil {
+			chars := make([]int, len(cols))
+			for i, b := range cols {
+				chars[i] = ByteToChar(text, b)
+			}
+			return Point{}, apierr.Errorf(apierr.Ambiguous,
+				"pass column as well to pick one occurrence",
+				"%q occurs %d times on line %d of %s (columns %v)", t.Symbol, len(cols), t.Line, doc.Rel, chars).
+				WithDetails(map[string]any{"columns": chars})
+		}
+		b := cols[0]
+		if t.Column != nil {
+			want, err := CharToByte(text, *t.Column)
+			if err != nil {
+				return Point{}, badColumn(doc, t, err)
+			}
+			b = -1
+			for _, c := range cols {
+				if c <= want && want <= c+len(t.Symbol) {
+					b = c
+				}
+			}
+			if b < 0 {
+				return Point{}, apierr.Errorf(apierr.InvalidParameter, "pass either a column or a symbol that agree",
+					"%q does not occur at column %d of line %d", t.Symbol, *t.Column, t.Line)
+			}
+		}
+		return Point{Line: t.Line - 1, Byte: b, Char: ByteToChar(text, b), Text: text}, nil
+	case t.Column != nil:
+		b, err := CharToByte(text, *t.Column)
+		if err != nil {
+			return Point{}, badColumn(doc, t, err)
+		}
+		return Point{Line: t.Line - 1, Byte: b, Char: *t.Column, Text: text}, nil
+	}
+	return Point{}, apierr.New(apierr.InvalidParameter, "neither column nor symbol was given",
+		"pass symbol (the name on that line) or column (0-based, in characters)")
+}
+
+func badColumn(doc *Document, t Target, err error) error {
+	return apierr.Errorf(apierr.InvalidParameter, "columns are 0-based and counted in characters",
+		"line %d of %s: %v", t.Line, doc.Rel, err)
+}
+
+// symbolColumns returns the byte offsets where name occurs in line as a whole
+// word (not inside a longer identifier).
+func symbolColumns(line, name string) []int {
+	var out []int
+	for start := 0; start <= len(line)-len(name); {
+		i := strings.Index(line[start:], name)
+		if i < 0 {
+			break
+		}
+		at := start + i
+		before, _ := utf8.DecodeLastRuneInString(line[:at])
+		after, _ := utf8.DecodeRuneInString(line[at+len(name):])
+		if (at == 0 || !isIdent(before)) && (at+len(name) == len(line) || !isIdent(after)) {
+			out = append(out, at)
+		}
+		start = at + max(1, len(name))
+	}
+	return out
+}
+
+func isIdent(r rune) bool {
+	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// Location is a range in a file as tools report it: 1-based lines, 0-based
+// character columns, the source line as context.
+type Location struct {
+	File             string `json:"file"`
+	Line             int    `json:"line"`
+	Column           int    `json:"column"`
+	EndLine          int    `json:"end_line"`
+	EndColumn        int    `json:"end_column"`
+	Context          string `json:"context,omitempty"`
+	OutsideWorkspace bool   `json:"outside_workspace,omitempty"`
+}
+
+// ToolLocations converts server locations (in enc) to tool locations,
+// reading each line's text to convert columns exactly.
+func (c *Client) ToolLocations(ctx context.Context, enc Encoding, locs []protocol.Location) ([]Location, error) {
+	wanted := map[string][]int{}
+	for _, l := range locs {
+		p := PathOf(l.URI)
+		wanted[p] = append(wanted[p], int(l.Range.Start.Line), int(l.Range.End.Line))
+	}
+	texts, err := c.Lines(ctx, wanted)
+	if err != nil {
+		return nil, err
+	}
+	root := c.Session.Root()
+	out := make([]Location, 0, len(locs))
+	for _, l := range locs {
+		p := PathOf(l.URI)
+		start := texts[p][int(l.Range.Start.Line)]
+		end := texts[p][int(l.Range.End.Line)]
+		out = append(out, Location{
+			File:             root.Rel(p),
+			Line:             int(l.Range.Start.Line) + 1,
+			Column:           UnitsToChar(start, int(l.Range.Start.Character), enc),
+			EndLine:          int(l.Range.End.Line) + 1,
+			EndColumn:        UnitsToChar(end, int(l.Range.End.Character), enc),
+			Context:          strings.TrimSpace(start),
+			OutsideWorkspace: !root.Contains(p),
+		})
+	}
+	return out, nil
+}
+
+// ToolRange converts one range inside doc's buffer.
+func (c *Client) ToolRange(ctx context.Context, enc Encoding, u protocol.DocumentURI, r protocol.Range) (Location, error) {
+	locs, err := c.ToolLocations(ctx, enc, []protocol.Location{{URI: u, Range: r}})
+	if err != nil {
+		return Location{}, err
+	}
+	return locs[0], nil
+}
+
+// SortLocations orders by file, then position, and drops exact duplicates.
+func SortLocations(locs []Location) []Location {
+	sort.SliceStable(locs, func(i, j int) bool {
+		a, b := locs[i], locs[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+	out := locs[:0]
+	for i, l := range locs {
+		if i > 0 && l == locs[i-1] {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// DecodeLocations decodes the union answer of definition-like requests:
+// null, Location, Location[] or LocationLink[] (go.lsp.dev/protocol decodes
+// only Location[]).
+func DecodeLocations(raw json.RawMessage) ([]protocol.Location, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) || bytes.Equal(raw, []byte("{}")) {
+		return nil, nil
+	}
+	type either struct {
+		URI                  protocol.DocumentURI `json:"uri"`
+		Range                *protocol.Range      `json:"range"`
+		TargetURI            protocol.DocumentURI `json:"targetUri"`
+		TargetSelectionRange *protocol.Range      `json:"targetSelectionRange"`
+		TargetRange          *protocol.Range      `json:"targetRange"`
+	}
+	var items []either
+	if raw[0] == '{' {
+		var one either
+		if err := json.Unmarshal(raw, &one); err != nil {
+			return nil, err
+		}
+		items = []either{one}
+	} else if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, fmt.Errorf("decode locations: %w", err)
+	}
+	out := make([]protocol.Location, 0, len(items))
+	for _, it := range items {
+		switch {
+		case it.Range != nil:
+			out = append(out, protocol.Location{URI: it.URI, Range: *it.Range})
+		case it.TargetSelectionRange != nil:
+			out = append(out, protocol.Location{URI: it.TargetURI, Range: *it.TargetSelectionRange})
+		case it.TargetRange != nil:
+			out = append(out, protocol.Location{URI: it.TargetURI, Range: *it.TargetRange})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,144 @@
+package lsp
+
+// Four position systems meet here (as in gopls's protocol/mapper.go):
+//   - tool positions: 1-based lines, 0-based columns counted in characters
+//     (Unicode code points), what agents send and receive;
+//   - Neovim positions: 0-based lines, 0-based byte columns into the line's
+//     UTF-8 text;
+//   - LSP positions: 0-based lines, 0-based columns counted in the client's
+//     negotiated offset encoding (UTF-16 code units by default, or UTF-8
+//     bytes, or UTF-32 code points);
+//   - preview.TextEdit, which uses Neovim positions.
+// Lines are the same in all but the first (off by one); only columns need
+// the line's text to convert.
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// Encoding is a client's offset encoding, as Neovim names it.
+type Encoding string
+
+const (
+	UTF8  Encoding = "utf-8"
+	UTF16 Encoding = "utf-16"
+	UTF32 Encoding = "utf-32"
+)
+
+// CharToByte converts a column in characters to a byte offset into line.
+// A column equal to the line's length in characters is the line's end.
+func CharToByte(line string, char int) (int, error) {
+	if char < 0 {
+		return 0, fmt.Errorf("column %d is negative", char)
+	}
+	n := 0
+	for i := range line {
+		if n == char {
+			return i, nil
+		}
+		n++
+	}
+	if n == char {
+		return len(line), nil
+	}
+	return 0, fmt.Errorf("column %d is past the end of the line (%d characters)", char, n)
+}
+
+// ByteToChar converts a byte offset into line to a column in characters.
+// An offset inside a multibyte character counts as that character.
+func ByteToChar(line string, b int) int {
+	if b > len(line) {
+		b = len(line)
+	}
+	n := 0
+	for i := range line {
+		if i >= b {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// ByteToUnits converts a byte offset into line to a column in enc's units.
+func ByteToUnits(line string, b int, enc Encoding) int {
+	if b > len(line) {
+		b = len(line)
+	}
+	switch enc {
+	case UTF8:
+		return b
+	case UTF32:
+		return ByteToChar(line, b)
+	}
+	units := 0
+	for i, r := range line {
+		if i >= b {
+			break
+		}
+		units += utf16Len(r)
+	}
+	return units
+}
+
+// UnitsToByte converts a column in enc's units to a byte offset into line.
+// Servers' positions are trusted loosely, as Neovim does: a column past the
+// end clamps to the end and one inside a character rounds to its start. The
+// exact flag reports whether no such adjustment was needed.
+func UnitsToByte(line string, units int, enc Encoding) (b int, exact bool) {
+	if units < 0 {
+		return 0, false
+	}
+	switch enc {
+	case UTF8:
+		if units > len(line) {
+			return len(line), false
+		}
+		b = units
+		for b > 0 && b < len(line) && !utf8.RuneStart(line[b]) {
+			b--
+		}
+		return b, b == units
+	case UTF32:
+		b, err := CharToByte(line, units)
+		if err != nil {
+			return len(line), false
+		}
+		return b, true
+	}
+	n := 0
+	for i, r := range line {
+		if n == units {
+			return i, true
+		}
+		n += utf16Len(r)
+		if n > units {
+			return i, false // inside a surrogate pair
+		}
+	}
+	return len(line), n == units
+}
+
+// CharToUnits converts a column in characters to enc's units.
+func CharToUnits(line string, char int, enc Encoding) (int, error) {
+	b, err := CharToByte(line, char)
+	if err != nil {
+		return 0, err
+	}
+	return ByteToUnits(line, b, enc), nil
+}
+
+// UnitsToChar converts a column in enc's units to characters (loosely, as
+// UnitsToByte).
+func UnitsToChar(line string, units int, enc Encoding) int {
+	b, _ := UnitsToByte(line, units, enc)
+	return ByteToChar(line, b)
+}
+
+func utf16Len(r rune) int {
+	if r >= 0x10000 {
+		return 2
+	}
+	return 1
+}

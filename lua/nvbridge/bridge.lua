@@ -1,0 +1,529 @@
+--- RPC-side half of nvbridge: the Go process calls these functions with
+--- nvim_exec_lua, always passing data as arguments (never as Lua source).
+---
+--- Long operations (LSP requests, waiting for a server to attach or for
+--- diagnostics) never block Neovim's main loop: the call returns at once and
+--- the outcome arrives later as the notification
+---   nvbridge_done(id, err, result_json)
+--- on the caller's channel. err is nil or {code = CODE, message = TEXT}.
+local M = {}
+
+local uv = vim.uv or vim.loop
+local api = vim.api
+
+-- Neovim 0.11 turned client functions into methods (client:request);
+-- 0.10 only has the dotted form.
+local has_011 = vim.fn.has('nvim-0.11') == 1
+
+---@type table<string, {client: table, request_id: integer}>
+local in_flight = {}
+
+-- Per client and URI: the last publishDiagnostics seen, so a caller can wait
+-- for diagnostics that describe the buffer's current text.
+---@type table<integer, table<string, {version: integer?, tick: integer}>>
+local published = {}
+
+-- Active $/progress tokens per client, from LspProgress events.
+---@type table<integer, table<any, boolean>>
+local progress = {}
+
+local function key(chan, id)
+  return chan .. ':' .. id
+end
+
+local function done(chan, id, err, result)
+  in_flight[key(chan, id)] = nil
+  vim.rpcnotify(chan, 'nvbridge_done', id, err, result)
+end
+
+local function fail(code, message)
+  return { code = code, message = message }
+end
+
+local function get_clients(filter)
+  return (vim.lsp.get_clients or vim.lsp.get_active_clients)(filter)
+end
+
+local function supports(client, method, bufnr)
+  if has_011 then
+    return client:supports_method(method, bufnr)
+  end
+  return client.supports_method(method, { bufnr = bufnr })
+end
+
+local function client_request(client, method, params, handler, bufnr)
+  if has_011 then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+local function client_cancel(client, request_id)
+  if has_011 then
+    return client:cancel_request(request_id)
+  end
+  return client.cancel_request(request_id)
+end
+
+local function buf_version(bufnr)
+  local versions = vim.lsp.util.buf_versions
+  return (versions and versions[bufnr]) or vim.b[bufnr].changedtick
+end
+
+-- Every method the client supports for this buffer, by Neovim's own
+-- capability check (static and dynamic registrations).
+local function supported_methods(client, bufnr)
+  local out = vim.empty_dict()
+  -- protocol.Methods is a read-only proxy: iterate the table behind it.
+  local methods = vim.lsp.protocol.Methods or {}
+  local mt = getmetatable(methods)
+  if mt and type(mt.__index) == 'table' then
+    methods = mt.__index
+  end
+  for _, method in pairs(methods) do
+    if supports(client, method, bufnr) then
+      out[method] = true
+    end
+  end
+  -- Neovim 0.10 does not map type hierarchy to its capability.
+  local caps = client.server_capabilities or {}
+  if caps.typeHierarchyProvider then
+    out['textDocument/prepareTypeHierarchy'] = true
+    out['typeHierarchy/supertypes'] = true
+    out['typeHierarchy/subtypes'] = true
+  end
+  return out
+end
+
+local function describe(client, bufnr)
+  return {
+    id = client.id,
+    name = client.name,
+    offset_encoding = client.offset_encoding or 'utf-16',
+    initialized = client.initialized == true,
+    root_dir = client.config and client.config.root_dir or vim.NIL,
+    methods = bufnr and supported_methods(client, bufnr) or vim.empty_dict(),
+  }
+end
+
+--- Installs the event hooks once per Neovim (idempotent: the Go side calls it
+--- on every connect and several bridges may share one Neovim).
+function M.setup()
+  if M._setup_done then
+    return
+  end
+  M._setup_done = true
+  local group = api.nvim_create_augroup('nvbridge', { clear = true })
+
+  local original = vim.lsp.handlers['textDocument/publishDiagnostics']
+  vim.lsp.handlers['textDocument/publishDiagnostics'] = function(err, result, ctx, config)
+    if result and result.uri and ctx and ctx.client_id then
+      published[ctx.client_id] = published[ctx.client_id] or {}
+      local bufnr = vim.uri_to_bufnr(result.uri)
+      published[ctx.client_id][result.uri] = {
+        version = result.version,
+        tick = api.nvim_buf_is_loaded(bufnr) and vim.b[bufnr].changedtick or 0,
+      }
+    end
+    local out = original(err, result, ctx, config)
+    api.nvim_exec_autocmds('User', { pattern = 'NvbridgeDiagnostics', modeline = false })
+    return out
+  end
+
+  api.nvim_create_autocmd('LspProgress', {
+    group = group,
+    callback = function(ev)
+      local data = ev.data or {}
+      local params = data.params or {}
+      local value = params.value or {}
+      local client_id = data.client_id
+      if not client_id or params.token == nil then
+        return
+      end
+      progress[client_id] = progress[client_id] or {}
+      if value.kind == 'begin' or value.kind == 'report' then
+        progress[client_id][params.token] = true
+      elseif value.kind == 'end' then
+        progress[client_id][params.token] = nil
+      end
+    end,
+  })
+
+  api.nvim_create_autocmd('BufWritePost', {
+    group = group,
+    callback = function(ev)
+      vim.b[ev.buf].nvbridge_conflict = nil
+      vim.b[ev.buf].nvbridge_disk = nil
+    end,
+  })
+end
+
+local function read_file(path)
+  local fd = uv.fs_open(path, 'r', 438)
+  if not fd then
+    return nil
+  end
+  local stat = uv.fs_fstat(fd)
+  local data = stat and uv.fs_read(fd, stat.size, 0) or nil
+  uv.fs_close(fd)
+  return data
+end
+
+-- The bytes Neovim would write for the buffer, to compare with the disk.
+local function buffer_bytes(bufnr)
+  local lines = api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  local nl = vim.bo[bufnr].fileformat == 'dos' and '\r\n' or '\n'
+  local text = table.concat(lines, nl)
+  if vim.bo[bufnr].eol and not (#lines == 1 and lines[1] == '') then
+    text = text .. nl
+  end
+  if vim.bo[bufnr].bomb then
+    text = '\239\187\191' .. text
+  end
+  return text
+end
+
+local function stat_key(stat)
+  return string.format('%d.%d:%d', stat.mtime.sec, stat.mtime.nsec, stat.size)
+end
+
+-- Runs :checktime for one modified buffer with a FileChangedShell handler
+-- that only records what Neovim found (no prompt, no reload).
+local function neovim_sees_conflict(bufnr)
+  local reason
+  local group = api.nvim_create_augroup('nvbridge_checktime', { clear = true })
+  api.nvim_create_autocmd('FileChangedShell', {
+    group = group,
+    buffer = bufnr,
+    callback = function()
+      reason = vim.v.fcs_reason
+      vim.v.fcs_choice = ''
+    end,
+  })
+  pcall(vim.cmd, 'checktime ' .. bufnr)
+  api.nvim_del_augroup_by_id(group)
+  return reason == 'conflict' or reason == 'changed'
+end
+
+--- Makes the buffer agree with the disk before a request runs against it, as
+--- :checktime would, but without prompts: an unmodified buffer whose file
+--- changed is reloaded (the servers see didClose/didOpen); a modified buffer
+--- whose file also changed is a conflict.
+---@return string state "same" | "reloaded" | "conflict" | "deleted"
+local function reconcile(bufnr)
+  local path = api.nvim_buf_get_name(bufnr)
+  local stat = uv.fs_stat(path)
+  if not stat then
+    return 'deleted'
+  end
+  local now = stat_key(stat)
+  if vim.bo[bufnr].modified then
+    if vim.b[bufnr].nvbridge_conflict then
+      return 'conflict'
+    end
+    local seen = vim.b[bufnr].nvbridge_disk
+    if (seen and seen ~= now) or neovim_sees_conflict(bufnr) then
+      vim.b[bufnr].nvbridge_conflict = true
+      return 'conflict'
+    end
+    vim.b[bufnr].nvbridge_disk = now
+    return 'same'
+  end
+  vim.b[bufnr].nvbridge_conflict = nil
+  if vim.b[bufnr].nvbridge_disk == now then
+    return 'same'
+  end
+  local state = 'same'
+  if read_file(path) ~= buffer_bytes(bufnr) then
+    api.nvim_buf_call(bufnr, function()
+      vim.cmd('silent keepalt keepjumps edit!')
+    end)
+    state = 'reloaded'
+  end
+  vim.b[bufnr].nvbridge_disk = now
+  return state
+end
+
+local function buffer_state(bufnr, state)
+  return {
+    bufnr = bufnr,
+    changedtick = vim.b[bufnr].changedtick,
+    modified = vim.bo[bufnr].modified,
+    line_count = api.nvim_buf_line_count(bufnr),
+    filetype = vim.bo[bufnr].filetype,
+    fileformat = vim.bo[bufnr].fileformat,
+    eol = vim.bo[bufnr].eol,
+    state = state,
+  }
+end
+
+--- Loads path into a buffer (without showing it) and reconciles it with the
+--- disk. Returns the buffer state, or {err = {code, message}}.
+---@param path string absolute, already confined to the workspace by the caller
+---@param must_exist boolean
+function M.open(path, must_exist)
+  if must_exist and not uv.fs_stat(path) and vim.fn.bufexists(path) == 0 then
+    return { err = fail('RESOURCE_NOT_FOUND', 'no such file: ' .. path) }
+  end
+  local bufnr = vim.fn.bufadd(path)
+  local was_loaded = api.nvim_buf_is_loaded(bufnr)
+  if not was_loaded then
+    -- shortmess+=A: an existing swap file must not stop us with a prompt.
+    local shortmess = vim.o.shortmess
+    vim.o.shortmess = shortmess .. 'A'
+    local ok, load_err = pcall(vim.fn.bufload, bufnr)
+    vim.o.shortmess = shortmess
+    if not ok then
+      return { err = fail('OPERATION_FAILED', 'cannot load ' .. path .. ': ' .. tostring(load_err)) }
+    end
+    vim.bo[bufnr].buflisted = true
+  end
+  local state = was_loaded and reconcile(bufnr) or 'loaded'
+  if state == 'loaded' then
+    local stat = uv.fs_stat(path)
+    if stat then
+      vim.b[bufnr].nvbridge_disk = stat_key(stat)
+    end
+  end
+  if state == 'conflict' then
+    return {
+      err = fail('CONFLICT', path .. ' has unsaved changes in Neovim and was also changed on disk'),
+    }
+  end
+  return buffer_state(bufnr, state)
+end
+
+--- Describes the clients attached to a buffer.
+function M.clients(bufnr)
+  local out = {}
+  for _, client in ipairs(get_clients({ bufnr = bufnr })) do
+    table.insert(out, describe(client, bufnr))
+  end
+  return out
+end
+
+local function ready_clients(bufnr)
+  local out = {}
+  for _, client in ipairs(get_clients({ bufnr = bufnr })) do
+    if client.initialized and not client.is_stopped() then
+      table.insert(out, describe(client, bufnr))
+    end
+  end
+  return out
+end
+
+--- Completes with the buffer's initialized clients once at least one is
+--- attached. When none is attached and none is expected (no server was
+--- started for the filetype), completes at once with an empty list; when one
+--- may still come (attached mode: the user's config may start it), waits up
+--- to grace_ms for LspAttach.
+function M.wait_clients(chan, id, bufnr, grace_ms)
+  local clients = ready_clients(bufnr)
+  local expected = vim.b[bufnr].nvbridge_lsp_expected
+  if #clients > 0 or (not expected and grace_ms <= 0) then
+    return done(chan, id, nil, vim.json.encode(clients))
+  end
+  local finished = false
+  local timer = uv.new_timer()
+  local autocmd
+  local function finish()
+    if finished then
+      return
+    end
+    finished = true
+    timer:stop()
+    timer:close()
+    pcall(api.nvim_del_autocmd, autocmd)
+    done(chan, id, nil, vim.json.encode(ready_clients(bufnr)))
+  end
+  autocmd = api.nvim_create_autocmd('LspAttach', {
+    buffer = bufnr,
+    callback = function()
+      vim.schedule(finish)
+    end,
+  })
+  in_flight[key(chan, id)] = { cancel = vim.schedule_wrap(finish) }
+  -- A bound, not a delay: an expected server that never attaches must not
+  -- hang the caller (the Go side has its own timeout as well).
+  local bound = expected and math.max(grace_ms, 60000) or grace_ms
+  timer:start(bound, 0, vim.schedule_wrap(finish))
+end
+
+--- Sends one request through a client attached to the buffer. The result
+--- arrives as nvbridge_done(id, err, json).
+---@param client_id integer 0 picks the first attached client supporting method
+function M.request(chan, id, bufnr, client_id, method, params_json)
+  local params = vim.json.decode(params_json)
+  local chosen
+  local names = {}
+  for _, client in ipairs(get_clients({ bufnr = bufnr })) do
+    table.insert(names, client.name)
+    if (client_id == 0 or client.id == client_id) and not chosen and supports(client, method, bufnr) then
+      chosen = client
+    end
+  end
+  if not chosen then
+    if #names == 0 then
+      return done(chan, id, fail('UNSUPPORTED', 'no language server is attached to this buffer'))
+    end
+    return done(chan, id, fail('UNSUPPORTED', table.concat(names, ', ') .. ' does not support ' .. method))
+  end
+  local ok, request_id = client_request(chosen, method, params, function(err, result)
+    if err then
+      local code = err.code == -32800 and 'TIMEOUT' or 'OPERATION_FAILED'
+      return done(chan, id, fail(code, chosen.name .. ': ' .. (err.message or vim.inspect(err))))
+    end
+    done(chan, id, nil, vim.json.encode({ client = chosen.name, result = result == nil and vim.NIL or result }))
+  end, bufnr)
+  if not ok then
+    return done(chan, id, fail('OPERATION_FAILED', chosen.name .. ' refused ' .. method .. ' (server stopped?)'))
+  end
+  in_flight[key(chan, id)] = { client = chosen, request_id = request_id }
+end
+
+--- Cancels an operation started by request or a wait (the LSP request gets
+--- $/cancelRequest). Completes the operation with a TIMEOUT error unless it
+--- has already completed.
+function M.cancel(chan, id)
+  local op = in_flight[key(chan, id)]
+  if not op then
+    return false
+  end
+  if op.cancel then
+    op.cancel()
+    return true
+  end
+  client_cancel(op.client, op.request_id)
+  done(chan, id, fail('TIMEOUT', 'request cancelled'))
+  return true
+end
+
+--- Completes once every listed client has published diagnostics for the
+--- buffer's current text (by document version when the server sends one,
+--- else by a publish after the last change), or after bound_ms.
+function M.wait_diagnostics(chan, id, bufnr, client_ids, bound_ms)
+  local uri = vim.uri_from_bufnr(bufnr)
+  local function fresh()
+    local version = buf_version(bufnr)
+    local tick = vim.b[bufnr].changedtick
+    for _, client_id in ipairs(client_ids) do
+      local seen = (published[client_id] or {})[uri]
+      if not seen then
+        return false
+      end
+      if seen.version ~= nil and seen.version ~= vim.NIL then
+        if seen.version < version then
+          return false
+        end
+      elseif seen.tick < tick then
+        return false
+      end
+    end
+    return true
+  end
+  if fresh() then
+    return done(chan, id, nil, 'true')
+  end
+  local finished = false
+  local timer = uv.new_timer()
+  local autocmd
+  local function finish(complete)
+    if finished then
+      return
+    end
+    finished = true
+    timer:stop()
+    timer:close()
+    pcall(api.nvim_del_autocmd, autocmd)
+    done(chan, id, nil, complete and 'true' or 'false')
+  end
+  autocmd = api.nvim_create_autocmd('User', {
+    pattern = 'NvbridgeDiagnostics',
+    callback = function()
+      if fresh() then
+        vim.schedule(function()
+          finish(true)
+        end)
+      end
+    end,
+  })
+  in_flight[key(chan, id)] = {
+    cancel = vim.schedule_wrap(function()
+      finish(false)
+    end),
+  }
+  timer:start(bound_ms, 0, vim.schedule_wrap(function()
+    finish(false)
+  end))
+end
+
+--- Diagnostics as LSP-shaped tables, for one buffer or (bufnr = nil) every
+--- loaded buffer. Positions stay as Neovim holds them (0-based line, byte col).
+function M.diagnostics(bufnr)
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    table.insert(out, {
+      bufnr = d.bufnr,
+      file = api.nvim_buf_get_name(d.bufnr),
+      lnum = d.lnum,
+      col = d.col,
+      end_lnum = d.end_lnum or d.lnum,
+      end_col = d.end_col or d.col,
+      severity = d.severity,
+      message = d.message,
+      source = d.source or vim.NIL,
+      code = d.code ~= nil and tostring(d.code) or vim.NIL,
+    })
+  end
+  return vim.json.encode(out)
+end
+
+--- Active progress tokens of a client (for readiness reporting).
+function M.progress(client_id)
+  local n = 0
+  for _ in pairs(progress[client_id] or {}) do
+    n = n + 1
+  end
+  return n
+end
+
+--- Reads some lines of some files: from the loaded buffer when there is one
+--- (what the servers see), else from the disk.
+---@param wanted table<string, integer[]> absolute path -> 0-based line numbers
+---@return string json {path: {"line": text}}
+function M.get_lines(wanted)
+  local loaded = {}
+  for _, bufnr in ipairs(api.nvim_list_bufs()) do
+    if api.nvim_buf_is_loaded(bufnr) then
+      loaded[api.nvim_buf_get_name(bufnr)] = bufnr
+    end
+  end
+  local out = vim.empty_dict()
+  for path, lines in pairs(wanted) do
+    local texts = vim.empty_dict()
+    local bufnr = loaded[path]
+    local disk
+    if not bufnr then
+      local data = read_file(path)
+      disk = data and vim.split(data, '\n', { plain = true }) or {}
+    end
+    for _, lnum in ipairs(lines) do
+      local text
+      if bufnr then
+        text = api.nvim_buf_get_lines(bufnr, lnum, lnum + 1, false)[1]
+      else
+        text = disk[lnum + 1]
+        if text then
+          text = text:gsub('\r$', '')
+        end
+      end
+      if text then
+        texts[tostring(lnum)] = text
+      end
+    end
+    out[path] = texts
+  end
+  return vim.json.encode(out)
+end
+
+return M

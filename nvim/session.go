@@ -1,0 +1,499 @@
+// Package nvim owns nvbridge's connection to Neovim: it attaches to a running
+// Neovim or starts an embedded headless one, registers the Lua half of the
+// bridge there, and runs Lua calls and asynchronous operations with a
+// context.
+package nvim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/neovim/go-client/nvim"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	bridgelua "github.com/nvbridge/nvbridge/lua"
+	"github.com/nvbridge/nvbridge/workspace"
+)
+
+// Options say which Neovim to use.
+type Options struct {
+	// Addr is a running Neovim's listen address (unix socket path or
+	// host:port). Empty means: $NVIM when UseEnv is set and it is set, else
+	// start an embedded Neovim.
+	Addr string
+	// UseEnv allows $NVIM to name the Neovim to attach to.
+	UseEnv bool
+	// Root is the workspace folder (embedded Neovim's working directory).
+	Root workspace.Root
+	// Command is the nvim executable for embedded mode ("nvim" when empty).
+	Command string
+	// Logf receives diagnostics; never stdout (stdio MCP owns it).
+	Logf func(format string, args ...any)
+}
+
+// Session is one connection to Neovim. It is safe for concurrent use.
+type Session struct {
+	v        *nvim.Nvim
+	root     workspace.Root
+	embedded bool
+	channel  int
+	logf     func(string, ...any)
+
+	cmd    *exec.Cmd
+	stderr *tailBuffer
+
+	nextID  atomic.Int64
+	mu      sync.Mutex
+	waiters map[int64]chan asyncResult
+
+	closed    chan struct{}
+	closeOnce sync.Once
+	serveErr  error
+}
+
+type asyncResult struct {
+	err    *apierr.Error
+	result json.RawMessage
+}
+
+// Open connects to Neovim as opts say and registers the bridge.
+func Open(ctx context.Context, opts Options) (*Session, error) {
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	addr := opts.Addr
+	if addr == "" && opts.UseEnv {
+		addr = os.Getenv("NVIM")
+	}
+	s := &Session{root: opts.Root, logf: logf, waiters: map[int64]chan asyncResult{}, closed: make(chan struct{})}
+	var err error
+	if addr != "" {
+		err = s.dial(ctx, addr)
+	} else {
+		err = s.spawn(ctx, opts.Command)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.init(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Session) dial(ctx context.Context, addr string) error {
+	v, err := nvim.Dial(addr, nvim.DialContext(ctx), nvim.DialServe(false), nvim.DialLogf(s.logf))
+	if err != nil {
+		return apierr.Errorf(apierr.ResourceNotFound,
+			"start Neovim with a listen address (nvim --listen /tmp/nvim.sock) and pass it with --nvim, or omit --nvim to use an embedded Neovim",
+			"cannot connect to Neovim at %s: %v", addr, err)
+	}
+	s.v = v
+	go s.serve()
+	return nil
+}
+
+func (s *Session) spawn(ctx context.Context, command string) error {
+	if command == "" {
+		command = "nvim"
+	}
+	// --clean: no user config, shada or plugins, but filetype detection and
+	// the builtin runtime, so the embedded default works on any machine.
+	cmd := exec.Command(command, "--embed", "--headless", "--clean", "-n", "-i", "NONE")
+	cmd.Dir = s.root.Dir()
+	// A process group of its own: Close can end the language servers Neovim
+	// started even if Neovim itself hangs.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	s.stderr = &tailBuffer{max: 8192}
+	cmd.Stderr = s.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return apierr.Errorf(apierr.PreconditionFailed,
+			"install Neovim >= 0.10 (make deps installs a private copy under .deps/) or pass --nvim-cmd",
+			"cannot start %s: %v", command, err)
+	}
+	s.cmd = cmd
+	s.embedded = true
+	v, err := nvim.New(stdout, stdin, stdin, s.logf)
+	if err != nil {
+		s.Close()
+		return err
+	}
+	s.v = v
+	go s.serve()
+	return nil
+}
+
+func (s *Session) serve() {
+	if err := s.v.RegisterHandler("nvbridge_done", s.onDone); err != nil {
+		s.logf("nvbridge: register handler: %v", err)
+	}
+	err := s.v.Serve()
+	s.serveErr = err
+	s.markClosed()
+}
+
+func (s *Session) markClosed() {
+	s.closeOnce.Do(func() {
+		close(s.closed)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for id, ch := range s.waiters {
+			ch <- asyncResult{err: s.deadError()}
+			delete(s.waiters, id)
+		}
+	})
+}
+
+func (s *Session) deadError() *apierr.Error {
+	msg := "the connection to Neovim is closed"
+	if s.stderr != nil {
+		if tail := strings.TrimSpace(s.stderr.String()); tail != "" {
+			msg += "; Neovim said: " + tail
+		}
+	}
+	return apierr.New(apierr.OperationFailed, msg, "restart nvbridge (and Neovim, if it was attached)")
+}
+
+// init registers the embedded Lua modules and sets the session up.
+func (s *Session) init(ctx context.Context) error {
+	var ok bool
+	if err := s.ExecLua(ctx, "return vim.fn.has('nvim-0.10') == 1", &ok); err != nil {
+		return err
+	}
+	if !ok {
+		return apierr.New(apierr.PreconditionFailed, "Neovim is older than 0.10",
+			"use Neovim 0.10 or later (make deps installs one under .deps/)")
+	}
+	modules, err := luaModules()
+	if err != nil {
+		return err
+	}
+	// The loader is fixed source; module texts travel as arguments.
+	const loader = `
+local modules = ...
+for name, src in pairs(modules) do
+  package.preload[name] = function()
+    return assert(loadstring(src, '@nvbridge/' .. name))()
+  end
+  package.loaded[name] = nil
+end
+require('nvbridge.bridge').setup()
+`
+	if err := s.ExecLua(ctx, loader, nil, modules); err != nil {
+		return fmt.Errorf("register the nvbridge Lua modules: %w", err)
+	}
+	s.channel = s.v.ChannelID()
+	if s.channel == 0 {
+		return errors.New("cannot read the RPC channel id from Neovim")
+	}
+	if s.embedded {
+		const embeddedSetup = `
+local root = ...
+vim.cmd('filetype on')
+vim.cmd.cd(vim.fn.fnameescape(root))
+vim.lsp.set_log_level('OFF')
+require('nvbridge.servers').setup(root)
+`
+		if err := s.ExecLua(ctx, embeddedSetup, nil, s.root.Dir()); err != nil {
+			return fmt.Errorf("set up the embedded Neovim: %w", err)
+		}
+	}
+	return nil
+}
+
+// luaModules maps module names ("nvbridge.bridge") to their source.
+func luaModules() (map[string]string, error) {
+	out := map[string]string{}
+	err := fs.WalkDir(bridgelua.Modules, "nvbridge", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".lua") {
+			return err
+		}
+		src, err := bridgelua.Modules.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		name := strings.ReplaceAll(strings.TrimSuffix(p, ".lua"), "/", ".")
+		name = strings.TrimSuffix(name, ".init")
+		out[name] = string(src)
+		return nil
+	})
+	return out, err
+}
+
+// Nvim exposes the client for calls without a context (use sparingly).
+func (s *Session) Nvim() *nvim.Nvim { return s.v }
+
+// Root is the workspace root.
+func (s *Session) Root() workspace.Root { return s.root }
+
+// Embedded reports whether nvbridge started this Neovim.
+func (s *Session) Embedded() bool { return s.embedded }
+
+// Done is closed when the connection to Neovim ends.
+func (s *Session) Done() <-chan struct{} { return s.closed }
+
+// ExecLua runs fixed Lua source with data arguments, bounded by ctx.
+// go-client calls take no context, so a call outliving ctx is abandoned
+// (its reply is dropped) and ctx's error is returned.
+func (s *Session) ExecLua(ctx context.Context, code string, result any, args ...any) error {
+	return s.bounded(ctx, func() error {
+		if args == nil {
+			args = []any{}
+		}
+		return s.v.ExecLua(code, result, args...)
+	})
+}
+
+// Call runs require(module)[fn](args...) and decodes its return value.
+func (s *Session) Call(ctx context.Context, module, fn string, result any, args ...any) error {
+	const code = "local module, fn = ...; return require(module)[fn](select(3, ...))"
+	return s.ExecLua(ctx, code, result, append([]any{module, fn}, args...)...)
+}
+
+// Batch runs b atomically (nvim_call_atomic), bounded by ctx.
+func (s *Session) Batch(ctx context.Context, fill func(b *nvim.Batch)) error {
+	return s.bounded(ctx, func() error {
+		b := s.v.NewBatch()
+		fill(b)
+		return b.Execute()
+	})
+}
+
+func (s *Session) bounded(ctx context.Context, call func() error) error {
+	select {
+	case <-s.closed:
+		return s.deadError()
+	default:
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- call() }()
+	select {
+	case err := <-errc:
+		if err != nil && s.isClosed() {
+			return s.deadError()
+		}
+		return err
+	case <-ctx.Done():
+		return ctxError(ctx)
+	case <-s.closed:
+		return s.deadError()
+	}
+}
+
+func (s *Session) isClosed() bool {
+	select {
+	case <-s.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+func ctxError(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return apierr.New(apierr.Timeout, "the request timed out",
+			"retry with a larger timeout (--timeout or the tool's timeout_ms); the language server may still be loading the workspace")
+	}
+	return apierr.New(apierr.Timeout, "the request was cancelled", "retry if the cancellation was not intended")
+}
+
+// Async starts bridge.<fn>(channel, id, args...) in Neovim and waits for its
+// nvbridge_done notification. When ctx ends first, bridge.cancel stops the
+// operation in Neovim (sending $/cancelRequest for LSP requests).
+func (s *Session) Async(ctx context.Context, fn string, args ...any) (json.RawMessage, error) {
+	id := s.nextID.Add(1)
+	ch := make(chan asyncResult, 1)
+	s.mu.Lock()
+	if s.isClosed() {
+		s.mu.Unlock()
+		return nil, s.deadError()
+	}
+	s.waiters[id] = ch
+	s.mu.Unlock()
+	forget := func() {
+		s.mu.Lock()
+		delete(s.waiters, id)
+		s.mu.Unlock()
+	}
+	if err := s.Call(ctx, "nvbridge.bridge", fn, nil, append([]any{s.channel, id}, args...)...); err != nil {
+		forget()
+		return nil, err
+	}
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return r.result, nil
+	case <-ctx.Done():
+		forget()
+		// Cancel on a fresh context: ctx is already over.
+		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = s.Call(cctx, "nvbridge.bridge", "cancel", nil, s.channel, id)
+		return nil, ctxError(ctx)
+	}
+}
+
+// onDone receives nvbridge_done(id, err, result). Its parameters are
+// interface{} because a notification whose arguments do not decode into the
+// handler's types closes the whole connection (go-client).
+func (s *Session) onDone(args ...any) {
+	if len(args) < 1 {
+		return
+	}
+	id, ok := toInt64(args[0])
+	if !ok {
+		return
+	}
+	var r asyncResult
+	if len(args) > 1 && args[1] != nil {
+		r.err = decodeLuaError(args[1])
+	}
+	if len(args) > 2 {
+		if str, ok := args[2].(string); ok {
+			r.result = json.RawMessage(str)
+		}
+	}
+	s.mu.Lock()
+	ch, found := s.waiters[id]
+	delete(s.waiters, id)
+	s.mu.Unlock()
+	if found {
+		ch <- r
+	}
+}
+
+func decodeLuaError(v any) *apierr.Error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return apierr.New(apierr.OperationFailed, fmt.Sprint(v), "")
+	}
+	code, _ := m["code"].(string)
+	msg, _ := m["message"].(string)
+	if code == "" {
+		code = string(apierr.OperationFailed)
+	}
+	return &apierr.Error{Code: apierr.Code(code), Message: msg, Remediation: remediationFor(apierr.Code(code))}
+}
+
+func remediationFor(code apierr.Code) string {
+	switch code {
+	case apierr.Unsupported:
+		return "check which language server serves this file type (get_buffer_info lists the attached servers) and that it is installed"
+	case apierr.Timeout:
+		return "retry; the language server may still be loading the workspace"
+	case apierr.Conflict:
+		return "save or discard the buffer's changes in Neovim (save_buffer / discard_buffer), then retry"
+	case apierr.ResourceNotFound:
+		return "check the path (relative to the workspace root)"
+	}
+	return "retry; if it persists, check the language server's log"
+}
+
+func toInt64(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case uint64:
+		return int64(n), true
+	case int:
+		return int64(n), true
+	}
+	return 0, false
+}
+
+// Close ends the session. An embedded Neovim is asked to quit, then its
+// whole process group (language servers included) is ended.
+func (s *Session) Close() error {
+	if s.v == nil {
+		return nil
+	}
+	if !s.embedded {
+		err := s.v.Close()
+		s.markClosed()
+		return err
+	}
+	quit := make(chan struct{})
+	go func() {
+		_ = s.v.Command("qa!") // returns ErrClosed when Neovim exits
+		close(quit)
+	}()
+	select {
+	case <-quit:
+	case <-time.After(3 * time.Second):
+	}
+	_ = s.v.Close()
+	exited := make(chan struct{})
+	go func() {
+		_ = s.cmd.Wait()
+		close(exited)
+	}()
+	select {
+	case <-exited:
+	case <-time.After(3 * time.Second):
+	}
+	// Neovim normally stops its servers on exit; make sure nothing survives.
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(2 * time.Second):
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	s.markClosed()
+	return nil
+}
+
+// Pid returns the embedded Neovim's process id (0 when attached).
+func (s *Session) Pid() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
+// tailBuffer keeps the last max bytes written to it (Neovim's stderr).
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = t.buf[len(t.buf)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+var _ io.Writer = (*tailBuffer)(nil)
