@@ -1,0 +1,36 @@
+# nvbridge: `make demo` runs real tools on the bundled Go sample; `make test`
+# is what CI runs. Both install what is missing first (make deps, cached
+# under .deps/).
+include mk/deps.mk
+
+# gopls needs `go` on PATH; CI's environment may not have it there.
+export PATH := $(PATH):/usr/local/go/bin
+
+GO ?= go
+TEST_TIMEOUT ?= 30m
+
+.PHONY: all build test vet fmt-check demo bench clean
+
+all: build
+
+build:
+	$(GO) build -o nvbridge ./cmd/nvbridge
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.deps/*')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+test: deps fmt-check vet
+	$(GO) test -race -timeout $(TEST_TIMEOUT) ./...
+
+demo: deps build
+	./nvbridge --root testdata/samples/go demo
+
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout $(TEST_TIMEOUT) ./...
+
+clean:
+	rm -f nvbridge

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nvbridge/nvbridge/tools"
+)
+
+func runMCP(ctx context.Context, g globalFlags, args []string, logger *log.Logger, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	httpAddr := fs.String("http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
+	token := fs.String("token", os.Getenv("NVBRIDGE_TOKEN"), "bearer token HTTP clients must send (default $NVBRIDGE_TOKEN, else a random one printed to stderr)")
+	noAuth := fs.Bool("no-auth", false, "serve HTTP without a token (only on loopback)")
+	allowRemote := fs.Bool("allow-remote", false, "allow --http on a non-loopback address (a token is then mandatory)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	env, closeEnv, err := connect(ctx, g, logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "nvbridge:", err)
+		return 1
+	}
+	defer closeEnv()
+	srv := tools.NewServer(env, version)
+
+	// The session ending (Neovim quit) ends the server too.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-env.Session.Done():
+			logger.Printf("Neovim closed the connection; stopping")
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+
+	if *httpAddr == "" {
+		stdio := server.NewStdioServer(srv)
+		stdio.SetErrorLogger(logger)
+		err := stdio.Listen(ctx, os.Stdin, stdout)
+		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+			logger.Printf("stdio: %v", err)
+			return 1
+		}
+		return 0
+	}
+	return serveHTTP(ctx, srv, *httpAddr, *token, *noAuth, *allowRemote, logger, stderr)
+}
+
+func serveHTTP(ctx context.Context, srv *server.MCPServer, addr, token string, noAuth, allowRemote bool, logger *log.Logger, stderr io.Writer) int {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "nvbridge: --http %q: %v\n", addr, err)
+		return 2
+	}
+	loopback := isLoopback(host)
+	if !loopback && !allowRemote {
+		fmt.Fprintf(stderr, "nvbridge: refusing to listen on %s: not a loopback address (pass --allow-remote to insist)\n", host)
+		return 2
+	}
+	if noAuth && !loopback {
+		fmt.Fprintln(stderr, "nvbridge: --no-auth is only allowed on a loopback address")
+		return 2
+	}
+	if !noAuth && token == "" {
+		token = randomToken()
+		fmt.Fprintf(stderr, "nvbridge: HTTP bearer token: %s\n", token)
+	}
+	handler := server.NewStreamableHTTPServer(srv, server.WithEndpointPath("/mcp"))
+	var h http.Handler = handler
+	if !noAuth {
+		h = requireToken(token, handler)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "nvbridge:", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "nvbridge: serving MCP on http://%s/mcp\n", ln.Addr())
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(shutdownCtx)
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Printf("http: %v", err)
+		return 1
+	}
+	return 0
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func randomToken() string {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
+	return hex.EncodeToString(b)
+}
+
+// requireToken rejects requests without "Authorization: Bearer <token>".
+func requireToken(token string, next http.Handler) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(strings.TrimSpace(r.Header.Get("Authorization")))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="nvbridge"`)
+			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

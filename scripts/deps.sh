@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# Installs what the tests need into .deps/ (git-ignored), idempotently:
+#   Neovim >= 0.10, gopls, dlv, pyright, typescript-language-server, typescript.
+# Each piece is checked first and installed only if missing or the wrong version, so a
+# warm run takes about a second. Any failure stops the script with a message naming the
+# piece; installer output goes to .deps/log/PIECE.log and its tail is shown on failure.
+# Afterwards: source .deps/env.sh (or use make, which puts .deps/bin first on PATH).
+set -euo pipefail
+
+GOPLS_VERSION=v0.23.0 # @latest (v0.24) needs Go >= 1.27
+DLV_VERSION=v1.27.2
+NVIM_MIN_MINOR=10 # Neovim 0.10: vim.lsp.get_clients, vim.system
+# Debian trixie packages for a private Neovim 0.10 (see nvim_private below).
+NVIM_PKGS=(neovim neovim-runtime libluajit-5.1-2 libluajit-5.1-common libmsgpack-c2
+	libtree-sitter0.22 libunibilium4 libuv1t64 libvterm0 lua-lpeg lua-luv libc6 libgcc-s1)
+# npm packages are pinned in scripts/npm/package.json + package-lock.json.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DEPS=$ROOT/.deps
+BIN=$DEPS/bin
+LOG=$DEPS/log
+mkdir -p "$BIN" "$LOG"
+
+piece=setup
+# Any unexpected failure (set -e) still names the piece that was being installed.
+trap 'rc=$?; ((rc == 0)) || [[ -n ${said-} ]] || echo "deps: FAILED: $piece (exit $rc)" >&2' EXIT
+die() {
+	echo "deps: FAILED: $piece: $*" >&2
+	said=1
+	exit 1
+}
+# run_logged CMD...: run an installer step quietly; on failure show the end of its log.
+run_logged() {
+	if ! "$@" >>"$LOG/$piece.log" 2>&1; then
+		tail -n 25 "$LOG/$piece.log" >&2
+		die "command failed: $*"
+	fi
+}
+
+# make exports PATH with .deps/bin first; drop it so we find the *system* tools and
+# refer to our own ones by full path. Go's default install dir may not be on PATH.
+PATH=$(tr ':' '\n' <<<"$PATH" | { grep -vxF "$BIN" || true; } | paste -sd: -)
+command -v go >/dev/null || PATH=$PATH:/usr/local/go/bin
+
+# nvim_version NVIM: print NVIM's version if it is >= 0.10, else fail.
+nvim_version() {
+	local v
+	v=$("$1" --headless --version 2>/dev/null | sed -n '1s/^NVIM v\([0-9][0-9.]*\).*/\1/p') || return 1
+	[[ -n $v ]] || return 1
+	local major=${v%%.*} rest=${v#*.}
+	((major > 0 || ${rest%%.*} >= NVIM_MIN_MINOR)) || return 1
+	echo "$v"
+}
+
+# debian_mirror: print the URI of the system's own Debian archive (not -security), so the
+# private trixie source goes through the same mirror/proxy this machine can reach.
+debian_mirror() {
+	local f uri=
+	for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list.d/*.sources; do
+		[[ -r $f ]] || continue
+		uri=$(awk '/^URIs:/ { for (i = 2; i <= NF; i++) if ($i !~ /security/) { print $i; exit } }' "$f")
+		[[ -n $uri ]] && break
+	done
+	if [[ -z $uri && -r /etc/apt/sources.list ]]; then
+		uri=$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/ && $i !~ /security/) { print $i; exit } }' /etc/apt/sources.list)
+	fi
+	[[ -n $uri ]] && echo "$uri"
+}
+
+# nvim_private: unpack trixie's neovim 0.10 and its libraries (incl. libc6 and its
+# loader) into .deps/nvim without touching the system: bookworm's glibc 2.36 is too old
+# for trixie's nvim, and `apt-get install -t trixie` would upgrade the system libc.
+# apt reads trixie's index from private folders; the system's sources stay as they are.
+nvim_private() {
+	if ! command -v apt-get >/dev/null || ! command -v dpkg-deb >/dev/null; then
+		die "no nvim >= 0.$NVIM_MIN_MINOR on PATH and no apt-get/dpkg-deb to fetch one: install Neovim >= 0.$NVIM_MIN_MINOR"
+	fi
+	local apt=$DEPS/apt tmp=$DEPS/nvim.tmp debs=$DEPS/apt/debs mirror
+	mirror=$(debian_mirror) || die "no Debian mirror URI in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
+	rm -rf "$tmp" "$debs"
+	mkdir -p "$apt/parts" "$apt/lists/partial" "$apt/cache/archives/partial" "$debs" "$tmp"
+	cat >"$apt/parts/trixie.sources" <<-EOF
+		Types: deb
+		URIs: $mirror
+		Suites: trixie
+		Components: main
+		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+	EOF
+	# SourceList=/dev/null hides the system's sources; NoLocking lets us skip the system
+	# lock; Sandbox::User=root avoids the _apt user, which cannot write into .deps.
+	local o=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$apt/parts"
+		-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
+		-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+	run_logged apt-get "${o[@]}" update
+	cd "$debs" || die "cannot cd to $debs" # apt-get download saves into the current directory
+	run_logged apt-get "${o[@]}" download "${NVIM_PKGS[@]}"
+	cd "$ROOT"
+	local deb
+	for deb in "$debs"/*.deb; do run_logged dpkg-deb -x "$deb" "$tmp"; done
+	# nvim looks for its bundled treesitter parsers (lua, vimdoc, markdown: ftplugins and
+	# LSP hover floats start treesitter) in EXE_PREFIX/lib/nvim, with EXE_PREFIX two levels
+	# above the executable. The executable is the loader (usr/lib/TRIPLE/ld.so), so it
+	# looks in usr/lib/lib/nvim: point that at the real usr/lib/nvim.
+	mkdir -p "$tmp/usr/lib/lib"
+	ln -s ../nvim "$tmp/usr/lib/lib/nvim"
+	# Unpack into a temp dir and swap at the end, so a failed run never leaves a
+	# half-installed prefix that looks cached.
+	rm -rf "$DEPS/nvim" "$apt" # the trixie index (28 MB) is only needed to download
+	mv "$tmp" "$DEPS/nvim"
+	install -m 755 "$ROOT/scripts/nvim-wrapper.sh" "$BIN/nvim"
+}
+
+piece=nvim
+# Keep the wrapper in step with scripts/nvim-wrapper.sh without reinstalling Neovim.
+if [[ -d $DEPS/nvim ]] && ! cmp -s "$ROOT/scripts/nvim-wrapper.sh" "$BIN/nvim"; then
+	install -m 755 "$ROOT/scripts/nvim-wrapper.sh" "$BIN/nvim"
+fi
+if sys=$(command -v nvim) && v=$(nvim_version "$sys"); then
+	# A suitable Neovim on PATH (brew, Debian 13, release tarball...): use it, and drop
+	# a private wrapper from an earlier run so it does not shadow the system one.
+	rm -f "$BIN/nvim"
+	echo "nvim: $sys v$v (system)"
+elif [[ -e $DEPS/nvim/usr/lib/lib/nvim/parser ]] && v=$(nvim_version "$BIN/nvim"); then
+	echo "nvim: .deps/bin/nvim v$v (cached)"
+else
+	: >"$LOG/nvim.log"
+	nvim_private
+	v=$(nvim_version "$BIN/nvim") || die "private nvim does not start; try: .deps/bin/nvim --version"
+	# Also check that the Lua runtime and the treesitter parsers load, not just the binary.
+	minor=${v#*.}
+	[[ $("$BIN/nvim" --headless -u NONE -c 'lua vim.treesitter.language.add("lua"); io.stdout:write(vim.version().minor)' -c qa 2>&1) == "${minor%%.*}" ]] ||
+		die "private nvim v$v starts but its Lua runtime or treesitter parsers do not load"
+	echo "nvim: .deps/bin/nvim v$v (installed)"
+fi
+
+# go_tool NAME PKG VERSION VERSION_REGEX ARGS...: go install PKG@VERSION into .deps/bin
+# unless `NAME ARGS` already reports the version.
+go_tool() {
+	local name=$1 pkg=$2 ver=$3 re=$4
+	shift 4
+	piece=$name
+	if [[ -x $BIN/$name ]] && "$BIN/$name" "$@" 2>/dev/null | grep -qE "$re"; then
+		echo "$name: .deps/bin/$name $ver (cached)"
+		return
+	fi
+	command -v go >/dev/null || die "go not found on PATH or in /usr/local/go/bin"
+	: >"$LOG/$name.log"
+	# GOFLAGS from the environment (e.g. -mod=vendor) would break `go install pkg@ver`.
+	GOBIN=$BIN GOFLAGS= run_logged go install "$pkg@$ver"
+	"$BIN/$name" "$@" 2>/dev/null | grep -qE "$re" || die "installed $name does not report $ver"
+	echo "$name: .deps/bin/$name $ver (installed)"
+}
+go_tool gopls golang.org/x/tools/gopls "$GOPLS_VERSION" "gopls ${GOPLS_VERSION//./\\.}\$" version
+go_tool dlv github.com/go-delve/delve/cmd/dlv "$DLV_VERSION" "^Version: ${DLV_VERSION#v}\$" version
+
+# npm language servers: `npm ci` from the committed lockfile, reinstalled only when the
+# lockfile changes (a copy of it written after a good install is the stamp). The npm
+# cache lives in .deps too, so nothing is written to ~/.npm.
+piece=npm
+NPM=$DEPS/npm
+NPM_BINS=(pyright pyright-langserver typescript-language-server tsc tsserver)
+npm_ok() {
+	cmp -s "$ROOT/scripts/npm/package-lock.json" "$NPM/.stamp" || return 1
+	local b
+	for b in "${NPM_BINS[@]}"; do [[ -e $BIN/$b ]] || return 1; done
+}
+if npm_ok; then
+	state=cached
+else
+	# typescript-language-server 5 needs Node >= 20; npm would only warn (EBADENGINE).
+	node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null) || node_major=0
+	command -v npm >/dev/null && ((node_major >= 20)) ||
+		die "need node >= 20 and npm on PATH (found node major ${node_major:-none})"
+	: >"$LOG/npm.log"
+	rm -rf "$NPM"
+	mkdir -p "$NPM"
+	cp "$ROOT/scripts/npm/package.json" "$ROOT/scripts/npm/package-lock.json" "$NPM/"
+	run_logged npm ci --prefix "$NPM" --cache "$DEPS/npm-cache" --no-audit --no-fund --ignore-scripts
+	for b in "${NPM_BINS[@]}"; do
+		[[ -e $NPM/node_modules/.bin/$b ]] || die "npm did not install $b"
+		ln -sfn "../npm/node_modules/.bin/$b" "$BIN/$b"
+	done
+	cp "$ROOT/scripts/npm/package-lock.json" "$NPM/.stamp"
+	state=installed
+fi
+# Versions straight from the lockfile (no node start-up on the warm path).
+for p in pyright typescript-language-server typescript; do
+	v=$(grep -A1 "\"node_modules/$p\": {" "$NPM/package-lock.json" | sed -n 's/.*"version": "\(.*\)".*/\1/p')
+	echo "$p: .deps/npm $v ($state)"
+done
+
+piece=env.sh
+# shellcheck disable=SC2016 # $PATH is meant to expand when env.sh is sourced
+printf 'export PATH="%s:$PATH"\n' "$BIN" >"$DEPS/env.sh"

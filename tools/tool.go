@@ -1,0 +1,194 @@
+// Package tools exposes nvbridge's features as MCP tools. Handlers are thin:
+// each parses its arguments, calls one domain function (lsp, edit, dap) and
+// shapes the result. Failures are tool results with isError and a structured
+// error (code, message, remediation), never protocol errors.
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/nvim"
+)
+
+// Env is what handlers work with.
+type Env struct {
+	Session *nvim.Session
+	LSP     *lsp.Client
+	// Logf receives handler diagnostics (never stdout).
+	Logf func(format string, args ...any)
+}
+
+// Tool is one MCP tool: its definition and handler.
+type Tool = server.ServerTool
+
+// Summarizer is implemented by results that have a short human-readable
+// rendering; it becomes the text content beside the structured content.
+type Summarizer interface {
+	Summary() string
+}
+
+// hints are a tool's annotations, set truthfully per tool.
+type hints struct {
+	readOnly    bool
+	destructive bool
+	idempotent  bool
+}
+
+var (
+	readOnly = hints{readOnly: true, idempotent: true}
+	// mutating tools change buffers (and files when asked) but every change
+	// is previewable and undoable, so none is marked destructive unless it
+	// deletes user data.
+	mutating = hints{}
+)
+
+// newTool builds a tool whose arguments decode strictly into In (unknown
+// fields are an INVALID_PARAMETER error: a misspelt "col" must not be
+// silently ignored) and whose result Out becomes structured content.
+func newTool[In any, Out any](name, title, description string, h hints, run func(ctx context.Context, in In) (Out, error)) Tool {
+	def := mcp.NewTool(name,
+		mcp.WithDescription(description),
+		mcp.WithInputSchema[In](),
+		mcp.WithTitleAnnotation(title),
+		mcp.WithReadOnlyHintAnnotation(h.readOnly),
+		mcp.WithDestructiveHintAnnotation(h.destructive),
+		mcp.WithIdempotentHintAnnotation(h.idempotent),
+		mcp.WithOpenWorldHintAnnotation(false),
+	)
+	handler := func(ctx context.Context, req mcp.CallToolRequest) (result *mcp.CallToolResult, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				result = errorResult(apierr.Errorf(apierr.OperationFailed,
+					"this is a bug in nvbridge; the server keeps running, please report it with the arguments",
+					"internal error in %s: %v\n%s", name, p, debug.Stack()))
+			}
+		}()
+		var in In
+		if err := decodeStrict(req.GetRawArguments(), &in); err != nil {
+			return errorResult(err), nil
+		}
+		out, err := run(ctx, in)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		return successResult(out), nil
+	}
+	return Tool{Tool: def, Handler: handler}
+}
+
+func decodeStrict(raw any, into any) error {
+	var body []byte
+	switch r := raw.(type) {
+	case nil:
+		body = []byte("{}")
+	case json.RawMessage:
+		body = r
+	case []byte:
+		body = r
+	default:
+		var err error
+		if body, err = json.Marshal(r); err != nil {
+			return apierr.Errorf(apierr.InvalidParameter, "pass the arguments as a JSON object", "cannot read arguments: %v", err)
+		}
+	}
+	if len(bytes.TrimSpace(body)) == 0 || bytes.Equal(bytes.TrimSpace(body), []byte("null")) {
+		body = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		return apierr.Errorf(apierr.InvalidParameter, "check the argument names and types against the tool's input schema",
+			"invalid arguments: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+func successResult(out any) *mcp.CallToolResult {
+	text := ""
+	if s, ok := out.(Summarizer); ok {
+		text = s.Summary()
+	} else {
+		b, err := json.Marshal(out)
+		if err != nil {
+			return errorResult(err)
+		}
+		text = string(b)
+	}
+	return mcp.NewToolResultStructured(out, text)
+}
+
+// ErrorBody is the structured content of a failed tool call.
+type ErrorBody struct {
+	Error *apierr.Error `json:"error"`
+}
+
+func errorResult(err error) *mcp.CallToolResult {
+	e := apierr.As(err)
+	text := fmt.Sprintf("%s: %s", e.Code, e.Message)
+	if e.Remediation != "" {
+		text += "\nRemediation: " + e.Remediation
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{mcp.TextContent{Type: mcp.ContentTypeText, Text: text}},
+		StructuredContent: ErrorBody{Error: e},
+		IsError:           true,
+	}
+}
+
+// All returns every tool, sorted by name.
+func All(env *Env) []Tool {
+	var all []Tool
+	for _, group := range toolGroups {
+		all = append(all, group(env)...)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Tool.Name < all[j].Tool.Name })
+	return all
+}
+
+// toolGroups lists the functions that build each family of tools; each
+// lives in its own file.
+var toolGroups = []func(*Env) []Tool{
+	bufferTools,
+	navigationTools,
+	editingTools,
+	refactoringTools,
+	structureTools,
+}
+
+// NewServer returns an MCP server serving every tool.
+func NewServer(env *Env, version string) *server.MCPServer {
+	s := server.NewMCPServer("nvbridge", version,
+		server.WithToolCapabilities(false),
+		server.WithRecovery(),
+		server.WithInstructions(instructions),
+	)
+	s.AddTools(All(env)...)
+	return s
+}
+
+const instructions = `nvbridge drives the language servers attached to a Neovim session.
+Paths are relative to the workspace root. Lines are 1-based; columns are 0-based and counted in characters.
+Instead of a column you may pass symbol: the name as it appears on that line.
+Every edit is previewed first (preview=true returns a unified diff and a changeset_id; apply_changeset applies exactly that).
+Failed calls return a structured error with a code and a remediation.`
+
+// Find returns the tool named name.
+func Find(env *Env, name string) (Tool, bool) {
+	for _, t := range All(env) {
+		if t.Tool.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
