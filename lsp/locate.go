@@ -241,3 +241,8 @@ func DecodeLocations(raw json.RawMessage) ([]protocol.Location, error) {
 	}
 	return out, nil
 }
+
+func lineRangeError(doc *Document, start, end int) error {
+	return apierr.Errorf(apierr.InvalidParameter, "lines are 1-based and inclusive; get_buffer_info gives line_count",
+		"lines %d-%d are outside %s (1-%d)", start, end, doc.Rel, doc.Buffer.LineCount)
+}

@@ -1,0 +1,131 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nvbridge/nvbridge/apierr"
+)
+
+// Diagnostic is one problem a server reported, in tool positions.
+type Diagnostic struct {
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"end_line"`
+	EndColumn int    `json:"end_column"`
+	Severity  string `json:"severity"`
+	Message   string `json:"message"`
+	Source    string `json:"source,omitempty"`
+	Code      string `json:"code,omitempty"`
+}
+
+// Severities in LSP order (1 = error).
+var severityNames = []string{"", "error", "warning", "info", "hint"}
+
+// SeverityRank returns 1 for "error" … 4 for "hint", 0 for unknown names.
+func SeverityRank(name string) int {
+	for i, n := range severityNames {
+		if i > 0 && n == strings.ToLower(name) {
+			return i
+		}
+	}
+	return 0
+}
+
+type diagWire struct {
+	File      string `json:"file"`
+	Lnum      int    `json:"lnum"`
+	Col       int    `json:"col"`
+	EndLnum   int    `json:"end_lnum"`
+	EndCol    int    `json:"end_col"`
+	Severity  int    `json:"severity"`
+	Message   string `json:"message"`
+	Source    any    `json:"source"`
+	Code      any    `json:"code"`
+	Bufnr     int    `json:"bufnr"`
+	Namespace int    `json:"namespace"`
+}
+
+// DiagnosticWait bounds how long Diagnostics waits for fresh diagnostics
+// before answering with what it has (marked incomplete).
+var DiagnosticWait = 10 * time.Second
+
+// Diagnostics returns the diagnostics of doc, after waiting (bounded) until
+// every attached server has published diagnostics for the buffer's current
+// text. complete is false when the bound cut the wait short.
+func (c *Client) Diagnostics(ctx context.Context, doc *Document) (diags []Diagnostic, complete bool, err error) {
+	ids := make([]int, 0, len(doc.Servers))
+	for _, s := range doc.Servers {
+		ids = append(ids, s.ID)
+	}
+	complete = true
+	if len(ids) > 0 {
+		raw, err := c.Session.Async(ctx, "wait_diagnostics", doc.Buffer.Bufnr, ids, int(DiagnosticWait/time.Millisecond))
+		if err != nil {
+			return nil, false, err
+		}
+		complete = string(raw) == "true"
+	}
+	diags, err = c.collectDiagnostics(ctx, doc.Buffer.Bufnr)
+	return diags, complete, err
+}
+
+// WorkspaceDiagnostics returns every diagnostic Neovim holds (for open
+// buffers and for files the servers reported on their own).
+func (c *Client) WorkspaceDiagnostics(ctx context.Context) ([]Diagnostic, error) {
+	return c.collectDiagnostics(ctx, nil)
+}
+
+func (c *Client) collectDiagnostics(ctx context.Context, bufnr any) ([]Diagnostic, error) {
+	var raw string
+	if err := c.Session.Call(ctx, "nvbridge.bridge", "diagnostics", &raw, bufnr); err != nil {
+		return nil, err
+	}
+	var wires []diagWire
+	if err := decodeList(json.RawMessage(raw), &wires); err != nil {
+		return nil, apierr.Errorf(apierr.OperationFailed, "report this", "decode diagnostics: %v", err)
+	}
+	wanted := map[string][]int{}
+	for _, w := range wires {
+		wanted[w.File] = append(wanted[w.File], w.Lnum, w.EndLnum)
+	}
+	texts, err := c.Lines(ctx, wanted)
+	if err != nil {
+		return nil, err
+	}
+	root := c.Session.Root()
+	out := make([]Diagnostic, 0, len(wires))
+	for _, w := range wires {
+		sev := "info"
+		if w.Severity > 0 && w.Severity < len(severityNames) {
+			sev = severityNames[w.Severity]
+		}
+		src, _ := w.Source.(string)
+		code, _ := w.Code.(string)
+		out = append(out, Diagnostic{
+			File:      root.Rel(w.File),
+			Line:      w.Lnum + 1,
+			Column:    ByteToChar(texts[w.File][w.Lnum], w.Col),
+			EndLine:   w.EndLnum + 1,
+			EndColumn: ByteToChar(texts[w.File][w.EndLnum], w.EndCol),
+			Severity:  sev,
+			Message:   w.Message,
+			Source:    src,
+			Code:      code,
+		})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].File != out[j].File {
+			return out[i].File < out[j].File
+		}
+		if out[i].Line != out[j].Line {
+			return out[i].Line < out[j].Line
+		}
+		return out[i].Column < out[j].Column
+	})
+	return out, nil
+}
