@@ -1,0 +1,6 @@
+package tools
+
+// bufferTools read buffers as Neovim holds them.
+func bufferTools(env *Env) []Tool {
+	return []Tool{getBufferInfoTool(env), readFileTool(env)}
+}

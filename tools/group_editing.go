@@ -1,0 +1,6 @@
+package tools
+
+// editingTools lists the editing tools (one file per tool).
+func editingTools(env *Env) []Tool {
+	return nil
+}

@@ -1,0 +1,6 @@
+package tools
+
+// structureTools lists the structure tools (one file per tool).
+func structureTools(env *Env) []Tool {
+	return nil
+}
