@@ -1,0 +1,6 @@
+"""Deliberately wrong code; it feeds diagnostics tests."""
+
+
+def quantity() -> int:
+    count: int = "three"
+    return count + missing_total
