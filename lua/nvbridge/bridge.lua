@@ -312,41 +312,75 @@ local function ready_clients(bufnr)
   return out
 end
 
---- Completes with the buffer's initialized clients once at least one is
---- attached. When none is attached and none is expected (no server was
---- started for the filetype), completes at once with an empty list; when one
---- may still come (attached mode: the user's config may start it), waits up
---- to grace_ms for LspAttach.
-function M.wait_clients(chan, id, bufnr, grace_ms)
-  local clients = ready_clients(bufnr)
+local function busy(clients)
+  for _, client in ipairs(clients) do
+    if next(progress[client.id] or {}) ~= nil then
+      return true
+    end
+  end
+  return false
+end
+
+--- Completes with the buffer's initialized clients once they are ready: at
+--- least one attached and none reporting $/progress work (such as gopls
+--- loading the workspace). When none is attached and none is expected (no
+--- server was started for the filetype), completes at once with an empty
+--- list; when one may still come (attached mode: the user's config may start
+--- it), waits up to grace_ms for LspAttach. Progress is waited on for at
+--- most progress_ms after attachment: a server that never ends a token must
+--- not stall every request.
+function M.wait_clients(chan, id, bufnr, grace_ms, progress_ms)
+  progress_ms = progress_ms or 10000
   local expected = vim.b[bufnr].nvbridge_lsp_expected
-  if #clients > 0 or (not expected and grace_ms <= 0) then
-    return done(chan, id, nil, vim.json.encode(clients))
+  local function settled()
+    local clients = ready_clients(bufnr)
+    if #clients > 0 then
+      return not busy(clients)
+    end
+    return not expected and grace_ms <= 0
+  end
+  if settled() then
+    return done(chan, id, nil, vim.json.encode(ready_clients(bufnr)))
   end
   local finished = false
-  local timer = uv.new_timer()
-  local autocmd
+  local attach_timer = uv.new_timer()
+  local progress_timer = uv.new_timer()
+  local autocmds = {}
   local function finish()
     if finished then
       return
     end
     finished = true
-    timer:stop()
-    timer:close()
-    pcall(api.nvim_del_autocmd, autocmd)
+    for _, t in ipairs({ attach_timer, progress_timer }) do
+      t:stop()
+      t:close()
+    end
+    for _, a in ipairs(autocmds) do
+      pcall(api.nvim_del_autocmd, a)
+    end
     done(chan, id, nil, vim.json.encode(ready_clients(bufnr)))
   end
-  autocmd = api.nvim_create_autocmd('LspAttach', {
-    buffer = bufnr,
-    callback = function()
-      vim.schedule(finish)
-    end,
-  })
+  local progress_started = false
+  local function check()
+    if finished then
+      return
+    end
+    if #ready_clients(bufnr) > 0 and not progress_started then
+      progress_started = true
+      attach_timer:stop()
+      progress_timer:start(progress_ms, 0, vim.schedule_wrap(finish))
+    end
+    if settled() then
+      finish()
+    end
+  end
+  table.insert(autocmds, api.nvim_create_autocmd('LspAttach', { buffer = bufnr, callback = vim.schedule_wrap(check) }))
+  table.insert(autocmds, api.nvim_create_autocmd('LspProgress', { callback = vim.schedule_wrap(check) }))
   in_flight[key(chan, id)] = { cancel = vim.schedule_wrap(finish) }
-  -- A bound, not a delay: an expected server that never attaches must not
+  -- Bounds, not delays: an expected server that never attaches must not
   -- hang the caller (the Go side has its own timeout as well).
-  local bound = expected and math.max(grace_ms, 60000) or grace_ms
-  timer:start(bound, 0, vim.schedule_wrap(finish))
+  attach_timer:start(expected and math.max(grace_ms, 60000) or grace_ms, 0, vim.schedule_wrap(finish))
+  check()
 end
 
 --- Sends one request through a client attached to the buffer. The result
