@@ -1,0 +1,162 @@
+package preview
+
+import "strings"
+
+// Document is a file's text as Neovim holds it: lines without terminators.
+//
+// Several Documents can hold the same text (Lines []string{} and []string{""}
+// without FinalNewline are both the empty file); everything in this package
+// works on the text, and the Documents it returns are canonical: an empty
+// file is Lines []string{} with FinalNewline false.
+type Document struct {
+	Lines        []string // never nil for an existing file; an empty file is []string{}
+	EOL          string   // "\n" or "\r\n": how lines end on disk ("" means "\n")
+	FinalNewline bool     // the last line is terminated on disk
+}
+
+// ParseDocument splits file content into a Document. The EOL is "\r\n" only
+// when every terminated line ends in "\r\n" (what Neovim detects as
+// fileformat=dos); otherwise a stray "\r" stays part of its line, as Neovim
+// shows it (^M), so Bytes gives back the exact input.
+func ParseDocument(content []byte) Document {
+	if len(content) == 0 {
+		return Document{Lines: []string{}, EOL: "\n"}
+	}
+	s := string(content)
+	final := strings.HasSuffix(s, "\n")
+	if final {
+		s = s[:len(s)-1]
+	}
+	lines := strings.Split(s, "\n")
+	terminated := len(lines)
+	if !final {
+		terminated--
+	}
+	crlf := terminated > 0
+	for _, l := range lines[:terminated] {
+		if !strings.HasSuffix(l, "\r") {
+			crlf = false
+			break
+		}
+	}
+	eol := "\n"
+	if crlf {
+		eol = "\r\n"
+		for i := range lines[:terminated] {
+			lines[i] = strings.TrimSuffix(lines[i], "\r")
+		}
+	}
+	return Document{Lines: lines, EOL: eol, FinalNewline: final}
+}
+
+// Bytes is the inverse of ParseDocument: the file content on disk.
+func (d Document) Bytes() []byte {
+	eol := d.eol()
+	size := 0
+	for _, l := range d.Lines {
+		size += len(l) + len(eol)
+	}
+	b := make([]byte, 0, size)
+	for i, l := range d.Lines {
+		if i > 0 {
+			b = append(b, eol...)
+		}
+		b = append(b, l...)
+	}
+	if d.FinalNewline && len(d.Lines) > 0 {
+		b = append(b, eol...)
+	}
+	return b
+}
+
+func (d Document) eol() string {
+	if d.EOL == "" {
+		return "\n"
+	}
+	return d.EOL
+}
+
+// text is a Document seen the way positions address it: the "extended"
+// lines, which are Lines plus one empty line after a final newline (or the
+// single empty line of an empty file). Every valid position, once
+// normalised, is a column within one of these lines, and the text is exactly
+// strings.Join(extended lines, "\n").
+type text struct {
+	lines []string
+	tail  bool // an empty line follows lines
+}
+
+func newText(d Document) text {
+	return text{lines: d.Lines, tail: d.FinalNewline || len(d.Lines) == 0}
+}
+
+// count is the number of extended lines (always >= 1).
+func (t text) count() int {
+	if t.tail {
+		return len(t.lines) + 1
+	}
+	return len(t.lines)
+}
+
+func (t text) line(i int) string {
+	if i < len(t.lines) {
+		return t.lines[i]
+	}
+	return "" // the tail
+}
+
+// block returns extended lines first..last inclusive.
+func (t text) block(first, last int) []string {
+	if last < len(t.lines) {
+		return t.lines[first : last+1]
+	}
+	b := make([]string, 0, last-first+1)
+	b = append(b, t.lines[first:]...)
+	return append(b, "")
+}
+
+// endPos is the position of the end of the text.
+func (t text) endPos() pos {
+	last := t.count() - 1
+	return pos{last, len(t.line(last))}
+}
+
+// Real lines are what a diff shows: the lines that exist in the file, each
+// terminated except possibly the last. The text ends with "\n" (or is empty)
+// exactly when the last extended line is empty, so that line is not real.
+func (t text) realCount() int {
+	n := t.count()
+	if t.line(n-1) == "" {
+		return n - 1
+	}
+	return n
+}
+
+// lastUnterminated reports whether the last real line lacks a newline.
+func (t text) lastUnterminated() bool {
+	return t.line(t.count()-1) != ""
+}
+
+// documentFromLines builds the canonical Document whose extended lines are
+// ext (len(ext) >= 1).
+func documentFromLines(ext []string, eol string) Document {
+	last := len(ext) - 1
+	if ext[last] == "" {
+		lines := ext[:last:last]
+		return Document{Lines: lines, EOL: eol, FinalNewline: len(lines) > 0}
+	}
+	return Document{Lines: ext, EOL: eol}
+}
+
+// pos is a normalised position: a line index into the extended lines and a
+// byte column within it.
+type pos struct{ line, col int }
+
+func (a pos) cmp(b pos) int {
+	switch {
+	case a.line != b.line:
+		return a.line - b.line
+	default:
+		return a.col - b.col
+	}
+}

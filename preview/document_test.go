@@ -1,0 +1,76 @@
+package preview
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestParseDocument(t *testing.T) {
+	cases := []struct {
+		in    string
+		lines []string
+		eol   string
+		final bool
+	}{
+		{"", []string{}, "\n", false},
+		{"\n", []string{""}, "\n", true},
+		{"a", []string{"a"}, "\n", false},
+		{"a\n", []string{"a"}, "\n", true},
+		{"a\nb", []string{"a", "b"}, "\n", false},
+		{"a\r\n", []string{"a"}, "\r\n", true},
+		{"a\r\nb", []string{"a", "b"}, "\r\n", false},
+		{"a\r\nb\r\n", []string{"a", "b"}, "\r\n", true},
+		{"\r\n\r\n", []string{"", ""}, "\r\n", true},
+		// Mixed endings: not CRLF; the "\r" stays in its line, as Neovim shows ^M.
+		{"a\r\nb\n", []string{"a\r", "b"}, "\n", true},
+		// A "\r" on the unterminated last line is content, not a line ending.
+		{"a\r\nb\r", []string{"a", "b\r"}, "\r\n", false},
+		{"a\rb\n", []string{"a\rb"}, "\n", true},
+		{"日本\n😀", []string{"日本", "😀"}, "\n", false},
+	}
+	for _, c := range cases {
+		d := ParseDocument([]byte(c.in))
+		if !slices.Equal(d.Lines, c.lines) || d.Lines == nil || d.EOL != c.eol || d.FinalNewline != c.final {
+			t.Errorf("ParseDocument(%q) = %q eol=%q final=%v, want %q eol=%q final=%v", c.in, d.Lines, d.EOL, d.FinalNewline, c.lines, c.eol, c.final)
+		}
+		if got := string(d.Bytes()); got != c.in {
+			t.Errorf("ParseDocument(%q).Bytes() = %q", c.in, got)
+		}
+	}
+}
+
+// TestDocumentBytesRoundTrip: Bytes inverts ParseDocument on random content
+// made of the bytes that matter.
+func TestDocumentBytesRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	alphabet := []byte("ab\r\n\n\xe6\x97\xa5\xff")
+	for range 5000 {
+		in := make([]byte, r.IntN(12))
+		for i := range in {
+			in[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		if got := ParseDocument(in).Bytes(); !bytes.Equal(got, in) {
+			t.Fatalf("ParseDocument(%q).Bytes() = %q", in, got)
+		}
+	}
+}
+
+func TestDocumentBytesOddShapes(t *testing.T) {
+	cases := []struct {
+		d    Document
+		want string
+	}{
+		{Document{}, ""},
+		{Document{Lines: []string{}, FinalNewline: true}, ""}, // no line to terminate
+		{Document{Lines: []string{"a", "b"}}, "a\nb"},         // EOL "" means "\n"
+		{Document{Lines: []string{"a", "b"}, EOL: "\r\n", FinalNewline: true}, "a\r\nb\r\n"},
+		{Document{Lines: []string{""}}, ""},
+	}
+	for _, c := range cases {
+		if got := string(c.d.Bytes()); got != c.want {
+			t.Errorf("%+v.Bytes() = %q, want %q", c.d, got, c.want)
+		}
+	}
+}
