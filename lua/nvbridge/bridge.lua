@@ -156,6 +156,27 @@ function M.setup()
       vim.b[ev.buf].nvbridge_disk = nil
     end,
   })
+
+  -- A server that exits (crash) or detaches never answers its pending
+  -- requests (Neovim 0.10 drops their callbacks): fail them now rather than
+  -- let the caller wait for its timeout.
+  api.nvim_create_autocmd('LspDetach', {
+    group = group,
+    callback = function(ev)
+      local client_id = ev.data and ev.data.client_id
+      -- No client is on its way any more: wait_clients must not wait for
+      -- one (a FileType event that starts a server sets the flag again).
+      if api.nvim_buf_is_valid(ev.buf) then
+        vim.b[ev.buf].nvbridge_lsp_expected = nil
+      end
+      for _, op in pairs(in_flight) do
+        if op.client and op.client.id == client_id and op.bufnr == ev.buf then
+          done(op.chan, op.id, fail('OPERATION_FAILED', string.format(
+            '%s stopped (exited or detached from the buffer) before answering %s', op.client.name, op.method)))
+        end
+      end
+    end,
+  })
 end
 
 local function read_file(path)
@@ -244,6 +265,25 @@ local function reconcile(bufnr)
   return state
 end
 
+-- Reloads every other loaded, unmodified file buffer whose file changed on
+-- disk: requests read other files too (a definition in another file,
+-- references), and a server must not answer from a stale buffer. Buffers
+-- with unsaved changes keep them (a request that targets one reports the
+-- conflict); reconcile is a stat per buffer when nothing changed.
+local function refresh_others(except)
+  for _, b in ipairs(api.nvim_list_bufs()) do
+    if
+      b ~= except
+      and api.nvim_buf_is_loaded(b)
+      and vim.bo[b].buftype == ''
+      and not vim.bo[b].modified
+      and api.nvim_buf_get_name(b) ~= ''
+    then
+      pcall(reconcile, b)
+    end
+  end
+end
+
 local function buffer_state(bufnr, state)
   return {
     bufnr = bufnr,
@@ -290,6 +330,7 @@ function M.open(path, must_exist)
       err = fail('CONFLICT', path .. ' has unsaved changes in Neovim and was also changed on disk'),
     }
   end
+  refresh_others(bufnr)
   return buffer_state(bufnr, state)
 end
 
@@ -412,7 +453,14 @@ function M.request(chan, id, bufnr, client_id, method, params_json)
   if not ok then
     return done(chan, id, fail('OPERATION_FAILED', chosen.name .. ' refused ' .. method .. ' (server stopped?)'))
   end
-  in_flight[key(chan, id)] = { client = chosen, request_id = request_id }
+  in_flight[key(chan, id)] = {
+    client = chosen,
+    request_id = request_id,
+    bufnr = bufnr,
+    method = method,
+    chan = chan,
+    id = id,
+  }
 end
 
 --- Cancels an operation started by request or a wait (the LSP request gets
@@ -494,6 +542,10 @@ end
 --- Diagnostics as LSP-shaped tables, for one buffer or (bufnr = nil) every
 --- loaded buffer. Positions stay as Neovim holds them (0-based line, byte col).
 function M.diagnostics(bufnr)
+  -- A Go nil arrives as vim.NIL, which vim.diagnostic.get rejects.
+  if bufnr == vim.NIL then
+    bufnr = nil
+  end
   local out = {}
   for _, d in ipairs(vim.diagnostic.get(bufnr)) do
     table.insert(out, {

@@ -1,0 +1,84 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+
+	"go.lsp.dev/protocol"
+)
+
+// DeclarationLines is how many source lines a definition carries (fewer
+// when a blank line or the file's end comes first).
+const DeclarationLines = 5
+
+// SourceLocation is a location with the first lines of what is declared
+// there.
+type SourceLocation struct {
+	Location
+	// Declaration holds up to DeclarationLines lines starting at Line, as
+	// the servers see them (unsaved changes included).
+	Declaration string `json:"declaration,omitempty"`
+}
+
+// LocationsResult answers find_definition and find_implementations.
+type LocationsResult struct {
+	// Symbol is the identifier at the requested position.
+	Symbol string `json:"symbol,omitempty"`
+	// From is where the request pointed: file:line:column.
+	From      string           `json:"from"`
+	Server    string           `json:"server"`
+	Count     int              `json:"count"`
+	Locations []SourceLocation `json:"locations"`
+}
+
+// Definition returns where the symbol at t in file is defined
+// (textDocument/definition). Locations outside the workspace (the standard
+// library, dependencies) are included and marked outside_workspace.
+func (c *Client) Definition(ctx context.Context, file string, t Target) (LocationsResult, error) {
+	return c.locations(ctx, file, t, protocol.MethodTextDocumentDefinition, "")
+}
+
+// Implementations returns the implementations of the interface, abstract
+// member or type at t (textDocument/implementation). A server that does not
+// implement the request (pyright) is UNSUPPORTED, never an empty answer.
+func (c *Client) Implementations(ctx context.Context, file string, t Target) (LocationsResult, error) {
+	return c.locations(ctx, file, t, protocol.MethodTextDocumentImplementation,
+		"this server cannot search implementations; find_references on the member lists where it is used, and get_symbols with a query finds same-named definitions (e.g. overrides in subclasses)")
+}
+
+func (c *Client) locations(ctx context.Context, file string, t Target, method, hint string) (LocationsResult, error) {
+	pos, err := c.resolve(ctx, file, t, method, hint)
+	if err != nil {
+		return LocationsResult{}, err
+	}
+	params := protocol.DefinitionParams{TextDocumentPositionParams: pos.params()}
+	var raw json.RawMessage
+	if err := c.Request(ctx, pos.doc, pos.server, method, params, &raw); err != nil {
+		return LocationsResult{}, err
+	}
+	locs, err := DecodeLocations(raw)
+	if err != nil {
+		return LocationsResult{}, err
+	}
+	tools, err := c.ToolLocations(ctx, pos.server.OffsetEncoding, locs)
+	if err != nil {
+		return LocationsResult{}, err
+	}
+	tools = SortLocations(tools)
+	out := LocationsResult{Symbol: pos.symbol(), From: pos.where(), Server: pos.server.Name,
+		Count: len(tools), Locations: make([]SourceLocation, len(tools))}
+	paths := make([]string, len(tools))
+	lines := make([]int, len(tools))
+	for i, l := range tools {
+		paths[i] = c.absPath(l.File)
+		lines[i] = l.Line - 1
+	}
+	blocks, err := c.sourceBlocks(ctx, paths, lines, DeclarationLines)
+	if err != nil {
+		return LocationsResult{}, err
+	}
+	for i, l := range tools {
+		out.Locations[i] = SourceLocation{Location: l, Declaration: blocks[i]}
+	}
+	return out, nil
+}

@@ -1,0 +1,154 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+)
+
+// HoverResult answers get_hover_info.
+type HoverResult struct {
+	Symbol string `json:"symbol,omitempty"`
+	From   string `json:"from"`
+	Server string `json:"server"`
+	// Found is false when the server had nothing to say about the position.
+	Found bool `json:"found"`
+	// Kind is "markdown" or "plaintext".
+	Kind     string `json:"kind,omitempty"`
+	Contents string `json:"contents"`
+	// Range is what the hover describes (usually the identifier), when the
+	// server gives it.
+	Range *Location `json:"range,omitempty"`
+}
+
+// Hover returns the server's hover text for t in file (textDocument/hover).
+func (c *Client) Hover(ctx context.Context, file string, t Target) (HoverResult, error) {
+	pos, err := c.resolve(ctx, file, t, protocol.MethodTextDocumentHover, "")
+	if err != nil {
+		return HoverResult{}, err
+	}
+	params := protocol.HoverParams{TextDocumentPositionParams: pos.params()}
+	var raw json.RawMessage
+	if err := c.Request(ctx, pos.doc, pos.server, protocol.MethodTextDocumentHover, params, &raw); err != nil {
+		return HoverResult{}, err
+	}
+	h, err := DecodeHover(raw)
+	if err != nil {
+		return HoverResult{}, fmt.Errorf("%s: %w", pos.server.Name, err)
+	}
+	out := HoverResult{Symbol: pos.symbol(), From: pos.where(), Server: pos.server.Name,
+		Found: strings.TrimSpace(h.Value) != "", Kind: h.Kind, Contents: h.Value}
+	if !out.Found {
+		out.Kind = ""
+		out.Contents = ""
+	}
+	if h.Range != nil && out.Found {
+		loc, err := c.ToolRange(ctx, pos.server.OffsetEncoding, pos.doc.URI, *h.Range)
+		if err != nil {
+			return HoverResult{}, err
+		}
+		out.Range = &loc
+	}
+	return out, nil
+}
+
+// Hover is a decoded hover answer.
+type Hover struct {
+	Kind  string // "markdown" or "plaintext"
+	Value string
+	Range *protocol.Range
+}
+
+// DecodeHover decodes a textDocument/hover answer: null, or {contents,
+// range?} where contents is a MarkupContent, a MarkedString (a markdown
+// string or {language, value}) or a MarkedString[]. MarkedStrings become
+// markdown, code blocks fenced with their language.
+func DecodeHover(raw json.RawMessage) (Hover, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return Hover{}, nil
+	}
+	var wire struct {
+		Contents json.RawMessage `json:"contents"`
+		Range    *protocol.Range `json:"range"`
+	}
+	if err := json.Unmarshal(raw, &wire); err != nil {
+		return Hover{}, fmt.Errorf("decode hover: %w", err)
+	}
+	h := Hover{Range: wire.Range}
+	contents := bytes.TrimSpace(wire.Contents)
+	switch {
+	case len(contents) == 0 || bytes.Equal(contents, []byte("null")):
+		return h, nil
+	case contents[0] == '[':
+		var items []json.RawMessage
+		if err := json.Unmarshal(contents, &items); err != nil {
+			return Hover{}, fmt.Errorf("decode hover contents: %w", err)
+		}
+		parts := make([]string, 0, len(items))
+		for _, it := range items {
+			s, err := markedString(it)
+			if err != nil {
+				return Hover{}, err
+			}
+			if strings.TrimSpace(s) != "" {
+				parts = append(parts, s)
+			}
+		}
+		h.Kind, h.Value = "markdown", strings.Join(parts, "\n\n")
+	case contents[0] == '{':
+		var mc struct {
+			Kind     *string `json:"kind"`
+			Value    string  `json:"value"`
+			Language *string `json:"language"`
+		}
+		if err := json.Unmarshal(contents, &mc); err != nil {
+			return Hover{}, fmt.Errorf("decode hover contents: %w", err)
+		}
+		if mc.Kind != nil { // MarkupContent
+			h.Kind, h.Value = *mc.Kind, mc.Value
+			if h.Kind != "plaintext" {
+				h.Kind = "markdown"
+			}
+			break
+		}
+		s, err := markedString(contents)
+		if err != nil {
+			return Hover{}, err
+		}
+		h.Kind, h.Value = "markdown", s
+	default:
+		s, err := markedString(contents)
+		if err != nil {
+			return Hover{}, err
+		}
+		h.Kind, h.Value = "markdown", s
+	}
+	h.Value = strings.TrimSpace(h.Value)
+	return h, nil
+}
+
+// markedString renders a MarkedString: a markdown string, or a
+// {language, value} code block.
+func markedString(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", fmt.Errorf("decode marked string: %w", err)
+		}
+		return s, nil
+	}
+	var code struct {
+		Language string `json:"language"`
+		Value    string `json:"value"`
+	}
+	if err := json.Unmarshal(raw, &code); err != nil {
+		return "", fmt.Errorf("decode marked string: %w", err)
+	}
+	return "```" + code.Language + "\n" + strings.TrimRight(code.Value, "\n") + "\n```", nil
+}

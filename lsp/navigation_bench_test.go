@@ -1,0 +1,75 @@
+package lsp_test
+
+import (
+	"testing"
+
+	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/lsp"
+)
+
+// BenchmarkNavigationGo measures each navigation feature end to end (Go ->
+// Neovim -> gopls -> Neovim -> Go, positions converted, source lines read)
+// on the Go sample, warm: the first call of each is made before timing.
+func BenchmarkNavigationGo(b *testing.B) {
+	testenv.Require(b, "nvim", "gopls", "go")
+	_, client := testenv.Embedded(b, testenv.CopySample(b, "go"))
+	ctx := testenv.Context(b)
+	process := lsp.Target{Line: 33, Symbol: "Process"}
+	cases := []struct {
+		name string
+		run  func() error
+	}{
+		{"definition", func() error {
+			_, err := client.Definition(ctx, "main.go", lsp.Target{Line: 27, Symbol: "Process"})
+			return err
+		}},
+		{"references", func() error {
+			_, err := client.References(ctx, "orders/orders.go", process, lsp.ReferencesOptions{IncludeDeclaration: true})
+			return err
+		}},
+		{"references_22_files", func() error {
+			_, err := client.References(ctx, "widgets/widget.go", lsp.Target{Line: 7, Symbol: "Widget"}, lsp.ReferencesOptions{IncludeDeclaration: true})
+			return err
+		}},
+		{"hover", func() error {
+			_, err := client.Hover(ctx, "main.go", lsp.Target{Line: 27, Symbol: "Process"})
+			return err
+		}},
+		{"document_symbols", func() error {
+			_, err := client.Symbols(ctx, lsp.SymbolsQuery{File: "orders/orders.go"})
+			return err
+		}},
+		{"workspace_symbols", func() error {
+			_, err := client.Symbols(ctx, lsp.SymbolsQuery{Query: "Process"})
+			return err
+		}},
+		{"completion", func() error {
+			_, err := client.Completions(ctx, "main.go", lsp.Target{Line: 27, Column: col(22)}, lsp.CompletionOptions{})
+			return err
+		}},
+		{"signature_help", func() error {
+			_, err := client.SignatureHelp(ctx, "main.go", lsp.Target{Line: 27, Column: col(30)})
+			return err
+		}},
+		{"implementations", func() error {
+			_, err := client.Implementations(ctx, "payment/payment.go", lsp.Target{Line: 10, Symbol: "Method"})
+			return err
+		}},
+		{"diagnostics_file", func() error {
+			_, err := client.DiagnosticsFor(ctx, lsp.DiagnosticsQuery{File: "main.go"})
+			return err
+		}},
+	}
+	for _, c := range cases {
+		if err := c.run(); err != nil {
+			b.Fatalf("%s: %v", c.name, err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := c.run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,118 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/nvbridge/nvbridge/apierr"
+)
+
+// DefaultMaxReferences bounds a references answer when the caller gives no
+// bound (truncated says when it cut).
+const DefaultMaxReferences = 200
+
+// ReferencesOptions tune References.
+type ReferencesOptions struct {
+	// IncludeDeclaration counts the declaration as a reference.
+	IncludeDeclaration bool
+	// MaxResults bounds the references returned (0 = DefaultMaxReferences).
+	MaxResults int
+}
+
+// Reference is one use of a symbol inside a file group.
+type Reference struct {
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"end_line"`
+	EndColumn int    `json:"end_column"`
+	Context   string `json:"context"`
+}
+
+// FileReferences are the references in one file, in position order.
+type FileReferences struct {
+	File             string      `json:"file"`
+	OutsideWorkspace bool        `json:"outside_workspace,omitempty"`
+	Count            int         `json:"count"`
+	References       []Reference `json:"references"`
+}
+
+// ReferencesResult answers find_references.
+type ReferencesResult struct {
+	Symbol             string `json:"symbol,omitempty"`
+	From               string `json:"from"`
+	Server             string `json:"server"`
+	IncludeDeclaration bool   `json:"include_declaration"`
+	// Total is how many references the server found; Returned how many are
+	// listed (fewer when truncated).
+	Total     int              `json:"total"`
+	Returned  int              `json:"returned"`
+	FileCount int              `json:"file_count"`
+	Truncated bool             `json:"truncated"`
+	Files     []FileReferences `json:"files"`
+}
+
+// References returns the uses of the symbol at t in file, grouped by file
+// (files in path order, references in position order).
+func (c *Client) References(ctx context.Context, file string, t Target, opts ReferencesOptions) (ReferencesResult, error) {
+	if opts.MaxResults < 0 {
+		return ReferencesResult{}, apierr.Errorf(apierr.InvalidParameter, "pass a positive max_results or omit it",
+			"max_results is %d", opts.MaxResults)
+	}
+	if opts.MaxResults == 0 {
+		opts.MaxResults = DefaultMaxReferences
+	}
+	pos, err := c.resolve(ctx, file, t, protocol.MethodTextDocumentReferences, "")
+	if err != nil {
+		return ReferencesResult{}, err
+	}
+	params := protocol.ReferenceParams{
+		TextDocumentPositionParams: pos.params(),
+		Context:                    protocol.ReferenceContext{IncludeDeclaration: opts.IncludeDeclaration},
+	}
+	var raw json.RawMessage
+	if err := c.Request(ctx, pos.doc, pos.server, protocol.MethodTextDocumentReferences, params, &raw); err != nil {
+		return ReferencesResult{}, err
+	}
+	locs, err := DecodeLocations(raw)
+	if err != nil {
+		return ReferencesResult{}, err
+	}
+	all, err := c.ToolLocations(ctx, pos.server.OffsetEncoding, locs)
+	if err != nil {
+		return ReferencesResult{}, err
+	}
+	all = SortLocations(all)
+	out := ReferencesResult{Symbol: pos.symbol(), From: pos.where(), Server: pos.server.Name,
+		IncludeDeclaration: opts.IncludeDeclaration, Total: len(all), Files: []FileReferences{}}
+	kept := all
+	if len(kept) > opts.MaxResults {
+		kept = kept[:opts.MaxResults]
+		out.Truncated = true
+	}
+	out.Returned = len(kept)
+	out.Files = groupByFile(kept)
+	files := map[string]bool{}
+	for _, l := range all {
+		files[l.File] = true
+	}
+	out.FileCount = len(files)
+	return out, nil
+}
+
+// groupByFile groups sorted locations by file, keeping their order.
+func groupByFile(locs []Location) []FileReferences {
+	out := []FileReferences{}
+	for _, l := range locs {
+		if len(out) == 0 || out[len(out)-1].File != l.File {
+			out = append(out, FileReferences{File: l.File, OutsideWorkspace: l.OutsideWorkspace})
+		}
+		g := &out[len(out)-1]
+		g.References = append(g.References, Reference{
+			Line: l.Line, Column: l.Column, EndLine: l.EndLine, EndColumn: l.EndColumn, Context: l.Context,
+		})
+		g.Count++
+	}
+	return out
+}

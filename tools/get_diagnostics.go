@@ -1,0 +1,67 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/nvbridge/nvbridge/lsp"
+)
+
+type getDiagnosticsArgs struct {
+	File     string `json:"file,omitempty" jsonschema:"one file (relative to the workspace root): waits for the servers' diagnostics of its current text; omit for every diagnostic Neovim holds"`
+	Severity string `json:"severity,omitempty" jsonschema:"minimum severity: error, warning, info or hint (default hint: all)"`
+}
+
+type diagnosticsResult struct{ lsp.DiagnosticsReport }
+
+func (r diagnosticsResult) Summary() string {
+	var b strings.Builder
+	where := "the workspace"
+	if r.Scope == "file" {
+		where = r.File
+	}
+	fmt.Fprintf(&b, "%d diagnostic(s) in %s", r.Total, where)
+	var counts []string
+	for _, sev := range []string{"error", "warning", "info", "hint"} {
+		if n := r.Counts[sev]; n > 0 {
+			counts = append(counts, fmt.Sprintf("%d %s", n, sev))
+		}
+	}
+	if len(counts) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(counts, ", "))
+	}
+	if r.MinSeverity != "hint" {
+		fmt.Fprintf(&b, ", severity %s or worse", r.MinSeverity)
+	}
+	if r.Scope == "workspace" && len(r.Servers) == 0 {
+		b.WriteString("; no language server is running yet: pass file to open one and wait for its diagnostics")
+	}
+	if r.DiagnosticsComplete != nil && !*r.DiagnosticsComplete {
+		b.WriteString("; incomplete: a server had not yet published diagnostics for the current text")
+	}
+	for _, d := range r.Diagnostics {
+		fmt.Fprintf(&b, "\n%s:%d:%d %s: %s", d.File, d.Line, d.Column, d.Severity, d.Message)
+		var tags []string
+		if d.Source != "" {
+			tags = append(tags, d.Source)
+		}
+		if d.Code != "" {
+			tags = append(tags, d.Code)
+		}
+		if len(tags) > 0 {
+			fmt.Fprintf(&b, " [%s]", strings.Join(tags, " "))
+		}
+	}
+	return b.String()
+}
+
+func getDiagnosticsTool(env *Env) Tool {
+	return newTool("get_diagnostics", "Diagnostics",
+		"Get the language servers' diagnostics (errors, warnings...) for one file, after waiting for the servers to check its current text (diagnostics_complete says whether they did in time), or for the whole workspace (every diagnostic Neovim holds, without waiting). Filter by minimum severity. Lines are 1-based, columns 0-based in characters.",
+		readOnly,
+		func(ctx context.Context, in getDiagnosticsArgs) (diagnosticsResult, error) {
+			r, err := env.LSP.DiagnosticsFor(ctx, lsp.DiagnosticsQuery{File: in.File, MinSeverity: in.Severity})
+			return diagnosticsResult{r}, err
+		})
+}
