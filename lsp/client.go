@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -28,7 +29,14 @@ type Client struct {
 	// loaded buffer when none was started by nvbridge (attached mode: the
 	// user's configuration may start one).
 	AttachGrace time.Duration
+
+	// analysed remembers, per buffer and server, that a request already
+	// waited for the server's first analysis of the buffer (awaitAnalysis).
+	analysedMu sync.Mutex
+	analysed   map[analysisKey]bool
 }
+
+type analysisKey struct{ bufnr, client int }
 
 // NewClient returns a client with default bounds.
 func NewClient(s *nvim.Session) *Client {
@@ -109,16 +117,32 @@ func (doc *Document) ServerFor(method string) (Server, error) {
 			"install a language server for this file type (make deps installs gopls, pyright and typescript-language-server) or, attached to your Neovim, configure one there",
 			"no language server is attached to %s (filetype %q)", doc.Rel, doc.Buffer.Filetype)
 	}
-	names := make([]string, 0, len(doc.Servers))
 	for _, s := range doc.Servers {
 		if s.Supports(method) {
 			return s, nil
 		}
-		names = append(names, s.Name)
 	}
-	return Server{}, apierr.Errorf(apierr.Unsupported,
-		"this operation is not available for this file type with the attached server(s)",
-		"%s does not support %s", strings.Join(names, ", "), method)
+	// Name the server(s) and what they do offer, so the caller can pick
+	// another tool.
+	names := make([]string, 0, len(doc.Servers))
+	offered := []string{}
+	seen := map[string]bool{}
+	for _, s := range doc.Servers {
+		names = append(names, s.Name)
+		for _, m := range navigationMethods {
+			if s.Supports(m) && !seen[m] {
+				seen[m] = true
+				offered = append(offered, m)
+			}
+		}
+	}
+	msg := fmt.Sprintf("%s does not support %s", strings.Join(names, ", "), method)
+	if len(offered) > 0 {
+		msg += "; it offers " + strings.Join(offered, ", ")
+	}
+	return Server{}, apierr.New(apierr.Unsupported, msg,
+		"this operation is not available for this file type with the attached server(s); use one of the offered operations").
+		WithDetails(map[string]any{"servers": names, "method": method, "offered": offered})
 }
 
 // Request sends method with params to server through Neovim and decodes the

@@ -11,14 +11,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
-	"github.com/nvbridge/nvbridge/nvim"
 )
 
 // navigationMethods are the requests worth naming when a server lacks
@@ -84,18 +82,6 @@ func (c *Client) resolve(ctx context.Context, file string, t Target, method, uns
 	return position{doc: doc, server: server, point: pt}, nil
 }
 
-// analysed remembers, per session, buffer and client, that a request
-// already waited for the server's first analysis of the buffer.
-var analysed = struct {
-	sync.Mutex
-	m map[analysisKey]bool
-}{m: map[analysisKey]bool{}}
-
-type analysisKey struct {
-	session       *nvim.Session
-	bufnr, client int
-}
-
 // awaitAnalysis waits, once per buffer and server, until the server has
 // published diagnostics for the buffer's current text (bounded by
 // DiagnosticWait), and reports whether it did. Servers answer requests made
@@ -107,10 +93,10 @@ type analysisKey struct {
 // The wait happens once: a server that never publishes for a file costs the
 // bound only the first time.
 func (c *Client) awaitAnalysis(ctx context.Context, bufnr int, server Server) (bool, error) {
-	key := analysisKey{c.Session, bufnr, server.ID}
-	analysed.Lock()
-	done := analysed.m[key]
-	analysed.Unlock()
+	key := analysisKey{bufnr, server.ID}
+	c.analysedMu.Lock()
+	done := c.analysed[key]
+	c.analysedMu.Unlock()
 	if done {
 		return true, nil
 	}
@@ -118,41 +104,24 @@ func (c *Client) awaitAnalysis(ctx context.Context, bufnr int, server Server) (b
 	if err != nil {
 		return false, err
 	}
-	analysed.Lock()
-	analysed.m[key] = true
-	analysed.Unlock()
+	c.analysedMu.Lock()
+	if c.analysed == nil {
+		c.analysed = map[analysisKey]bool{}
+	}
+	c.analysed[key] = true
+	c.analysedMu.Unlock()
 	return string(raw) == "true", nil
 }
 
-// serverFor is Document.ServerFor with a fuller UNSUPPORTED error: it names
-// the server(s) and what they do offer, so the caller can pick another tool.
+// serverFor is Document.ServerFor with a feature-specific remediation.
 func serverFor(doc *Document, method, hint string) (Server, error) {
 	s, err := doc.ServerFor(method)
-	if err == nil || len(doc.Servers) == 0 {
-		return s, err
+	if err != nil && hint != "" && len(doc.Servers) > 0 {
+		e := *apierr.As(err)
+		e.Remediation = hint
+		return Server{}, &e
 	}
-	names := make([]string, 0, len(doc.Servers))
-	offered := []string{}
-	seen := map[string]bool{}
-	for _, s := range doc.Servers {
-		names = append(names, s.Name)
-		for _, m := range navigationMethods {
-			if s.Supports(m) && !seen[m] {
-				seen[m] = true
-				offered = append(offered, m)
-			}
-		}
-	}
-	msg := fmt.Sprintf("%s does not support %s", strings.Join(names, ", "), method)
-	if len(offered) > 0 {
-		msg += "; it offers " + strings.Join(offered, ", ")
-	}
-	if hint == "" {
-		hint = "this operation is not available for this file type with the attached server(s); use one of the offered operations"
-	}
-	return Server{}, apierr.New(apierr.Unsupported, msg, hint).WithDetails(map[string]any{
-		"servers": names, "method": method, "offered": offered,
-	})
+	return s, err
 }
 
 // identifierAt returns the identifier touching byte offset b of line (b
