@@ -2,5 +2,11 @@ package tools
 
 // structureTools lists the structure tools (one file per tool).
 func structureTools(env *Env) []Tool {
-	return nil
+	return []Tool{
+		analyzeDependenciesTool(env),
+		getCallHierarchyTool(env),
+		getTypeHierarchyTool(env),
+		prepareChangeTool(env),
+		understandSymbolTool(env),
+	}
 }

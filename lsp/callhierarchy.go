@@ -1,0 +1,281 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/nvbridge/nvbridge/apierr"
+)
+
+// Hierarchy directions.
+const (
+	DirectionBoth     = "both"
+	DirectionIncoming = "incoming"
+	DirectionOutgoing = "outgoing"
+)
+
+// CallHierarchyOptions tune CallHierarchy.
+type CallHierarchyOptions struct {
+	// Direction is "both" (default), "incoming" or "outgoing".
+	Direction string
+	// Depth is how many levels to follow (default 1: direct calls only).
+	Depth int
+	// MaxItems bounds the entries per direction (default
+	// DefaultHierarchyMaxItems).
+	MaxItems int
+}
+
+// CallEntry is a caller (incoming) or a callee (outgoing) with the calls
+// that link it to the entry above it.
+type CallEntry struct {
+	HierarchyEntry
+	// CallSites are the calls: for a caller, where it calls the entry
+	// above; for a callee, where the entry above calls it.
+	CallSites []CallSite `json:"call_sites"`
+	// Cycle: this function is already on the path from the symbol (a
+	// recursive cycle); it is not expanded again.
+	Cycle bool `json:"cycle,omitempty"`
+	// Repeated: this function is expanded elsewhere in the answer; it is not
+	// expanded again.
+	Repeated bool `json:"repeated,omitempty"`
+	// More is how many further callers/callees depth or max_items left out.
+	More int `json:"more,omitempty"`
+	// Error says why the next level of this entry could not be read.
+	Error   string      `json:"error,omitempty"`
+	Callers []CallEntry `json:"callers,omitempty"`
+	Callees []CallEntry `json:"callees,omitempty"`
+}
+
+// CallTotals count one direction of a call hierarchy.
+type CallTotals struct {
+	// Direct is the number of direct callers (or callees) listed; More how
+	// many more max_items left out.
+	Direct int `json:"direct"`
+	More   int `json:"more,omitempty"`
+	// Entries counts entries at every level.
+	Entries   int `json:"entries"`
+	CallSites int `json:"call_sites"`
+}
+
+// CallHierarchyResult answers get_call_hierarchy. Incoming and Outgoing are
+// null when that direction was not asked.
+type CallHierarchyResult struct {
+	Symbol    HierarchyEntry         `json:"symbol"`
+	From      string                 `json:"from"`
+	Server    string                 `json:"server"`
+	Direction string                 `json:"direction"`
+	Depth     int                    `json:"depth"`
+	Incoming  []CallEntry            `json:"incoming"`
+	Outgoing  []CallEntry            `json:"outgoing"`
+	Totals    map[string]*CallTotals `json:"totals"`
+	// Truncated is true when depth or max_items left calls out (entries
+	// carry "more").
+	Truncated bool     `json:"truncated"`
+	Notes     []string `json:"notes,omitempty"`
+}
+
+// CallHierarchy returns the callers and/or callees of the function at t in
+// file, to opts.Depth levels (textDocument/prepareCallHierarchy, then
+// callHierarchy/incomingCalls and outgoingCalls). The requests of one level
+// run concurrently.
+func (c *Client) CallHierarchy(ctx context.Context, file string, t Target, opts CallHierarchyOptions) (CallHierarchyResult, error) {
+	if err := checkDirection(&opts.Direction, DirectionIncoming, DirectionOutgoing); err != nil {
+		return CallHierarchyResult{}, err
+	}
+	if err := checkHierarchyBounds(&opts.Depth, &opts.MaxItems); err != nil {
+		return CallHierarchyResult{}, err
+	}
+	pos, err := c.resolve(ctx, file, t, protocol.MethodTextDocumentPrepareCallHierarchy,
+		"this server has no call hierarchy; find_references lists where the symbol is used")
+	if err != nil {
+		return CallHierarchyResult{}, err
+	}
+	return c.callHierarchyAt(ctx, pos, opts, walkLimits{depth: opts.Depth, maxItems: opts.MaxItems,
+		concurrency: hierarchyConcurrency, probe: true, leaf: c.outsideWorkspace})
+}
+
+func checkDirection(dir *string, a, b string) error {
+	*dir = strings.ToLower(strings.TrimSpace(*dir))
+	switch *dir {
+	case "":
+		*dir = DirectionBoth
+	case DirectionBoth, a, b:
+	default:
+		return apierr.Errorf(apierr.InvalidParameter, fmt.Sprintf("pass direction %q, %q or %q", DirectionBoth, a, b),
+			"unknown direction %q", *dir)
+	}
+	return nil
+}
+
+// prepareCalls asks the server for the call hierarchy item(s) at pos.
+func (c *Client) prepareCalls(ctx context.Context, pos position) ([]hierItem, error) {
+	var raw json.RawMessage
+	params := protocol.CallHierarchyPrepareParams{TextDocumentPositionParams: pos.params()}
+	const hint = "point at the name of a function or method (its declaration or a call to it); find_references works for other symbols"
+	if err := c.Request(ctx, pos.doc, pos.server, protocol.MethodTextDocumentPrepareCallHierarchy, params, &raw); err != nil {
+		// A server refusing the position ("Total is not a function", as
+		// gopls says) answers with an error, not with null.
+		if e := apierr.As(err); e.Code == apierr.OperationFailed {
+			return nil, apierr.Errorf(apierr.ResourceNotFound, hint, "no call hierarchy at %s (%q): %s",
+				pos.where(), pos.symbol(), e.Message)
+		}
+		return nil, err
+	}
+	items, err := decodeHierItems(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", pos.server.Name, err)
+	}
+	if len(items) == 0 {
+		return nil, apierr.Errorf(apierr.ResourceNotFound, hint,
+			"%s found no function or method at %s (%q)", pos.server.Name, pos.where(), pos.symbol())
+	}
+	return items, nil
+}
+
+// callExpander returns the expand function of one direction.
+func (c *Client) callExpander(pos position, dir string) expandFunc {
+	return func(ctx context.Context, it hierItem) ([]hierEdge, error) {
+		method := protocol.MethodCallHierarchyIncomingCalls
+		if dir == DirectionOutgoing {
+			method = protocol.MethodCallHierarchyOutgoingCalls
+		}
+		var raw json.RawMessage
+		if err := c.Request(ctx, pos.doc, pos.server, method, map[string]json.RawMessage{"item": it.raw}, &raw); err != nil {
+			return nil, err
+		}
+		var calls []struct {
+			From       json.RawMessage  `json:"from"`
+			To         json.RawMessage  `json:"to"`
+			FromRanges []protocol.Range `json:"fromRanges"`
+		}
+		if err := decodeList(raw, &calls); err != nil {
+			return nil, fmt.Errorf("%s: decode %s: %w", pos.server.Name, method, err)
+		}
+		edges := make([]hierEdge, 0, len(calls))
+		for _, call := range calls {
+			itemRaw := call.From
+			if dir == DirectionOutgoing {
+				itemRaw = call.To
+			}
+			next, err := decodeHierItem(itemRaw)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", pos.server.Name, err)
+			}
+			// Incoming: the ranges are in the caller; outgoing: in the
+			// item whose calls were asked.
+			siteURI := next.URI
+			if dir == DirectionOutgoing {
+				siteURI = it.URI
+			}
+			e := hierEdge{item: next}
+			for _, r := range call.FromRanges {
+				e.sites = append(e.sites, protocol.Location{URI: siteURI, Range: r})
+			}
+			e.sites = dedupSites(e.sites)
+			edges = append(edges, e)
+		}
+		return edges, nil
+	}
+}
+
+// dedupSites drops repeated ranges (typescript-language-server repeats a
+// call site when a call is also a property access).
+func dedupSites(sites []protocol.Location) []protocol.Location {
+	out := sites[:0]
+	seen := map[protocol.Range]bool{}
+	for _, s := range sites {
+		if !seen[s.Range] {
+			seen[s.Range] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// callHierarchyAt walks the call hierarchy at an already resolved position.
+func (c *Client) callHierarchyAt(ctx context.Context, pos position, opts CallHierarchyOptions, lim walkLimits) (CallHierarchyResult, error) {
+	items, err := c.prepareCalls(ctx, pos)
+	if err != nil {
+		return CallHierarchyResult{}, err
+	}
+	root := items[0]
+	out := CallHierarchyResult{From: pos.where(), Server: pos.server.Name, Direction: opts.Direction,
+		Depth: opts.Depth, Totals: map[string]*CallTotals{}}
+	if len(items) > 1 {
+		names := make([]string, 0, len(items)-1)
+		for _, it := range items[1:] {
+			names = append(names, it.Name)
+		}
+		out.Notes = append(out.Notes, fmt.Sprintf("%s offered %d items at this position; the first (%s) is shown, not %s",
+			pos.server.Name, len(items), root.Name, strings.Join(names, ", ")))
+	}
+	dirs := []string{DirectionIncoming, DirectionOutgoing}
+	if opts.Direction != DirectionBoth {
+		dirs = []string{opts.Direction}
+	}
+	walks := make([]walkResult, len(dirs))
+	errs := make([]error, len(dirs))
+	runBounded(ctx, len(dirs), len(dirs), func(i int) {
+		walks[i], errs[i] = walkHierarchy(ctx, root, lim, c.callExpander(pos, dirs[i]))
+	})
+	for _, err := range errs {
+		if err != nil {
+			return CallHierarchyResult{}, err
+		}
+	}
+	trees := make([][]*hierNode, len(dirs))
+	for i, w := range walks {
+		trees[i] = w.nodes
+		out.Truncated = out.Truncated || w.truncated
+	}
+	roots, views, err := c.viewHierarchy(ctx, pos.server.OffsetEncoding, []hierItem{root}, trees...)
+	if err != nil {
+		return CallHierarchyResult{}, err
+	}
+	out.Symbol = roots[0]
+	for i, dir := range dirs {
+		entries := callEntries(views[i], dir)
+		totals := &CallTotals{Direct: len(entries), More: walks[i].more}
+		countCalls(entries, totals)
+		out.Totals[dir] = totals
+		if dir == DirectionIncoming {
+			out.Incoming = entries
+		} else {
+			out.Outgoing = entries
+		}
+	}
+	return out, nil
+}
+
+func callEntries(views []hierView, dir string) []CallEntry {
+	out := make([]CallEntry, 0, len(views))
+	for _, v := range views {
+		e := CallEntry{HierarchyEntry: v.entry, CallSites: v.sites, Cycle: v.cycle, Repeated: v.repeated,
+			More: v.more, Error: v.err}
+		if e.CallSites == nil {
+			e.CallSites = []CallSite{}
+		}
+		if len(v.children) > 0 {
+			if dir == DirectionIncoming {
+				e.Callers = callEntries(v.children, dir)
+			} else {
+				e.Callees = callEntries(v.children, dir)
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func countCalls(entries []CallEntry, t *CallTotals) {
+	for _, e := range entries {
+		t.Entries++
+		t.CallSites += len(e.CallSites)
+		countCalls(e.Callers, t)
+		countCalls(e.Callees, t)
+	}
+}

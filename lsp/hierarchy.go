@@ -1,0 +1,386 @@
+package lsp
+
+// The walker shared by the call and type hierarchies: starting from one
+// item, it asks for the next level (callers, callees, supertypes or
+// subtypes) level by level, the requests of one level running concurrently
+// (bounded), with cycle detection, a depth and an item budget.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/nvbridge/nvbridge/apierr"
+)
+
+// Bounds of the hierarchy tools.
+const (
+	// MaxHierarchyDepth is the deepest level a hierarchy may be walked to.
+	MaxHierarchyDepth = 10
+	// DefaultHierarchyMaxItems bounds the entries of one direction when the
+	// caller gives no bound.
+	DefaultHierarchyMaxItems = 100
+	// hierarchyConcurrency bounds the requests of one level in flight at
+	// once (per direction).
+	hierarchyConcurrency = 8
+)
+
+// hierItem is an item of a call or type hierarchy. Items a server sent keep
+// their raw JSON, sent back verbatim in the follow-up requests.
+type hierItem struct {
+	Name           string               `json:"name"`
+	Kind           protocol.SymbolKind  `json:"kind"`
+	Detail         string               `json:"detail,omitempty"`
+	URI            protocol.DocumentURI `json:"uri"`
+	Range          protocol.Range       `json:"range"`
+	SelectionRange protocol.Range       `json:"selectionRange"`
+	raw            json.RawMessage
+}
+
+// key identifies an item for cycle detection: its file and name range.
+func (it hierItem) key() string {
+	r := it.SelectionRange
+	return fmt.Sprintf("%s#%d:%d-%d:%d", it.URI, r.Start.Line, r.Start.Character, r.End.Line, r.End.Character)
+}
+
+func decodeHierItem(raw json.RawMessage) (hierItem, error) {
+	var it hierItem
+	if err := json.Unmarshal(raw, &it); err != nil {
+		return hierItem{}, fmt.Errorf("decode hierarchy item: %w", err)
+	}
+	it.raw = append(json.RawMessage(nil), raw...)
+	return it, nil
+}
+
+// decodeHierItems decodes an item list answer (null or [] included).
+func decodeHierItems(raw json.RawMessage) ([]hierItem, error) {
+	var raws []json.RawMessage
+	if err := decodeList(raw, &raws); err != nil {
+		return nil, fmt.Errorf("decode hierarchy items: %w", err)
+	}
+	out := make([]hierItem, 0, len(raws))
+	for _, r := range raws {
+		it, err := decodeHierItem(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// hierEdge leads from an item to the next level: the item there and, for
+// calls, where the calls are.
+type hierEdge struct {
+	item  hierItem
+	sites []protocol.Location
+}
+
+// hierNode is one entry of a walked hierarchy.
+type hierNode struct {
+	item     hierItem
+	sites    []protocol.Location
+	parent   *hierNode
+	children []*hierNode
+	// cycle: an ancestor is the same item (not expanded).
+	cycle bool
+	// repeated: the item was expanded elsewhere in the tree (not again).
+	repeated bool
+	// more is how many edges the depth or the item budget left out.
+	more int
+	err  error
+}
+
+func (n *hierNode) onPath(key string) bool {
+	for p := n.parent; p != nil; p = p.parent {
+		if p.item.key() == key {
+			return true
+		}
+	}
+	return false
+}
+
+// walkLimits bound a walk.
+type walkLimits struct {
+	depth    int
+	maxItems int
+	// concurrency bounds the requests in flight (1: one after another).
+	concurrency int
+	// probe asks the next level of the nodes at the depth limit, only to
+	// count what the depth left out (so truncated is exact).
+	probe bool
+	// leaf says an item is listed but never expanded (nil: none is).
+	leaf func(hierItem) bool
+}
+
+// walkResult is a walked hierarchy below its root.
+type walkResult struct {
+	nodes     []*hierNode // the first level
+	more      int         // first-level edges max_items left out
+	count     int         // nodes in the whole tree
+	truncated bool
+}
+
+type expandFunc func(ctx context.Context, it hierItem) ([]hierEdge, error)
+
+// walkHierarchy walks from root to lim.depth levels. The first level's
+// failure fails the walk; a deeper node's failure is recorded on the node.
+func walkHierarchy(ctx context.Context, root hierItem, lim walkLimits, expand expandFunc) (walkResult, error) {
+	top := &hierNode{item: root}
+	edges, err := expand(ctx, root)
+	if err != nil {
+		return walkResult{}, err
+	}
+	var res walkResult
+	attach := func(n *hierNode, edges []hierEdge) {
+		sortEdges(edges)
+		for i, e := range edges {
+			if res.count >= lim.maxItems {
+				n.more += len(edges) - i
+				res.truncated = true
+				return
+			}
+			n.children = append(n.children, &hierNode{item: e.item, sites: e.sites, parent: n})
+			res.count++
+		}
+	}
+	attach(top, edges)
+	expanded := map[string]bool{root.key(): true}
+	level := top.children
+	for depth := 1; len(level) > 0; depth++ {
+		var todo []*hierNode
+		for _, n := range level {
+			k := n.item.key()
+			switch {
+			case k == root.key() || n.onPath(k):
+				n.cycle = true
+			case expanded[k]:
+				n.repeated = true
+			case lim.leaf != nil && lim.leaf(n.item):
+			default:
+				expanded[k] = true
+				todo = append(todo, n)
+			}
+		}
+		last := depth >= lim.depth
+		if len(todo) == 0 || (last && !lim.probe) || (res.count >= lim.maxItems && !lim.probe) {
+			if len(todo) > 0 {
+				// Nodes left unexpanded with no probe: the walk may be cut.
+				res.truncated = res.truncated || !last || res.count >= lim.maxItems
+			}
+			break
+		}
+		found := make([][]hierEdge, len(todo))
+		errs := make([]error, len(todo))
+		runBounded(ctx, len(todo), lim.concurrency, func(i int) {
+			found[i], errs[i] = expand(ctx, todo[i].item)
+		})
+		if err := ctx.Err(); err != nil {
+			for _, e := range errs {
+				if e != nil {
+					return walkResult{}, e
+				}
+			}
+			return walkResult{}, apierr.New(apierr.Timeout, "the request timed out", "retry with a smaller depth or a larger timeout")
+		}
+		var next []*hierNode
+		for i, n := range todo {
+			if errs[i] != nil {
+				n.err = errs[i]
+				continue
+			}
+			if last || res.count >= lim.maxItems {
+				// Count what was left out, but not the way back up a
+				// cycle: that would only be reported as cycle=true.
+				for _, e := range found[i] {
+					if k := e.item.key(); k != n.item.key() && !n.onPath(k) {
+						n.more++
+					}
+				}
+				if n.more > 0 {
+					res.truncated = true
+				}
+				continue
+			}
+			attach(n, found[i])
+			next = append(next, n.children...)
+		}
+		if last {
+			break
+		}
+		level = next
+	}
+	res.nodes = top.children
+	res.more = top.more
+	return res, nil
+}
+
+func sortEdges(edges []hierEdge) {
+	sort.SliceStable(edges, func(i, j int) bool {
+		a, b := edges[i].item, edges[j].item
+		if a.URI != b.URI {
+			return a.URI < b.URI
+		}
+		if a.SelectionRange.Start.Line != b.SelectionRange.Start.Line {
+			return a.SelectionRange.Start.Line < b.SelectionRange.Start.Line
+		}
+		return a.SelectionRange.Start.Character < b.SelectionRange.Start.Character
+	})
+	for _, e := range edges {
+		sort.SliceStable(e.sites, func(i, j int) bool {
+			a, b := e.sites[i].Range.Start, e.sites[j].Range.Start
+			if a.Line != b.Line {
+				return a.Line < b.Line
+			}
+			return a.Character < b.Character
+		})
+	}
+}
+
+// runBounded calls fn(0..n-1) with at most limit calls running at once
+// (limit <= 0: all at once) and returns when all have returned. Calls not
+// yet started when ctx ends are skipped.
+func runBounded(ctx context.Context, n, limit int, fn func(i int)) {
+	if limit <= 0 || limit > n {
+		limit = n
+	}
+	if limit == 1 {
+		for i := 0; i < n && ctx.Err() == nil; i++ {
+			fn(i)
+		}
+		return
+	}
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer func() { <-sem; wg.Done() }()
+			fn(i)
+		}(i)
+	}
+	wg.Wait()
+}
+
+// HierarchyEntry is an item of a call or type hierarchy as tools report it:
+// where its name is declared (1-based line, 0-based character column).
+type HierarchyEntry struct {
+	Name             string `json:"name"`
+	Kind             string `json:"kind"`
+	File             string `json:"file"`
+	Line             int    `json:"line"`
+	Column           int    `json:"column"`
+	Detail           string `json:"detail,omitempty"`
+	OutsideWorkspace bool   `json:"outside_workspace,omitempty"`
+}
+
+// CallSite is where a call is: 1-based line, 0-based character column and
+// the source line.
+type CallSite struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Context string `json:"context"`
+}
+
+// hierView is a walked node in tool positions, before it is shaped as a
+// call or type entry.
+type hierView struct {
+	entry    HierarchyEntry
+	sites    []CallSite
+	cycle    bool
+	repeated bool
+	more     int
+	err      string
+	children []hierView
+}
+
+// viewHierarchy converts the roots and walked trees to tool positions,
+// reading every line it needs in one call.
+func (c *Client) viewHierarchy(ctx context.Context, enc Encoding, roots []hierItem, trees ...[]*hierNode) ([]HierarchyEntry, [][]hierView, error) {
+	var locs []protocol.Location
+	for _, r := range roots {
+		locs = append(locs, protocol.Location{URI: r.URI, Range: r.SelectionRange})
+	}
+	var collect func(nodes []*hierNode)
+	collect = func(nodes []*hierNode) {
+		for _, n := range nodes {
+			locs = append(locs, protocol.Location{URI: n.item.URI, Range: n.item.SelectionRange})
+			locs = append(locs, n.sites...)
+			collect(n.children)
+		}
+	}
+	for _, t := range trees {
+		collect(t)
+	}
+	tl, err := c.ToolLocations(ctx, enc, locs)
+	if err != nil {
+		return nil, nil, err
+	}
+	i := 0
+	take := func() Location { l := tl[i]; i++; return l }
+	entry := func(it hierItem, l Location) HierarchyEntry {
+		return HierarchyEntry{Name: it.Name, Kind: SymbolKindName(int(it.Kind)), File: l.File, Line: l.Line,
+			Column: l.Column, Detail: it.Detail, OutsideWorkspace: l.OutsideWorkspace}
+	}
+	rootEntries := make([]HierarchyEntry, len(roots))
+	for k, r := range roots {
+		rootEntries[k] = entry(r, take())
+	}
+	var build func(nodes []*hierNode) []hierView
+	build = func(nodes []*hierNode) []hierView {
+		out := make([]hierView, 0, len(nodes))
+		for _, n := range nodes {
+			v := hierView{entry: entry(n.item, take()), cycle: n.cycle, repeated: n.repeated, more: n.more}
+			if n.err != nil {
+				v.err = apierr.As(n.err).Error()
+			}
+			for range n.sites {
+				l := take()
+				v.sites = append(v.sites, CallSite{File: l.File, Line: l.Line, Column: l.Column, Context: l.Context})
+			}
+			v.children = build(n.children)
+			out = append(out, v)
+		}
+		return out
+	}
+	views := make([][]hierView, len(trees))
+	for k, t := range trees {
+		views[k] = build(t)
+	}
+	return rootEntries, views, nil
+}
+
+// checkHierarchyBounds validates and defaults depth and max items.
+func checkHierarchyBounds(depth, maxItems *int) error {
+	if *depth == 0 {
+		*depth = 1
+	}
+	if *depth < 1 || *depth > MaxHierarchyDepth {
+		return apierr.Errorf(apierr.InvalidParameter, fmt.Sprintf("pass a depth from 1 to %d", MaxHierarchyDepth),
+			"depth %d is out of range", *depth)
+	}
+	if *maxItems == 0 {
+		*maxItems = DefaultHierarchyMaxItems
+	}
+	if *maxItems < 0 {
+		return apierr.Errorf(apierr.InvalidParameter, "pass a positive max_items or omit it", "max_items is %d", *maxItems)
+	}
+	return nil
+}
+
+// outsideWorkspace reports whether an item lies outside the workspace (the
+// standard library, dependencies): such items are listed, not expanded.
+func (c *Client) outsideWorkspace(it hierItem) bool {
+	return !c.Session.Root().Contains(PathOf(it.URI))
+}

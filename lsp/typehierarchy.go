@@ -1,0 +1,795 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/nvbridge/nvbridge/apierr"
+)
+
+// Type hierarchy directions.
+const (
+	DirectionSupertypes = "supertypes"
+	DirectionSubtypes   = "subtypes"
+)
+
+// Where a type hierarchy came from.
+const (
+	// TypeSourceServer: the server's type hierarchy (LSP 3.17).
+	TypeSourceServer = "typeHierarchy"
+	// TypeSourceFallback: built from other requests (implementation,
+	// references, definition, document symbols) because the server has no
+	// type hierarchy; Note says how.
+	TypeSourceFallback = "fallback"
+)
+
+// TypeHierarchyOptions tune TypeHierarchy.
+type TypeHierarchyOptions struct {
+	// Direction is "both" (default), "supertypes" or "subtypes".
+	Direction string
+	// Depth is how many levels to follow (default 1).
+	Depth int
+	// MaxItems bounds the entries per direction (default
+	// DefaultHierarchyMaxItems).
+	MaxItems int
+}
+
+// TypeEntry is a supertype or subtype.
+type TypeEntry struct {
+	HierarchyEntry
+	// Cycle: the type is already on the path from the symbol.
+	Cycle bool `json:"cycle,omitempty"`
+	// Repeated: the type is expanded elsewhere in the answer.
+	Repeated bool `json:"repeated,omitempty"`
+	// More is how many further types depth or max_items left out.
+	More       int         `json:"more,omitempty"`
+	Error      string      `json:"error,omitempty"`
+	Supertypes []TypeEntry `json:"supertypes,omitempty"`
+	Subtypes   []TypeEntry `json:"subtypes,omitempty"`
+}
+
+// HierarchyTotals count one direction of a type hierarchy.
+type HierarchyTotals struct {
+	Direct  int `json:"direct"`
+	More    int `json:"more,omitempty"`
+	Entries int `json:"entries"`
+}
+
+// TypeHierarchyResult answers get_type_hierarchy. Supertypes and Subtypes
+// are null when that direction was not asked.
+type TypeHierarchyResult struct {
+	Symbol HierarchyEntry `json:"symbol"`
+	From   string         `json:"from"`
+	Server string         `json:"server"`
+	// Source is "typeHierarchy" (the server's) or "fallback"; Note explains
+	// a fallback.
+	Source     string                      `json:"source"`
+	Note       string                      `json:"note,omitempty"`
+	Direction  string                      `json:"direction"`
+	Depth      int                         `json:"depth"`
+	Supertypes []TypeEntry                 `json:"supertypes"`
+	Subtypes   []TypeEntry                 `json:"subtypes"`
+	Totals     map[string]*HierarchyTotals `json:"totals"`
+	Truncated  bool                        `json:"truncated"`
+	Notes      []string                    `json:"notes,omitempty"`
+}
+
+// TypeHierarchy returns the supertypes and/or subtypes of the type at t in
+// file to opts.Depth levels. With a server that has no type hierarchy
+// (pyright, typescript-language-server) it falls back to other requests and
+// says so (Source "fallback", Note).
+func (c *Client) TypeHierarchy(ctx context.Context, file string, t Target, opts TypeHierarchyOptions) (TypeHierarchyResult, error) {
+	if err := checkDirection(&opts.Direction, DirectionSupertypes, DirectionSubtypes); err != nil {
+		return TypeHierarchyResult{}, err
+	}
+	if err := checkHierarchyBounds(&opts.Depth, &opts.MaxItems); err != nil {
+		return TypeHierarchyResult{}, err
+	}
+	doc, err := c.Open(ctx, file)
+	if err != nil {
+		return TypeHierarchyResult{}, err
+	}
+	if len(doc.Servers) == 0 {
+		_, err := doc.ServerFor(MethodTextDocumentPrepareTypeHierarchy)
+		return TypeHierarchyResult{}, err
+	}
+	pt, err := c.Locate(ctx, doc, t)
+	if err != nil {
+		return TypeHierarchyResult{}, err
+	}
+	if _, err := c.awaitAnalysis(ctx, doc.Buffer.Bufnr, doc.Servers[0]); err != nil {
+		return TypeHierarchyResult{}, err
+	}
+	lim := walkLimits{depth: opts.Depth, maxItems: opts.MaxItems, concurrency: hierarchyConcurrency, probe: true, leaf: c.outsideWorkspace}
+	if server, err := doc.ServerFor(MethodTextDocumentPrepareTypeHierarchy); err == nil {
+		return c.typeHierarchyAt(ctx, position{doc: doc, server: server, point: pt}, opts, lim)
+	}
+	return c.typeHierarchyFallback(ctx, position{doc: doc, server: doc.Servers[0], point: pt}, opts, lim)
+}
+
+// typeHierarchyAt walks the server's type hierarchy.
+func (c *Client) typeHierarchyAt(ctx context.Context, pos position, opts TypeHierarchyOptions, lim walkLimits) (TypeHierarchyResult, error) {
+	var raw json.RawMessage
+	params := TypeHierarchyPrepareParams{TextDocumentPositionParams: pos.params()}
+	const hint = "point at the name of a type (a class, interface or struct) where it is declared or used"
+	if err := c.Request(ctx, pos.doc, pos.server, MethodTextDocumentPrepareTypeHierarchy, params, &raw); err != nil {
+		if e := apierr.As(err); e.Code == apierr.OperationFailed {
+			return TypeHierarchyResult{}, apierr.Errorf(apierr.ResourceNotFound, hint, "no type hierarchy at %s (%q): %s",
+				pos.where(), pos.symbol(), e.Message)
+		}
+		return TypeHierarchyResult{}, err
+	}
+	items, err := decodeHierItems(raw)
+	if err != nil {
+		return TypeHierarchyResult{}, fmt.Errorf("%s: %w", pos.server.Name, err)
+	}
+	if len(items) == 0 {
+		return TypeHierarchyResult{}, apierr.Errorf(apierr.ResourceNotFound, hint,
+			"%s found no type at %s (%q)", pos.server.Name, pos.where(), pos.symbol())
+	}
+	out := TypeHierarchyResult{Source: TypeSourceServer}
+	if len(items) > 1 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%s offered %d types at this position; the first (%s) is shown",
+			pos.server.Name, len(items), items[0].Name))
+	}
+	expander := func(dir string) expandFunc {
+		method := MethodTypeHierarchySupertypes
+		if dir == DirectionSubtypes {
+			method = MethodTypeHierarchySubtypes
+		}
+		return func(ctx context.Context, it hierItem) ([]hierEdge, error) {
+			var params any = TypeHierarchySupertypesParams{Item: it.raw}
+			if dir == DirectionSubtypes {
+				params = TypeHierarchySubtypesParams{Item: it.raw}
+			}
+			var raw json.RawMessage
+			if err := c.Request(ctx, pos.doc, pos.server, method, params, &raw); err != nil {
+				return nil, err
+			}
+			next, err := decodeHierItems(raw)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", pos.server.Name, err)
+			}
+			edges := make([]hierEdge, len(next))
+			for i, n := range next {
+				edges[i] = hierEdge{item: n}
+			}
+			return edges, nil
+		}
+	}
+	return c.finishTypes(ctx, pos, items[0], opts, lim, out, expander)
+}
+
+// finishTypes walks both directions concurrently and shapes the result.
+func (c *Client) finishTypes(ctx context.Context, pos position, root hierItem, opts TypeHierarchyOptions, lim walkLimits,
+	out TypeHierarchyResult, expander func(dir string) expandFunc) (TypeHierarchyResult, error) {
+	out.From, out.Server, out.Direction, out.Depth = pos.where(), pos.server.Name, opts.Direction, opts.Depth
+	out.Totals = map[string]*HierarchyTotals{}
+	dirs := []string{DirectionSupertypes, DirectionSubtypes}
+	if opts.Direction != DirectionBoth {
+		dirs = []string{opts.Direction}
+	}
+	walks := make([]walkResult, len(dirs))
+	errs := make([]error, len(dirs))
+	runBounded(ctx, len(dirs), len(dirs), func(i int) {
+		walks[i], errs[i] = walkHierarchy(ctx, root, lim, expander(dirs[i]))
+	})
+	for _, err := range errs {
+		if err != nil {
+			return TypeHierarchyResult{}, err
+		}
+	}
+	trees := make([][]*hierNode, len(dirs))
+	for i, w := range walks {
+		trees[i] = w.nodes
+		out.Truncated = out.Truncated || w.truncated
+	}
+	roots, views, err := c.viewHierarchy(ctx, pos.server.OffsetEncoding, []hierItem{root}, trees...)
+	if err != nil {
+		return TypeHierarchyResult{}, err
+	}
+	out.Symbol = roots[0]
+	for i, dir := range dirs {
+		entries := typeEntries(views[i], dir)
+		totals := &HierarchyTotals{Direct: len(entries), More: walks[i].more}
+		countTypes(entries, totals)
+		out.Totals[dir] = totals
+		if dir == DirectionSupertypes {
+			out.Supertypes = entries
+		} else {
+			out.Subtypes = entries
+		}
+	}
+	return out, nil
+}
+
+func typeEntries(views []hierView, dir string) []TypeEntry {
+	out := make([]TypeEntry, 0, len(views))
+	for _, v := range views {
+		e := TypeEntry{HierarchyEntry: v.entry, Cycle: v.cycle, Repeated: v.repeated, More: v.more, Error: v.err}
+		if len(v.children) > 0 {
+			if dir == DirectionSupertypes {
+				e.Supertypes = typeEntries(v.children, dir)
+			} else {
+				e.Subtypes = typeEntries(v.children, dir)
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func countTypes(entries []TypeEntry, t *HierarchyTotals) {
+	for _, e := range entries {
+		t.Entries++
+		countTypes(e.Supertypes, t)
+		countTypes(e.Subtypes, t)
+	}
+}
+
+// typeFallback builds a type hierarchy from other requests for a server
+// without one. Items are positioned at type names; a type's kind comes
+// from its file's document symbols (else from the keyword before it).
+type typeFallback struct {
+	c      *Client
+	server string // name of the server the root's file has
+	mu     sync.Mutex
+	docs   map[string]*Document // absolute path -> opened document
+	kinds  map[string][]flatSymbol
+}
+
+// typeFallbackNote explains, for a server, how the fallback finds types.
+func typeFallbackNote(server string, impl, refs, def bool) string {
+	var sub, sup string
+	switch {
+	case impl:
+		sub = "subtypes are the server's textDocument/implementation answers (it lists subclasses of subclasses too)"
+	case refs:
+		sub = "subtypes are the references (textDocument/references) that sit in a class declaration's base list (class X(Base), class X extends Base): only classes whose base list names the type on their declaration line are found"
+	default:
+		sub = "subtypes cannot be found (the server has neither textDocument/implementation nor textDocument/references)"
+	}
+	if def {
+		sup = "supertypes are the names in the declaration's base list (extends/implements, or class X(Base, ...)) resolved with textDocument/definition"
+	} else {
+		sup = "supertypes are the names in the declaration's base list, unresolved (the server has no textDocument/definition)"
+	}
+	return fmt.Sprintf("%s does not offer type hierarchy (%s); %s; %s.", server, MethodTextDocumentPrepareTypeHierarchy, sub, sup)
+}
+
+// typeHierarchyFallback answers for a server without type hierarchy.
+func (c *Client) typeHierarchyFallback(ctx context.Context, pos position, opts TypeHierarchyOptions, lim walkLimits) (TypeHierarchyResult, error) {
+	fb := &typeFallback{c: c, server: pos.server.Name, docs: map[string]*Document{pos.doc.Path: pos.doc}, kinds: map[string][]flatSymbol{}}
+	server := pos.server
+	for _, s := range pos.doc.Servers {
+		if s.Supports(protocol.MethodTextDocumentImplementation) || s.Supports(protocol.MethodTextDocumentReferences) {
+			server = s
+			break
+		}
+	}
+	pos.server = server
+	root, err := fb.rootItem(ctx, pos)
+	if err != nil {
+		return TypeHierarchyResult{}, err
+	}
+	impl := server.Supports(protocol.MethodTextDocumentImplementation)
+	refs := server.Supports(protocol.MethodTextDocumentReferences)
+	def := server.Supports(protocol.MethodTextDocumentDefinition)
+	out := TypeHierarchyResult{Source: TypeSourceFallback, Note: typeFallbackNote(server.Name, impl, refs, def)}
+	expander := func(dir string) expandFunc {
+		if dir == DirectionSupertypes {
+			return fb.supertypes
+		}
+		if impl {
+			return fb.implementations
+		}
+		if refs {
+			return fb.subclassReferences
+		}
+		return func(context.Context, hierItem) ([]hierEdge, error) {
+			return nil, apierr.Errorf(apierr.Unsupported,
+				"find_references or get_symbols with a query may find the subtypes by name",
+				"%s has neither type hierarchy, textDocument/implementation nor textDocument/references: subtypes cannot be found", server.Name)
+		}
+	}
+	return c.finishTypes(ctx, pos, root, opts, lim, out, expander)
+}
+
+// open returns the document of path (absolute), opening it once per walk.
+func (fb *typeFallback) open(ctx context.Context, path string) (*Document, Server, error) {
+	fb.mu.Lock()
+	doc := fb.docs[path]
+	fb.mu.Unlock()
+	if doc == nil {
+		var err error
+		if doc, err = fb.c.Open(ctx, fb.c.Session.Root().Rel(path)); err != nil {
+			return nil, Server{}, err
+		}
+		fb.mu.Lock()
+		fb.docs[path] = doc
+		fb.mu.Unlock()
+	}
+	for _, s := range doc.Servers {
+		if s.Name == fb.server {
+			return doc, s, nil
+		}
+	}
+	if len(doc.Servers) == 0 {
+		_, err := doc.ServerFor(protocol.MethodTextDocumentReferences)
+		return nil, Server{}, err
+	}
+	return doc, doc.Servers[0], nil
+}
+
+// rootItem is the declaration of the type at pos: where textDocument/
+// definition leads (the position itself when it leads nowhere).
+func (fb *typeFallback) rootItem(ctx context.Context, pos position) (hierItem, error) {
+	name := pos.symbol()
+	if name == "" {
+		return hierItem{}, apierr.Errorf(apierr.InvalidParameter, "point at the name of a type (a class or interface)",
+			"no identifier at %s", pos.where())
+	}
+	at := protocol.Location{URI: pos.doc.URI, Range: nameRange(pos.point.Text, pos.point.Line, identStart(pos.point.Text, pos.point.Byte), name, pos.server.OffsetEncoding)}
+	if pos.server.Supports(protocol.MethodTextDocumentDefinition) {
+		var raw json.RawMessage
+		params := protocol.DefinitionParams{TextDocumentPositionParams: pos.params()}
+		if err := fb.c.Request(ctx, pos.doc, pos.server, protocol.MethodTextDocumentDefinition, params, &raw); err != nil {
+			return hierItem{}, err
+		}
+		locs, err := DecodeLocations(raw)
+		if err != nil {
+			return hierItem{}, fmt.Errorf("%s: %w", pos.server.Name, err)
+		}
+		if len(locs) > 0 {
+			at = locs[0]
+		}
+	}
+	items, err := fb.items(ctx, pos.server.OffsetEncoding, []protocol.Location{at})
+	if err != nil {
+		return hierItem{}, err
+	}
+	if len(items) == 0 {
+		return hierItem{}, apierr.Errorf(apierr.ResourceNotFound, "point at the name of a type (a class or interface)",
+			"no type declaration found for %q at %s", name, pos.where())
+	}
+	return items[0], nil
+}
+
+// items turns locations of type names into items: the identifier there is
+// the name, the document symbols of its file give the kind.
+func (fb *typeFallback) items(ctx context.Context, enc Encoding, locs []protocol.Location) ([]hierItem, error) {
+	wanted := map[string][]int{}
+	for _, l := range locs {
+		p := PathOf(l.URI)
+		wanted[p] = append(wanted[p], int(l.Range.Start.Line))
+	}
+	texts, err := fb.c.Lines(ctx, wanted)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]hierItem, 0, len(locs))
+	for _, l := range locs {
+		p := PathOf(l.URI)
+		text, ok := texts[p][int(l.Range.Start.Line)]
+		if !ok {
+			continue
+		}
+		b, _ := UnitsToByte(text, int(l.Range.Start.Character), enc)
+		start := identStart(text, b)
+		name := identifierAt(text, start)
+		if name == "" {
+			continue
+		}
+		r := nameRange(text, int(l.Range.Start.Line), start, name, enc)
+		out = append(out, hierItem{Name: name, Kind: fb.kind(ctx, p, r, text, start), URI: l.URI, Range: r, SelectionRange: r})
+	}
+	return out, nil
+}
+
+// kind is the kind of the symbol declared at r in path, from the file's
+// document symbols, else from the keyword before the name.
+func (fb *typeFallback) kind(ctx context.Context, path string, r protocol.Range, text string, start int) protocol.SymbolKind {
+	fb.mu.Lock()
+	syms, ok := fb.kinds[path]
+	fb.mu.Unlock()
+	if !ok && fb.c.Session.Root().Contains(path) {
+		if _, flat, err := fb.c.documentSymbols(ctx, fb.c.Session.Root().Rel(path)); err == nil {
+			syms = flat
+		}
+		fb.mu.Lock()
+		fb.kinds[path] = syms
+		fb.mu.Unlock()
+	}
+	best := -1
+	for i, s := range syms {
+		sel := s.Range
+		if s.Selection != nil {
+			sel = *s.Selection
+		}
+		if rangeHas(sel, r.Start) && (best < 0 || rangeHas(symSel(syms[best]), sel.Start) && rangeHas(symSel(syms[best]), sel.End)) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		return protocol.SymbolKind(syms[best].Kind)
+	}
+	before := strings.Fields(text[:start])
+	if len(before) > 0 {
+		switch before[len(before)-1] {
+		case "interface", "protocol", "trait":
+			return protocol.SymbolKindInterface
+		case "struct":
+			return protocol.SymbolKindStruct
+		case "enum":
+			return protocol.SymbolKindEnum
+		case "type":
+			return protocol.SymbolKindClass
+		}
+	}
+	return protocol.SymbolKindClass
+}
+
+// implementations: subtypes by textDocument/implementation.
+func (fb *typeFallback) implementations(ctx context.Context, it hierItem) ([]hierEdge, error) {
+	doc, server, err := fb.open(ctx, PathOf(it.URI))
+	if err != nil {
+		return nil, err
+	}
+	var raw json.RawMessage
+	params := protocol.ImplementationParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: it.URI}, Position: it.SelectionRange.Start}}
+	if err := fb.c.Request(ctx, doc, server, protocol.MethodTextDocumentImplementation, params, &raw); err != nil {
+		return nil, err
+	}
+	locs, err := DecodeLocations(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", server.Name, err)
+	}
+	return fb.edges(ctx, server.OffsetEncoding, it, locs)
+}
+
+func (fb *typeFallback) edges(ctx context.Context, enc Encoding, it hierItem, locs []protocol.Location) ([]hierEdge, error) {
+	items, err := fb.items(ctx, enc, locs)
+	if err != nil {
+		return nil, err
+	}
+	return edgesOf(it, items), nil
+}
+
+// edgesOf links it to items, dropping it itself and repeated items.
+func edgesOf(it hierItem, items []hierItem) []hierEdge {
+	edges := make([]hierEdge, 0, len(items))
+	seen := map[string]bool{it.key(): true}
+	for _, n := range items {
+		if !seen[n.key()] {
+			seen[n.key()] = true
+			edges = append(edges, hierEdge{item: n})
+		}
+	}
+	return edges
+}
+
+// classHeader matches a class or interface declaration up to its name.
+var classHeader = regexp.MustCompile(`(?:^|[\s;])(?:class|interface)\s+([\p{L}_$][\p{L}\p{N}_$]*)`)
+
+// subclassReferences: subtypes as the references to the type that sit in
+// the base list of a class declaration on the same line.
+func (fb *typeFallback) subclassReferences(ctx context.Context, it hierItem) ([]hierEdge, error) {
+	doc, server, err := fb.open(ctx, PathOf(it.URI))
+	if err != nil {
+		return nil, err
+	}
+	var raw json.RawMessage
+	params := protocol.ReferenceParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: it.URI}, Position: it.SelectionRange.Start}}
+	if err := fb.c.Request(ctx, doc, server, protocol.MethodTextDocumentReferences, params, &raw); err != nil {
+		return nil, err
+	}
+	locs, err := DecodeLocations(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", server.Name, err)
+	}
+	wanted := map[string][]int{}
+	for _, l := range locs {
+		p := PathOf(l.URI)
+		wanted[p] = append(wanted[p], int(l.Range.Start.Line))
+	}
+	texts, err := fb.c.Lines(ctx, wanted)
+	if err != nil {
+		return nil, err
+	}
+	var subs []protocol.Location
+	for _, l := range locs {
+		text := texts[PathOf(l.URI)][int(l.Range.Start.Line)]
+		b, _ := UnitsToByte(text, int(l.Range.Start.Character), server.OffsetEncoding)
+		if name, at, ok := subclassAt(text, b); ok {
+			subs = append(subs, protocol.Location{URI: l.URI,
+				Range: nameRange(text, int(l.Range.Start.Line), at, name, server.OffsetEncoding)})
+		}
+	}
+	return fb.edges(ctx, server.OffsetEncoding, it, subs)
+}
+
+// subclassAt reports whether byte b of line lies in the base list of a class
+// (or interface) declared on that line, and returns that class's name and
+// its byte offset.
+func subclassAt(line string, b int) (string, int, bool) {
+	m := classHeader.FindStringSubmatchIndex(line)
+	if m == nil || b < m[3] {
+		return "", 0, false
+	}
+	rest := line[m[3]:b]
+	// In the base list: Python's parentheses, or after extends/implements.
+	if !strings.Contains(rest, "(") && !heritageRe.MatchString(rest) {
+		return "", 0, false
+	}
+	// Not inside the class body on the same line.
+	if strings.ContainsAny(rest, "{") || strings.Contains(rest, "):") {
+		return "", 0, false
+	}
+	return line[m[2]:m[3]], m[2], true
+}
+
+// supertypes: the names in the declaration's base list, resolved with
+// textDocument/definition.
+func (fb *typeFallback) supertypes(ctx context.Context, it hierItem) ([]hierEdge, error) {
+	path := PathOf(it.URI)
+	first := int(it.SelectionRange.Start.Line)
+	wanted := map[string][]int{path: nil}
+	for l := first; l < first+headerLines; l++ {
+		wanted[path] = append(wanted[path], l)
+	}
+	texts, err := fb.c.Lines(ctx, wanted)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for l := first; l < first+headerLines; l++ {
+		text, ok := texts[path][l]
+		if !ok {
+			break
+		}
+		lines = append(lines, text)
+	}
+	bases := baseNames(lines)
+	if len(bases) == 0 {
+		return nil, nil
+	}
+	doc, server, err := fb.open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	enc := server.OffsetEncoding
+	locs := make([]protocol.Location, len(bases))
+	found := make([]bool, len(bases))
+	errs := make([]error, len(bases))
+	canDefine := server.Supports(protocol.MethodTextDocumentDefinition)
+	runBounded(ctx, len(bases), hierarchyConcurrency, func(i int) {
+		b := bases[i]
+		text := lines[b.line]
+		here := protocol.Location{URI: it.URI, Range: nameRange(text, first+b.line, b.byte, b.name, enc)}
+		locs[i] = here
+		if !canDefine {
+			return
+		}
+		var raw json.RawMessage
+		params := protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+			TextDocument: protocol.TextDocumentIdentifier{URI: it.URI}, Position: here.Range.Start}}
+		if errs[i] = fb.c.Request(ctx, doc, server, protocol.MethodTextDocumentDefinition, params, &raw); errs[i] != nil {
+			return
+		}
+		defs, err := DecodeLocations(raw)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		if len(defs) > 0 {
+			locs[i], found[i] = defs[0], true
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	items, err := fb.items(ctx, enc, locs)
+	if err != nil {
+		return nil, err
+	}
+	if canDefine && len(items) == len(locs) {
+		for i := range items {
+			if !found[i] {
+				items[i].Detail = "declaration not found by " + server.Name + "; listed where the base list names it"
+			}
+		}
+	}
+	return edgesOf(it, items), nil
+}
+
+// headerLines is how many lines a class header may span.
+const headerLines = 6
+
+// baseRef is a base type named in a class header: its line (index into the
+// header's lines), byte offset and name.
+type baseRef struct {
+	line int
+	byte int
+	name string
+}
+
+var (
+	identRe    = regexp.MustCompile(`[\p{L}_$][\p{L}\p{N}_$]*`)
+	heritageRe = regexp.MustCompile(`\b(extends|implements)\b`)
+)
+
+// baseNames parses the base list of the class or interface declared at the
+// start of lines: Python's class X(A, b.B, metaclass=M), TypeScript's and
+// Java's class X<T> extends A<T> implements B, C { and interface X extends
+// A, B {. Dotted names give their last part; type arguments and keyword
+// arguments are skipped.
+func baseNames(lines []string) []baseRef {
+	text := strings.Join(lines, "\n")
+	m := classHeader.FindStringSubmatchIndex(text)
+	if m == nil {
+		return nil
+	}
+	i := m[3]
+	// Skip type parameters: class X<T extends Y> ...
+	i = skipSpace(text, i)
+	if i < len(text) && text[i] == '<' {
+		i = skipBalanced(text, i)
+	}
+	i = skipSpace(text, i)
+	var segments [][2]int // byte spans of base expressions
+	if i < len(text) && text[i] == '(' {
+		end := skipBalanced(text, i)
+		segments = splitTop(text, i+1, end-1)
+	} else {
+		// extends/implements lists up to the body.
+		end := len(text)
+		for j := i; j < len(text); j++ {
+			if text[j] == '{' || text[j] == ';' {
+				end = j
+				break
+			}
+			if text[j] == '<' {
+				j = skipBalanced(text, j) - 1
+			}
+		}
+		kw := heritageRe.FindAllStringIndex(text[i:end], -1)
+		for k, span := range kw {
+			from := i + span[1]
+			to := end
+			if k+1 < len(kw) {
+				to = i + kw[k+1][0]
+			}
+			segments = append(segments, splitTop(text, from, to)...)
+		}
+	}
+	var out []baseRef
+	for _, s := range segments {
+		seg := text[s[0]:s[1]]
+		if strings.Contains(seg, "=") {
+			continue // keyword argument (metaclass=...)
+		}
+		// Cut type arguments, then take the last dotted part.
+		if k := strings.IndexAny(seg, "<["); k >= 0 {
+			seg = seg[:k]
+		}
+		ids := identRe.FindAllStringIndex(seg, -1)
+		if len(ids) == 0 {
+			continue
+		}
+		last := ids[len(ids)-1]
+		at := s[0] + last[0]
+		name := seg[last[0]:last[1]]
+		if name == "object" {
+			continue
+		}
+		line := strings.Count(text[:at], "\n")
+		lineStart := strings.LastIndex(text[:at], "\n") + 1
+		out = append(out, baseRef{line: line, byte: at - lineStart, name: name})
+	}
+	return out
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipBalanced returns the index after the bracket that closes s[i].
+func skipBalanced(s string, i int) int {
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case '(', '[', '<', '{':
+			depth++
+		case ')', ']', '>', '}':
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		}
+	}
+	return len(s)
+}
+
+// splitTop splits s[from:to] at commas outside brackets, trimmed spans.
+func splitTop(s string, from, to int) [][2]int {
+	var out [][2]int
+	depth, start := 0, from
+	add := func(a, b int) {
+		for a < b && strings.ContainsRune(" \t\n\r", rune(s[a])) {
+			a++
+		}
+		for b > a && strings.ContainsRune(" \t\n\r", rune(s[b-1])) {
+			b--
+		}
+		if a < b {
+			out = append(out, [2]int{a, b})
+		}
+	}
+	for j := from; j < to && j < len(s); j++ {
+		switch s[j] {
+		case '(', '[', '<', '{':
+			depth++
+		case ')', ']', '>', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				add(start, j)
+				start = j + 1
+			}
+		}
+	}
+	add(start, min(to, len(s)))
+	return out
+}
+
+// identStart returns the byte where the identifier containing byte b
+// starts (b itself when b is not in one).
+func identStart(line string, b int) int {
+	if b > len(line) {
+		b = len(line)
+	}
+	for b > 0 {
+		r, size := utf8.DecodeLastRuneInString(line[:b])
+		if !isIdent(r) {
+			break
+		}
+		b -= size
+	}
+	return b
+}
+
+// nameRange is the LSP range (in enc) of name starting at byte b of line.
+func nameRange(text string, line, b int, name string, enc Encoding) protocol.Range {
+	return protocol.Range{
+		Start: protocol.Position{Line: uint32(line), Character: uint32(ByteToUnits(text, b, enc))},
+		End:   protocol.Position{Line: uint32(line), Character: uint32(ByteToUnits(text, b+len(name), enc))},
+	}
+}
+
+// rangeHas reports whether p lies in r (end inclusive).
+func rangeHas(r protocol.Range, p protocol.Position) bool {
+	after := p.Line > r.Start.Line || p.Line == r.Start.Line && p.Character >= r.Start.Character
+	before := p.Line < r.End.Line || p.Line == r.End.Line && p.Character <= r.End.Character
+	return after && before
+}
+
+func symSel(s flatSymbol) protocol.Range {
+	if s.Selection != nil {
+		return *s.Selection
+	}
+	return s.Range
+}

@@ -1,0 +1,645 @@
+package lsp
+
+// understand_symbol: one call answering what an agent otherwise asks in
+// five (definition, hover, references, calls, implementations), with the
+// sub-requests running concurrently and each section failing on its own.
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/nvbridge/nvbridge/apierr"
+)
+
+// Bounds of understand_symbol.
+const (
+	// DefaultUnderstandReferences bounds the references listed.
+	DefaultUnderstandReferences = 50
+	// MaxDeclarationLines bounds the declaration's source lines.
+	MaxDeclarationLines = 40
+	// understandCallItems bounds the direct callers (and callees) listed.
+	understandCallItems = 50
+	// ambiguousShown is how many matches an AMBIGUOUS error lists.
+	ambiguousShown = 10
+	// allReferences is the bound asked of the server when counting every
+	// reference (tests, files reached); the lists shown are cut further.
+	allReferences = 2000
+)
+
+// UnderstandRequest names the symbol to understand: File and Target, or
+// Query (a name searched with workspace/symbol; File then only picks the
+// language server).
+type UnderstandRequest struct {
+	File   string
+	Target Target
+	Query  string
+	// MaxReferences bounds the references listed (default
+	// DefaultUnderstandReferences); the total counts them all.
+	MaxReferences int
+	// Concurrency bounds the sub-requests in flight: 0 runs every section
+	// at once; 1 runs them one after another (the benchmark's baseline).
+	Concurrency int
+}
+
+// UnderstandSymbol is what the answer is about: its name and declaration.
+type UnderstandSymbol struct {
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	Container string `json:"container,omitempty"`
+}
+
+// SymbolMatch is a workspace symbol a query matched.
+type SymbolMatch struct {
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	Container string `json:"container,omitempty"`
+}
+
+// DeclarationSource is where the symbol is declared and its source.
+type DeclarationSource struct {
+	Location
+	// SourceStart and SourceEnd bound Source (1-based lines, inclusive).
+	SourceStart int    `json:"source_start_line"`
+	SourceEnd   int    `json:"source_end_line"`
+	Source      string `json:"source"`
+	// SourceTruncated: the declaration is longer than MaxDeclarationLines.
+	SourceTruncated bool `json:"source_truncated,omitempty"`
+	// Others are further definitions the server gave.
+	Others []Location `json:"others,omitempty"`
+}
+
+// HoverSection is the server's hover text (signature and documentation).
+type HoverSection struct {
+	Kind     string `json:"kind"`
+	Contents string `json:"contents"`
+}
+
+// ReferencesSection lists references (declaration excluded) by file.
+type ReferencesSection struct {
+	Total     int              `json:"total"`
+	FileCount int              `json:"file_count"`
+	Returned  int              `json:"returned"`
+	Truncated bool             `json:"truncated"`
+	Files     []FileReferences `json:"files"`
+}
+
+// CallsSection lists the direct callers and callees.
+type CallsSection struct {
+	Incoming  []CallEntry `json:"incoming"`
+	Outgoing  []CallEntry `json:"outgoing"`
+	Truncated bool        `json:"truncated,omitempty"`
+}
+
+// ImplementationsSection lists implementations (of an interface or abstract
+// member) or, where the server has no implementation request, subtypes.
+type ImplementationsSection struct {
+	// Source is "implementation", "typeHierarchy" or "fallback".
+	Source    string     `json:"source"`
+	Note      string     `json:"note,omitempty"`
+	Count     int        `json:"count"`
+	Locations []Location `json:"locations"`
+}
+
+// TestFile is a test file that references the symbol or calls it.
+type TestFile struct {
+	File       string `json:"file"`
+	References int    `json:"references"`
+	// Callers are the functions of the file calling the symbol.
+	Callers []string `json:"callers,omitempty"`
+}
+
+// UnderstandResult answers understand_symbol. A section that failed is
+// absent and Errors says why ("implementations": "UNSUPPORTED: ..."); a
+// section that does not apply (calls of a type) is absent and NotApplicable
+// says why.
+type UnderstandResult struct {
+	Symbol UnderstandSymbol `json:"symbol"`
+	From   string           `json:"from"`
+	// Query is the query that found the symbol, when one was given.
+	Query           string                  `json:"query,omitempty"`
+	Definition      *DeclarationSource      `json:"definition,omitempty"`
+	Hover           *HoverSection           `json:"hover,omitempty"`
+	References      *ReferencesSection      `json:"references,omitempty"`
+	Calls           *CallsSection           `json:"calls,omitempty"`
+	Implementations *ImplementationsSection `json:"implementations,omitempty"`
+	// Tests are the test files (by name: *_test.go, test_*.py, *_test.py,
+	// *.test.ts, *.spec.ts, files under tests/ ...) that reference or call
+	// the symbol.
+	Tests         []TestFile        `json:"tests"`
+	Errors        map[string]string `json:"errors,omitempty"`
+	NotApplicable map[string]string `json:"not_applicable,omitempty"`
+}
+
+// Understand answers understand_symbol.
+func (c *Client) Understand(ctx context.Context, req UnderstandRequest) (UnderstandResult, error) {
+	if req.MaxReferences < 0 {
+		return UnderstandResult{}, apierr.Errorf(apierr.InvalidParameter, "pass a positive max_references or omit it",
+			"max_references is %d", req.MaxReferences)
+	}
+	if req.MaxReferences == 0 {
+		req.MaxReferences = DefaultUnderstandReferences
+	}
+	var out UnderstandResult
+	req.Query = strings.TrimSpace(req.Query)
+	if req.Query != "" {
+		m, err := c.resolveQuery(ctx, req.Query, req.File)
+		if err != nil {
+			return UnderstandResult{}, err
+		}
+		out.Query = req.Query
+		req.File, req.Target = m.File, Target{Line: m.Line, Column: &m.Column}
+	} else if req.File == "" {
+		return UnderstandResult{}, apierr.New(apierr.InvalidParameter, "neither file nor query was given",
+			"pass file, line and symbol (or column), or query with the symbol's name")
+	}
+	// Bad paths and positions fail the whole call, before any section.
+	doc, err := c.Open(ctx, req.File)
+	if err != nil {
+		return UnderstandResult{}, err
+	}
+	pt, err := c.Locate(ctx, doc, req.Target)
+	if err != nil {
+		return UnderstandResult{}, err
+	}
+	if len(doc.Servers) == 0 {
+		_, err := doc.ServerFor(protocol.MethodTextDocumentDefinition)
+		return UnderstandResult{}, err
+	}
+	here := position{doc: doc, server: doc.Servers[0], point: pt}
+	name := here.symbol()
+	out.From = here.where()
+	out.Symbol = UnderstandSymbol{Name: name, Kind: "unknown", File: doc.Rel, Line: pt.Line + 1, Column: pt.Char}
+
+	u := &understanding{c: c, req: req, doc: doc, name: name, defDone: make(chan struct{}),
+		errors: map[string]string{}, notApplicable: map[string]string{}}
+	sections := []func(context.Context){u.definition, u.hover, u.references, u.calls, u.implementations}
+	limit := req.Concurrency
+	if limit <= 0 {
+		limit = len(sections)
+	}
+	runBounded(ctx, len(sections), limit, func(i int) { sections[i](ctx) })
+	if err := ctx.Err(); err != nil {
+		return UnderstandResult{}, apierr.New(apierr.Timeout, "understand_symbol timed out",
+			"retry with a larger timeout; the language server may still be loading the workspace")
+	}
+
+	if u.decl != nil {
+		out.Symbol = *u.decl
+	} else if u.callKind != "" {
+		out.Symbol.Kind = u.callKind
+	}
+	out.Definition, out.Hover, out.Calls, out.Implementations = u.def, u.hov, u.callSec, u.impl
+	if u.refs != nil {
+		sec := trimReferences(*u.refs, req.MaxReferences)
+		out.References = &sec
+	}
+	out.Tests = testFiles(u.refs, u.callSec)
+	if len(u.errors) > 0 {
+		out.Errors = u.errors
+	}
+	if len(u.notApplicable) > 0 {
+		out.NotApplicable = u.notApplicable
+	}
+	return out, nil
+}
+
+// understanding holds the sections of one Understand call as they arrive.
+type understanding struct {
+	c    *Client
+	req  UnderstandRequest
+	doc  *Document
+	name string
+
+	mu            sync.Mutex
+	errors        map[string]string
+	notApplicable map[string]string
+
+	// Set by definition, which closes defDone.
+	defDone chan struct{}
+	decl    *UnderstandSymbol
+	def     *DeclarationSource
+
+	hov      *HoverSection
+	refs     *ReferencesResult
+	callSec  *CallsSection
+	callKind string
+	impl     *ImplementationsSection
+}
+
+func (u *understanding) fail(section string, err error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.errors[section] = apierr.As(err).Error()
+}
+
+func (u *understanding) skip(section, why string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.notApplicable[section] = why
+}
+
+// definition: where the symbol is declared and the declaration's source,
+// bounded by the enclosing document symbol (its kind and container too).
+func (u *understanding) definition(ctx context.Context) {
+	defer close(u.defDone)
+	res, err := u.c.Definition(ctx, u.req.File, u.req.Target)
+	if err != nil {
+		u.fail("definition", err)
+		return
+	}
+	if len(res.Locations) == 0 {
+		u.skip("definition", res.Server+" found no definition here (a keyword, literal or a name it cannot resolve)")
+		return
+	}
+	locs := make([]Location, len(res.Locations))
+	for i, l := range res.Locations {
+		locs[i] = l.Location
+	}
+	// The workspace's definition first (a stub outside it is secondary).
+	sort.SliceStable(locs, func(i, j int) bool { return !locs[i].OutsideWorkspace && locs[j].OutsideWorkspace })
+	first := locs[0]
+	sec := &DeclarationSource{Location: first, SourceStart: first.Line, SourceEnd: first.Line, Others: locs[1:]}
+	sym := &UnderstandSymbol{Name: u.name, Kind: "unknown", File: first.File, Line: first.Line, Column: first.Column}
+	start, end := first.Line, first.Line+DeclarationLines-1
+	if !first.OutsideWorkspace {
+		if s, ok := u.c.declarationSymbol(ctx, first, u.name); ok {
+			sym.Kind, sym.Container = SymbolKindName(s.Kind), s.Container
+			start, end = int(s.Range.Start.Line)+1, int(s.Range.End.Line)+1
+			if first.Line < start {
+				start = first.Line
+			}
+		}
+	}
+	if end-start+1 > MaxDeclarationLines {
+		end = start + MaxDeclarationLines - 1
+		sec.SourceTruncated = true
+	}
+	if src, last, err := u.c.sourceLines(ctx, u.c.absPath(first.File), start, end); err == nil {
+		sec.Source, sec.SourceStart, sec.SourceEnd = src, start, last
+	} else if len(res.Locations) > 0 {
+		sec.Source = res.Locations[0].Declaration
+	}
+	u.mu.Lock()
+	u.def, u.decl = sec, sym
+	u.mu.Unlock()
+}
+
+// declarationSymbol finds, among the document symbols of loc's file, the
+// one declared at loc named name (innermost when nested).
+func (c *Client) declarationSymbol(ctx context.Context, loc Location, name string) (flatSymbol, bool) {
+	_, flat, err := c.documentSymbols(ctx, loc.File)
+	if err != nil {
+		return flatSymbol{}, false
+	}
+	best := -1
+	for i, s := range flat {
+		sel := symSel(s)
+		if int(sel.Start.Line)+1 != loc.Line || !symbolNamed(s.Name, name) {
+			continue
+		}
+		if best < 0 || rangeHas(flat[best].Range, s.Range.Start) && rangeHas(flat[best].Range, s.Range.End) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return flatSymbol{}, false
+	}
+	return flat[best], true
+}
+
+// symbolNamed reports whether a server's symbol name (possibly qualified:
+// "(*Total).Add", "Card.charge") names ident.
+func symbolNamed(symbol, ident string) bool {
+	if symbol == ident {
+		return true
+	}
+	if !strings.HasSuffix(symbol, ident) {
+		return false
+	}
+	r := symbol[len(symbol)-len(ident)-1]
+	return r == '.' || r == ':' || r == ')' || r == ' '
+}
+
+// sourceLines reads lines start..end (1-based, inclusive) of path, stopping
+// at the file's end; it returns the text and the last line read.
+func (c *Client) sourceLines(ctx context.Context, path string, start, end int) (string, int, error) {
+	wanted := map[string][]int{}
+	for l := start - 1; l < end; l++ {
+		wanted[path] = append(wanted[path], l)
+	}
+	texts, err := c.Lines(ctx, wanted)
+	if err != nil {
+		return "", 0, err
+	}
+	var lines []string
+	last := start - 1
+	for l := start - 1; l < end; l++ {
+		text, ok := texts[path][l]
+		if !ok {
+			break
+		}
+		lines = append(lines, text)
+		last = l + 1
+	}
+	if len(lines) == 0 {
+		return "", 0, fmt.Errorf("no lines %d-%d in %s", start, end, path)
+	}
+	return strings.Join(lines, "\n"), last, nil
+}
+
+func (u *understanding) hover(ctx context.Context) {
+	h, err := u.c.Hover(ctx, u.req.File, u.req.Target)
+	if err != nil {
+		u.fail("hover", err)
+		return
+	}
+	if !h.Found {
+		u.skip("hover", h.Server+" has no hover text here")
+		return
+	}
+	u.mu.Lock()
+	u.hov = &HoverSection{Kind: h.Kind, Contents: h.Contents}
+	u.mu.Unlock()
+}
+
+func (u *understanding) references(ctx context.Context) {
+	r, err := u.c.References(ctx, u.req.File, u.req.Target, ReferencesOptions{IncludeDeclaration: false, MaxResults: allReferences})
+	if err != nil {
+		u.fail("references", err)
+		return
+	}
+	u.mu.Lock()
+	u.refs = &r
+	u.mu.Unlock()
+}
+
+func (u *understanding) calls(ctx context.Context) {
+	pos, err := u.c.resolve(ctx, u.req.File, u.req.Target, protocol.MethodTextDocumentPrepareCallHierarchy, "")
+	if err != nil {
+		u.fail("calls", err)
+		return
+	}
+	conc := u.req.Concurrency
+	if conc <= 0 {
+		conc = hierarchyConcurrency
+	}
+	res, err := u.c.callHierarchyAt(ctx, pos, CallHierarchyOptions{Direction: DirectionBoth, Depth: 1},
+		walkLimits{depth: 1, maxItems: understandCallItems, concurrency: conc, leaf: u.c.outsideWorkspace})
+	if err != nil {
+		if apierr.CodeOf(err) == apierr.ResourceNotFound {
+			u.skip("calls", "not a function or method: "+apierr.As(err).Message)
+			return
+		}
+		u.fail("calls", err)
+		return
+	}
+	u.mu.Lock()
+	u.callSec = &CallsSection{Incoming: res.Incoming, Outgoing: res.Outgoing, Truncated: res.Truncated}
+	u.callKind = res.Symbol.Kind
+	u.mu.Unlock()
+}
+
+// typeKinds are the kinds whose subtypes stand in for implementations.
+var typeKinds = map[string]bool{"class": true, "interface": true, "struct": true, "enum": true}
+
+// implementations: textDocument/implementation where the server has it;
+// else, for a type, its subtypes (type hierarchy or its fallback).
+func (u *understanding) implementations(ctx context.Context) {
+	if _, err := u.doc.ServerFor(protocol.MethodTextDocumentImplementation); err == nil {
+		res, err := u.c.Implementations(ctx, u.req.File, u.req.Target)
+		if err != nil {
+			if apierr.CodeOf(err) == apierr.OperationFailed {
+				// gopls refuses plain functions ("... is not a type or
+				// method"): nothing implements them.
+				u.skip("implementations", apierr.As(err).Message)
+				return
+			}
+			u.fail("implementations", err)
+			return
+		}
+		sec := &ImplementationsSection{Source: "implementation", Count: res.Count, Locations: make([]Location, len(res.Locations))}
+		for i, l := range res.Locations {
+			sec.Locations[i] = l.Location
+		}
+		u.mu.Lock()
+		u.impl = sec
+		u.mu.Unlock()
+		return
+	}
+	select {
+	case <-u.defDone:
+	case <-ctx.Done():
+		return
+	}
+	u.mu.Lock()
+	decl := u.decl
+	u.mu.Unlock()
+	names := make([]string, 0, len(u.doc.Servers))
+	for _, s := range u.doc.Servers {
+		names = append(names, s.Name)
+	}
+	if decl == nil || !typeKinds[decl.Kind] {
+		u.fail("implementations", apierr.Errorf(apierr.Unsupported,
+			"find_references lists the uses; for a class, get_type_hierarchy finds subclasses",
+			"%s does not support %s (and the symbol is not a type whose subtypes could stand in)",
+			strings.Join(names, ", "), protocol.MethodTextDocumentImplementation))
+		return
+	}
+	th, err := u.c.TypeHierarchy(ctx, decl.File, Target{Line: decl.Line, Column: &decl.Column},
+		TypeHierarchyOptions{Direction: DirectionSubtypes, Depth: 1})
+	if err != nil {
+		u.fail("implementations", err)
+		return
+	}
+	sec := &ImplementationsSection{Source: th.Source, Note: fmt.Sprintf("%s does not support %s: these are the subtypes (get_type_hierarchy). %s",
+		strings.Join(names, ", "), protocol.MethodTextDocumentImplementation, th.Note), Locations: []Location{}}
+	for _, e := range th.Subtypes {
+		sec.Locations = append(sec.Locations, Location{File: e.File, Line: e.Line, Column: e.Column, EndLine: e.Line,
+			EndColumn: e.Column + len([]rune(e.Name)), Context: e.Kind + " " + e.Name, OutsideWorkspace: e.OutsideWorkspace})
+	}
+	sec.Count = len(sec.Locations)
+	u.mu.Lock()
+	u.impl = sec
+	u.mu.Unlock()
+}
+
+// trimReferences keeps the first max references, by file.
+func trimReferences(r ReferencesResult, max int) ReferencesSection {
+	sec := ReferencesSection{Total: r.Total, FileCount: r.FileCount, Truncated: r.Truncated, Files: []FileReferences{}}
+	left := max
+	for _, f := range r.Files {
+		if left <= 0 {
+			sec.Truncated = true
+			break
+		}
+		g := f
+		if len(g.References) > left {
+			g.References = g.References[:left]
+			g.Count = len(g.References)
+			sec.Truncated = true
+		}
+		left -= len(g.References)
+		sec.Returned += len(g.References)
+		sec.Files = append(sec.Files, g)
+	}
+	return sec
+}
+
+// testPattern matches test files by name and folder.
+var testPattern = regexp.MustCompile(`(^|/)(tests?|__tests__|spec)/|_test\.go$|(^|/)test_[^/]*\.py$|_test\.py$|\.(test|spec)\.[cm]?[jt]sx?$`)
+
+// IsTestFile reports whether a workspace path names a test file.
+func IsTestFile(file string) bool { return testPattern.MatchString(path.Clean(file)) }
+
+// testFiles lists the test files among the references' files and the
+// callers' files.
+func testFiles(refs *ReferencesResult, calls *CallsSection) []TestFile {
+	byFile := map[string]*TestFile{}
+	get := func(f string) *TestFile {
+		if byFile[f] == nil {
+			byFile[f] = &TestFile{File: f}
+		}
+		return byFile[f]
+	}
+	if refs != nil {
+		for _, f := range refs.Files {
+			if IsTestFile(f.File) {
+				get(f.File).References += f.Count
+			}
+		}
+	}
+	if calls != nil {
+		for _, e := range calls.Incoming {
+			if IsTestFile(e.File) {
+				tf := get(e.File)
+				tf.Callers = append(tf.Callers, e.Name)
+			}
+		}
+	}
+	out := make([]TestFile, 0, len(byFile))
+	for _, tf := range byFile {
+		sort.Strings(tf.Callers)
+		out = append(out, *tf)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].File < out[j].File })
+	return out
+}
+
+// resolveQuery finds the one workspace symbol query names. Exact names
+// win (case-sensitive first, then case-insensitive); a qualified query
+// ("orders.Normalize", "Card.charge") matches the symbol's container.
+func (c *Client) resolveQuery(ctx context.Context, query, file string) (SymbolMatch, error) {
+	res, err := c.Symbols(ctx, SymbolsQuery{Query: query, File: file, MaxResults: 500})
+	if err != nil {
+		return SymbolMatch{}, err
+	}
+	var matches []Symbol
+	for _, fold := range []bool{false, true} {
+		for _, s := range res.Symbols {
+			if !s.OutsideWorkspace && queryMatches(s, query, fold) {
+				matches = append(matches, s)
+			}
+		}
+		if len(matches) > 0 {
+			break
+		}
+	}
+	shown := func(syms []Symbol) []SymbolMatch {
+		out := []SymbolMatch{}
+		for i, s := range syms {
+			if i == ambiguousShown {
+				break
+			}
+			out = append(out, SymbolMatch{Name: s.Name, Kind: s.Kind, File: s.File, Line: s.Line, Column: s.Column, Container: s.Container})
+		}
+		return out
+	}
+	notReady := ""
+	if len(res.NotReady) > 0 {
+		notReady = fmt.Sprintf(" (%s had not finished analysing the workspace)", strings.Join(res.NotReady, ", "))
+	}
+	switch len(matches) {
+	case 0:
+		return SymbolMatch{}, apierr.Errorf(apierr.ResourceNotFound,
+			"check the spelling, or pass file, line and symbol instead of query (get_symbols with a query lists similar names)",
+			"no symbol named %q in the workspace%s", query, notReady).
+			WithDetails(map[string]any{"similar": shown(res.Symbols)})
+	case 1:
+		s := matches[0]
+		return SymbolMatch{Name: s.Name, Kind: s.Kind, File: s.File, Line: s.Line, Column: s.Column, Container: s.Container}, nil
+	}
+	list := shown(matches)
+	example := list[0]
+	qualified := ""
+	if example.Container != "" {
+		qualified = fmt.Sprintf(", or qualify the query with its container (e.g. %q)", lastSegment(example.Container)+"."+baseName(example.Name))
+	}
+	return SymbolMatch{}, apierr.Errorf(apierr.Ambiguous,
+		fmt.Sprintf("pass file and line of the one you mean instead of query (e.g. file %q, line %d, symbol %q)%s",
+			example.File, example.Line, baseName(example.Name), qualified),
+		"%d symbols in the workspace are named %q", len(matches), query).
+		WithDetails(map[string]any{"matches": list, "total": len(matches)})
+}
+
+// queryMatches reports whether symbol s is exactly what query names.
+func queryMatches(s Symbol, query string, fold bool) bool {
+	eq := func(a, b string) bool {
+		if fold {
+			return strings.EqualFold(a, b)
+		}
+		return a == b
+	}
+	if eq(s.Name, query) || eq(baseName(s.Name), query) {
+		return true
+	}
+	i := strings.LastIndex(query, ".")
+	if i <= 0 {
+		return false
+	}
+	qual, base := query[:i], query[i+1:]
+	if !eq(baseName(s.Name), base) {
+		return false
+	}
+	// The server qualified the name ("orders.Process") or gives a
+	// container ("example.com/shop/orders", "Card").
+	for _, scope := range []string{strings.TrimSuffix(s.Name, "."+baseName(s.Name)), s.Container} {
+		if scope == "" || scope == s.Name {
+			continue
+		}
+		if eq(scope, qual) || eq(lastSegment(scope), qual) || strings.HasSuffix(strings.ToLower(scope), strings.ToLower("/"+qual)) && fold {
+			return true
+		}
+	}
+	return false
+}
+
+// baseName is a possibly qualified name's last part ("Process" of
+// "orders.Process", "Add" of "(*Total).Add").
+func baseName(name string) string {
+	if i := strings.LastIndexAny(name, ".:"); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
+
+// lastSegment is a container's last path or dotted part ("orders" of
+// "example.com/shop/orders", "methods" of "shop.methods").
+func lastSegment(s string) string {
+	if i := strings.LastIndexAny(s, "/."); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}

@@ -1,0 +1,120 @@
+--- Tree-sitter helpers of nvbridge's structure tools (analyze_dependencies).
+--- Called from Go with Session.Call("nvbridge.structure", fn, ...); data
+--- arrives as arguments, never as source. Parsing a file is synchronous but
+--- short; nothing here waits on anything.
+local M = {}
+
+local api = vim.api
+local uv = vim.uv or vim.loop
+
+-- Import queries for the languages whose parser Neovim 0.10 bundles. @path
+-- captures a workspace-relative import, @system one the compiler resolves
+-- (C's <stdio.h>).
+local queries = {
+  lua = [[
+    (function_call
+      name: (identifier) @fn
+      arguments: (arguments . (string content: (string_content) @path))
+      (#eq? @fn "require"))
+  ]],
+  c = [[
+    (preproc_include path: (string_literal (string_content) @path))
+    (preproc_include path: (system_lib_string) @system)
+  ]],
+}
+
+local parsed_queries = {}
+
+local function query_for(lang)
+  if parsed_queries[lang] == nil then
+    local src = queries[lang]
+    local ok, q = false, nil
+    if src then
+      ok, q = pcall(vim.treesitter.query.parse, lang, src)
+    end
+    parsed_queries[lang] = ok and q or false
+  end
+  return parsed_queries[lang] or nil
+end
+
+--- Reports whether imports of lang can be read with tree-sitter: nvbridge
+--- has a query for it and Neovim has its parser.
+---@param lang string
+---@return boolean
+function M.supports(lang)
+  vim.validate({ lang = { lang, 'string' } })
+  return query_for(lang) ~= nil and pcall(vim.treesitter.get_string_parser, '', lang)
+end
+
+local function read_file(path)
+  local fd = uv.fs_open(path, 'r', 438)
+  if not fd then
+    return nil
+  end
+  local stat = uv.fs_fstat(fd)
+  local data = stat and uv.fs_read(fd, stat.size, 0) or nil
+  uv.fs_close(fd)
+  return data
+end
+
+local function imports_in(src, lang)
+  local q = query_for(lang)
+  local ok, parser = pcall(vim.treesitter.get_string_parser, src, lang)
+  if not q or not ok then
+    return nil
+  end
+  local tree = parser:parse()[1]
+  local out = {}
+  for id, node in q:iter_captures(tree:root(), src) do
+    local name = q.captures[id]
+    if name == 'path' or name == 'system' then
+      local text = vim.treesitter.get_node_text(node, src)
+      local row, col = node:range()
+      if name == 'system' then
+        text = text:gsub('^<', ''):gsub('>$', '')
+        col = col + 1
+      end
+      table.insert(out, { path = text, line = row, col = col, system = name == 'system' })
+    end
+  end
+  return out
+end
+
+--- The imports of one buffer (its current text) or file.
+---@param bufnr integer 0 to read path from the disk instead
+---@param path string
+---@param lang string
+---@return string json [{path, line (0-based), col (0-based byte), system}]
+function M.imports(bufnr, path, lang)
+  vim.validate({ bufnr = { bufnr, 'number' }, path = { path, 'string' }, lang = { lang, 'string' } })
+  local src
+  if bufnr ~= 0 and api.nvim_buf_is_loaded(bufnr) then
+    src = table.concat(api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n')
+  else
+    src = read_file(path)
+  end
+  local out = src and imports_in(src, lang)
+  if not out then
+    return vim.json.encode({ err = 'cannot parse ' .. path .. ' as ' .. lang })
+  end
+  return vim.json.encode(out)
+end
+
+--- The imports of many files, read from the disk (the importers scan).
+---@param paths string[]
+---@param lang string
+---@return string json {path: [{path, line, col, system}]}
+function M.imports_of_files(paths, lang)
+  vim.validate({ paths = { paths, 'table' }, lang = { lang, 'string' } })
+  local out = vim.empty_dict()
+  for _, path in ipairs(paths) do
+    local src = read_file(path)
+    local found = src and imports_in(src, lang)
+    if found and #found > 0 then
+      out[path] = found
+    end
+  end
+  return vim.json.encode(out)
+end
+
+return M

@@ -1,0 +1,75 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/nvbridge/nvbridge/lsp"
+)
+
+type getCallHierarchyArgs struct {
+	positionArgs
+	Direction string `json:"direction,omitempty" jsonschema:"incoming (callers), outgoing (callees) or both (default both)"`
+	Depth     int    `json:"depth,omitempty" jsonschema:"levels to follow, 1-10 (default 1: direct callers/callees only)"`
+	MaxItems  int    `json:"max_items,omitempty" jsonschema:"at most this many entries per direction, all levels counted (default 100); truncated says when entries were left out"`
+}
+
+type callHierarchyResult struct{ lsp.CallHierarchyResult }
+
+func (r callHierarchyResult) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "call hierarchy of %s %s (%s:%d:%d, %s), depth %d", r.Symbol.Kind, r.Symbol.Name, r.Symbol.File, r.Symbol.Line, r.Symbol.Column, r.Server, r.Depth)
+	if r.Truncated {
+		b.WriteString(", truncated (see \"more\")")
+	}
+	for _, n := range r.Notes {
+		b.WriteString("\nnote: " + n)
+	}
+	section := func(title string, entries []lsp.CallEntry, t *lsp.CallTotals) {
+		if t == nil {
+			return
+		}
+		fmt.Fprintf(&b, "\n%s: %d direct, %d in all, %d call site(s)", title, t.Direct, t.Entries, t.CallSites)
+		writeCallEntries(&b, entries, 1)
+	}
+	section("incoming (callers)", r.Incoming, r.Totals[lsp.DirectionIncoming])
+	section("outgoing (callees)", r.Outgoing, r.Totals[lsp.DirectionOutgoing])
+	return b.String()
+}
+
+func writeCallEntries(b *strings.Builder, entries []lsp.CallEntry, level int) {
+	indent := strings.Repeat("  ", level)
+	for _, e := range entries {
+		fmt.Fprintf(b, "\n%s%s %s  %s:%d:%d", indent, e.Kind, e.Name, e.File, e.Line, e.Column)
+		switch {
+		case e.Cycle:
+			b.WriteString("  [cycle]")
+		case e.Repeated:
+			b.WriteString("  [repeated: expanded above]")
+		case e.OutsideWorkspace:
+			b.WriteString("  [outside the workspace]")
+		}
+		if e.More > 0 {
+			fmt.Fprintf(b, "  [+%d more]", e.More)
+		}
+		if e.Error != "" {
+			b.WriteString("  [error: " + e.Error + "]")
+		}
+		for _, s := range e.CallSites {
+			fmt.Fprintf(b, "\n%s  call at %s:%d:%d  %s", indent, s.File, s.Line, s.Column, s.Context)
+		}
+		writeCallEntries(b, e.Callers, level+1)
+		writeCallEntries(b, e.Callees, level+1)
+	}
+}
+
+func getCallHierarchyTool(env *Env) Tool {
+	return newTool("get_call_hierarchy", "Call hierarchy",
+		"Who calls a function and what it calls, to a depth (textDocument/prepareCallHierarchy, callHierarchy/incomingCalls and outgoingCalls). Give the line and either the function's name on that line or its column (its declaration or a call to it). Each entry has name, kind, file, line, column, detail and every call site with its line, column and source line; callers/callees nest the next level. A function already on the path is reported with cycle=true and not expanded again; one expanded elsewhere with repeated=true. Entries outside the workspace (standard library, dependencies) are listed but not expanded. totals count each direction; truncated (and an entry's more) say when depth or max_items left calls out.",
+		readOnly,
+		func(ctx context.Context, in getCallHierarchyArgs) (callHierarchyResult, error) {
+			r, err := env.LSP.CallHierarchy(ctx, in.File, in.target(), lsp.CallHierarchyOptions{Direction: in.Direction, Depth: in.Depth, MaxItems: in.MaxItems})
+			return callHierarchyResult{r}, err
+		})
+}
