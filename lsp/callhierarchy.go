@@ -217,29 +217,17 @@ func (c *Client) callHierarchyAt(ctx context.Context, pos position, opts CallHie
 	if opts.Direction != DirectionBoth {
 		dirs = []string{opts.Direction}
 	}
-	walks := make([]walkResult, len(dirs))
-	errs := make([]error, len(dirs))
-	runBounded(ctx, len(dirs), len(dirs), func(i int) {
-		walks[i], errs[i] = walkHierarchy(ctx, root, lim, c.callExpander(pos, dirs[i]))
+	walked, err := c.walkDirections(ctx, pos.server.OffsetEncoding, root, lim, dirs, func(dir string) expandFunc {
+		return c.callExpander(pos, dir)
 	})
-	for _, err := range errs {
-		if err != nil {
-			return CallHierarchyResult{}, err
-		}
-	}
-	trees := make([][]*hierNode, len(dirs))
-	for i, w := range walks {
-		trees[i] = w.nodes
-		out.Truncated = out.Truncated || w.truncated
-	}
-	roots, views, err := c.viewHierarchy(ctx, pos.server.OffsetEncoding, []hierItem{root}, trees...)
 	if err != nil {
 		return CallHierarchyResult{}, err
 	}
-	out.Symbol = roots[0]
+	out.Symbol = walked.root
+	out.Truncated = out.Truncated || walked.truncated
 	for i, dir := range dirs {
-		entries := callEntries(views[i], dir)
-		totals := &CallTotals{Direct: len(entries), More: walks[i].more}
+		entries := callEntries(walked.views[i], dir)
+		totals := &CallTotals{Direct: len(entries), More: walked.more[i]}
 		countCalls(entries, totals)
 		out.Totals[dir] = totals
 		if dir == DirectionIncoming {

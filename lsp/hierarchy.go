@@ -127,6 +127,44 @@ type walkResult struct {
 
 type expandFunc func(ctx context.Context, it hierItem) ([]hierEdge, error)
 
+// walkedDirections is root walked in one or more directions and rendered.
+type walkedDirections struct {
+	root      HierarchyEntry
+	views     [][]hierView // per direction, in the order asked
+	more      []int        // per direction: first-level edges max_items left out
+	truncated bool
+}
+
+// walkDirections walks root in each of dirs concurrently (one walk per
+// direction) and renders the trees with the line texts they need.
+func (c *Client) walkDirections(ctx context.Context, enc Encoding, root hierItem, lim walkLimits, dirs []string,
+	expand func(dir string) expandFunc) (walkedDirections, error) {
+	walks := make([]walkResult, len(dirs))
+	errs := make([]error, len(dirs))
+	runBounded(ctx, len(dirs), len(dirs), func(i int) {
+		walks[i], errs[i] = walkHierarchy(ctx, root, lim, expand(dirs[i]))
+	})
+	for _, err := range errs {
+		if err != nil {
+			return walkedDirections{}, err
+		}
+	}
+	var out walkedDirections
+	trees := make([][]*hierNode, len(dirs))
+	out.more = make([]int, len(dirs))
+	for i, w := range walks {
+		trees[i] = w.nodes
+		out.more[i] = w.more
+		out.truncated = out.truncated || w.truncated
+	}
+	roots, views, err := c.viewHierarchy(ctx, enc, []hierItem{root}, trees...)
+	if err != nil {
+		return walkedDirections{}, err
+	}
+	out.root, out.views = roots[0], views
+	return out, nil
+}
+
 // walkHierarchy walks from root to lim.depth levels. The first level's
 // failure fails the walk; a deeper node's failure is recorded on the node.
 func walkHierarchy(ctx context.Context, root hierItem, lim walkLimits, expand expandFunc) (walkResult, error) {

@@ -176,29 +176,15 @@ func (c *Client) finishTypes(ctx context.Context, pos position, root hierItem, o
 	if opts.Direction != DirectionBoth {
 		dirs = []string{opts.Direction}
 	}
-	walks := make([]walkResult, len(dirs))
-	errs := make([]error, len(dirs))
-	runBounded(ctx, len(dirs), len(dirs), func(i int) {
-		walks[i], errs[i] = walkHierarchy(ctx, root, lim, expander(dirs[i]))
-	})
-	for _, err := range errs {
-		if err != nil {
-			return TypeHierarchyResult{}, err
-		}
-	}
-	trees := make([][]*hierNode, len(dirs))
-	for i, w := range walks {
-		trees[i] = w.nodes
-		out.Truncated = out.Truncated || w.truncated
-	}
-	roots, views, err := c.viewHierarchy(ctx, pos.server.OffsetEncoding, []hierItem{root}, trees...)
+	walked, err := c.walkDirections(ctx, pos.server.OffsetEncoding, root, lim, dirs, expander)
 	if err != nil {
 		return TypeHierarchyResult{}, err
 	}
-	out.Symbol = roots[0]
+	out.Symbol = walked.root
+	out.Truncated = out.Truncated || walked.truncated
 	for i, dir := range dirs {
-		entries := typeEntries(views[i], dir)
-		totals := &HierarchyTotals{Direct: len(entries), More: walks[i].more}
+		entries := typeEntries(walked.views[i], dir)
+		totals := &HierarchyTotals{Direct: len(entries), More: walked.more[i]}
 		countTypes(entries, totals)
 		out.Totals[dir] = totals
 		if dir == DirectionSupertypes {
