@@ -1,6 +1,81 @@
 package tools
 
+import (
+	"fmt"
+	"sync"
+
+	"github.com/nvbridge/nvbridge/edit"
+)
+
 // editingTools lists the editing tools (one file per tool).
 func editingTools(env *Env) []Tool {
-	return nil
+	return []Tool{
+		editBufferTool(env),
+		replaceInBufferTool(env),
+		applyPatchTool(env),
+		applyChangesetTool(env),
+		discardChangesetTool(env),
+		undoTool(env),
+		getBufferDiffTool(env),
+		saveBufferTool(env),
+		discardBufferTool(env),
+	}
+}
+
+var editsMu sync.Mutex
+
+// edits returns the session's changeset engine, making it on first use.
+// Every editing tool (and the refactoring ones) must share it: a preview
+// made by one is applied by apply_changeset.
+func (env *Env) edits() *edit.Engine {
+	editsMu.Lock()
+	defer editsMu.Unlock()
+	if env.Edit == nil {
+		env.Edit = edit.NewEngine(env.Session)
+	}
+	return env.Edit
+}
+
+// previewArg is the preview switch every changeset tool takes.
+type previewArg struct {
+	Preview *bool `json:"preview,omitempty" jsonschema:"true (the default): change nothing, return the unified diff and a changeset_id for apply_changeset; false: apply at once"`
+}
+
+func (p previewArg) preview() bool { return p.Preview == nil || *p.Preview }
+
+// bufferState is the state of the one buffer a single-file tool edited.
+type bufferState struct {
+	IsModified bool `json:"is_modified"`
+	LineCount  int  `json:"line_count"`
+	Saved      bool `json:"saved"`
+}
+
+// changesetResult is what the changeset tools return; BufferState is set
+// for single-file tools once applied.
+type changesetResult struct {
+	edit.Result
+	BufferState *bufferState `json:"buffer_state,omitempty"`
+}
+
+func singleFileResult(r edit.Result) changesetResult {
+	out := changesetResult{Result: r}
+	if r.Applied && len(r.Files) == 1 {
+		f := r.Files[0]
+		out.BufferState = &bufferState{IsModified: f.IsModified, LineCount: f.LineCount, Saved: f.Saved}
+	}
+	return out
+}
+
+func (r changesetResult) Summary() string { return r.Result.Summary() }
+
+// bufferStateSummary renders a buffer tool's answer.
+func bufferStateSummary(action string, s edit.BufferState) string {
+	out := fmt.Sprintf("%s %s", action, s.File)
+	if s.IsOpen {
+		out += fmt.Sprintf(": %d lines, modified=%v", s.LineCount, s.IsModified)
+	}
+	if s.Note != "" {
+		out += " (" + s.Note + ")"
+	}
+	return out
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
 )
@@ -25,6 +26,10 @@ import (
 type Env struct {
 	Session *nvim.Session
 	LSP     *lsp.Client
+	// Edit previews and applies changesets; one per session, so that
+	// apply_changeset finds the previews every editing tool made. Nil means
+	// one is made from Session on first use (see Env.edits).
+	Edit *edit.Engine
 	// Logf receives handler diagnostics (never stdout).
 	Logf func(format string, args ...any)
 }

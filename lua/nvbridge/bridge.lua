@@ -58,6 +58,13 @@ local function client_request(client, method, params, handler, bufnr)
   return client.request(method, params, handler, bufnr)
 end
 
+local function is_stopped(client)
+  if has_011 then
+    return client:is_stopped()
+  end
+  return client.is_stopped()
+end
+
 local function client_cancel(client, request_id)
   if has_011 then
     return client:cancel_request(request_id)
@@ -154,6 +161,32 @@ function M.setup()
     callback = function(ev)
       vim.b[ev.buf].nvbridge_conflict = nil
       vim.b[ev.buf].nvbridge_disk = nil
+    end,
+  })
+
+  -- Neovim drops the result callback of a request the server answers with
+  -- RequestCancelled (-32800): it assumes it cancelled the request itself.
+  -- Both the reply notice (LspRequest "complete", which runs this autocmd)
+  -- and the result callback are scheduled when the reply arrives, in that
+  -- order, so a check scheduled from here runs after the callback would
+  -- have: an operation still in flight then got that reply.
+  api.nvim_create_autocmd('LspRequest', {
+    group = group,
+    callback = function(ev)
+      local data = ev.data or {}
+      if not data.request or data.request.type ~= 'complete' then
+        return
+      end
+      for k, op in pairs(in_flight) do
+        if op.client and op.client.id == data.client_id and op.request_id == data.request_id then
+          vim.schedule(function()
+            if in_flight[k] == op then
+              done(op.chan, op.id, fail('TIMEOUT', string.format(
+                '%s cancelled %s (RequestCancelled) without an answer', op.client.name, op.method)))
+            end
+          end)
+        end
+      end
     end,
   })
 
@@ -284,6 +317,14 @@ local function refresh_others(except)
   end
 end
 
+-- Shared with apply.lua (changesets). reconcile(bufnr) serves callers that
+-- already hold loaded buffers: open's refresh of every other buffer, per
+-- call, would make a changeset over many files quadratic.
+M.reconcile = reconcile
+M.read_file = read_file
+M.stat_key = stat_key
+M.neovim_sees_conflict = neovim_sees_conflict
+
 local function buffer_state(bufnr, state)
   return {
     bufnr = bufnr,
@@ -346,7 +387,7 @@ end
 local function ready_clients(bufnr)
   local out = {}
   for _, client in ipairs(get_clients({ bufnr = bufnr })) do
-    if client.initialized and not client.is_stopped() then
+    if client.initialized and not is_stopped(client) then
       table.insert(out, describe(client, bufnr))
     end
   end
@@ -373,6 +414,11 @@ end
 function M.wait_clients(chan, id, bufnr, grace_ms, progress_ms)
   progress_ms = progress_ms or 10000
   local expected = vim.b[bufnr].nvbridge_lsp_expected
+  -- The grace period is spent once per buffer: a filetype no configured
+  -- server handles must not cost it on every call.
+  if vim.b[bufnr].nvbridge_grace_spent then
+    grace_ms = 0
+  end
   local function settled()
     local clients = ready_clients(bufnr)
     if #clients > 0 then
@@ -399,6 +445,7 @@ function M.wait_clients(chan, id, bufnr, grace_ms, progress_ms)
     for _, a in ipairs(autocmds) do
       pcall(api.nvim_del_autocmd, a)
     end
+    vim.b[bufnr].nvbridge_grace_spent = true
     done(chan, id, nil, vim.json.encode(ready_clients(bufnr)))
   end
   local progress_started = false
@@ -443,8 +490,22 @@ function M.request(chan, id, bufnr, client_id, method, params_json)
     end
     return done(chan, id, fail('UNSUPPORTED', table.concat(names, ', ') .. ' does not support ' .. method))
   end
+  -- Neovim flushes (debounced) didChange only for the request's own buffer;
+  -- a request about several files (rename after a multi-buffer edit or
+  -- undo) must see every buffer's current text, so send all pending changes.
+  local changetracking = vim.lsp._changetracking
+  if changetracking and changetracking.flush then
+    pcall(changetracking.flush, chosen)
+  end
   local ok, request_id = client_request(chosen, method, params, function(err, result)
     if err then
+      if err.code == -32601 then
+        -- Neovim deems methods it has no capability mapping for supported
+        -- (0.10: textDocument/moniker, ...); the server's MethodNotFound
+        -- is the real answer.
+        return done(chan, id, fail('UNSUPPORTED', string.format('%s does not implement %s (%s)',
+          chosen.name, method, err.message or 'method not found')))
+      end
       local code = err.code == -32800 and 'TIMEOUT' or 'OPERATION_FAILED'
       return done(chan, id, fail(code, chosen.name .. ': ' .. (err.message or vim.inspect(err))))
     end

@@ -1,0 +1,234 @@
+package edit_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/nvbridge/nvbridge/edit"
+	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/preview"
+)
+
+// Benchmarks (make bench, or go test ./edit -run '^$' -bench .):
+//   - 1,000 scattered one-line edits in a 100,000-line buffer: preview,
+//     apply, and the same edit as a WorkspaceEdit through the engine and
+//     through Neovim's own vim.lsp.util.apply_workspace_edit;
+//   - a changeset over 200 files, the same three ways.
+// Each apply is undone between iterations, outside the timer.
+
+const (
+	bigLines    = 100_000
+	bigEdits    = 1_000
+	manyFiles   = 200
+	manyLines   = 40
+	manyPerFile = 3
+)
+
+func bigText() string {
+	var b strings.Builder
+	for i := range bigLines {
+		fmt.Fprintf(&b, "line %d: the quick brown fox jumps over the lazy dog\n", i)
+	}
+	return b.String()
+}
+
+// bigEditsOf returns every 100th line replaced, as text edits and as the
+// WorkspaceEdit a server would send.
+func bigEditsOf(v *env) ([]preview.TextEdit, json.RawMessage) {
+	var edits []preview.TextEdit
+	var lspEdits []protocol.TextEdit
+	for i := range bigEdits {
+		line := i * (bigLines / bigEdits)
+		old := fmt.Sprintf("line %d: the quick brown fox jumps over the lazy dog", line)
+		text := fmt.Sprintf("line %d: edited", line)
+		edits = append(edits, preview.TextEdit{StartLine: line, EndLine: line, EndCol: len(old), NewText: text})
+		lspEdits = append(lspEdits, protocol.TextEdit{NewText: text, Range: protocol.Range{
+			Start: protocol.Position{Line: uint32(line)}, End: protocol.Position{Line: uint32(line), Character: uint32(len(old))}}})
+	}
+	we, _ := json.Marshal(protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{uri.File(v.abs("big.txt")): lspEdits}})
+	return edits, we
+}
+
+func manyFilesOf(v *env) (preview.Changeset, json.RawMessage) {
+	var cs preview.Changeset
+	changes := map[uri.URI][]protocol.TextEdit{}
+	for f := range manyFiles {
+		rel := fmt.Sprintf("many/f%03d.txt", f)
+		var edits []preview.TextEdit
+		for k := range manyPerFile {
+			line := k * (manyLines / manyPerFile)
+			old := fmt.Sprintf("file %d line %d", f, line)
+			edits = append(edits, preview.TextEdit{StartLine: line, EndLine: line, EndCol: len(old), NewText: "renamed"})
+			changes[uri.File(v.abs(rel))] = append(changes[uri.File(v.abs(rel))], protocol.TextEdit{NewText: "renamed", Range: protocol.Range{
+				Start: protocol.Position{Line: uint32(line)}, End: protocol.Position{Line: uint32(line), Character: uint32(len(old))}}})
+		}
+		cs.Files = append(cs.Files, preview.FileChange{Kind: preview.OpEdit, Path: rel, Edits: edits})
+	}
+	we, _ := json.Marshal(protocol.WorkspaceEdit{Changes: changes})
+	return cs, we
+}
+
+func benchEnv(b *testing.B) (*env, []string) { return benchEnvT(b) }
+
+func benchEnvT(b testing.TB) (*env, []string) {
+	files := map[string]string{"big.txt": bigText()}
+	var many []string
+	for f := range manyFiles {
+		var s strings.Builder
+		for l := range manyLines {
+			fmt.Fprintf(&s, "file %d line %d\n", f, l)
+		}
+		rel := fmt.Sprintf("many/f%03d.txt", f)
+		files[rel] = s.String()
+		many = append(many, rel)
+	}
+	v := newEnv(b, files)
+	v.open("big.txt")
+	for _, rel := range many {
+		v.open(rel)
+	}
+	return v, many
+}
+
+// undoAll takes one undo step in each buffer (outside the timer) and checks
+// the first buffer is back to its text.
+func (v *env) undoAll(b *testing.B, rels []string, want string) {
+	b.StopTimer()
+	for _, rel := range rels {
+		v.undo(rel)
+	}
+	if got := v.buffer(rels[0]).Text; got != want {
+		b.Fatalf("%s not restored by undo", rels[0])
+	}
+	b.StartTimer()
+}
+
+const neovimApply = `local we, enc = ...
+vim.lsp.util.apply_workspace_edit(vim.json.decode(we), enc)`
+
+func BenchmarkBigBuffer(b *testing.B) {
+	v, _ := benchEnv(b)
+	edits, we := bigEditsOf(v)
+	orig := v.buffer("big.txt").Text
+	cs := func() preview.Changeset {
+		return preview.Changeset{Files: []preview.FileChange{{Kind: preview.OpEdit, Path: "big.txt", Edits: edits}}}
+	}
+	b.Run("diff-only", func(b *testing.B) { // pure: no Neovim
+		doc := preview.ParseDocument([]byte(orig))
+		for b.Loop() {
+			if _, err := preview.UnifiedDiff(preview.Changeset{Files: []preview.FileChange{{Kind: preview.OpEdit, Path: "big.txt", Old: doc, Edits: edits}}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("preview", func(b *testing.B) {
+		for range b.N {
+			// Move changedtick (same text) so that the buffer is read out of
+			// Neovim again, as for a first preview.
+			b.StopTimer()
+			v.userEdit("big.txt", 0, "x")
+			v.undo("big.txt")
+			b.StartTimer()
+			res, err := v.e.Submit(v.ctx, cs(), edit.Options{Preview: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = v.e.Discard(res.ChangesetID)
+		}
+	})
+	b.Run("preview-unchanged-buffer", func(b *testing.B) { // its text is cached
+		for b.Loop() {
+			res, err := v.e.Submit(v.ctx, cs(), edit.Options{Preview: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = v.e.Discard(res.ChangesetID)
+		}
+	})
+	b.Run("apply", func(b *testing.B) {
+		for range b.N {
+			if _, err := v.e.Submit(v.ctx, cs(), edit.Options{}); err != nil {
+				b.Fatal(err)
+			}
+			v.undoAll(b, []string{"big.txt"}, orig)
+		}
+	})
+	b.Run("apply-stored", func(b *testing.B) { // apply_changeset: the Neovim call alone
+		for range b.N {
+			b.StopTimer()
+			res, err := v.e.Submit(v.ctx, cs(), edit.Options{Preview: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if _, err := v.e.ApplyStored(v.ctx, res.ChangesetID, false); err != nil {
+				b.Fatal(err)
+			}
+			v.undoAll(b, []string{"big.txt"}, orig)
+		}
+	})
+	b.Run("apply-workspace-edit/nvbridge", func(b *testing.B) {
+		for range b.N {
+			cs, err := v.client.Changeset(v.ctx, lsp.UTF16, we)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := v.e.Submit(v.ctx, cs, edit.Options{}); err != nil {
+				b.Fatal(err)
+			}
+			v.undoAll(b, []string{"big.txt"}, orig)
+		}
+	})
+	b.Run("apply-workspace-edit/neovim", func(b *testing.B) {
+		for range b.N {
+			v.lua(neovimApply, nil, string(we), "utf-16")
+			v.undoAll(b, []string{"big.txt"}, orig)
+		}
+	})
+}
+
+func BenchmarkManyFiles(b *testing.B) {
+	v, many := benchEnv(b)
+	cs, we := manyFilesOf(v)
+	orig := v.buffer(many[0]).Text
+	b.Run("preview", func(b *testing.B) {
+		for b.Loop() {
+			res, err := v.e.Submit(v.ctx, cs, edit.Options{Preview: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = v.e.Discard(res.ChangesetID)
+		}
+	})
+	b.Run("apply", func(b *testing.B) {
+		for range b.N {
+			if _, err := v.e.Submit(v.ctx, cs, edit.Options{}); err != nil {
+				b.Fatal(err)
+			}
+			v.undoAll(b, many, orig)
+		}
+	})
+	b.Run("apply-workspace-edit/nvbridge", func(b *testing.B) {
+		for range b.N {
+			cs, err := v.client.Changeset(v.ctx, lsp.UTF16, we)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := v.e.Submit(v.ctx, cs, edit.Options{}); err != nil {
+				b.Fatal(err)
+			}
+			v.undoAll(b, many, orig)
+		}
+	})
+	b.Run("apply-workspace-edit/neovim", func(b *testing.B) {
+		for range b.N {
+			v.lua(neovimApply, nil, string(we), "utf-16")
+			v.undoAll(b, many, orig)
+		}
+	})
+}

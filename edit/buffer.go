@@ -1,0 +1,190 @@
+package edit
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/preview"
+)
+
+// BufferState is a buffer's state after a buffer tool ran.
+type BufferState struct {
+	File        string `json:"file"`
+	IsOpen      bool   `json:"is_open"`
+	IsModified  bool   `json:"is_modified"`
+	LineCount   int    `json:"line_count,omitempty"`
+	ChangedTick int    `json:"changedtick,omitempty"`
+	Note        string `json:"note,omitempty"`
+}
+
+type luaBufferReply struct {
+	Bufnr       int            `msgpack:"bufnr"`
+	ChangedTick int            `msgpack:"changedtick"`
+	Modified    bool           `msgpack:"modified"`
+	LineCount   int            `msgpack:"line_count"`
+	Remaining   int            `msgpack:"remaining"`
+	Saved       bool           `msgpack:"saved"`
+	Discarded   bool           `msgpack:"discarded"`
+	Note        string         `msgpack:"note"`
+	Err         *nvim.LuaError `msgpack:"err"`
+}
+
+func (e *Engine) bufferCall(ctx context.Context, fn, file string, args ...any) (BufferState, luaBufferReply, error) {
+	abs, err := e.root.Resolve(file)
+	if err != nil {
+		return BufferState{}, luaBufferReply{}, err
+	}
+	var r luaBufferReply
+	if err := e.s.Call(ctx, "nvbridge.apply", fn, &r, append([]any{abs}, args...)...); err != nil {
+		return BufferState{}, r, err
+	}
+	if r.Err != nil {
+		return BufferState{}, r, e.luaError(r.Err)
+	}
+	return BufferState{File: e.root.Rel(abs), IsOpen: r.Bufnr != 0, IsModified: r.Modified,
+		LineCount: r.LineCount, ChangedTick: r.ChangedTick, Note: r.Note}, r, nil
+}
+
+// UndoResult is undo's answer.
+type UndoResult struct {
+	BufferState
+	// Remaining is how many earlier nvbridge changes undo can still take
+	// back in this buffer.
+	Remaining int `json:"remaining_undo"`
+}
+
+// Undo takes back the last nvbridge change in file's buffer, as one undo
+// step, unless the buffer was edited after it (CONFLICT).
+func (e *Engine) Undo(ctx context.Context, file string) (UndoResult, error) {
+	st, r, err := e.bufferCall(ctx, "undo", file)
+	if err != nil {
+		switch ae := apierr.As(err); ae.Code {
+		case apierr.Conflict:
+			ae.Remediation = "the buffer has later edits; undo in Neovim (u), or make a new change that reverses this one"
+		case apierr.PreconditionFailed:
+			ae.Remediation = "undo takes back only changes nvbridge made in this buffer (and not yet undone); to revert unsaved changes, use discard_buffer"
+		}
+		return UndoResult{}, err
+	}
+	return UndoResult{BufferState: st, Remaining: r.Remaining}, nil
+}
+
+// SaveResult is save_buffer's answer.
+type SaveResult struct {
+	BufferState
+	Saved bool `json:"saved"`
+}
+
+// Save writes file's buffer. It refuses with CONFLICT when the file changed
+// on disk since it was loaded, unless force.
+func (e *Engine) Save(ctx context.Context, file string, force bool) (SaveResult, error) {
+	st, r, err := e.bufferCall(ctx, "save", file, force)
+	if err != nil {
+		switch ae := apierr.As(err); ae.Code {
+		case apierr.Conflict:
+			ae.Remediation = "compare with get_buffer_diff, then save_buffer with force=true to overwrite the file, or discard_buffer to take the disk's version"
+		case apierr.OperationFailed:
+			ae.Remediation = "check that the file's folder exists and is writable"
+		}
+		return SaveResult{}, err
+	}
+	return SaveResult{BufferState: st, Saved: r.Saved}, nil
+}
+
+// DiscardResult is discard_buffer's answer.
+type DiscardResult struct {
+	BufferState
+	Discarded bool `json:"discarded"`
+}
+
+// DiscardBuffer puts file's buffer back to the file's content on disk.
+func (e *Engine) DiscardBuffer(ctx context.Context, file string) (DiscardResult, error) {
+	st, r, err := e.bufferCall(ctx, "discard", file)
+	if err != nil {
+		return DiscardResult{}, err
+	}
+	return DiscardResult{BufferState: st, Discarded: r.Discarded}, nil
+}
+
+// BufferDiff is get_buffer_diff's answer: the buffer's unsaved changes as a
+// unified diff against the file on disk.
+type BufferDiff struct {
+	File       string `json:"file"`
+	IsOpen     bool   `json:"is_open"`
+	IsModified bool   `json:"is_modified"`
+	HasChanges bool   `json:"has_changes"`
+	Diff       string `json:"diff"`
+	Note       string `json:"note,omitempty"`
+}
+
+// Summary is the diff, or a line saying there is none.
+func (d BufferDiff) Summary() string {
+	if !d.HasChanges {
+		s := d.File + ": no unsaved changes"
+		if d.Note != "" {
+			s += " (" + d.Note + ")"
+		}
+		return s
+	}
+	s := d.File + ": unsaved changes\n"
+	if d.Note != "" {
+		s += "(" + d.Note + ")\n"
+	}
+	return s + d.Diff
+}
+
+// Diff renders file's unsaved changes (buffer against disk). A buffer nvbridge
+// renamed but has not saved shows as a rename; one whose file does not exist
+// yet as a creation.
+func (e *Engine) Diff(ctx context.Context, file string) (BufferDiff, error) {
+	abs, err := e.root.Resolve(file)
+	if err != nil {
+		return BufferDiff{}, err
+	}
+	snaps, err := e.s.Snapshot(ctx, []string{abs}, nvim.SnapshotOptions{WithDisk: true})
+	if err != nil {
+		return BufferDiff{}, err
+	}
+	s := snaps[0]
+	out := BufferDiff{File: e.root.Rel(abs), IsOpen: s.Loaded, IsModified: s.Modified}
+	if s.Err != nil {
+		return out, e.luaError(s.Err)
+	}
+	if !s.Loaded {
+		if !s.Exists {
+			return out, apierr.Errorf(apierr.ResourceNotFound, "check the path (relative to the workspace root)", "%s does not exist", out.File)
+		}
+		out.Note = "not open in Neovim"
+		return out, nil
+	}
+	buf := documentOf(s)
+	fc := preview.FileChange{Kind: preview.OpEdit, Path: out.File}
+	switch {
+	case s.RenamedFrom != "":
+		from, err := e.s.Snapshot(ctx, []string{s.RenamedFrom}, nvim.SnapshotOptions{})
+		if err != nil {
+			return out, err
+		}
+		fc.Kind, fc.Path, fc.NewPath = preview.OpRename, e.root.Rel(s.RenamedFrom), out.File
+		fc.Old = documentOf(from[0])
+		out.Note = "renamed from " + fc.Path + " in Neovim; the file moves when the buffer is saved"
+	case s.Disk == nil:
+		fc.Kind, fc.Old = preview.OpCreate, preview.Document{Lines: []string{}, EOL: buf.EOL}
+		out.Note = "the file does not exist on disk yet"
+	default:
+		fc.Old = preview.ParseDocument([]byte(*s.Disk))
+		if fc.Old.EOL != buf.EOL && len(fc.Old.Lines) > 1 {
+			out.Note = fmt.Sprintf("the buffer's line endings (fileformat=%s) differ from the file's; the diff does not show that", s.FileFormat)
+		}
+	}
+	fc.Edits = []preview.TextEdit{{EndLine: len(fc.Old.Lines), NewText: docText(buf)}}
+	diff, err := preview.UnifiedDiff(preview.Changeset{Files: []preview.FileChange{fc}})
+	if err != nil {
+		return out, apierr.Errorf(apierr.OperationFailed, "report this", "render the diff: %v", err)
+	}
+	out.Diff = diff
+	out.HasChanges = diff != ""
+	return out, nil
+}

@@ -1,0 +1,607 @@
+// Package edit previews and applies changesets in Neovim: sets of edits over
+// one or more files (text edits, file creation, renaming and deletion) built
+// from line edits, text replacements, unified diffs or LSP WorkspaceEdits.
+//
+// A changeset is first checked against the files as Neovim holds them
+// (loaded buffers, else the disk) and rendered as a git-style unified diff
+// (package preview). A preview is stored under a changeset_id; applying it
+// later refuses with CONFLICT when any target moved since (a buffer's
+// changedtick, or an unloaded file's content). Application is atomic: ONE
+// call into Neovim (lua/nvbridge/apply.lua) validates every target, then
+// edits every buffer with nvim_buf_set_text (marks, cursors and extmarks
+// outside the edited ranges stay put, language servers see didChange), one
+// undo step per buffer, and restores everything if anything fails.
+package edit
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/preview"
+	"github.com/nvbridge/nvbridge/workspace"
+)
+
+// Engine previews and applies changesets in Neovim. Safe for concurrent use.
+type Engine struct {
+	s    *nvim.Session
+	root workspace.Root
+
+	// MaxStored and MaxAge bound the previews kept for ApplyStored.
+	MaxStored int
+	MaxAge    time.Duration
+
+	mu    sync.Mutex
+	store map[string]*prepared
+	order []string // ids, oldest first
+	now   func() time.Time
+
+	// testPlan, when set by a test, may alter a plan before it is sent.
+	testPlan func(*luaPlan)
+}
+
+// NewEngine returns an engine for the session's workspace.
+func NewEngine(s *nvim.Session) *Engine {
+	return &Engine{
+		s: s, root: s.Root(),
+		MaxStored: 64, MaxAge: 30 * time.Minute,
+		store: map[string]*prepared{}, now: time.Now,
+	}
+}
+
+// Options say whether to preview (store the changeset and return its diff
+// and id) or apply it at once, and whether to save the touched buffers.
+type Options struct {
+	Preview bool
+	Save    bool
+}
+
+// Result describes a previewed or applied changeset.
+type Result struct {
+	ChangesetID string       `json:"changeset_id,omitempty"` // set when previewed
+	ExpiresAt   string       `json:"expires_at,omitempty"`   // RFC 3339, with ChangesetID
+	Diff        string       `json:"diff"`
+	Applied     bool         `json:"applied"`
+	Files       []FileResult `json:"files"`
+	EditCount   int          `json:"edit_count"`
+}
+
+// FileResult describes one file of a changeset. When previewed, IsModified
+// is the buffer's state now and LineCount what the file will have.
+type FileResult struct {
+	Path       string `json:"path"`
+	NewPath    string `json:"new_path,omitempty"`
+	Op         string `json:"op"` // edit, create, delete, rename
+	Edits      int    `json:"edits"`
+	IsModified bool   `json:"is_modified"`
+	LineCount  int    `json:"line_count"`
+	Saved      bool   `json:"saved"`
+	Note       string `json:"note,omitempty"`
+}
+
+// Summary is a short rendering: what happened, then the diff.
+func (r Result) Summary() string {
+	var b strings.Builder
+	switch {
+	case r.ChangesetID != "":
+		fmt.Fprintf(&b, "Preview of %d edit(s) in %d file(s); apply with apply_changeset {\"changeset_id\": %q} (expires %s).\n",
+			r.EditCount, len(r.Files), r.ChangesetID, r.ExpiresAt)
+	case r.Applied:
+		fmt.Fprintf(&b, "Applied %d edit(s) in %d file(s).\n", r.EditCount, len(r.Files))
+	default:
+		b.WriteString("Nothing to change.\n")
+	}
+	for _, f := range r.Files {
+		name := f.Path
+		if f.NewPath != "" {
+			name += " -> " + f.NewPath
+		}
+		fmt.Fprintf(&b, "  %s %s: %d edit(s), %d lines, modified=%v saved=%v", f.Op, name, f.Edits, f.LineCount, f.IsModified, f.Saved)
+		if f.Note != "" {
+			b.WriteString(" (" + f.Note + ")")
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(r.Diff)
+	return b.String()
+}
+
+// Submit checks the changeset against the files as Neovim holds them now,
+// renders its diff, and either stores it (opts.Preview) or applies it
+// atomically at once. A FileChange whose Old document is set must still
+// match the file (else CONFLICT: the edits were computed against other
+// text); an unset Old (nil Lines) means "as it is now".
+func (e *Engine) Submit(ctx context.Context, cs preview.Changeset, opts Options) (Result, error) {
+	p, err := e.prepare(ctx, cs, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	return e.finish(ctx, p, opts)
+}
+
+// ApplyStored applies a previewed changeset exactly as previewed. It refuses
+// with CONFLICT when any target moved since the preview.
+func (e *Engine) ApplyStored(ctx context.Context, id string, save bool) (Result, error) {
+	e.mu.Lock()
+	e.expire()
+	p := e.store[id]
+	e.mu.Unlock()
+	if p == nil {
+		return Result{}, apierr.Errorf(apierr.ResourceNotFound,
+			"preview the change again (changeset ids expire after "+e.MaxAge.String()+", and only the last "+fmt.Sprint(e.MaxStored)+" are kept; an applied one cannot be applied twice)",
+			"no changeset %q", id)
+	}
+	res, err := e.apply(ctx, p, save)
+	if err != nil {
+		return Result{}, err
+	}
+	e.mu.Lock()
+	e.remove(id)
+	e.mu.Unlock()
+	return res, nil
+}
+
+// Discard forgets a previewed changeset.
+func (e *Engine) Discard(id string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.expire()
+	if e.store[id] == nil {
+		return apierr.Errorf(apierr.ResourceNotFound, "it may have expired or been applied already", "no changeset %q", id)
+	}
+	e.remove(id)
+	return nil
+}
+
+// prepared is a changeset checked against one snapshot and turned into the
+// plan apply.lua executes.
+type prepared struct {
+	diff    string
+	files   []luaFile
+	results []FileResult
+	edits   int
+	created time.Time
+	// after holds each file's text after the change, for the session's
+	// text cache; only while the changeset is applied at once (a stored
+	// preview does not keep whole documents).
+	after []preview.Document
+}
+
+// luaPlan and the types below are what apply.lua's apply receives.
+type luaPlan struct {
+	Files  []luaFile `msgpack:"files"`
+	Save   bool      `msgpack:"save"`
+	FailAt string    `msgpack:"fail_at,omitempty"`
+}
+
+type luaFile struct {
+	Path       string    `msgpack:"path"`
+	Kind       string    `msgpack:"kind"`
+	NewPath    string    `msgpack:"new_path,omitempty"`
+	Overwrite  bool      `msgpack:"overwrite"`
+	FileFormat string    `msgpack:"fileformat,omitempty"`
+	Expect     luaExpect `msgpack:"expect"`
+	Ops        []bufOp   `msgpack:"ops"`
+	Clear      bool      `msgpack:"clear"`
+	TrimTail   bool      `msgpack:"trim_tail"`
+	EOL        *bool     `msgpack:"eol,omitempty"`
+	LineCount  int       `msgpack:"line_count"`
+}
+
+// luaExpect is the state a target must still be in: a loaded buffer's
+// number and changedtick, or an unloaded file's content fingerprint.
+type luaExpect struct {
+	Loaded      bool   `msgpack:"loaded"`
+	Bufnr       int    `msgpack:"bufnr"`
+	ChangedTick int    `msgpack:"changedtick"`
+	Fingerprint string `msgpack:"fingerprint"`
+}
+
+type luaFileResult struct {
+	Path        string `msgpack:"path"`
+	NewPath     string `msgpack:"new_path"`
+	Kind        string `msgpack:"kind"`
+	Bufnr       int    `msgpack:"bufnr"`
+	ChangedTick int    `msgpack:"changedtick"`
+	Modified    bool   `msgpack:"modified"`
+	LineCount   int    `msgpack:"line_count"`
+	FileFormat  string `msgpack:"fileformat"`
+	EOL         bool   `msgpack:"eol"`
+	Bomb        bool   `msgpack:"bomb"`
+	Saved       bool   `msgpack:"saved"`
+	Note        string `msgpack:"note"`
+}
+
+type luaApplyReply struct {
+	Files []luaFileResult `msgpack:"files"`
+	Err   *nvim.LuaError  `msgpack:"err"`
+}
+
+// target is one file of a changeset, resolved.
+type target struct {
+	abs, rel string
+	snap     nvim.FileSnapshot
+}
+
+// prepare resolves and snapshots the changeset's files (unless snaps, keyed
+// by absolute path, already holds them), validates and minimises the edits,
+// renders the diff and builds the plan.
+func (e *Engine) prepare(ctx context.Context, cs preview.Changeset, snaps map[string]nvim.FileSnapshot) (*prepared, error) {
+	if len(cs.Files) == 0 {
+		return nil, apierr.New(apierr.InvalidParameter, "the changeset is empty", "pass at least one file change")
+	}
+	type resolved struct{ from, to target }
+	res := make([]resolved, len(cs.Files))
+	var missing []string
+	listed := map[string]bool{}
+	want := func(path string) (target, error) {
+		abs, err := e.root.Resolve(path)
+		if err != nil {
+			return target{}, err
+		}
+		if _, ok := snaps[abs]; !ok && !listed[abs] {
+			listed[abs] = true
+			missing = append(missing, abs)
+		}
+		return target{abs: abs, rel: e.root.Rel(abs)}, nil
+	}
+	for i, fc := range cs.Files {
+		var err error
+		if res[i].from, err = want(fc.Path); err != nil {
+			return nil, err
+		}
+		if fc.Kind == preview.OpRename {
+			if res[i].to, err = want(fc.NewPath); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(missing) > 0 {
+		got, err := e.s.Snapshot(ctx, missing, nvim.SnapshotOptions{Reconcile: true})
+		if err != nil {
+			return nil, err
+		}
+		if snaps == nil {
+			snaps = map[string]nvim.FileSnapshot{}
+		}
+		for _, s := range got {
+			snaps[s.Path] = s
+		}
+	}
+
+	p := &prepared{created: e.now()}
+	out := preview.Changeset{Files: make([]preview.FileChange, len(cs.Files))}
+	seen := map[string]bool{}
+	deleted := map[string]bool{}
+	for i, fc := range cs.Files {
+		from, to := res[i].from, res[i].to
+		from.snap, to.snap = snaps[from.abs], snaps[to.abs]
+		if seen[from.abs] {
+			return nil, apierr.Errorf(apierr.InvalidParameter, "merge the changes to one file into one FileChange",
+				"%s appears twice in the changeset", from.rel)
+		}
+		seen[from.abs] = true
+		pf, err := e.prepareFile(fc, from, to, deleted[to.abs])
+		if err != nil {
+			return nil, err
+		}
+		if fc.Kind == preview.OpDelete {
+			deleted[from.abs] = true
+		}
+		out.Files[i] = pf.change
+		p.after = append(p.after, pf.after)
+		p.files = append(p.files, pf.lua)
+		p.results = append(p.results, pf.result)
+		p.edits += pf.result.Edits
+	}
+	diff, err := preview.UnifiedDiff(out)
+	if err != nil {
+		return nil, apierr.Errorf(apierr.OperationFailed, "report this: nvbridge could not render its own changeset", "render the diff: %v", err)
+	}
+	p.diff = diff
+	return p, nil
+}
+
+// plannedFile is one file change, checked and planned.
+type plannedFile struct {
+	lua    luaFile            // what apply.lua does
+	result FileResult         // what the caller is told
+	change preview.FileChange // what the diff shows: relative paths, Old, minimised edits
+	after  preview.Document   // the file's text afterwards
+}
+
+// prepareFile checks one file change against its snapshot and plans it.
+func (e *Engine) prepareFile(fc preview.FileChange, from, to target, targetDeleted bool) (plannedFile, error) {
+	f := luaFile{Path: from.abs, Kind: fc.Kind.String()}
+	r := FileResult{Path: from.rel, Op: fc.Kind.String()}
+	snap := from.snap
+	if snap.Err != nil {
+		return plannedFile{}, e.luaError(snap.Err)
+	}
+	if snap.IsDir {
+		return plannedFile{}, apierr.Errorf(apierr.InvalidParameter, "name a file", "%s is a directory", from.rel)
+	}
+	current := documentOf(snap)
+	exists := snap.Loaded || snap.Exists
+	switch fc.Kind {
+	case preview.OpCreate:
+		if snap.Exists || (snap.Loaded && len(current.Lines) > 0) {
+			return plannedFile{}, apierr.Errorf(apierr.Conflict, "edit the existing file instead, or delete it first",
+				"cannot create %s: it already exists", from.rel)
+		}
+		eol := fc.Old.EOL
+		if eol == "" {
+			eol = "\n"
+		}
+		current = preview.Document{Lines: []string{}, EOL: eol}
+		if eol == "\r\n" {
+			f.FileFormat = "dos"
+		}
+	case preview.OpEdit, preview.OpRename, preview.OpDelete:
+		if !exists {
+			return plannedFile{}, apierr.Errorf(apierr.ResourceNotFound, "check the path (relative to the workspace root)",
+				"%s does not exist", from.rel)
+		}
+		if fc.Old.Lines != nil && !sameText(fc.Old, current) {
+			return plannedFile{}, apierr.Errorf(apierr.Conflict, "compute the change again against the current text",
+				"%s changed since this change was computed", from.rel)
+		}
+	default:
+		return plannedFile{}, apierr.Errorf(apierr.InvalidParameter, "use edit, create, rename or delete", "unknown file operation %v", fc.Kind)
+	}
+	if snap.Loaded {
+		f.Expect = luaExpect{Loaded: true, Bufnr: snap.Bufnr, ChangedTick: snap.ChangedTick}
+		if !snap.Modifiable && fc.Kind != preview.OpDelete {
+			return plannedFile{}, apierr.Errorf(apierr.PreconditionFailed, ":set modifiable in Neovim first", "%s is not 'modifiable' in Neovim", from.rel)
+		}
+	} else {
+		f.Expect = luaExpect{Fingerprint: snap.Fingerprint}
+	}
+	fc.Path, fc.Old = from.rel, current
+
+	switch fc.Kind {
+	case preview.OpDelete:
+		if len(fc.Edits) > 0 {
+			return plannedFile{}, apierr.Errorf(apierr.InvalidParameter, "drop the edits of a file the changeset deletes", "a deleted file (%s) takes no edits", from.rel)
+		}
+		if snap.Loaded && snap.Modified {
+			return plannedFile{}, apierr.Errorf(apierr.PreconditionFailed, "save or discard the buffer's changes first (save_buffer / discard_buffer)",
+				"cannot delete %s: its buffer has unsaved changes", from.rel)
+		}
+		r.IsModified = snap.Modified
+		return plannedFile{f, r, fc, preview.Document{}}, nil
+	case preview.OpRename:
+		if to.snap.Err != nil {
+			return plannedFile{}, e.luaError(to.snap.Err)
+		}
+		if (to.snap.Exists || to.snap.Loaded) && !targetDeleted {
+			return plannedFile{}, apierr.Errorf(apierr.Conflict, "pick another name, or delete the target first",
+				"cannot rename %s to %s: the target exists", from.rel, to.rel)
+		}
+		f.NewPath, f.Overwrite = to.abs, targetDeleted
+		fc.NewPath, r.NewPath = to.rel, to.rel
+	}
+
+	edits, err := preview.Minimize(current, dropNoops(current, fc.Edits))
+	if err != nil {
+		return plannedFile{}, editError(from.rel, err)
+	}
+	after, err := preview.Apply(current, edits)
+	if err != nil {
+		return plannedFile{}, editError(from.rel, err)
+	}
+	fc.Edits = edits
+	plan := planBuffer(current, edits, after)
+	f.Ops, f.Clear, f.TrimTail, f.EOL, f.LineCount = plan.Ops, plan.Clear, plan.TrimTail, plan.EOL, plan.LineCount
+	r.Edits, r.LineCount, r.IsModified = len(edits), len(after.Lines), snap.Modified
+	switch {
+	case !snap.Loaded && fc.Kind != preview.OpCreate:
+		r.Note = "not loaded in Neovim: applying loads it"
+	case snap.UserModified:
+		r.Note = "has unsaved changes nvbridge did not make: save=true will not save it"
+	}
+	return plannedFile{f, r, fc, after}, nil
+}
+
+// finish stores or applies a prepared changeset.
+func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result, error) {
+	changes := p.edits
+	for _, f := range p.files {
+		if f.Kind != "edit" {
+			changes++
+		}
+	}
+	if changes == 0 {
+		return Result{Diff: p.diff, Files: p.results}, nil
+	}
+	if !opts.Preview {
+		return e.apply(ctx, p, opts.Save)
+	}
+	p.after = nil
+	id := newID()
+	e.mu.Lock()
+	e.expire()
+	e.store[id] = p
+	e.order = append(e.order, id)
+	for len(e.order) > e.MaxStored {
+		e.remove(e.order[0])
+	}
+	e.mu.Unlock()
+	return Result{
+		ChangesetID: id, ExpiresAt: p.created.Add(e.MaxAge).UTC().Format(time.RFC3339),
+		Diff: p.diff, Files: p.results, EditCount: p.edits,
+	}, nil
+}
+
+// apply sends the plan to Neovim in one call.
+func (e *Engine) apply(ctx context.Context, p *prepared, save bool) (Result, error) {
+	plan := luaPlan{Files: p.files, Save: save}
+	if e.testPlan != nil {
+		plan.Files = slices.Clone(plan.Files)
+		e.testPlan(&plan)
+	}
+	// Once sent, the call runs to its end in Neovim: wait for the real
+	// outcome rather than report a timeout for a change that happened.
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	var reply luaApplyReply
+	if err := e.s.Call(actx, "nvbridge.apply", "apply", &reply, plan); err != nil {
+		return Result{}, err
+	}
+	if reply.Err != nil {
+		err := e.luaError(reply.Err)
+		switch err.Code {
+		case apierr.Conflict:
+			err.Remediation = "a file changed since the change was computed (nothing was changed): preview it again against the current text"
+		case apierr.InvalidParameter:
+			err.Remediation = "the edit does not fit the buffer (nothing was changed): preview it again against the current text"
+		case apierr.PreconditionFailed:
+			err.Remediation = "nothing was changed: deal with the buffer named in the message in Neovim (save, discard or make it modifiable), then retry"
+		default:
+			err.Remediation = "nothing was changed; fix the cause named in the message and retry"
+		}
+		return Result{}, err
+	}
+	if len(reply.Files) != len(p.results) {
+		return Result{}, fmt.Errorf("apply returned %d files for %d", len(reply.Files), len(p.results))
+	}
+	out := Result{Diff: p.diff, Applied: true, EditCount: p.edits, Files: make([]FileResult, len(p.results))}
+	for i, r := range p.results {
+		lf := reply.Files[i]
+		r.IsModified, r.LineCount, r.Saved, r.Note = lf.Modified, lf.LineCount, lf.Saved, lf.Note
+		if lf.Kind == "delete" {
+			r.LineCount = 0
+		}
+		out.Files[i] = r
+		if i < len(p.after) && lf.Kind != "delete" && len(p.after[i].Lines) > 0 &&
+			lf.EOL == p.after[i].FinalNewline && (lf.FileFormat == "dos") == (p.after[i].EOL == "\r\n") {
+			path := p.files[i].Path
+			if lf.NewPath != "" {
+				path = lf.NewPath
+			}
+			e.s.RememberText(path, lf.Bufnr, lf.ChangedTick, lf.FileFormat, lf.EOL, lf.Bomb, string(p.after[i].Bytes()))
+		}
+	}
+	return out, nil
+}
+
+// expire drops stored previews past MaxAge (e.mu held).
+func (e *Engine) expire() {
+	cutoff := e.now().Add(-e.MaxAge)
+	for len(e.order) > 0 && e.store[e.order[0]].created.Before(cutoff) {
+		e.remove(e.order[0])
+	}
+}
+
+// remove forgets a stored preview (e.mu held).
+func (e *Engine) remove(id string) {
+	delete(e.store, id)
+	if i := slices.Index(e.order, id); i >= 0 {
+		e.order = slices.Delete(e.order, i, i+1)
+	}
+}
+
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "cs_" + hex.EncodeToString(b[:])
+}
+
+// documentOf is the document a snapshot holds (empty when the file does not
+// exist).
+func documentOf(s nvim.FileSnapshot) preview.Document {
+	doc := preview.ParseDocument([]byte(s.Text))
+	if s.Loaded && s.FileFormat == "dos" {
+		doc.EOL = "\r\n" // even when no line is terminated yet
+	}
+	return doc
+}
+
+// sameText reports whether two documents hold the same text.
+func sameText(a, b preview.Document) bool {
+	if len(a.Lines) == 0 || len(b.Lines) == 0 {
+		return len(docText(a)) == 0 && len(docText(b)) == 0
+	}
+	return a.FinalNewline == b.FinalNewline && slices.Equal(a.Lines, b.Lines)
+}
+
+// dropNoops removes edits that replace text with the same text (keeping
+// invalid ones for Minimize to report).
+func dropNoops(doc preview.Document, edits []preview.TextEdit) []preview.TextEdit {
+	out := edits[:0:0]
+	for _, ed := range edits {
+		if old, ok := textAt(doc, ed); ok && old == ed.NewText {
+			continue
+		}
+		out = append(out, ed)
+	}
+	return out
+}
+
+// textAt returns the text an edit replaces, if its range is valid.
+func textAt(doc preview.Document, ed preview.TextEdit) (string, bool) {
+	n := len(doc.Lines)
+	line := func(l int) (string, bool) {
+		switch {
+		case l >= 0 && l < n:
+			return doc.Lines[l], true
+		case l == n:
+			return "", true
+		}
+		return "", false
+	}
+	sl, ok1 := line(ed.StartLine)
+	el, ok2 := line(ed.EndLine)
+	if !ok1 || !ok2 || ed.StartCol < 0 || ed.StartCol > len(sl) || ed.EndCol < 0 || ed.EndCol > len(el) ||
+		ed.EndLine < ed.StartLine || (ed.EndLine == ed.StartLine && ed.EndCol < ed.StartCol) ||
+		(ed.EndLine == n && !doc.FinalNewline) {
+		return "", false
+	}
+	if ed.StartLine == ed.EndLine {
+		return sl[ed.StartCol:ed.EndCol], true
+	}
+	var b strings.Builder
+	b.WriteString(sl[ed.StartCol:])
+	for l := ed.StartLine + 1; l < ed.EndLine; l++ {
+		b.WriteByte('\n')
+		b.WriteString(doc.Lines[l])
+	}
+	b.WriteByte('\n')
+	b.WriteString(el[:ed.EndCol])
+	return b.String(), true
+}
+
+// luaError converts an error apply.lua returned, naming files relative to
+// the workspace root.
+func (e *Engine) luaError(le *nvim.LuaError) *apierr.Error {
+	err := le.APIError()
+	err.Message = strings.ReplaceAll(err.Message, e.root.Dir()+string(filepath.Separator), "")
+	return err
+}
+
+// editError converts preview's validation errors.
+func editError(rel string, err error) error {
+	var ee *preview.EditError
+	if errors.As(err, &ee) {
+		remedy := "positions are 0-based lines and byte columns; edits must not overlap"
+		switch ee.Kind {
+		case preview.KindOverlap:
+			remedy = "merge the overlapping edits into one, or drop one of them"
+		case preview.KindOutOfRange:
+			remedy = "re-read the file (read_file): it is shorter than the edit assumes"
+		case preview.KindInsideMultibyte:
+			remedy = "columns must fall between characters (count characters, not bytes)"
+		}
+		return apierr.Errorf(apierr.InvalidParameter, remedy, "%s: %v (nothing was changed)", rel, ee)
+	}
+	return apierr.Errorf(apierr.InvalidParameter, "positions are 0-based lines and byte columns within the file", "%s: %v", rel, err)
+}

@@ -1,0 +1,42 @@
+package edit
+
+import "time"
+
+// Test hooks: each alters the plans this engine sends to Neovim, so tests
+// can make apply.lua fail at a chosen file after Go's own checks passed.
+
+// FailAfterEditing makes apply.lua raise an error right after it edited the
+// file at abs (an absolute path), so the rollback of every buffer runs.
+func (e *Engine) FailAfterEditing(abs string) {
+	e.testPlan = func(p *luaPlan) { p.FailAt = abs }
+}
+
+// StaleTick makes the plan expect another changedtick for abs.
+func (e *Engine) StaleTick(abs string) {
+	e.testPlan = func(p *luaPlan) {
+		for i := range p.Files {
+			if p.Files[i].Path == abs {
+				p.Files[i].Expect.ChangedTick--
+			}
+		}
+	}
+}
+
+// BadRange makes the first op for abs end past the end of its line.
+func (e *Engine) BadRange(abs string) {
+	e.testPlan = func(p *luaPlan) {
+		for i := range p.Files {
+			if p.Files[i].Path == abs && len(p.Files[i].Ops) > 0 {
+				ops := append([]bufOp(nil), p.Files[i].Ops...)
+				ops[0].EC += 1000
+				p.Files[i].Ops = ops
+			}
+		}
+	}
+}
+
+// ClearHooks removes any test hook.
+func (e *Engine) ClearHooks() { e.testPlan = nil }
+
+// SetClock replaces the clock that dates previews.
+func (e *Engine) SetClock(now func() time.Time) { e.now = now }

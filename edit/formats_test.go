@@ -1,0 +1,182 @@
+package edit_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/nvbridge/nvbridge/edit"
+)
+
+// TestCRLF: a fileformat=dos buffer holds no "\r"; the diff shows "\r\n"
+// as on disk, and a save writes CRLF.
+func TestCRLF(t *testing.T) {
+	v := newEnv(t, map[string]string{"crlf/win.txt": "first\r\nsecond\r\nthird\r\n"})
+	v.open("crlf/win.txt")
+	var ff string
+	v.lua(`return vim.bo[vim.fn.bufnr(...)].fileformat`, &ff, v.abs("crlf/win.txt"))
+	if ff != "dos" {
+		t.Fatalf("fileformat = %q, want dos", ff)
+	}
+	res, err := v.e.EditLines(v.ctx, "crlf/win.txt", []edit.LineEdit{{LineStart: 2, LineEnd: 2, NewText: "SECOND\r\nand a half\n"}}, edit.Options{Preview: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Diff, "+SECOND\r\n+and a half\r\n") {
+		t.Fatalf("diff does not show CRLF lines:\n%q", res.Diff)
+	}
+	golden(t, "crlf", "a CRLF file (fileformat=dos): lines in the diff end in \\r\\n as on disk", res.Diff)
+	gitApplyCheck(t, v.root, "crlf")
+	if _, err := v.e.ApplyStored(v.ctx, res.ChangesetID, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := v.disk("crlf/win.txt"); got != "first\r\nSECOND\r\nand a half\r\nthird\r\n" {
+		t.Fatalf("disk = %q", got)
+	}
+}
+
+// TestNoFinalNewline: a file without a final newline keeps it that way when
+// edited and saved, unless the edit adds one.
+func TestNoFinalNewline(t *testing.T) {
+	v := newEnv(t, map[string]string{"eol/open.txt": "one\ntwo\nlast", "eol/closed.txt": "a\nb"})
+	res, err := v.e.EditLines(v.ctx, "eol/open.txt", []edit.LineEdit{
+		{LineStart: 3, LineEnd: 3, NewText: "LAST"},
+		{LineStart: 4, LineEnd: 3, NewText: "appended"},
+	}, edit.Options{Preview: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "no_final_newline", "the last line has no newline before and after the edit", res.Diff)
+	gitApplyCheck(t, v.root, "no_final_newline")
+	if _, err := v.e.ApplyStored(v.ctx, res.ChangesetID, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := v.disk("eol/open.txt"); got != "one\ntwo\nLAST\nappended" {
+		t.Fatalf("disk = %q", got)
+	}
+
+	// A patch that adds the final newline (the new last line lacks the
+	// "\ No newline" marker).
+	patch := "--- a/eol/closed.txt\n+++ b/eol/closed.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n"
+	res, err = v.e.ApplyPatch(v.ctx, patch, edit.Options{Preview: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "add_final_newline", "an edit that adds the missing final newline", res.Diff)
+	gitApplyCheck(t, v.root, "add_final_newline")
+	if _, err := v.e.ApplyStored(v.ctx, res.ChangesetID, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := v.disk("eol/closed.txt"); got != "a\nb\n" {
+		t.Fatalf("disk = %q", got)
+	}
+	var lines int
+	v.lua(`return vim.api.nvim_buf_line_count(vim.fn.bufnr(...))`, &lines, v.abs("eol/closed.txt"))
+	if lines != 2 {
+		t.Fatalf("buffer has %d lines, want 2 (no empty line standing for the newline)", lines)
+	}
+}
+
+// TestUserModifiedNeverSavedSilently: save=true writes the touched buffers
+// except one the user had modified before the edit, and says so.
+func TestUserModifiedNeverSavedSilently(t *testing.T) {
+	v := newEnv(t, map[string]string{"m/user.txt": "keep\nme\n", "m/clean.txt": "c1\nc2\n"})
+	v.userEdit("m/user.txt", 0, "user typed this")
+	res, err := v.e.ApplyPatch(v.ctx, strings.Join([]string{
+		"--- a/m/user.txt", "+++ b/m/user.txt", "@@ -1,2 +1,2 @@", " user typed this", "-me", "+ME",
+		"--- a/m/clean.txt", "+++ b/m/clean.txt", "@@ -1,2 +1,2 @@", "-c1", "+C1", " c2", "",
+	}, "\n"), edit.Options{Preview: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "user_modified", "a patch validated against the buffer (with the user's unsaved line), not the disk", res.Diff)
+	gitApplyCheck(t, snapshotDir(t, map[string]string{"m/user.txt": "user typed this\nme\n", "m/clean.txt": "c1\nc2\n"}), "user_modified")
+	if !strings.Contains(res.Files[0].Note, "unsaved") {
+		t.Errorf("preview does not warn about the unsaved buffer: %+v", res.Files[0])
+	}
+	res, err = v.e.ApplyStored(v.ctx, res.ChangesetID, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, clean := res.Files[0], res.Files[1]
+	if user.Saved || !strings.Contains(user.Note, "not saved") || !user.IsModified {
+		t.Errorf("user.txt result %+v: must not be saved, and say so", user)
+	}
+	if !clean.Saved || clean.IsModified {
+		t.Errorf("clean.txt result %+v: must be saved", clean)
+	}
+	if got := v.disk("m/user.txt"); got != "keep\nme\n" {
+		t.Errorf("user.txt on disk = %q: saved behind the user's back", got)
+	}
+	if got := v.buffer("m/user.txt").Text; got != "user typed this\nME\n" {
+		t.Errorf("user.txt buffer = %q", got)
+	}
+	if got := v.disk("m/clean.txt"); got != "C1\nc2\n" {
+		t.Errorf("clean.txt on disk = %q", got)
+	}
+}
+
+// TestOwnUnsavedChangesAreSaved: unsaved changes nvbridge made itself do
+// not stop save=true; once the user edits after them, they do.
+func TestOwnUnsavedChangesAreSaved(t *testing.T) {
+	v := newEnv(t, map[string]string{"o/ours.txt": "1\n2\n3\n"})
+	step := func(line int, text string, save bool) edit.FileResult {
+		t.Helper()
+		res, err := v.e.EditLines(v.ctx, "o/ours.txt", []edit.LineEdit{{LineStart: line, LineEnd: line, NewText: text}}, edit.Options{Save: save})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Files[0]
+	}
+	step(1, "one", false)
+	step(2, "two", false)
+	if f := step(3, "three", true); !f.Saved {
+		t.Fatalf("not saved: %+v", f)
+	}
+	if got := v.disk("o/ours.txt"); got != "one\ntwo\nthree\n" {
+		t.Fatalf("disk = %q", got)
+	}
+	step(1, "ONE", false)
+	v.userEdit("o/ours.txt", 1, "user")
+	if f := step(3, "THREE", true); f.Saved || !strings.Contains(f.Note, "not saved") {
+		t.Fatalf("saved over the user's change: %+v", f)
+	}
+	if got := v.disk("o/ours.txt"); got != "one\ntwo\nthree\n" {
+		t.Fatalf("disk = %q", got)
+	}
+}
+
+// TestNotLoaded: a file no buffer holds is loaded, edited, and written only
+// when asked.
+func TestNotLoaded(t *testing.T) {
+	v := newEnv(t, map[string]string{"n/cold.txt": "c\no\nl\nd\n"})
+	one := 1
+	res, err := v.e.Replace(v.ctx, "n/cold.txt", edit.Replacement{Old: "l\n", New: "L\n", Count: &one}, edit.Options{Preview: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.buffer("n/cold.txt").Loaded {
+		t.Fatal("the preview loaded the file")
+	}
+	if !strings.Contains(res.Files[0].Note, "not loaded") {
+		t.Errorf("note = %q", res.Files[0].Note)
+	}
+	golden(t, "not_loaded", "a file that is not loaded in Neovim (diff against the disk)", res.Diff)
+	gitApplyCheck(t, v.root, "not_loaded")
+	res2, err := v.e.ApplyStored(v.ctx, res.ChangesetID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := v.buffer("n/cold.txt")
+	if !b.Loaded || !b.Modified || b.Text != "c\no\nL\nd\n" || !res2.Files[0].IsModified {
+		t.Fatalf("buffer %+v, result %+v", b, res2.Files[0])
+	}
+	if got := v.disk("n/cold.txt"); got != "c\no\nl\nd\n" {
+		t.Fatalf("disk changed without save: %q", got)
+	}
+	if _, err := v.e.Save(v.ctx, "n/cold.txt", false); err != nil {
+		t.Fatal(err)
+	}
+	if got := v.disk("n/cold.txt"); got != "c\no\nL\nd\n" {
+		t.Fatalf("disk after save_buffer = %q", got)
+	}
+}

@@ -1,0 +1,877 @@
+--- The Neovim half of nvbridge's changesets (Go package edit): snapshots of
+--- files as Neovim holds them, and the atomic application of a plan of edits
+--- to many buffers in ONE call, with rollback. Called from Go with
+--- Session.Call("nvbridge.apply", fn, ...); data arrives as arguments, never as
+--- source, and nothing here waits on anything.
+---
+--- Positions are Neovim's: 0-based lines, 0-based byte columns. Errors are
+--- returned as {err = {code = CODE, message = TEXT, path = PATH}}, never thrown.
+local M = {}
+
+local api = vim.api
+local uv = vim.uv or vim.loop
+
+local bridge = require('nvbridge.bridge')
+local read_file, stat_key = bridge.read_file, bridge.stat_key
+
+local has_011 = vim.fn.has('nvim-0.11') == 1
+
+-- How many nvbridge changes per buffer the undo tool remembers.
+local UNDO_DEPTH = 100
+
+local function fail(code, message, path)
+  return { code = code, message = message, path = path }
+end
+
+local function get_clients(filter)
+  return (vim.lsp.get_clients or vim.lsp.get_active_clients)(filter)
+end
+
+local function write_file(path, data)
+  local fd = uv.fs_open(path, 'w', 420)
+  if not fd then
+    return false
+  end
+  local ok = uv.fs_write(fd, data, 0)
+  uv.fs_close(fd)
+  return ok ~= nil
+end
+
+local BOM = '\239\187\191'
+
+local function strip_bom(data)
+  if data and data:sub(1, 3) == BOM then
+    return data:sub(4), true
+  end
+  return data, false
+end
+
+--- A content fingerprint (sha256 and length). Vim strings cannot hold NUL, so
+--- NUL bytes are hashed as \1; the length still tells most such files apart.
+local function fingerprint(s)
+  return vim.fn.sha256((s:gsub('%z', '\1'))) .. ':' .. #s
+end
+
+--- The buffer has no lines at all (a loaded empty file), as opposed to one
+--- empty line (a file holding "\n").
+local function is_empty(b)
+  return api.nvim_buf_line_count(b) == 1 and api.nvim_buf_get_offset(b, 1) == 0
+end
+
+--- The bytes Neovim writes for the buffer when 'fixendofline' does not add a
+--- newline (nvbridge's own writes honour 'eol' exactly), without the BOM.
+local function buffer_text(b)
+  if is_empty(b) then
+    return ''
+  end
+  local lines = api.nvim_buf_get_lines(b, 0, -1, false)
+  local nl = vim.bo[b].fileformat == 'dos' and '\r\n' or '\n'
+  local text = table.concat(lines, nl)
+  if vim.bo[b].eol then
+    text = text .. nl
+  end
+  return text
+end
+
+local function buffer_bytes(b)
+  local text = buffer_text(b)
+  if vim.bo[b].bomb then
+    text = BOM .. text
+  end
+  return text
+end
+
+--- The buffer's document version as its language servers know it, or nil
+--- when no server has it open (then a server cannot have versioned it).
+local function lsp_version(b)
+  if not has_011 then
+    -- 0.10 keeps a version per buffer while a client is attached.
+    return vim.lsp.util.buf_versions[b]
+  end
+  if #get_clients({ bufnr = b }) == 0 then
+    return nil
+  end
+  return vim.b[b].changedtick -- 0.11 versions documents by changedtick
+end
+
+--- Maps buffer names (and, lazily, their real paths) to buffer numbers, so a
+--- file opened through a symlink is found under its real path too.
+local function buffer_index()
+  local by_name = {}
+  for _, b in ipairs(api.nvim_list_bufs()) do
+    local name = api.nvim_buf_get_name(b)
+    if name ~= '' and (not by_name[name] or api.nvim_buf_is_loaded(b)) then
+      by_name[name] = b
+    end
+  end
+  local by_real
+  return function(path)
+    if by_name[path] then
+      return by_name[path]
+    end
+    if not by_real then
+      by_real = {}
+      for name, b in pairs(by_name) do
+        local real = uv.fs_realpath(name)
+        if real and (not by_real[real] or api.nvim_buf_is_loaded(b)) then
+          by_real[real] = b
+        end
+      end
+    end
+    return by_real[path]
+  end
+end
+
+local function loaded_buffer(find, path)
+  local b = find(path)
+  if b and api.nvim_buf_is_loaded(b) then
+    return b
+  end
+end
+
+--- Loads path into a (listed) buffer without showing it or prompting.
+local function load(path)
+  local b = vim.fn.bufadd(path)
+  local shortmess = vim.o.shortmess
+  vim.o.shortmess = shortmess .. 'A'
+  local ok, err = pcall(vim.fn.bufload, b)
+  vim.o.shortmess = shortmess
+  if not ok then
+    return nil, tostring(err)
+  end
+  vim.bo[b].buflisted = true
+  local stat = uv.fs_stat(path)
+  if stat then
+    vim.b[b].nvbridge_disk = stat_key(stat)
+  end
+  return b
+end
+
+--- The buffer's undo state (undotree().seq_cur), without building the
+--- whole undo tree as undotree() does.
+local function undo_seq(b)
+  return api.nvim_buf_call(b, vim.fn.changenr)
+end
+
+-- The changes nvbridge made in a buffer, oldest first, live in the buffer
+-- variable nvbridge_undo as "before:after:tick:eol:clean;..." (one string:
+-- converting a list of dicts at every edit costs more than the edit).
+-- before/after are undo states around the change, tick the changedtick
+-- after it, eol the 'eol' value before it, clean whether the buffer had no
+-- unsaved changes before it.
+
+local function encode_undo(e)
+  return string.format('%d:%d:%d:%d:%d', e.before, e.after, e.tick, e.eol and 1 or 0, e.clean and 1 or 0)
+end
+
+local function decode_undo(s)
+  local before, after, tick, eol, clean = s:match('^(%d+):(%d+):(%d+):(%d):(%d)$')
+  return {
+    before = tonumber(before),
+    after = tonumber(after),
+    tick = tonumber(tick),
+    eol = eol == '1',
+    clean = clean == '1',
+  }
+end
+
+--- The records of nvbridge's changes in b, oldest first.
+local function undo_records(b)
+  local out = {}
+  for entry in (vim.b[b].nvbridge_undo or ''):gmatch('[^;]+') do
+    table.insert(out, decode_undo(entry))
+  end
+  return out
+end
+
+local function set_undo_records(b, records)
+  local parts = {}
+  for i = math.max(1, #records - UNDO_DEPTH + 1), #records do
+    table.insert(parts, encode_undo(records[i]))
+  end
+  vim.b[b].nvbridge_undo = table.concat(parts, ';')
+end
+
+--- Whether the buffer has unsaved changes that nvbridge did not make: its
+--- undo state is not reached from a clean state by nvbridge's changes alone.
+local function modified_by_user(b)
+  if not vim.bo[b].modified then
+    return false
+  end
+  local stack = undo_records(b)
+  local seq = undo_seq(b)
+  for i = #stack, 1, -1 do
+    local e = stack[i]
+    if e.after ~= seq then
+      return true
+    end
+    if e.clean then
+      return false
+    end
+    seq = e.before
+  end
+  return true
+end
+
+--- Makes a loaded buffer agree with the disk (bridge.lua: reconcile); a
+--- buffer with unsaved changes whose file also changed is a CONFLICT.
+local function reconcile(b, path)
+  if bridge.reconcile(b) == 'conflict' then
+    return fail('CONFLICT', path .. ' has unsaved changes in Neovim and was also changed on disk', path)
+  end
+end
+
+local function describe(b)
+  return {
+    bufnr = b,
+    changedtick = vim.b[b].changedtick,
+    modified = vim.bo[b].modified,
+    line_count = api.nvim_buf_line_count(b),
+  }
+end
+
+--- Snapshots files as Neovim holds them: a loaded buffer's text (what a write
+--- would produce), else the file on disk.
+---@param paths string[] absolute, confined to the workspace by the caller
+---@param opts {reconcile: boolean?, with_disk: boolean?}
+---@return table[] one entry per path (see nvim.FileSnapshot)
+function M.snapshot(paths, opts)
+  opts = opts or {}
+  local find = buffer_index()
+  local out = {}
+  for i, path in ipairs(paths) do
+    local s = { path = path }
+    local b = loaded_buffer(find, path)
+    local stat = uv.fs_stat(path)
+    s.exists = stat ~= nil and stat.type == 'file'
+    s.is_dir = stat ~= nil and stat.type == 'directory'
+    if b and opts.reconcile then
+      s.err = reconcile(b, path)
+    end
+    if b and not s.err then
+      s.loaded = true
+      s.bufnr = b
+      s.changedtick = vim.b[b].changedtick
+      s.lsp_version = lsp_version(b)
+      s.modified = vim.bo[b].modified
+      s.user_modified = modified_by_user(b)
+      s.modifiable = vim.bo[b].modifiable
+      s.fileformat = vim.bo[b].fileformat
+      s.bomb = vim.bo[b].bomb
+      s.line_count = api.nvim_buf_line_count(b)
+      s.eol = vim.bo[b].eol
+      local k = opts.known and opts.known[path]
+      if
+        k
+        and k.bufnr == b
+        and k.changedtick == s.changedtick
+        and k.fileformat == s.fileformat
+        and k.eol == s.eol
+        and k.bomb == s.bomb
+      then
+        s.same = true -- the caller has this text already
+      else
+        s.text = buffer_text(b)
+      end
+      s.renamed_from = vim.b[b].nvbridge_renamed_from
+      if opts.with_disk and s.exists then
+        s.disk = strip_bom(read_file(path))
+      end
+    elseif s.exists and not s.err then
+      local data = read_file(path)
+      if data == nil then
+        s.err = fail('OPERATION_FAILED', 'cannot read ' .. path, path)
+      else
+        s.fingerprint = fingerprint(data)
+        s.text, s.bomb = strip_bom(data) -- Neovim strips a BOM when loading
+        s.disk = opts.with_disk and data or nil
+      end
+    end
+    out[i] = s
+  end
+  return out
+end
+
+-- Validation -----------------------------------------------------------------
+
+local function op_error(path, i, msg)
+  return fail('INVALID_PARAMETER', string.format('%s: edit %d: %s', path, i, msg), path)
+end
+
+local function inside_char(line, col)
+  return col > 0 and col < #line and vim.str_utf_start(line, col + 1) ~= 0
+end
+
+--- Checks that ops (descending, [sr, sc, er, ec, text]) fit the buffer.
+local function check_ops(b, path, ops)
+  local count = api.nvim_buf_line_count(b)
+  local prev
+  for i, op in ipairs(ops) do
+    local sr, sc, er, ec = op[1], op[2], op[3], op[4]
+    if sr < 0 or er < sr or er >= count or (sr == er and ec < sc) then
+      return op_error(path, i, string.format('range %d:%d-%d:%d is outside the buffer (%d lines)', sr, sc, er, ec, count))
+    end
+    for _, p in ipairs({ { sr, sc }, { er, ec } }) do
+      local line = api.nvim_buf_get_lines(b, p[1], p[1] + 1, true)[1]
+      if p[2] < 0 or p[2] > #line then
+        return op_error(path, i, string.format('column %d is past the end of line %d (%d bytes)', p[2], p[1], #line))
+      end
+      if inside_char(line, p[2]) then
+        return op_error(path, i, string.format('position %d:%d is inside a multibyte character', p[1], p[2]))
+      end
+    end
+    if prev and (er > prev[1] or (er == prev[1] and ec > prev[2])) then
+      return op_error(path, i, 'edits overlap or are not in descending order')
+    end
+    prev = { sr, sc }
+  end
+end
+
+--- Whether the file changed on disk since the buffer was loaded or written.
+local function disk_changed(b)
+  if vim.b[b].nvbridge_conflict then
+    return true
+  end
+  local stat = uv.fs_stat(api.nvim_buf_get_name(b))
+  if not stat then
+    return false -- deleted, or a new file: writing creates it
+  end
+  local seen = vim.b[b].nvbridge_disk
+  if seen then
+    if seen ~= stat_key(stat) then
+      vim.b[b].nvbridge_conflict = true
+      return true
+    end
+    return false
+  end
+  if bridge.neovim_sees_conflict(b) then
+    vim.b[b].nvbridge_conflict = true
+    return true
+  end
+  return false
+end
+
+-- Applying -------------------------------------------------------------------
+
+local function undo_enabled(b)
+  local ul = vim.bo[b].undolevels
+  if ul == -123456 then
+    ul = vim.go.undolevels
+  end
+  return ul >= 0
+end
+
+--- Starts a new undo block in b, so that this change is one undo step of its
+--- own (setting 'undolevels' to itself breaks the undo sequence).
+local function break_undo(b)
+  api.nvim_buf_call(b, function()
+    vim.bo.undolevels = vim.bo.undolevels
+  end)
+end
+
+local function detach_clients(b)
+  local ids = {}
+  for _, client in ipairs(get_clients({ bufnr = b })) do
+    table.insert(ids, client.id)
+    vim.lsp.buf_detach_client(b, client.id)
+  end
+  return ids
+end
+
+local function attach_clients(b, ids)
+  for _, id in ipairs(ids) do
+    pcall(vim.lsp.buf_attach_client, b, id)
+  end
+end
+
+--- Renames a buffer (not the file); language servers see didClose of the
+--- old name and didOpen of the new one.
+local function rename_buffer(b, name)
+  local ids = detach_clients(b)
+  local ok, err = pcall(api.nvim_buf_set_name, b, name)
+  attach_clients(b, ids)
+  if not ok then
+    error(err, 0)
+  end
+end
+
+local function push_undo(b, record)
+  local records = undo_records(b)
+  table.insert(records, record)
+  set_undo_records(b, records)
+end
+
+local function pop_undo(b)
+  local records = undo_records(b)
+  table.remove(records)
+  set_undo_records(b, records)
+end
+
+--- Applies one file's text ops to its buffer t.b, recording what rollback
+--- needs in t.
+local function apply_ops(t, f, fail_at)
+  local b = t.b
+  local has_ops = #f.ops > 0 or f.clear or f.trim_tail
+  t.modified_before = vim.bo[b].modified
+  t.user_modified = modified_by_user(b)
+  t.eol_before = vim.bo[b].eol
+  if not has_ops and f.eol == nil then
+    return
+  end
+  break_undo(b)
+  t.seq_before = undo_seq(b)
+  t.undo = undo_enabled(b)
+  t.inverse = {}
+  for _, op in ipairs(f.ops) do
+    local sr, sc, er, ec = op[1], op[2], op[3], op[4]
+    local lines = vim.split(op[5], '\n', { plain = true })
+    if not t.undo then
+      local old = api.nvim_buf_get_text(b, sr, sc, er, ec, {})
+      local last = #lines == 1 and sc + #lines[1] or #lines[#lines]
+      table.insert(t.inverse, { sr, sc, sr + #lines - 1, last, old })
+    end
+    api.nvim_buf_set_text(b, sr, sc, er, ec, lines)
+    t.applied = true
+  end
+  if f.clear then
+    if not t.undo then
+      table.insert(t.inverse, { 'lines', api.nvim_buf_get_lines(b, 0, -1, false) })
+    end
+    api.nvim_buf_set_lines(b, 0, -1, false, {})
+    t.applied = true
+  end
+  if f.trim_tail then
+    local n = api.nvim_buf_line_count(b)
+    local last = api.nvim_buf_get_lines(b, n - 1, n, true)[1]
+    if n < 2 or last ~= '' then
+      error(string.format('expected an empty last line to remove, found %q', last), 0)
+    end
+    local before = api.nvim_buf_get_lines(b, n - 2, n - 1, true)[1]
+    if not t.undo then
+      table.insert(t.inverse, { n - 2, #before, n - 2, #before, { '', '' } })
+    end
+    api.nvim_buf_set_text(b, n - 2, #before, n - 1, 0, { '' })
+    t.applied = true
+  end
+  if f.eol ~= nil then
+    vim.bo[b].eol = f.eol
+  end
+  local count = api.nvim_buf_line_count(b)
+  if count ~= f.line_count then
+    error(string.format('the buffer has %d lines after the edit, expected %d', count, f.line_count), 0)
+  end
+  if fail_at and fail_at == f.path then
+    error('injected failure (test hook)', 0)
+  end
+  t.seq_after = undo_seq(b)
+  -- An 'eol'-only change is no undo step of Neovim's; the record still lets
+  -- the undo tool restore 'eol'.
+  if (t.applied and t.undo) or (not t.applied and f.eol ~= nil) then
+    push_undo(b, {
+      before = t.seq_before,
+      after = t.seq_after,
+      tick = vim.b[b].changedtick,
+      eol = t.eol_before,
+      clean = not t.modified_before,
+    })
+    t.pushed = true
+  end
+end
+
+--- Undoes what apply_ops did to t.b.
+local function revert_ops(t)
+  local b = t.b
+  if t.pushed then
+    pop_undo(b)
+  end
+  if not t.applied then
+    if t.eol_before ~= nil then
+      vim.bo[b].eol = t.eol_before
+      vim.bo[b].modified = t.modified_before
+    end
+    return
+  end
+  if t.undo then
+    api.nvim_buf_call(b, function()
+      vim.cmd('silent undo ' .. t.seq_before)
+    end)
+  else
+    for i = #t.inverse, 1, -1 do
+      local inv = t.inverse[i]
+      if inv[1] == 'lines' then
+        api.nvim_buf_set_lines(b, 0, -1, false, inv[2])
+      else
+        api.nvim_buf_set_text(b, inv[1], inv[2], inv[3], inv[4], inv[5])
+      end
+    end
+  end
+  vim.bo[b].eol = t.eol_before
+  vim.bo[b].modified = t.modified_before
+end
+
+local function wipe(b)
+  if b and api.nvim_buf_is_valid(b) then
+    pcall(api.nvim_buf_delete, b, { force = true })
+  end
+end
+
+--- Puts everything back as it was, newest first.
+local function rollback(targets)
+  for i = #targets, 1, -1 do
+    local t = targets[i]
+    if t.b and api.nvim_buf_is_valid(t.b) then
+      pcall(revert_ops, t)
+      if t.renamed_from then
+        pcall(rename_buffer, t.b, t.renamed_from)
+        vim.b[t.b].nvbridge_renamed_from = t.renamed_var_before
+        vim.b[t.b].nvbridge_disk = t.disk_before
+      end
+    end
+    if t.removed_data then
+      write_file(t.f.path, t.removed_data)
+    end
+    if t.loaded_by_us then
+      wipe(t.b)
+    end
+  end
+end
+
+--- Writes a buffer (nvbridge's own writes honour 'eol' exactly). A renamed
+--- buffer's old file is removed once the new one is written.
+---@return boolean saved, string? note
+local function write_buffer(b, force)
+  if not force and disk_changed(b) then
+    return false, 'not saved: the file changed on disk since it was loaded (save_buffer with force overwrites it)'
+  end
+  local path = api.nvim_buf_get_name(b)
+  local dir = vim.fs.dirname(path)
+  if dir and vim.fn.isdirectory(dir) == 0 then
+    vim.fn.mkdir(dir, 'p')
+  end
+  local fixeol = vim.bo[b].fixeol
+  if not vim.bo[b].eol then
+    vim.bo[b].fixeol = false
+  end
+  local ok, err = pcall(api.nvim_buf_call, b, function()
+    vim.cmd('silent keepalt keepjumps write!')
+  end)
+  vim.bo[b].fixeol = fixeol
+  if not ok then
+    return false, 'not saved: ' .. tostring(err)
+  end
+  local stat = uv.fs_stat(path)
+  if stat then
+    vim.b[b].nvbridge_disk = stat_key(stat)
+  end
+  vim.b[b].nvbridge_conflict = nil
+  local from = vim.b[b].nvbridge_renamed_from
+  if from and from ~= path then
+    vim.b[b].nvbridge_renamed_from = nil
+    local other = buffer_index()(from)
+    if uv.fs_stat(from) and not (other and api.nvim_buf_is_loaded(other)) then
+      local removed, rm_err = os.remove(from)
+      if not removed then
+        return true, 'saved, but the old file ' .. from .. ' could not be removed: ' .. tostring(rm_err)
+      end
+    end
+  end
+  -- A write changes changedtick: keep the undo record current.
+  local records = undo_records(b)
+  if #records > 0 and records[#records].after == undo_seq(b) then
+    records[#records].tick = vim.b[b].changedtick
+    set_undo_records(b, records)
+  end
+  return true
+end
+
+--- Validates one file of a plan; returns its target or an error.
+local function prepare(f, find)
+  local t = { f = f }
+  local e = f.expect or {}
+  if f.kind == 'create' then
+    local b = find(f.path)
+    if uv.fs_stat(f.path) then
+      return nil, fail('CONFLICT', f.path .. ' already exists', f.path)
+    end
+    if b and api.nvim_buf_is_loaded(b) and not is_empty(b) then
+      return nil, fail('CONFLICT', f.path .. ' is open in Neovim with unsaved content', f.path)
+    end
+    t.b_existing = b
+    t.existing_loaded = b ~= nil and api.nvim_buf_is_loaded(b)
+    return t
+  end
+  local b = loaded_buffer(find, f.path)
+  if e.loaded then
+    if b ~= e.bufnr then
+      return nil, fail('CONFLICT', f.path .. ' was closed or reopened in Neovim since the preview', f.path)
+    end
+    local err = reconcile(b, f.path)
+    if err then
+      return nil, err
+    end
+    local tick = vim.b[b].changedtick
+    if tick ~= e.changedtick then
+      return nil,
+        fail(
+          'CONFLICT',
+          string.format('%s changed since the preview (changedtick %d, now %d)', f.path, e.changedtick, tick),
+          f.path
+        )
+    end
+  elseif b then
+    if fingerprint(buffer_bytes(b)) ~= e.fingerprint then
+      return nil, fail('CONFLICT', f.path .. ' was opened and changed in Neovim since the preview', f.path)
+    end
+  else
+    local data = read_file(f.path)
+    if data == nil then
+      return nil, fail('CONFLICT', f.path .. ' no longer exists', f.path)
+    end
+    if fingerprint(data) ~= e.fingerprint then
+      return nil, fail('CONFLICT', f.path .. ' changed on disk since the preview', f.path)
+    end
+    if f.kind ~= 'delete' then
+      local err
+      b, err = load(f.path)
+      if not b then
+        return nil, fail('OPERATION_FAILED', 'cannot load ' .. f.path .. ': ' .. err, f.path)
+      end
+      t.loaded_by_us = true
+      t.b = b
+      if fingerprint(buffer_bytes(b)) ~= e.fingerprint then
+        return t,
+          fail(
+            'OPERATION_FAILED',
+            f.path .. ' reads differently in Neovim than on disk (encoding or line endings); open it in Neovim and retry',
+            f.path
+          )
+      end
+    end
+  end
+  t.b = b
+  if f.kind == 'delete' then
+    if b and vim.bo[b].modified then
+      return nil, fail('PRECONDITION_FAILED', f.path .. ' has unsaved changes in Neovim; save or discard them first', f.path)
+    end
+    return t
+  end
+  if not vim.bo[b].modifiable then
+    return t, fail('PRECONDITION_FAILED', f.path .. " is not 'modifiable' in Neovim", f.path)
+  end
+  if f.kind == 'rename' and not f.overwrite then
+    local other = loaded_buffer(find, f.new_path)
+    if uv.fs_stat(f.new_path) or (other and other ~= b) then
+      return t, fail('CONFLICT', f.new_path .. ' already exists', f.new_path)
+    end
+  end
+  return t, check_ops(b, f.path, f.ops)
+end
+
+--- Applies a plan atomically: every file is validated first (changedtick or
+--- content fingerprint, ranges, preconditions), then all edits are applied,
+--- one undo step per buffer; on any failure every buffer and file is restored.
+---@param plan {files: table[], save: boolean, fail_at: string?}
+---@return table {files = {...}} or {err = {...}}
+function M.apply(plan)
+  local find = buffer_index()
+  local targets = {}
+  for _, f in ipairs(plan.files) do
+    f.ops = f.ops or {}
+    local t, err = prepare(f, find)
+    if t then
+      table.insert(targets, t)
+    end
+    if err then
+      rollback(targets)
+      return { err = err }
+    end
+  end
+
+  -- Buffers first (edits, creations, renames): nothing reaches the disk yet.
+  for _, t in ipairs(targets) do
+    local f = t.f
+    local ok, err = pcall(function()
+      if f.kind == 'delete' then
+        return
+      end
+      if f.kind == 'create' then
+        local b, load_err = load(f.path)
+        if not b then
+          error(load_err, 0)
+        end
+        t.b = b
+        t.loaded_by_us = not (t.b_existing and t.b_existing == b and t.existing_loaded)
+        if f.fileformat and f.fileformat ~= '' then
+          vim.bo[b].fileformat = f.fileformat
+        end
+      elseif f.kind == 'rename' then
+        t.renamed_var_before = vim.b[t.b].nvbridge_renamed_from
+        t.renamed_from = f.path
+        if f.overwrite then
+          wipe(loaded_buffer(find, f.new_path))
+        end
+        t.disk_before = vim.b[t.b].nvbridge_disk
+        rename_buffer(t.b, f.new_path)
+        vim.b[t.b].nvbridge_renamed_from = t.renamed_var_before or f.path
+        vim.b[t.b].nvbridge_disk = nil -- that stat was of the old file
+      end
+      apply_ops(t, f, plan.fail_at)
+      if f.kind == 'rename' or f.kind == 'create' then
+        vim.bo[t.b].modified = true -- the file does not hold this yet
+      end
+    end)
+    if not ok then
+      rollback(targets)
+      return { err = fail('OPERATION_FAILED', f.path .. ': ' .. tostring(err) .. ' (every change was rolled back)', f.path) }
+    end
+  end
+
+  -- Deletions reach the disk at once (there is no unsaved form of one).
+  for _, t in ipairs(targets) do
+    if t.f.kind == 'delete' then
+      local data = read_file(t.f.path)
+      local removed, err = os.remove(t.f.path)
+      if not removed then
+        rollback(targets)
+        return { err = fail('OPERATION_FAILED', 'cannot delete ' .. t.f.path .. ': ' .. tostring(err), t.f.path) }
+      end
+      t.removed_data = data
+    end
+  end
+
+  local out = {}
+  for _, t in ipairs(targets) do
+    local f = t.f
+    local r = { path = f.path, new_path = f.new_path, kind = f.kind }
+    if f.kind == 'delete' then
+      wipe(t.b)
+      r.note = 'file deleted'
+    else
+      local b = t.b
+      if plan.save then
+        if t.user_modified then
+          r.note = 'not saved: the buffer had unsaved changes (not made by nvbridge) before this edit; review them, then save_buffer'
+        else
+          r.saved, r.note = write_buffer(b, f.overwrite)
+        end
+      elseif f.kind == 'rename' then
+        r.note = 'renamed in Neovim; the file moves on disk when the buffer is saved (save_buffer)'
+      elseif f.kind == 'create' then
+        r.note = 'created in Neovim; the file is written when the buffer is saved (save_buffer)'
+      end
+      local d = describe(b)
+      r.bufnr, r.changedtick, r.modified, r.line_count = d.bufnr, d.changedtick, d.modified, d.line_count
+      r.fileformat, r.eol, r.bomb = vim.bo[b].fileformat, vim.bo[b].eol, vim.bo[b].bomb
+    end
+    r.saved = r.saved == true
+    table.insert(out, r)
+  end
+  return { files = out }
+end
+
+-- Buffer state tools ---------------------------------------------------------
+
+--- Undoes the last nvbridge change in the buffer of path, unless the buffer
+--- was edited after it.
+function M.undo(path)
+  local b = loaded_buffer(buffer_index(), path)
+  if not b then
+    return { err = fail('PRECONDITION_FAILED', path .. ' is not open in Neovim: there is nothing to undo', path) }
+  end
+  local records = undo_records(b)
+  local top = records[#records]
+  if not top then
+    return { err = fail('PRECONDITION_FAILED', 'no nvbridge change to undo in ' .. path, path) }
+  end
+  local seq = undo_seq(b)
+  if seq ~= top.after then
+    return {
+      err = fail(
+        'CONFLICT',
+        string.format(
+          '%s was edited (or undone) after nvbridge changed it (undo state %d, nvbridge left %d); use u in Neovim instead',
+          path,
+          seq,
+          top.after
+        ),
+        path
+      ),
+    }
+  end
+  if top.before ~= top.after then
+    api.nvim_buf_call(b, function()
+      vim.cmd('silent undo ' .. top.before)
+    end)
+  end
+  if undo_seq(b) ~= top.before then
+    return { err = fail('OPERATION_FAILED', 'Neovim could not undo the change in ' .. path, path) }
+  end
+  vim.bo[b].eol = top.eol
+  pop_undo(b)
+  local d = describe(b)
+  d.remaining = #records - 1
+  return d
+end
+
+--- Writes the buffer of path. Refuses (CONFLICT) when the file changed on
+--- disk since it was loaded, unless force.
+function M.save(path, force)
+  local b = loaded_buffer(buffer_index(), path)
+  if not b then
+    return { saved = false, note = 'not open in Neovim: nothing to save' }
+  end
+  if not vim.bo[b].modified and not vim.b[b].nvbridge_renamed_from and uv.fs_stat(path) then
+    local d = describe(b)
+    d.saved, d.note = false, 'no unsaved changes'
+    return d
+  end
+  local had_conflict = not force and disk_changed(b)
+  if had_conflict then
+    return {
+      err = fail('CONFLICT', path .. ' changed on disk since it was loaded; saving would overwrite that change', path),
+    }
+  end
+  local saved, note = write_buffer(b, force)
+  if not saved then
+    return { err = fail('OPERATION_FAILED', note, path) }
+  end
+  local d = describe(b)
+  d.saved, d.note = true, note
+  return d
+end
+
+--- Puts the buffer of path back to the file's content on disk (:edit!). A
+--- pending rename is undone; a buffer whose file does not exist is wiped.
+function M.discard(path)
+  local b = loaded_buffer(buffer_index(), path)
+  if not b then
+    return { discarded = false, note = 'not open in Neovim: nothing to discard' }
+  end
+  local from = vim.b[b].nvbridge_renamed_from
+  if from then
+    rename_buffer(b, from)
+    vim.b[b].nvbridge_renamed_from = nil
+  end
+  local name = api.nvim_buf_get_name(b)
+  if not uv.fs_stat(name) then
+    wipe(b)
+    return { discarded = true, note = 'the file does not exist on disk: its buffer was closed' }
+  end
+  local ok, err = pcall(api.nvim_buf_call, b, function()
+    vim.cmd('silent keepalt keepjumps edit!')
+  end)
+  if not ok then
+    return { err = fail('OPERATION_FAILED', 'cannot reload ' .. name .. ': ' .. tostring(err), path) }
+  end
+  local stat = uv.fs_stat(name)
+  vim.b[b].nvbridge_disk = stat and stat_key(stat) or nil
+  vim.b[b].nvbridge_conflict = nil
+  local d = describe(b)
+  d.discarded = true
+  if from then
+    d.note = 'the pending rename to ' .. path .. ' was undone: the buffer is ' .. name .. ' again'
+  end
+  return d
+end
+
+return M

@@ -1,0 +1,20 @@
+package tools
+
+import (
+	"context"
+)
+
+type applyChangesetArgs struct {
+	ChangesetID string `json:"changeset_id" jsonschema:"the id a preview returned (ids expire after 30 minutes; the last 64 are kept)"`
+	Save        bool   `json:"save,omitempty" jsonschema:"write the touched files after applying (default false); a buffer with unsaved changes nvbridge did not make is never saved"`
+}
+
+func applyChangesetTool(env *Env) Tool {
+	return newTool("apply_changeset", "Apply changeset",
+		"Apply exactly what a preview showed (edit_buffer, replace_in_buffer, apply_patch, rename and refactoring tools), atomically in one step: CONFLICT, with nothing changed, when any file changed since the preview. Each buffer gets one undo step (the undo tool or u in Neovim takes it back); language servers see the change at once. File deletions in the changeset reach the disk at once; other changes only when saved.",
+		mutating,
+		func(ctx context.Context, in applyChangesetArgs) (changesetResult, error) {
+			r, err := env.edits().ApplyStored(ctx, in.ChangesetID, in.Save)
+			return changesetResult{Result: r}, err
+		})
+}

@@ -1,0 +1,28 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/nvbridge/nvbridge/edit"
+)
+
+type discardBufferArgs struct{ fileArg }
+
+type discardResult struct{ edit.DiscardResult }
+
+func (r discardResult) Summary() string {
+	if !r.Discarded {
+		return bufferStateSummary("nothing to discard in", r.BufferState)
+	}
+	return bufferStateSummary("reverted to the disk's content:", r.BufferState)
+}
+
+func discardBufferTool(env *Env) Tool {
+	return newTool("discard_buffer", "Discard unsaved changes",
+		"Throw away a file's unsaved changes in Neovim and reload it from disk (:edit!). A pending rename is undone; a buffer whose file does not exist is closed.",
+		hints{destructive: true},
+		func(ctx context.Context, in discardBufferArgs) (discardResult, error) {
+			r, err := env.edits().DiscardBuffer(ctx, in.File)
+			return discardResult{r}, err
+		})
+}

@@ -1,0 +1,128 @@
+package tools_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/tools"
+)
+
+// TestEditingToolsOverMCP runs the query -> diff -> review -> apply loop of
+// the editing tools over the protocol, on a workspace of its own.
+func TestEditingToolsOverMCP(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(rel, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	disk := func(rel string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			return "<missing>"
+		}
+		return string(b)
+	}
+	write("notes.txt", "alpha\nbeta\ngamma\nbeta\n")
+	write("other.txt", "one\ntwo\n")
+	s, client := testenv.Embedded(t, root)
+	c := mcpClient(t, &tools.Env{Session: s, LSP: client})
+	get := func(m map[string]any, path string) any {
+		t.Helper()
+		v, ok := at(m, path)
+		if !ok {
+			t.Fatalf("no %s in %v", path, m)
+		}
+		return v
+	}
+	okCall := func(name, args string) map[string]any {
+		t.Helper()
+		res := mcpCall(t, c, name, args)
+		if e := toolError(t, res); e != nil {
+			t.Fatalf("%s %s: %s: %s", name, args, e.Code, e.Message)
+		}
+		return content(t, res)
+	}
+
+	// Preview (the default), then apply what was previewed.
+	pv := okCall("edit_buffer", `{"file":"notes.txt","edits":[{"line_start":2,"line_end":2,"new_text":"BETA"},{"line_start":5,"line_end":4,"new_text":"delta"}]}`)
+	if get(pv, "applied") != false || !strings.Contains(get(pv, "diff").(string), "+BETA\n") {
+		t.Fatalf("preview: %v", pv)
+	}
+	id := get(pv, "changeset_id").(string)
+	ap := okCall("apply_changeset", `{"changeset_id":"`+id+`"}`)
+	if get(ap, "applied") != true || get(ap, "files.0.is_modified") != true || get(ap, "files.0.line_count") != float64(5) {
+		t.Fatalf("apply: %v", ap)
+	}
+	wantError(t, mcpCall(t, c, "apply_changeset", `{"changeset_id":"`+id+`"}`), apierr.ResourceNotFound)
+	if d := okCall("get_buffer_diff", `{"file":"notes.txt"}`); get(d, "has_changes") != true || !strings.Contains(get(d, "diff").(string), "+delta") {
+		t.Fatalf("get_buffer_diff: %v", d)
+	}
+
+	// One "beta" is left: count 1 applies; "a\n" occurs more than once.
+	wantError(t, mcpCall(t, c, "replace_in_buffer", `{"file":"notes.txt","old":"a\n","new":"A\n","count":1,"preview":false}`), apierr.Ambiguous, "occurs")
+	r := okCall("replace_in_buffer", `{"file":"notes.txt","old":"beta","new":"b","count":1,"preview":false}`)
+	if get(r, "matches_found") != float64(1) || get(r, "buffer_state.line_count") != float64(5) || get(r, "matches.0.line") != float64(4) {
+		t.Fatalf("replace: %v", r)
+	}
+	r = okCall("replace_in_buffer", `{"file":"notes.txt","old":"(?m)^(\\w)","new":"- $1","regex":true,"preview":false}`)
+	if get(r, "matches_replaced") != float64(5) {
+		t.Fatalf("regex replace: %v", r)
+	}
+	u := okCall("undo", `{"file":"notes.txt"}`)
+	if get(u, "remaining_undo") != float64(2) {
+		t.Fatalf("undo: %v", u)
+	}
+
+	// The user edits notes.txt (nvbridge's own unsaved edits would be saved
+	// by save=true; the user's are not).
+	if err := s.ExecLua(testenv.Context(t), `local path = ...
+local b = vim.fn.bufnr(path)
+vim.api.nvim_buf_call(b, function() vim.bo.undolevels = vim.bo.undolevels end)
+vim.api.nvim_buf_set_lines(b, 4, 5, true, { 'delta (user)' })`, nil, filepath.Join(root, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+
+	// A patch over two files, checked against the buffers, then saved.
+	patch := "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,2 +1,2 @@\n alpha\n-BETA\n+Beta\n--- a/other.txt\n+++ b/other.txt\n@@ -1,2 +1,3 @@\n one\n two\n+three\n"
+	pp := okCall("apply_patch", `{"patch":`+jsonString(patch)+`}`)
+	okCall("discard_changeset", `{"changeset_id":"`+get(pp, "changeset_id").(string)+`"}`)
+	wantError(t, mcpCall(t, c, "discard_changeset", `{"changeset_id":"`+get(pp, "changeset_id").(string)+`"}`), apierr.ResourceNotFound)
+	pp = okCall("apply_patch", `{"patch":`+jsonString(patch)+`,"preview":false,"save":true}`)
+	if get(pp, "files.0.saved") != false || !strings.Contains(get(pp, "files.0.note").(string), "not made by nvbridge") || get(pp, "files.1.saved") != true {
+		t.Fatalf("apply_patch with save: %v", pp)
+	}
+	if disk("other.txt") != "one\ntwo\nthree\n" || disk("notes.txt") != "alpha\nbeta\ngamma\nbeta\n" {
+		t.Fatalf("disk: %q %q", disk("other.txt"), disk("notes.txt"))
+	}
+	bad := "--- a/other.txt\n+++ b/other.txt\n@@ -1 +1 @@\n-uno\n+1\n"
+	wantError(t, mcpCall(t, c, "apply_patch", `{"patch":`+jsonString(bad)+`}`), apierr.Conflict, "hunk 1", "uno")
+
+	// Save, then discard an unsaved change.
+	sv := okCall("save_buffer", `{"file":"notes.txt"}`)
+	if get(sv, "saved") != true || disk("notes.txt") != "alpha\nBeta\ngamma\nb\ndelta (user)\n" {
+		t.Fatalf("save_buffer: %v, disk %q", sv, disk("notes.txt"))
+	}
+	okCall("edit_buffer", `{"file":"notes.txt","edits":[{"line_start":1,"line_end":1,"new_text":""}],"preview":false}`)
+	dc := okCall("discard_buffer", `{"file":"notes.txt"}`)
+	if get(dc, "discarded") != true || get(dc, "is_modified") != false || get(dc, "line_count") != float64(5) {
+		t.Fatalf("discard_buffer: %v", dc)
+	}
+	wantError(t, mcpCall(t, c, "edit_buffer", `{"file":"notes.txt","edits":[{"line_start":9,"line_end":9,"new_text":"x"}]}`), apierr.InvalidParameter, "only 5 lines")
+	wantError(t, mcpCall(t, c, "edit_buffer", `{"file":"notes.txt","edits":[],"preveiw":false}`), apierr.InvalidParameter, "preveiw")
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,31 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/nvbridge/nvbridge/edit"
+)
+
+type saveBufferArgs struct {
+	fileArg
+	Force bool `json:"force,omitempty" jsonschema:"write even when the file changed on disk since Neovim loaded it, overwriting that change (default false)"`
+}
+
+type saveResult struct{ edit.SaveResult }
+
+func (r saveResult) Summary() string {
+	if !r.Saved {
+		return bufferStateSummary("did not save", r.BufferState)
+	}
+	return bufferStateSummary("saved", r.BufferState)
+}
+
+func saveBufferTool(env *Env) Tool {
+	return newTool("save_buffer", "Save buffer",
+		"Write a file's buffer to disk (a pending rename moves the file). Refuses with CONFLICT when the file changed on disk since Neovim loaded it, unless force.",
+		mutating,
+		func(ctx context.Context, in saveBufferArgs) (saveResult, error) {
+			r, err := env.edits().Save(ctx, in.File, in.Force)
+			return saveResult{r}, err
+		})
+}
