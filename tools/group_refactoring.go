@@ -1,6 +1,64 @@
 package tools
 
-// refactoringTools lists the refactoring tools (one file per tool).
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/nvbridge/nvbridge/edit"
+	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/preview"
+)
+
+// refactoringTools lists the refactoring tools (one file per tool). Each
+// asks the language server for a change (lsp computes it as a changeset,
+// changing nothing) and hands it to the session's changeset engine, which
+// previews it (the default) or applies it atomically.
 func refactoringTools(env *Env) []Tool {
-	return nil
+	return []Tool{
+		renameSymbolTool(env),
+		applyCodeActionTool(env),
+		organizeImportsTool(env),
+		extractFunctionTool(env),
+		extractVariableTool(env),
+	}
+}
+
+// saveArg is the save switch of the refactoring tools.
+type saveArg struct {
+	Save bool `json:"save,omitempty" jsonschema:"write the touched files after applying (default false; ignored for a preview); a buffer that had unsaved changes before is never saved"`
+}
+
+// submit previews or applies a refactoring's changeset.
+func submit(ctx context.Context, env *Env, cs preview.Changeset, p previewArg, s saveArg) (*edit.Result, error) {
+	r, err := env.edits().Submit(ctx, cs, edit.Options{Preview: p.preview(), Save: s.Save})
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// changeSummary renders a refactoring's headline followed by the engine's
+// summary (preview id or what was applied, then the diff).
+func changeSummary(headline string, r *edit.Result) string {
+	if r == nil {
+		return headline
+	}
+	return headline + "\n" + r.Summary()
+}
+
+// rangeText renders a tool range for summaries.
+func rangeText(l lsp.Location) string {
+	if l.Line == l.EndLine && l.Column == l.EndColumn {
+		return fmt.Sprintf("%s:%d:%d", l.File, l.Line, l.Column)
+	}
+	return fmt.Sprintf("%s:%d:%d-%d:%d", l.File, l.Line, l.Column, l.EndLine, l.EndColumn)
+}
+
+func quoteList(items []string) string {
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
 }

@@ -1,0 +1,73 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/nvbridge/nvbridge/edit"
+	"github.com/nvbridge/nvbridge/lsp"
+)
+
+// extractArgs are extract_function's and extract_variable's arguments.
+type extractArgs struct {
+	fileArg
+	StartLine   int    `json:"start_line" jsonschema:"first line of the range, 1-based"`
+	StartColumn *int   `json:"start_column,omitempty" jsonschema:"0-based column (in characters) where the range starts; default: the line's first non-blank character"`
+	EndLine     int    `json:"end_line" jsonschema:"last line of the range, 1-based, inclusive"`
+	EndColumn   *int   `json:"end_column,omitempty" jsonschema:"0-based column (in characters) just past the range's end; default: the end of end_line"`
+	Name        string `json:"name,omitempty" jsonschema:"name for the new symbol (default: the server's choice, e.g. newFunction); renamed in the same changeset"`
+	previewArg
+	saveArg
+}
+
+func (a extractArgs) request(kind lsp.ExtractKind) lsp.ExtractRequest {
+	return lsp.ExtractRequest{File: a.File, Kind: kind, Name: a.Name, Range: lsp.RangeSpec{
+		Start: lsp.Target{Line: a.StartLine, Column: a.StartColumn}, EndLine: a.EndLine, EndColumn: a.EndColumn}}
+}
+
+type extractResult struct {
+	File   string       `json:"file"`
+	Server string       `json:"server"`
+	Range  lsp.Location `json:"range"`
+	Action string       `json:"action"`
+	Kind   string       `json:"kind"`
+	// Alternatives are other actions that would extract too (another
+	// scope); apply_code_action applies one by title.
+	Alternatives []string `json:"alternatives,omitempty"`
+	ServerName   string   `json:"server_name"`
+	Name         string   `json:"name"`
+	Renamed      int      `json:"renamed_occurrences"`
+	*edit.Result
+}
+
+func (r extractResult) Summary() string {
+	s := fmt.Sprintf("%s at %s (%s, %s): new symbol %s", r.Action, rangeText(r.Range), r.Server, r.Kind, r.Name)
+	if r.Name != r.ServerName {
+		s += fmt.Sprintf(" (the server named it %s; %d occurrence(s) renamed)", r.ServerName, r.Renamed)
+	}
+	s += "."
+	if len(r.Alternatives) > 0 {
+		s += " Alternatives (apply_code_action title): " + quoteList(r.Alternatives) + "."
+	}
+	return changeSummary(s, r.Result)
+}
+
+func runExtract(ctx context.Context, env *Env, in extractArgs, kind lsp.ExtractKind) (extractResult, error) {
+	plan, err := env.LSP.Extract(ctx, in.request(kind))
+	if err != nil {
+		return extractResult{}, err
+	}
+	out := extractResult{File: plan.File, Server: plan.Server, Range: plan.Range, Action: plan.Action, Kind: plan.Kind,
+		Alternatives: plan.Alternatives, ServerName: plan.ServerName, Name: plan.Name, Renamed: plan.Renamed}
+	out.Result, err = submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg)
+	return out, err
+}
+
+func extractFunctionTool(env *Env) Tool {
+	return newTool("extract_function", "Extract function",
+		"Move the statements of a line range (optionally with columns) into a new function, with the language server's refactor.extract.function action; name names the new function (else the server's choice, e.g. newFunction), renamed in the same changeset. UNSUPPORTED, naming the server and what it offers, when it has no such refactoring (pyright). By default nothing changes: you get the unified diff and a changeset_id for apply_changeset; preview=false applies at once.",
+		mutating,
+		func(ctx context.Context, in extractArgs) (extractResult, error) {
+			return runExtract(ctx, env, in, lsp.ExtractFunction)
+		})
+}
