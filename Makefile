@@ -9,7 +9,7 @@ export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
 TEST_TIMEOUT ?= 30m
 
-.PHONY: all build test vet fmt-check demo bench clean
+.PHONY: all build test vet fmt-check demo bench bench-side clean
 
 all: build
 
@@ -31,6 +31,11 @@ demo: deps build
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout $(TEST_TIMEOUT) ./...
+
+# find_references through nvbridge vs straight to gopls, with the ratio
+# (timed runs, unlike the 3x smoke run of `make bench`).
+bench-side: deps
+	$(GO) run ./bench/cmd/sidebyside
 
 clean:
 	rm -f nvbridge

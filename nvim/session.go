@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/neovim/go-client/msgpack/rpc"
 	"github.com/neovim/go-client/nvim"
 
 	"github.com/nvbridge/nvbridge/apierr"
@@ -40,6 +42,9 @@ type Options struct {
 	Command string
 	// Logf receives diagnostics; never stdout (stdio MCP owns it).
 	Logf func(format string, args ...any)
+	// ExtraServers are language servers the embedded Neovim starts in
+	// addition to (and before) the built-in list; see ExtraServersFromEnv.
+	ExtraServers []ServerSpec
 }
 
 // Session is one connection to Neovim. It is safe for concurrent use.
@@ -47,6 +52,7 @@ type Session struct {
 	v        *nvim.Nvim
 	root     workspace.Root
 	embedded bool
+	extra    []ServerSpec
 	channel  int
 	logf     func(string, ...any)
 
@@ -77,7 +83,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if addr == "" && opts.UseEnv {
 		addr = os.Getenv("NVIM")
 	}
-	s := &Session{root: opts.Root, logf: logf, waiters: map[int64]chan asyncResult{}, closed: make(chan struct{})}
+	s := &Session{root: opts.Root, logf: logf, extra: opts.ExtraServers, waiters: map[int64]chan asyncResult{}, closed: make(chan struct{})}
 	var err error
 	if addr != "" {
 		err = s.dial(ctx, addr)
@@ -190,13 +196,22 @@ func (s *Session) init(ctx context.Context) error {
 		return err
 	}
 	// The loader is fixed source; module texts travel as arguments.
+	// The loader is fixed source; module texts travel as arguments. A module
+	// whose source is already registered (another nvbridge of the same
+	// version attached to this Neovim) is kept, with its state: replacing it
+	// would orphan the other bridge's in-flight requests.
 	const loader = `
 local modules = ...
+local registered = package.loaded['nvbridge._sources'] or {}
+package.loaded['nvbridge._sources'] = registered
 for name, src in pairs(modules) do
-  package.preload[name] = function()
-    return assert(loadstring(src, '@nvbridge/' .. name))()
+  if registered[name] ~= src then
+    registered[name] = src
+    package.preload[name] = function()
+      return assert(loadstring(src, '@nvbridge/' .. name))()
+    end
+    package.loaded[name] = nil
   end
-  package.loaded[name] = nil
 end
 require('nvbridge.bridge').setup()
 `
@@ -209,18 +224,26 @@ require('nvbridge.bridge').setup()
 	}
 	if s.embedded {
 		const embeddedSetup = `
-local root = ...
+local root, extra = ...
 vim.cmd('filetype on')
 vim.cmd.cd(vim.fn.fnameescape(root))
 vim.lsp.set_log_level('OFF')
-require('nvbridge.servers').setup(root)
+require('nvbridge.servers').setup(root, vim.json.decode(extra))
 `
-		if err := s.ExecLua(ctx, embeddedSetup, nil, s.root.Dir()); err != nil {
+		extra, err := extraServersJSON(s.extra)
+		if err != nil {
+			return err
+		}
+		if err := s.ExecLua(ctx, embeddedSetup, nil, s.root.Dir(), extra); err != nil {
 			return fmt.Errorf("set up the embedded Neovim: %w", err)
 		}
 	}
 	return nil
 }
+
+// userSideModules belong to the user plugin (commands, health) and keep
+// its state; the binary does not register them.
+var userSideModules = map[string]bool{"nvbridge": true, "nvbridge.health": true}
 
 // luaModules maps module names ("nvbridge.bridge") to their source.
 func luaModules() (map[string]string, error) {
@@ -235,6 +258,9 @@ func luaModules() (map[string]string, error) {
 		}
 		name := strings.ReplaceAll(strings.TrimSuffix(p, ".lua"), "/", ".")
 		name = strings.TrimSuffix(name, ".init")
+		if userSideModules[name] {
+			return nil
+		}
 		out[name] = string(src)
 		return nil
 	})
@@ -290,7 +316,7 @@ func (s *Session) bounded(ctx context.Context, call func() error) error {
 	go func() { errc <- call() }()
 	select {
 	case err := <-errc:
-		if err != nil && s.isClosed() {
+		if err != nil && (s.isClosed() || connectionLost(err)) {
 			return s.deadError()
 		}
 		return err
@@ -299,6 +325,13 @@ func (s *Session) bounded(ctx context.Context, call func() error) error {
 	case <-s.closed:
 		return s.deadError()
 	}
+}
+
+// connectionLost reports errors that mean the connection is gone, which a
+// call can return before serve has noticed the end of the stream.
+func connectionLost(err error) bool {
+	return errors.Is(err, rpc.ErrClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
 }
 
 func (s *Session) isClosed() bool {

@@ -107,10 +107,14 @@ func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env
 	if err != nil {
 		return nil, nil, fmt.Errorf("workspace root: %w", err)
 	}
+	extra, err := nvim.ExtraServersFromEnv()
+	if err != nil {
+		return nil, nil, err
+	}
 	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	s, err := nvim.Open(startCtx, nvim.Options{
-		Addr: g.addr, UseEnv: true, Root: root, Command: g.nvimCmd, Logf: logger.Printf,
+		Addr: g.addr, UseEnv: true, Root: root, Command: g.nvimCmd, Logf: logger.Printf, ExtraServers: extra,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -31,6 +31,16 @@ func runMCP(ctx context.Context, g globalFlags, args []string, logger *log.Logge
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	// Check and bind the HTTP address before starting Neovim: a refused or
+	// busy address fails fast and starts nothing.
+	var ln net.Listener
+	if *httpAddr != "" {
+		var code int
+		if ln, code = listenHTTP(*httpAddr, *noAuth, *allowRemote, stderr); ln == nil {
+			return code
+		}
+		defer ln.Close()
+	}
 	env, closeEnv, err := connect(ctx, g, logger)
 	if err != nil {
 		fmt.Fprintln(stderr, "nvbridge:", err)
@@ -42,43 +52,62 @@ func runMCP(ctx context.Context, g globalFlags, args []string, logger *log.Logge
 	// The session ending (Neovim quit) ends the server too.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	neovimGone := make(chan struct{})
 	go func() {
 		select {
 		case <-env.Session.Done():
 			logger.Printf("Neovim closed the connection; stopping")
+			close(neovimGone)
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
-
-	if *httpAddr == "" {
+	code := 0
+	if ln == nil {
 		stdio := server.NewStdioServer(srv)
 		stdio.SetErrorLogger(logger)
 		err := stdio.Listen(ctx, os.Stdin, stdout)
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			logger.Printf("stdio: %v", err)
-			return 1
+			code = 1
 		}
-		return 0
+	} else {
+		code = serveHTTP(ctx, srv, ln, *token, *noAuth, logger, stderr)
 	}
-	return serveHTTP(ctx, srv, *httpAddr, *token, *noAuth, *allowRemote, logger, stderr)
+	select {
+	case <-neovimGone:
+		return 1
+	default:
+		return code
+	}
 }
 
-func serveHTTP(ctx context.Context, srv *server.MCPServer, addr, token string, noAuth, allowRemote bool, logger *log.Logger, stderr io.Writer) int {
+// listenHTTP validates the address and auth flags and binds the address;
+// on failure it returns a nil listener and the exit code.
+func listenHTTP(addr string, noAuth, allowRemote bool, stderr io.Writer) (net.Listener, int) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "nvbridge: --http %q: %v\n", addr, err)
-		return 2
+		return nil, 2
 	}
 	loopback := isLoopback(host)
 	if !loopback && !allowRemote {
 		fmt.Fprintf(stderr, "nvbridge: refusing to listen on %s: not a loopback address (pass --allow-remote to insist)\n", host)
-		return 2
+		return nil, 2
 	}
 	if noAuth && !loopback {
 		fmt.Fprintln(stderr, "nvbridge: --no-auth is only allowed on a loopback address")
-		return 2
+		return nil, 2
 	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "nvbridge:", err)
+		return nil, 1
+	}
+	return ln, 0
+}
+
+func serveHTTP(ctx context.Context, srv *server.MCPServer, ln net.Listener, token string, noAuth bool, logger *log.Logger, stderr io.Writer) int {
 	if !noAuth && token == "" {
 		token = randomToken()
 		fmt.Fprintf(stderr, "nvbridge: HTTP bearer token: %s\n", token)
@@ -88,11 +117,8 @@ func serveHTTP(ctx context.Context, srv *server.MCPServer, addr, token string, n
 	if !noAuth {
 		h = requireToken(token, handler)
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		fmt.Fprintln(stderr, "nvbridge:", err)
-		return 1
-	}
+	// Printed once the server is ready; with port 0 this is how a caller
+	// learns the port.
 	fmt.Fprintf(stderr, "nvbridge: serving MCP on http://%s/mcp\n", ln.Addr())
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() {

@@ -5,6 +5,7 @@ package testenv
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -103,6 +104,8 @@ func CopySample(t testing.TB, name string) string {
 // isolate points Neovim's and the servers' per-user folders into the test's
 // temp dir, so tests neither read nor write the developer's config.
 func isolate(t testing.TB) {
+	// The real user cache dir, read before XDG_CACHE_HOME is redirected.
+	userCache, cacheErr := os.UserCacheDir()
 	base := t.TempDir()
 	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
 		dir := filepath.Join(base, strings.ToLower(strings.TrimPrefix(v, "XDG_")))
@@ -112,14 +115,22 @@ func isolate(t testing.TB) {
 		t.Setenv(v, dir)
 	}
 	// gopls keeps its file cache under the user cache dir; sharing one across
-	// tests keeps them fast and is harmless.
-	if cache, err := os.UserCacheDir(); err == nil {
-		t.Setenv("GOPLSCACHE", filepath.Join(cache, "gopls-nvbridge-test"))
+	// tests keeps them fast and is harmless. (Inside the test's temp dir it
+	// would also race with gopls's last writes when the dir is removed.)
+	if cacheErr == nil {
+		t.Setenv("GOPLSCACHE", filepath.Join(userCache, "gopls-nvbridge-test"))
 	}
 }
 
 // Embedded starts an embedded Neovim rooted at root and closes it at cleanup.
 func Embedded(t testing.TB, root string) (*nvim.Session, *lsp.Client) {
+	t.Helper()
+	return EmbeddedWith(t, root, nvim.Options{})
+}
+
+// EmbeddedWith is Embedded with more session options (e.g. ExtraServers);
+// Root and Logf are set here.
+func EmbeddedWith(t testing.TB, root string, opts nvim.Options) (*nvim.Session, *lsp.Client) {
 	t.Helper()
 	Require(t, "nvim")
 	isolate(t)
@@ -127,7 +138,8 @@ func Embedded(t testing.TB, root string) (*nvim.Session, *lsp.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := nvim.Open(Context(t), nvim.Options{Root: r, Logf: t.Logf})
+	opts.Root, opts.Logf = r, t.Logf
+	s, err := nvim.Open(Context(t), opts)
 	if err != nil {
 		t.Fatalf("start embedded Neovim: %v", err)
 	}
@@ -177,4 +189,26 @@ func Attached(t testing.TB, addr, root string) (*nvim.Session, *lsp.Client) {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s, lsp.NewClient(s)
+}
+
+// UserLSPConfig returns arguments for Listening that configure language
+// servers the way a user's own config does: a FileType autocmd per server
+// that calls vim.lsp.start with the given client name, rooted by markers.
+// nvbridge attached to that Neovim must use these clients.
+func UserLSPConfig(t testing.TB, clientName string) []string {
+	t.Helper()
+	const initLua = `
+local name = %q
+vim.api.nvim_create_autocmd('FileType', {
+  pattern = 'go',
+  callback = function(ev)
+    vim.lsp.start({ name = name, cmd = { 'gopls' }, root_dir = vim.fs.root(ev.buf, { 'go.mod' }) })
+  end,
+})
+`
+	path := filepath.Join(t.TempDir(), "init.lua")
+	if err := os.WriteFile(path, []byte(fmt.Sprintf(initLua, clientName)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"-c", "luafile " + path}
 }

@@ -13,6 +13,7 @@ local api = vim.api
 ---@field markers string[]
 ---@field init_options table?
 ---@field settings table?
+---@field env table<string, string>?
 
 ---@type nvbridge.ServerSpec[]
 M.specs = {
@@ -59,9 +60,23 @@ local function find_root(bufnr, markers, fallback)
   return fallback
 end
 
+-- Servers added by the Go side (nvim.Options.ExtraServers), tried first.
+---@type nvbridge.ServerSpec[]
+local extra_specs = {}
+
+-- Neovim's client capabilities, plus what nvbridge handles that Neovim
+-- 0.10 does not declare (LSP 3.17 type hierarchy: nvbridge sends those
+-- requests itself).
+local function capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.textDocument = caps.textDocument or {}
+  caps.textDocument.typeHierarchy = caps.textDocument.typeHierarchy or { dynamicRegistration = false }
+  return caps
+end
+
 local function start_for(bufnr, workspace_root)
   local ft = vim.bo[bufnr].filetype
-  for _, spec in ipairs(M.specs) do
+  for _, spec in ipairs(vim.list_extend(vim.list_slice(extra_specs), M.specs)) do
     if vim.tbl_contains(spec.filetypes, ft) and vim.fn.executable(spec.cmd[1]) == 1 then
       local root = find_root(bufnr, spec.markers, workspace_root)
       -- Tells bridge.wait_clients that a client is on its way to this buffer.
@@ -72,6 +87,8 @@ local function start_for(bufnr, workspace_root)
         root_dir = root,
         init_options = spec.init_options,
         settings = spec.settings,
+        cmd_env = spec.env,
+        capabilities = capabilities(),
       }, { bufnr = bufnr })
       return
     end
@@ -80,7 +97,19 @@ end
 
 --- Installs the FileType autocmd that starts servers (embedded mode only).
 ---@param workspace_root string
-function M.setup(workspace_root)
+---@param extra nvbridge.ServerSpec[]? servers to try before the built-in ones
+---  (data from nvim.Options.ExtraServers: name, cmd, filetypes, markers, env)
+function M.setup(workspace_root, extra)
+  extra_specs = {}
+  for _, spec in ipairs(extra or {}) do
+    table.insert(extra_specs, {
+      name = spec.name,
+      cmd = spec.cmd,
+      filetypes = spec.filetypes,
+      markers = spec.markers or {},
+      env = spec.env,
+    })
+  end
   local group = api.nvim_create_augroup('nvbridge_servers', { clear = true })
   api.nvim_create_autocmd('FileType', {
     group = group,

@@ -1,0 +1,336 @@
+// Package bench measures what nvbridge adds on top of a language server: a
+// trivial Go -> Neovim round trip, and find_references through nvbridge
+// (Go -> Neovim's LSP client -> gopls and back) versus the same request sent
+// straight to gopls over stdio. The Go benchmarks are in bench_test.go
+// (`make bench`); cmd/sidebyside prints both figures and their ratio.
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/workspace"
+)
+
+// The measured request: references of orders.Process, declared at
+// orders/orders.go:33 col 5 (testdata/samples/README.md): 5 references
+// including the declaration.
+const (
+	refFile   = "orders/orders.go"
+	refLine   = 33 // 1-based
+	refColumn = 5  // 0-based; ASCII line, so the same in every encoding
+	refSymbol = "Process"
+	// WantReferences is how many references gopls finds there.
+	WantReferences = 5
+)
+
+// Fixture is an embedded Neovim with gopls and, beside it, a gopls driven
+// directly over stdio, both on one copy of the Go sample.
+type Fixture struct {
+	Root    string
+	Session *nvim.Session
+	Client  *lsp.Client
+	Direct  *Gopls
+
+	doc     *lsp.Document
+	params  protocol.ReferenceParams
+	cleanup []func()
+}
+
+// RepoRoot finds the repository root (go.mod beside lua/nvbridge) from the
+// working directory upwards.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "lua", "nvbridge")); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				return dir, nil
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("run from inside the nvbridge repository")
+		}
+		dir = parent
+	}
+}
+
+// Setup copies the Go sample, starts both sides and warms them up (the
+// first requests wait for gopls to load the workspace), checking that both
+// find the WantReferences references.
+func Setup(ctx context.Context) (f *Fixture, err error) {
+	repo, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	// make deps installs nvim and gopls under .deps/bin.
+	os.Setenv("PATH", filepath.Join(repo, ".deps", "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for _, c := range []string{"nvim", "gopls", "go"} {
+		if _, err := exec.LookPath(c); err != nil {
+			return nil, fmt.Errorf("%s is not installed: run `make deps`", c)
+		}
+	}
+	f = &Fixture{}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	tmp, err := os.MkdirTemp("", "nvbridge-bench-")
+	if err != nil {
+		return nil, err
+	}
+	f.cleanup = append(f.cleanup, func() { os.RemoveAll(tmp) })
+	f.Root = filepath.Join(tmp, "go")
+	if err := copyDir(filepath.Join(repo, "testdata", "samples", "go"), f.Root); err != nil {
+		return nil, err
+	}
+	root, err := workspace.New(f.Root)
+	if err != nil {
+		return nil, err
+	}
+	if f.Session, err = nvim.Open(ctx, nvim.Options{Root: root}); err != nil {
+		return nil, err
+	}
+	f.cleanup = append(f.cleanup, func() { f.Session.Close() })
+	f.Client = lsp.NewClient(f.Session)
+	if f.Direct, err = StartGopls(ctx, f.Root); err != nil {
+		return nil, err
+	}
+	f.cleanup = append(f.cleanup, func() { f.Direct.Close() })
+
+	if f.doc, err = f.Client.Open(ctx, refFile); err != nil {
+		return nil, err
+	}
+	f.params = protocol.ReferenceParams{
+		TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+			TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(filepath.Join(root.Dir(), refFile))},
+			Position:     protocol.Position{Line: refLine - 1, Character: refColumn},
+		},
+		Context: protocol.ReferenceContext{IncludeDeclaration: true},
+	}
+	if err := f.Direct.Open(ctx, filepath.Join(root.Dir(), refFile)); err != nil {
+		return nil, err
+	}
+	// Warm up: the first answers wait for (or may precede) the workspace
+	// load; repeat until both sides see every reference.
+	for _, side := range []struct {
+		name string
+		run  func(context.Context) (int, error)
+	}{{"nvbridge", f.ReferencesNvbridge}, {"via Neovim", f.ReferencesViaNeovim}, {"direct", f.ReferencesDirect}} {
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			n, err := side.run(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("%s references: %w", side.name, err)
+			}
+			if n == WantReferences {
+				break
+			}
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("%s references: %d, want %d", side.name, n, WantReferences)
+			}
+			time.Sleep(100 * time.Millisecond) // warm-up only, never measured
+		}
+	}
+	return f, nil
+}
+
+// Close stops everything Setup started.
+func (f *Fixture) Close() {
+	for i := len(f.cleanup) - 1; i >= 0; i-- {
+		f.cleanup[i]()
+	}
+	f.cleanup = nil
+}
+
+// RoundTrip is the cheapest Go -> Neovim -> Go call: nvim_exec_lua("return 1").
+func (f *Fixture) RoundTrip(ctx context.Context) error {
+	var one int
+	if err := f.Session.ExecLua(ctx, "return 1", &one); err != nil {
+		return err
+	}
+	if one != 1 {
+		return fmt.Errorf("got %d", one)
+	}
+	return nil
+}
+
+// ReferencesNvbridge is find_references' domain function: reconcile the
+// buffer with the disk, locate the symbol, ask gopls through Neovim, group
+// the answer by file with each source line. Returns the reference count.
+func (f *Fixture) ReferencesNvbridge(ctx context.Context) (int, error) {
+	res, err := f.Client.References(ctx, refFile, lsp.Target{Line: refLine, Symbol: refSymbol},
+		lsp.ReferencesOptions{IncludeDeclaration: true})
+	return res.Total, err
+}
+
+// ReferencesViaNeovim sends the bare textDocument/references request
+// through Neovim's LSP client (no reconcile, no shaping): the transport
+// cost of the bridge alone.
+func (f *Fixture) ReferencesViaNeovim(ctx context.Context) (int, error) {
+	server, err := f.doc.ServerFor(protocol.MethodTextDocumentReferences)
+	if err != nil {
+		return 0, err
+	}
+	var locs []protocol.Location
+	err = f.Client.Request(ctx, f.doc, server, protocol.MethodTextDocumentReferences, f.params, &locs)
+	return len(locs), err
+}
+
+// ReferencesDirect sends the same request straight to gopls.
+func (f *Fixture) ReferencesDirect(ctx context.Context) (int, error) {
+	var locs []protocol.Location
+	_, err := f.Direct.Conn.Call(ctx, protocol.MethodTextDocumentReferences, f.params, &locs)
+	return len(locs), err
+}
+
+// Gopls is a gopls process driven over stdio with go.lsp.dev/jsonrpc2.
+type Gopls struct {
+	Conn jsonrpc2.Conn
+	cmd  *exec.Cmd
+}
+
+type pipes struct {
+	io.ReadCloser
+	io.WriteCloser
+}
+
+func (p pipes) Close() error {
+	p.WriteCloser.Close()
+	return p.ReadCloser.Close()
+}
+
+// StartGopls starts gopls in root and initializes it (minimal client
+// capabilities: no progress, no configuration requests).
+func StartGopls(ctx context.Context, root string) (*Gopls, error) {
+	cmd := exec.Command("gopls", "serve")
+	cmd.Dir = root
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	g := &Gopls{cmd: cmd, Conn: jsonrpc2.NewConn(jsonrpc2.NewStream(pipes{stdout, stdin}))}
+	// Server -> client requests (none expected with these capabilities)
+	// get a null answer; notifications (logs, diagnostics) are dropped.
+	g.Conn.Go(context.Background(), func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		return reply(ctx, nil, nil)
+	})
+	rootURI := uri.File(root)
+	init := map[string]any{
+		"processId":        os.Getpid(),
+		"rootUri":          rootURI,
+		"workspaceFolders": []map[string]any{{"uri": rootURI, "name": filepath.Base(root)}},
+		"capabilities":     map[string]any{},
+	}
+	var res json.RawMessage
+	if _, err := g.Conn.Call(ctx, protocol.MethodInitialize, init, &res); err != nil {
+		g.Close()
+		return nil, fmt.Errorf("gopls initialize: %w", err)
+	}
+	if err := g.Conn.Notify(ctx, protocol.MethodInitialized, map[string]any{}); err != nil {
+		g.Close()
+		return nil, err
+	}
+	return g, nil
+}
+
+// Open sends didOpen for a file (as Neovim does for its buffer).
+func (g *Gopls) Open(ctx context.Context, path string) error {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return g.Conn.Notify(ctx, protocol.MethodTextDocumentDidOpen, protocol.DidOpenTextDocumentParams{
+		TextDocument: protocol.TextDocumentItem{URI: uri.File(path), LanguageID: "go", Version: 1, Text: string(text)},
+	})
+}
+
+// Close shuts gopls down (shutdown, exit), killing it if it lingers.
+func (g *Gopls) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_, _ = g.Conn.Call(ctx, protocol.MethodShutdown, nil, nil)
+	_ = g.Conn.Notify(ctx, protocol.MethodExit, nil)
+	exited := make(chan struct{})
+	go func() {
+		_ = g.cmd.Wait()
+		close(exited)
+	}()
+	select {
+	case <-exited:
+	case <-ctx.Done():
+		_ = g.cmd.Process.Kill()
+		<-exited
+	}
+	g.Conn.Close()
+}
+
+func copyDir(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+}
+
+// Result is one side-by-side measurement.
+type Result struct {
+	Name    string
+	NsPerOp float64
+	N       int
+}
+
+// Report renders results with each one's ratio to base (a name among them).
+func Report(results []Result, base string) string {
+	var baseNs float64
+	for _, r := range results {
+		if r.Name == base {
+			baseNs = r.NsPerOp
+		}
+	}
+	var b strings.Builder
+	for _, r := range results {
+		fmt.Fprintf(&b, "%-34s %12.0f ns/op (%6.3f ms)  n=%-6d", r.Name, r.NsPerOp, r.NsPerOp/1e6, r.N)
+		if baseNs > 0 && r.Name != base {
+			fmt.Fprintf(&b, "  x%.2f vs %s", r.NsPerOp/baseNs, base)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,125 @@
+package tools_test
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/tools"
+)
+
+// mcpClient serves every tool of env through an MCP server and returns an
+// initialized in-process client: calls go over the protocol (JSON-RPC
+// messages, schemas, structured content), not straight to the handlers.
+func mcpClient(t *testing.T, env *tools.Env) *client.Client {
+	t.Helper()
+	ctx := testenv.Context(t)
+	c, err := client.NewInProcessClient(tools.NewServer(env, "test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ClientInfo = mcp.Implementation{Name: "nvbridge-test", Version: "0"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// mcpCall calls a tool with raw JSON arguments over the protocol.
+func mcpCall(t *testing.T, c *client.Client, name, args string) *mcp.CallToolResult {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = json.RawMessage(args)
+	res, err := c.CallTool(testenv.Context(t), req)
+	if err != nil {
+		t.Fatalf("%s %s: protocol error: %v", name, args, err)
+	}
+	return res
+}
+
+// content returns the structured content as decoded JSON.
+func content(t *testing.T, res *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	body, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(body, &out); err != nil {
+		t.Fatalf("structuredContent is not a JSON object: %s", body)
+	}
+	return out
+}
+
+// toolError returns the structured error of a failed call (nil when the call
+// succeeded), checking that isError and the error body agree.
+func toolError(t *testing.T, res *mcp.CallToolResult) *apierr.Error {
+	t.Helper()
+	body, _ := json.Marshal(res.StructuredContent)
+	var e struct {
+		Error *apierr.Error `json:"error"`
+	}
+	_ = json.Unmarshal(body, &e)
+	if !res.IsError {
+		if e.Error != nil {
+			t.Fatalf("isError=false but an error body: %s", body)
+		}
+		return nil
+	}
+	if e.Error == nil || e.Error.Code == "" || e.Error.Message == "" || e.Error.Remediation == "" {
+		t.Fatalf("isError without a complete structured error (code, message, remediation): %s", body)
+	}
+	return e.Error
+}
+
+// wantError fails unless res is a tool error with code whose message
+// contains every fragment.
+func wantError(t *testing.T, res *mcp.CallToolResult, code apierr.Code, fragments ...string) {
+	t.Helper()
+	e := toolError(t, res)
+	if e == nil {
+		t.Fatalf("succeeded, want %s: %v", code, res.StructuredContent)
+	}
+	if e.Code != code {
+		t.Fatalf("code %s (%s), want %s", e.Code, e.Message, code)
+	}
+	for _, f := range fragments {
+		if !strings.Contains(e.Message, f) {
+			t.Errorf("message %q lacks %q", e.Message, f)
+		}
+	}
+}
+
+// at walks decoded JSON by a dotted path ("locations.0.file").
+func at(v any, path string) (any, bool) {
+	for _, key := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[key]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
