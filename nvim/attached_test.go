@@ -71,7 +71,7 @@ func TestAttached(t *testing.T) {
 	if s.Embedded() {
 		t.Fatal("an attached session reports Embedded")
 	}
-	env := &tools.Env{Session: s, LSP: client, Logf: t.Logf}
+	env := tools.NewEnv(s, client, t.Logf)
 
 	t.Run("get_buffer_info uses the user's client", func(t *testing.T) {
 		out := mustCall(t, env, "get_buffer_info", `{"file":"main.go","include_content":false}`)

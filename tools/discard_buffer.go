@@ -22,7 +22,7 @@ func discardBufferTool(env *Env) Tool {
 		"Throw away a file's unsaved changes in Neovim and reload it from disk (:edit!). A pending rename is undone; a buffer whose file does not exist is closed.",
 		hints{destructive: true},
 		func(ctx context.Context, in discardBufferArgs) (discardResult, error) {
-			r, err := env.edits().DiscardBuffer(ctx, in.File)
+			r, err := env.Edit.DiscardBuffer(ctx, in.File)
 			return discardResult{r}, err
 		})
 }

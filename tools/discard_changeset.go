@@ -20,7 +20,7 @@ func discardChangesetTool(env *Env) Tool {
 		"Forget a previewed changeset (nothing in Neovim or on disk changes).",
 		hints{},
 		func(ctx context.Context, in discardChangesetArgs) (discardChangesetResult, error) {
-			if err := env.edits().Discard(in.ChangesetID); err != nil {
+			if err := env.Edit.Discard(in.ChangesetID); err != nil {
 				return discardChangesetResult{}, err
 			}
 			return discardChangesetResult{ChangesetID: in.ChangesetID, Discarded: true}, nil

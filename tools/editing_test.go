@@ -36,7 +36,7 @@ func TestEditingToolsOverMCP(t *testing.T) {
 	write("notes.txt", "alpha\nbeta\ngamma\nbeta\n")
 	write("other.txt", "one\ntwo\n")
 	s, client := testenv.Embedded(t, root)
-	c := mcpClient(t, &tools.Env{Session: s, LSP: client})
+	c := mcpClient(t, tools.NewEnv(s, client, nil))
 	get := func(m map[string]any, path string) any {
 		t.Helper()
 		v, ok := at(m, path)

@@ -37,7 +37,7 @@ func TestErrorsOverMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, client := testenv.Embedded(t, root)
-	c := mcpClient(t, &tools.Env{Session: s, LSP: client, Logf: t.Logf})
+	c := mcpClient(t, tools.NewEnv(s, client, t.Logf))
 
 	cases := []struct {
 		name, tool, args string
@@ -105,7 +105,7 @@ func TestUnsupportedCapabilityPyright(t *testing.T) {
 	testenv.Require(t, "nvim", "pyright-langserver")
 	root := testenv.CopySample(t, "python")
 	s, client := testenv.Embedded(t, root)
-	c := mcpClient(t, &tools.Env{Session: s, LSP: client, Logf: t.Logf})
+	c := mcpClient(t, tools.NewEnv(s, client, t.Logf))
 	res := mcpCall(t, c, "find_implementations", `{"file":"shop/payment.py","line":12,"symbol":"PaymentMethod"}`)
 	wantError(t, res, apierr.Unsupported, "pyright", "textDocument/implementation")
 }

@@ -15,7 +15,7 @@ func getBufferDiffTool(env *Env) Tool {
 		"Show a file's unsaved changes in Neovim as a unified diff against the file on disk (an empty diff when there are none or the file is not open).",
 		readOnly,
 		func(ctx context.Context, in getBufferDiffArgs) (bufferDiffResult, error) {
-			d, err := env.edits().Diff(ctx, in.File)
+			d, err := env.Edit.Diff(ctx, in.File)
 			return bufferDiffResult{d}, err
 		})
 }

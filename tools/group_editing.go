@@ -2,7 +2,6 @@ package tools
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/nvbridge/nvbridge/edit"
 )
@@ -20,20 +19,6 @@ func editingTools(env *Env) []Tool {
 		saveBufferTool(env),
 		discardBufferTool(env),
 	}
-}
-
-var editsMu sync.Mutex
-
-// edits returns the session's changeset engine, making it on first use.
-// Every editing tool (and the refactoring ones) must share it: a preview
-// made by one is applied by apply_changeset.
-func (env *Env) edits() *edit.Engine {
-	editsMu.Lock()
-	defer editsMu.Unlock()
-	if env.Edit == nil {
-		env.Edit = edit.NewEngine(env.Session)
-	}
-	return env.Edit
 }
 
 // previewArg is the preview switch every changeset tool takes.

@@ -144,7 +144,7 @@ func failed(t *testing.T, res *mcp.CallToolResult, code, fragment string) {
 func TestNavigationTools(t *testing.T) {
 	testenv.Require(t, "nvim", "gopls", "go")
 	s, client := testenv.Embedded(t, testenv.CopySample(t, "go"))
-	env := &Env{Session: s, LSP: client, Logf: t.Logf}
+	env := NewEnv(s, client, t.Logf)
 	ctx := testenv.Context(t)
 
 	t.Run("find_definition", func(t *testing.T) {

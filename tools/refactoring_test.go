@@ -77,7 +77,7 @@ func TestRefactoringToolsGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, client := testenv.Embedded(t, root)
-	c := mcpClient(t, &tools.Env{Session: s, LSP: client})
+	c := mcpClient(t, tools.NewEnv(s, client, nil))
 	okCall := func(name, args string) (map[string]any, string) {
 		t.Helper()
 		res := mcpCall(t, c, name, args)
@@ -177,7 +177,7 @@ func TestRefactoringToolsPythonUnsupported(t *testing.T) {
 	testenv.Require(t, "nvim", "pyright-langserver")
 	root := testenv.CopySample(t, "python")
 	s, client := testenv.Embedded(t, root)
-	c := mcpClient(t, &tools.Env{Session: s, LSP: client})
+	c := mcpClient(t, tools.NewEnv(s, client, nil))
 	wantError(t, mcpCall(t, c, "extract_function", `{"file":"shop/extract.py","start_line":12,"end_line":16}`), apierr.Unsupported, "pyright")
 	wantError(t, mcpCall(t, c, "extract_variable", `{"file":"shop/extract.py","start_line":14,"start_column":20,"end_line":14,"end_column":46,"name":"line_total"}`), apierr.Unsupported, "pyright")
 	wantError(t, mcpCall(t, c, "rename_symbol", `{"file":"shop/orders.py","line":37,"symbol":"process","new_name":"None"}`), apierr.InvalidParameter, "keyword")

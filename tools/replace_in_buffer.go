@@ -27,7 +27,7 @@ func replaceInBufferTool(env *Env) Tool {
 		"Replace text in a file as Neovim holds it (unsaved changes included): every occurrence of old, or exactly count of them. Returns matches_found and matches_replaced with the matches' positions. By default nothing changes: you get a unified diff and a changeset_id for apply_changeset; preview=false applies at once (one undo step).",
 		mutating,
 		func(ctx context.Context, in replaceInBufferArgs) (replaceResult, error) {
-			r, err := env.edits().Replace(ctx, in.File, edit.Replacement{Old: in.Old, New: in.New, Count: in.Count, Regex: in.Regex},
+			r, err := env.Edit.Replace(ctx, in.File, edit.Replacement{Old: in.Old, New: in.New, Count: in.Count, Regex: in.Regex},
 				edit.Options{Preview: in.preview()})
 			return replaceResult{ReplaceResult: r, BufferState: singleFileResult(r.Result).BufferState}, err
 		})

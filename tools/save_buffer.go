@@ -25,7 +25,7 @@ func saveBufferTool(env *Env) Tool {
 		"Write a file's buffer to disk (a pending rename moves the file). Refuses with CONFLICT when the file changed on disk since Neovim loaded it, unless force.",
 		mutating,
 		func(ctx context.Context, in saveBufferArgs) (saveResult, error) {
-			r, err := env.edits().Save(ctx, in.File, in.Force)
+			r, err := env.Edit.Save(ctx, in.File, in.Force)
 			return saveResult{r}, err
 		})
 }

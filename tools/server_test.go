@@ -150,7 +150,7 @@ func TestToolsOverMCP(t *testing.T) {
 	testenv.Require(t, "nvim", "gopls", "go")
 	root := testenv.CopySample(t, "go")
 	s, client := testenv.Embedded(t, root)
-	c := mcpClient(t, &tools.Env{Session: s, LSP: client, Logf: t.Logf})
+	c := mcpClient(t, tools.NewEnv(s, client, t.Logf))
 
 	list, err := c.ListTools(testenv.Context(t), mcp.ListToolsRequest{})
 	if err != nil {

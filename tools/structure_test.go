@@ -65,7 +65,7 @@ func TestStructureCatalog(t *testing.T) {
 func TestStructureTools(t *testing.T) {
 	testenv.Require(t, "nvim", "gopls", "go")
 	s, client := testenv.Embedded(t, testenv.CopySample(t, "go"))
-	env := &Env{Session: s, LSP: client, Logf: t.Logf}
+	env := NewEnv(s, client, t.Logf)
 	ctx := testenv.Context(t)
 
 	t.Run("get_call_hierarchy", func(t *testing.T) {

@@ -34,6 +34,16 @@ type Env struct {
 	Logf func(format string, args ...any)
 }
 
+// NewEnv returns the environment handlers share; its changeset engine is
+// one per session, so a preview made by one tool is applied by
+// apply_changeset.
+func NewEnv(s *nvim.Session, client *lsp.Client, logf func(format string, args ...any)) *Env {
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	return &Env{Session: s, LSP: client, Edit: edit.NewEngine(s), Logf: logf}
+}
+
 // Tool is one MCP tool: its definition and handler.
 type Tool = server.ServerTool
 

@@ -21,7 +21,7 @@ func undoTool(env *Env) Tool {
 		"Undo the last change nvbridge made in a file's buffer (one tool edit = one undo step). Refuses with CONFLICT when the buffer was edited after that change, so a user's later work is never undone.",
 		mutating,
 		func(ctx context.Context, in undoArgs) (undoResult, error) {
-			r, err := env.edits().Undo(ctx, in.File)
+			r, err := env.Edit.Undo(ctx, in.File)
 			return undoResult{r}, err
 		})
 }

@@ -121,7 +121,7 @@ func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env
 	}
 	client := lsp.NewClient(s)
 	client.Timeout = g.timeout
-	env := &tools.Env{Session: s, LSP: client, Logf: logger.Printf}
+	env := tools.NewEnv(s, client, logger.Printf)
 	return env, func() { s.Close() }, nil
 }
 

@@ -108,7 +108,7 @@ func TestFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, client := testenv.EmbeddedWith(t, root, nvim.Options{ExtraServers: []nvim.ServerSpec{spec, spec2}})
-	env := &tools.Env{Session: s, LSP: client, Logf: t.Logf}
+	env := tools.NewEnv(s, client, t.Logf)
 	ctx := testenv.Context(t)
 
 	gopls := func(t *testing.T) {

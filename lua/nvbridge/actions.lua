@@ -18,7 +18,7 @@ local M = {}
 local api = vim.api
 local uv = vim.uv or vim.loop
 
-local has_011 = vim.fn.has('nvim-0.11') == 1
+local compat = require('nvbridge._compat')
 
 local APPLY_EDIT = 'workspace/applyEdit'
 local TS_RENAME = '_typescript.rename'
@@ -48,15 +48,7 @@ end
 
 -- Converts a byte column of a line to the client's units.
 local function to_units(line, col, enc)
-  col = math.min(col, #line)
-  if enc == 'utf-8' then
-    return col
-  end
-  if has_011 then
-    return vim.str_utfindex(line, enc, col, false)
-  end
-  local utf32, utf16 = vim.str_utfindex(line, col)
-  return enc == 'utf-32' and utf32 or utf16
+  return compat.utfindex(line, enc, col)
 end
 
 --- The diagnostics of one client on lines [first, last] (0-based, inclusive)

@@ -14,7 +14,8 @@ local uv = vim.uv or vim.loop
 local bridge = require('nvbridge.bridge')
 local read_file, stat_key = bridge.read_file, bridge.stat_key
 
-local has_011 = vim.fn.has('nvim-0.11') == 1
+local compat = require('nvbridge._compat')
+local has_011 = compat.has_011
 
 -- How many nvbridge changes per buffer the undo tool remembers.
 local UNDO_DEPTH = 100
@@ -23,9 +24,7 @@ local function fail(code, message, path)
   return { code = code, message = message, path = path }
 end
 
-local function get_clients(filter)
-  return (vim.lsp.get_clients or vim.lsp.get_active_clients)(filter)
-end
+local get_clients = compat.get_clients
 
 local function write_file(path, data)
   local fd = uv.fs_open(path, 'w', 420)

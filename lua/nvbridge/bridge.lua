@@ -11,9 +11,12 @@ local M = {}
 local uv = vim.uv or vim.loop
 local api = vim.api
 
--- Neovim 0.11 turned client functions into methods (client:request);
--- 0.10 only has the dotted form.
-local has_011 = vim.fn.has('nvim-0.11') == 1
+local compat = require('nvbridge._compat')
+local get_clients = compat.get_clients
+local supports = compat.supports
+local client_request = compat.request
+local client_cancel = compat.cancel_request
+local is_stopped = compat.is_stopped
 
 ---@type table<string, {client: table, request_id: integer}>
 local in_flight = {}
@@ -38,38 +41,6 @@ end
 
 local function fail(code, message)
   return { code = code, message = message }
-end
-
-local function get_clients(filter)
-  return (vim.lsp.get_clients or vim.lsp.get_active_clients)(filter)
-end
-
-local function supports(client, method, bufnr)
-  if has_011 then
-    return client:supports_method(method, bufnr)
-  end
-  return client.supports_method(method, { bufnr = bufnr })
-end
-
-local function client_request(client, method, params, handler, bufnr)
-  if has_011 then
-    return client:request(method, params, handler, bufnr)
-  end
-  return client.request(method, params, handler, bufnr)
-end
-
-local function is_stopped(client)
-  if has_011 then
-    return client:is_stopped()
-  end
-  return client.is_stopped()
-end
-
-local function client_cancel(client, request_id)
-  if has_011 then
-    return client:cancel_request(request_id)
-  end
-  return client.cancel_request(request_id)
 end
 
 local function buf_version(bufnr)
@@ -228,7 +199,15 @@ local function buffer_bytes(bufnr)
   local lines = api.nvim_buf_get_lines(bufnr, 0, -1, false)
   local nl = vim.bo[bufnr].fileformat == 'dos' and '\r\n' or '\n'
   local text = table.concat(lines, nl)
-  if vim.bo[bufnr].eol and not (#lines == 1 and lines[1] == '') then
+  -- An empty buffer and one holding a single empty line look alike through
+  -- the API; only line2byte tells them apart (-1: no bytes at all).
+  local empty = #lines == 1
+    and lines[1] == ''
+    and api.nvim_buf_call(bufnr, function()
+        return vim.fn.line2byte(vim.fn.line('$') + 1)
+      end)
+      == -1
+  if vim.bo[bufnr].eol and not empty then
     text = text .. nl
   end
   if vim.bo[bufnr].bomb then

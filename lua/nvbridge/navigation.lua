@@ -5,25 +5,10 @@ local M = {}
 
 local api = vim.api
 
-local has_011 = vim.fn.has('nvim-0.11') == 1
-
-local function get_clients(filter)
-  return (vim.lsp.get_clients or vim.lsp.get_active_clients)(filter)
-end
-
-local function supports(client, method, bufnr)
-  if has_011 then
-    return client:supports_method(method, bufnr)
-  end
-  return client.supports_method(method, { bufnr = bufnr })
-end
-
-local function stopped(client)
-  if has_011 then
-    return client:is_stopped()
-  end
-  return client.is_stopped()
-end
+local compat = require('nvbridge._compat')
+local get_clients = compat.get_clients
+local supports = compat.supports
+local stopped = compat.is_stopped
 
 --- Every initialized client attached to a loaded buffer that supports
 --- method ("" for any client), once per client, with one buffer it is

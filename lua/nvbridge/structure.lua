@@ -5,7 +5,6 @@
 local M = {}
 
 local api = vim.api
-local uv = vim.uv or vim.loop
 
 -- Import queries for the languages whose parser Neovim 0.10 bundles. @path
 -- captures a workspace-relative import, @system one the compiler resolves
@@ -46,16 +45,7 @@ function M.supports(lang)
   return query_for(lang) ~= nil and pcall(vim.treesitter.get_string_parser, '', lang)
 end
 
-local function read_file(path)
-  local fd = uv.fs_open(path, 'r', 438)
-  if not fd then
-    return nil
-  end
-  local stat = uv.fs_fstat(fd)
-  local data = stat and uv.fs_read(fd, stat.size, 0) or nil
-  uv.fs_close(fd)
-  return data
-end
+local read_file = require('nvbridge.bridge').read_file
 
 local function imports_in(src, lang)
   local q = query_for(lang)

@@ -1,0 +1,54 @@
+--- Differences between the Neovim versions nvbridge supports (0.10 and
+--- later), in one place. Neovim 0.11 turned client functions into methods
+--- (client:request) and changed vim.str_utfindex's signature.
+local M = {}
+
+M.has_011 = vim.fn.has('nvim-0.11') == 1
+
+---@param filter table? as vim.lsp.get_clients
+function M.get_clients(filter)
+  return (vim.lsp.get_clients or vim.lsp.get_active_clients)(filter)
+end
+
+function M.supports(client, method, bufnr)
+  if M.has_011 then
+    return client:supports_method(method, bufnr)
+  end
+  return client.supports_method(method, { bufnr = bufnr })
+end
+
+function M.request(client, method, params, handler, bufnr)
+  if M.has_011 then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+function M.cancel_request(client, request_id)
+  if M.has_011 then
+    return client:cancel_request(request_id)
+  end
+  return client.cancel_request(request_id)
+end
+
+function M.is_stopped(client)
+  if M.has_011 then
+    return client:is_stopped()
+  end
+  return client.is_stopped()
+end
+
+--- A byte column of line in the client's units ('utf-8', 'utf-16', 'utf-32').
+function M.utfindex(line, enc, col)
+  col = math.min(col, #line)
+  if enc == 'utf-8' then
+    return col
+  end
+  if M.has_011 then
+    return vim.str_utfindex(line, enc, col, false)
+  end
+  local utf32, utf16 = vim.str_utfindex(line, col)
+  return enc == 'utf-32' and utf32 or utf16
+end
+
+return M
