@@ -31,12 +31,18 @@ type luaBufferReply struct {
 	Err         *nvim.LuaError `msgpack:"err"`
 }
 
-func (e *Engine) bufferCall(ctx context.Context, fn, file string, args ...any) (BufferState, luaBufferReply, error) {
+// bufferCall calls fn of nvbridge.apply with file's absolute path and args.
+// A failure whose code is in remedies gets that remediation.
+func (e *Engine) bufferCall(ctx context.Context, fn, file string, remedies map[apierr.Code]string, args ...any) (_ BufferState, r luaBufferReply, err error) {
+	defer func() {
+		if ae := apierr.As(err); ae != nil && remedies[ae.Code] != "" {
+			ae.Remediation = remedies[ae.Code]
+		}
+	}()
 	abs, err := e.root.Resolve(file)
 	if err != nil {
-		return BufferState{}, luaBufferReply{}, err
+		return BufferState{}, r, err
 	}
-	var r luaBufferReply
 	if err := e.s.Call(ctx, "nvbridge.apply", fn, &r, append([]any{abs}, args...)...); err != nil {
 		return BufferState{}, r, err
 	}
@@ -58,14 +64,11 @@ type UndoResult struct {
 // Undo takes back the last nvbridge change in file's buffer, as one undo
 // step, unless the buffer was edited after it (CONFLICT).
 func (e *Engine) Undo(ctx context.Context, file string) (UndoResult, error) {
-	st, r, err := e.bufferCall(ctx, "undo", file)
+	st, r, err := e.bufferCall(ctx, "undo", file, map[apierr.Code]string{
+		apierr.Conflict:           "the buffer has later edits; undo in Neovim (u), or make a new change that reverses this one",
+		apierr.PreconditionFailed: "undo takes back only changes nvbridge made in this buffer (and not yet undone); to revert unsaved changes, use discard_buffer",
+	})
 	if err != nil {
-		switch ae := apierr.As(err); ae.Code {
-		case apierr.Conflict:
-			ae.Remediation = "the buffer has later edits; undo in Neovim (u), or make a new change that reverses this one"
-		case apierr.PreconditionFailed:
-			ae.Remediation = "undo takes back only changes nvbridge made in this buffer (and not yet undone); to revert unsaved changes, use discard_buffer"
-		}
 		return UndoResult{}, err
 	}
 	return UndoResult{BufferState: st, Remaining: r.Remaining}, nil
@@ -80,14 +83,11 @@ type SaveResult struct {
 // Save writes file's buffer. It refuses with CONFLICT when the file changed
 // on disk since it was loaded, unless force.
 func (e *Engine) Save(ctx context.Context, file string, force bool) (SaveResult, error) {
-	st, r, err := e.bufferCall(ctx, "save", file, force)
+	st, r, err := e.bufferCall(ctx, "save", file, map[apierr.Code]string{
+		apierr.Conflict:        "compare with get_buffer_diff, then save_buffer with force=true to overwrite the file, or discard_buffer to take the disk's version",
+		apierr.OperationFailed: "check that the file's folder exists and is writable",
+	}, force)
 	if err != nil {
-		switch ae := apierr.As(err); ae.Code {
-		case apierr.Conflict:
-			ae.Remediation = "compare with get_buffer_diff, then save_buffer with force=true to overwrite the file, or discard_buffer to take the disk's version"
-		case apierr.OperationFailed:
-			ae.Remediation = "check that the file's folder exists and is writable"
-		}
 		return SaveResult{}, err
 	}
 	return SaveResult{BufferState: st, Saved: r.Saved}, nil
@@ -101,7 +101,7 @@ type DiscardResult struct {
 
 // DiscardBuffer puts file's buffer back to the file's content on disk.
 func (e *Engine) DiscardBuffer(ctx context.Context, file string) (DiscardResult, error) {
-	st, r, err := e.bufferCall(ctx, "discard", file)
+	st, r, err := e.bufferCall(ctx, "discard", file, nil)
 	if err != nil {
 		return DiscardResult{}, err
 	}

@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"go.lsp.dev/protocol"
-
-	"github.com/nvbridge/nvbridge/apierr"
 )
 
 // Hierarchy directions.
@@ -83,10 +81,7 @@ type CallHierarchyResult struct {
 // callHierarchy/incomingCalls and outgoingCalls). The requests of one level
 // run concurrently.
 func (c *Client) CallHierarchy(ctx context.Context, file string, t Target, opts CallHierarchyOptions) (CallHierarchyResult, error) {
-	if err := checkDirection(&opts.Direction, DirectionIncoming, DirectionOutgoing); err != nil {
-		return CallHierarchyResult{}, err
-	}
-	if err := checkHierarchyBounds(&opts.Depth, &opts.MaxItems); err != nil {
+	if err := checkHierarchyOptions(&opts.Direction, &opts.Depth, &opts.MaxItems, DirectionIncoming, DirectionOutgoing); err != nil {
 		return CallHierarchyResult{}, err
 	}
 	pos, err := c.resolve(ctx, file, t, protocol.MethodTextDocumentPrepareCallHierarchy,
@@ -98,42 +93,11 @@ func (c *Client) CallHierarchy(ctx context.Context, file string, t Target, opts 
 		concurrency: hierarchyConcurrency, probe: true, leaf: c.outsideWorkspace})
 }
 
-func checkDirection(dir *string, a, b string) error {
-	*dir = strings.ToLower(strings.TrimSpace(*dir))
-	switch *dir {
-	case "":
-		*dir = DirectionBoth
-	case DirectionBoth, a, b:
-	default:
-		return apierr.Errorf(apierr.InvalidParameter, fmt.Sprintf("pass direction %q, %q or %q", DirectionBoth, a, b),
-			"unknown direction %q", *dir)
-	}
-	return nil
-}
-
 // prepareCalls asks the server for the call hierarchy item(s) at pos.
 func (c *Client) prepareCalls(ctx context.Context, pos position) ([]hierItem, error) {
-	var raw json.RawMessage
-	params := protocol.CallHierarchyPrepareParams{TextDocumentPositionParams: pos.params()}
-	const hint = "point at the name of a function or method (its declaration or a call to it); find_references works for other symbols"
-	if err := c.Request(ctx, pos.doc, pos.server, protocol.MethodTextDocumentPrepareCallHierarchy, params, &raw); err != nil {
-		// A server refusing the position ("Total is not a function", as
-		// gopls says) answers with an error, not with null.
-		if e := apierr.As(err); e.Code == apierr.OperationFailed {
-			return nil, apierr.Errorf(apierr.ResourceNotFound, hint, "no call hierarchy at %s (%q): %s",
-				pos.where(), pos.symbol(), e.Message)
-		}
-		return nil, err
-	}
-	items, err := decodeHierItems(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", pos.server.Name, err)
-	}
-	if len(items) == 0 {
-		return nil, apierr.Errorf(apierr.ResourceNotFound, hint,
-			"%s found no function or method at %s (%q)", pos.server.Name, pos.where(), pos.symbol())
-	}
-	return items, nil
+	return c.prepareHierarchy(ctx, pos, protocol.MethodTextDocumentPrepareCallHierarchy,
+		protocol.CallHierarchyPrepareParams{TextDocumentPositionParams: pos.params()}, "call", "function or method",
+		"point at the name of a function or method (its declaration or a call to it); find_references works for other symbols")
 }
 
 // callExpander returns the expand function of one direction.
@@ -213,18 +177,14 @@ func (c *Client) callHierarchyAt(ctx context.Context, pos position, opts CallHie
 		out.Notes = append(out.Notes, fmt.Sprintf("%s offered %d items at this position; the first (%s) is shown, not %s",
 			pos.server.Name, len(items), root.Name, strings.Join(names, ", ")))
 	}
-	dirs := []string{DirectionIncoming, DirectionOutgoing}
-	if opts.Direction != DirectionBoth {
-		dirs = []string{opts.Direction}
-	}
+	dirs := directions(opts.Direction, DirectionIncoming, DirectionOutgoing)
 	walked, err := c.walkDirections(ctx, pos.server.OffsetEncoding, root, lim, dirs, func(dir string) expandFunc {
 		return c.callExpander(pos, dir)
 	})
 	if err != nil {
 		return CallHierarchyResult{}, err
 	}
-	out.Symbol = walked.root
-	out.Truncated = out.Truncated || walked.truncated
+	out.Symbol, out.Truncated = walked.root, walked.truncated
 	for i, dir := range dirs {
 		entries := callEntries(walked.views[i], dir)
 		totals := &CallTotals{Direct: len(entries), More: walked.more[i]}

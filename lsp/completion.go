@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"go.lsp.dev/protocol"
-
-	"github.com/nvbridge/nvbridge/apierr"
 )
 
 // completionKinds names LSP CompletionItemKind values (1-based) as words.
@@ -70,12 +68,8 @@ type CompletionResult struct {
 // server's order (sortText, then label). With t.Symbol the cursor is put at
 // the symbol's end (completing that word); with t.Column, at that column.
 func (c *Client) Completions(ctx context.Context, file string, t Target, opts CompletionOptions) (CompletionResult, error) {
-	if opts.MaxResults < 0 {
-		return CompletionResult{}, apierr.Errorf(apierr.InvalidParameter, "pass a positive max_results or omit it",
-			"max_results is %d", opts.MaxResults)
-	}
-	if opts.MaxResults == 0 {
-		opts.MaxResults = DefaultMaxCompletions
+	if err := checkLimit(&opts.MaxResults, "max_results", DefaultMaxCompletions); err != nil {
+		return CompletionResult{}, err
 	}
 	pos, err := c.resolve(ctx, file, t, protocol.MethodTextDocumentCompletion, "")
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -399,8 +400,19 @@ func (c *Client) viewHierarchy(ctx context.Context, enc Encoding, roots []hierIt
 	return rootEntries, views, nil
 }
 
-// checkHierarchyBounds validates and defaults depth and max items.
-func checkHierarchyBounds(depth, maxItems *int) error {
+// checkHierarchyOptions validates and defaults the options of a hierarchy
+// whose two directions are a and b: the direction ("both", a or b), the
+// depth and max items.
+func checkHierarchyOptions(dir *string, depth, maxItems *int, a, b string) error {
+	*dir = strings.ToLower(strings.TrimSpace(*dir))
+	switch *dir {
+	case "":
+		*dir = DirectionBoth
+	case DirectionBoth, a, b:
+	default:
+		return apierr.Errorf(apierr.InvalidParameter, fmt.Sprintf("pass direction %q, %q or %q", DirectionBoth, a, b),
+			"unknown direction %q", *dir)
+	}
 	if *depth == 0 {
 		*depth = 1
 	}
@@ -408,13 +420,42 @@ func checkHierarchyBounds(depth, maxItems *int) error {
 		return apierr.Errorf(apierr.InvalidParameter, fmt.Sprintf("pass a depth from 1 to %d", MaxHierarchyDepth),
 			"depth %d is out of range", *depth)
 	}
-	if *maxItems == 0 {
-		*maxItems = DefaultHierarchyMaxItems
+	return checkLimit(maxItems, "max_items", DefaultHierarchyMaxItems)
+}
+
+// directions lists the directions to walk, in order: a and b for "both",
+// else the one asked.
+func directions(dir, a, b string) []string {
+	if dir == DirectionBoth {
+		return []string{a, b}
 	}
-	if *maxItems < 0 {
-		return apierr.Errorf(apierr.InvalidParameter, "pass a positive max_items or omit it", "max_items is %d", *maxItems)
+	return []string{dir}
+}
+
+// prepareHierarchy sends a prepare request (method, params) at pos and
+// returns the items the server offers there. what names the hierarchy in
+// messages ("call", "type"), noun what must be at pos, hint the remediation
+// when nothing is.
+func (c *Client) prepareHierarchy(ctx context.Context, pos position, method string, params any, what, noun, hint string) ([]hierItem, error) {
+	var raw json.RawMessage
+	if err := c.Request(ctx, pos.doc, pos.server, method, params, &raw); err != nil {
+		// A server refusing the position ("Total is not a function", as
+		// gopls says) answers with an error, not with null.
+		if e := apierr.As(err); e.Code == apierr.OperationFailed {
+			return nil, apierr.Errorf(apierr.ResourceNotFound, hint, "no %s hierarchy at %s (%q): %s",
+				what, pos.where(), pos.symbol(), e.Message)
+		}
+		return nil, err
 	}
-	return nil
+	items, err := decodeHierItems(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", pos.server.Name, err)
+	}
+	if len(items) == 0 {
+		return nil, apierr.Errorf(apierr.ResourceNotFound, hint,
+			"%s found no %s at %s (%q)", pos.server.Name, noun, pos.where(), pos.symbol())
+	}
+	return items, nil
 }
 
 // outsideWorkspace reports whether an item lies outside the workspace (the

@@ -113,6 +113,18 @@ func (c *Client) awaitAnalysis(ctx context.Context, bufnr int, server Server) (b
 	return string(raw) == "true", nil
 }
 
+// checkLimit validates a caller's bound on a list (the argument name, e.g.
+// "max_results"): negative is INVALID_PARAMETER, 0 becomes def.
+func checkLimit(n *int, name string, def int) error {
+	if *n < 0 {
+		return apierr.Errorf(apierr.InvalidParameter, "pass a positive "+name+" or omit it", "%s is %d", name, *n)
+	}
+	if *n == 0 {
+		*n = def
+	}
+	return nil
+}
+
 // serverFor is Document.ServerFor with a feature-specific remediation.
 func serverFor(doc *Document, method, hint string) (Server, error) {
 	s, err := doc.ServerFor(method)
@@ -130,14 +142,7 @@ func identifierAt(line string, b int) string {
 	if b < 0 || b > len(line) {
 		return ""
 	}
-	start := b
-	for start > 0 {
-		r, size := utf8.DecodeLastRuneInString(line[:start])
-		if !isIdent(r) {
-			break
-		}
-		start -= size
-	}
+	start := identStart(line, b)
 	end := b
 	for end < len(line) {
 		r, size := utf8.DecodeRuneInString(line[end:])
@@ -147,6 +152,22 @@ func identifierAt(line string, b int) string {
 		end += size
 	}
 	return line[start:end]
+}
+
+// identStart returns the byte where the identifier containing byte b
+// starts (b itself when b is not in one).
+func identStart(line string, b int) int {
+	if b > len(line) {
+		b = len(line)
+	}
+	for b > 0 {
+		r, size := utf8.DecodeLastRuneInString(line[:b])
+		if !isIdent(r) {
+			break
+		}
+		b -= size
+	}
+	return b
 }
 
 // sourceBlocks reads, for each location, up to n lines starting at its line

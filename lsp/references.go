@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 
 	"go.lsp.dev/protocol"
-
-	"github.com/nvbridge/nvbridge/apierr"
 )
 
 // DefaultMaxReferences bounds a references answer when the caller gives no
@@ -56,12 +54,8 @@ type ReferencesResult struct {
 // References returns the uses of the symbol at t in file, grouped by file
 // (files in path order, references in position order).
 func (c *Client) References(ctx context.Context, file string, t Target, opts ReferencesOptions) (ReferencesResult, error) {
-	if opts.MaxResults < 0 {
-		return ReferencesResult{}, apierr.Errorf(apierr.InvalidParameter, "pass a positive max_results or omit it",
-			"max_results is %d", opts.MaxResults)
-	}
-	if opts.MaxResults == 0 {
-		opts.MaxResults = DefaultMaxReferences
+	if err := checkLimit(&opts.MaxResults, "max_results", DefaultMaxReferences); err != nil {
+		return ReferencesResult{}, err
 	}
 	pos, err := c.resolve(ctx, file, t, protocol.MethodTextDocumentReferences, "")
 	if err != nil {

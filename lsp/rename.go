@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 
@@ -196,27 +195,10 @@ func changesetStats(cs preview.Changeset) ([]string, int) {
 	return files, n
 }
 
-// identAround returns the identifier-like word around byte offset b of line.
+// identAround returns the identifier-like word around byte offset b of line
+// (identifierAt, with b past the end taken as the end).
 func identAround(line string, b int) string {
-	if b > len(line) {
-		b = len(line)
-	}
-	start, end := b, b
-	for start > 0 {
-		r, size := utf8.DecodeLastRuneInString(line[:start])
-		if !isIdent(r) {
-			break
-		}
-		start -= size
-	}
-	for end < len(line) {
-		r, size := utf8.DecodeRuneInString(line[end:])
-		if !isIdent(r) {
-			break
-		}
-		end += size
-	}
-	return line[start:end]
+	return identifierAt(line, min(b, len(line)))
 }
 
 func clipJSON(raw json.RawMessage) string {

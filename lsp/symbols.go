@@ -117,9 +117,9 @@ func (c *Client) Symbols(ctx context.Context, q SymbolsQuery) (SymbolsResult, er
 	if err != nil {
 		return SymbolsResult{}, err
 	}
-	if q.MaxResults < 0 {
-		return SymbolsResult{}, apierr.Errorf(apierr.InvalidParameter, "pass a positive max_results or omit it",
-			"max_results is %d", q.MaxResults)
+	// 0 stays 0 (all of a document's symbols) until a query defaults it.
+	if err := checkLimit(&q.MaxResults, "max_results", 0); err != nil {
+		return SymbolsResult{}, err
 	}
 	q.Query = strings.TrimSpace(q.Query)
 	var out SymbolsResult

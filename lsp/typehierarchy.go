@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 
@@ -86,10 +85,7 @@ type TypeHierarchyResult struct {
 // (pyright, typescript-language-server) it falls back to other requests and
 // says so (Source "fallback", Note).
 func (c *Client) TypeHierarchy(ctx context.Context, file string, t Target, opts TypeHierarchyOptions) (TypeHierarchyResult, error) {
-	if err := checkDirection(&opts.Direction, DirectionSupertypes, DirectionSubtypes); err != nil {
-		return TypeHierarchyResult{}, err
-	}
-	if err := checkHierarchyBounds(&opts.Depth, &opts.MaxItems); err != nil {
+	if err := checkHierarchyOptions(&opts.Direction, &opts.Depth, &opts.MaxItems, DirectionSupertypes, DirectionSubtypes); err != nil {
 		return TypeHierarchyResult{}, err
 	}
 	doc, err := c.Open(ctx, file)
@@ -116,23 +112,11 @@ func (c *Client) TypeHierarchy(ctx context.Context, file string, t Target, opts 
 
 // typeHierarchyAt walks the server's type hierarchy.
 func (c *Client) typeHierarchyAt(ctx context.Context, pos position, opts TypeHierarchyOptions, lim walkLimits) (TypeHierarchyResult, error) {
-	var raw json.RawMessage
-	params := TypeHierarchyPrepareParams{TextDocumentPositionParams: pos.params()}
-	const hint = "point at the name of a type (a class, interface or struct) where it is declared or used"
-	if err := c.Request(ctx, pos.doc, pos.server, MethodTextDocumentPrepareTypeHierarchy, params, &raw); err != nil {
-		if e := apierr.As(err); e.Code == apierr.OperationFailed {
-			return TypeHierarchyResult{}, apierr.Errorf(apierr.ResourceNotFound, hint, "no type hierarchy at %s (%q): %s",
-				pos.where(), pos.symbol(), e.Message)
-		}
-		return TypeHierarchyResult{}, err
-	}
-	items, err := decodeHierItems(raw)
+	items, err := c.prepareHierarchy(ctx, pos, MethodTextDocumentPrepareTypeHierarchy,
+		TypeHierarchyPrepareParams{TextDocumentPositionParams: pos.params()}, "type", "type",
+		"point at the name of a type (a class, interface or struct) where it is declared or used")
 	if err != nil {
-		return TypeHierarchyResult{}, fmt.Errorf("%s: %w", pos.server.Name, err)
-	}
-	if len(items) == 0 {
-		return TypeHierarchyResult{}, apierr.Errorf(apierr.ResourceNotFound, hint,
-			"%s found no type at %s (%q)", pos.server.Name, pos.where(), pos.symbol())
+		return TypeHierarchyResult{}, err
 	}
 	out := TypeHierarchyResult{Source: TypeSourceServer}
 	if len(items) > 1 {
@@ -172,16 +156,12 @@ func (c *Client) finishTypes(ctx context.Context, pos position, root hierItem, o
 	out TypeHierarchyResult, expander func(dir string) expandFunc) (TypeHierarchyResult, error) {
 	out.From, out.Server, out.Direction, out.Depth = pos.where(), pos.server.Name, opts.Direction, opts.Depth
 	out.Totals = map[string]*HierarchyTotals{}
-	dirs := []string{DirectionSupertypes, DirectionSubtypes}
-	if opts.Direction != DirectionBoth {
-		dirs = []string{opts.Direction}
-	}
+	dirs := directions(opts.Direction, DirectionSupertypes, DirectionSubtypes)
 	walked, err := c.walkDirections(ctx, pos.server.OffsetEncoding, root, lim, dirs, expander)
 	if err != nil {
 		return TypeHierarchyResult{}, err
 	}
-	out.Symbol = walked.root
-	out.Truncated = out.Truncated || walked.truncated
+	out.Symbol, out.Truncated = walked.root, walked.truncated
 	for i, dir := range dirs {
 		entries := typeEntries(walked.views[i], dir)
 		totals := &HierarchyTotals{Direct: len(entries), More: walked.more[i]}
@@ -351,12 +331,7 @@ func (fb *typeFallback) rootItem(ctx context.Context, pos position) (hierItem, e
 // items turns locations of type names into items: the identifier there is
 // the name, the document symbols of its file give the kind.
 func (fb *typeFallback) items(ctx context.Context, enc Encoding, locs []protocol.Location) ([]hierItem, error) {
-	wanted := map[string][]int{}
-	for _, l := range locs {
-		p := PathOf(l.URI)
-		wanted[p] = append(wanted[p], int(l.Range.Start.Line))
-	}
-	texts, err := fb.c.Lines(ctx, wanted)
+	texts, err := fb.startLines(ctx, locs)
 	if err != nil {
 		return nil, err
 	}
@@ -422,21 +397,44 @@ func (fb *typeFallback) kind(ctx context.Context, path string, r protocol.Range,
 	return protocol.SymbolKindClass
 }
 
-// implementations: subtypes by textDocument/implementation.
-func (fb *typeFallback) implementations(ctx context.Context, it hierItem) ([]hierEdge, error) {
+// startLines reads the line each location starts on (path -> line -> text).
+func (fb *typeFallback) startLines(ctx context.Context, locs []protocol.Location) (map[string]map[int]string, error) {
+	wanted := map[string][]int{}
+	for _, l := range locs {
+		p := PathOf(l.URI)
+		wanted[p] = append(wanted[p], int(l.Range.Start.Line))
+	}
+	return fb.c.Lines(ctx, wanted)
+}
+
+// locationsAt sends a location request (method, with the parameters params
+// builds around the position) at it's name and returns the locations
+// answered and the server that answered.
+func (fb *typeFallback) locationsAt(ctx context.Context, it hierItem, method string,
+	params func(protocol.TextDocumentPositionParams) any) ([]protocol.Location, Server, error) {
 	doc, server, err := fb.open(ctx, PathOf(it.URI))
 	if err != nil {
-		return nil, err
+		return nil, Server{}, err
 	}
 	var raw json.RawMessage
-	params := protocol.ImplementationParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
-		TextDocument: protocol.TextDocumentIdentifier{URI: it.URI}, Position: it.SelectionRange.Start}}
-	if err := fb.c.Request(ctx, doc, server, protocol.MethodTextDocumentImplementation, params, &raw); err != nil {
-		return nil, err
+	at := protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: it.URI}, Position: it.SelectionRange.Start}
+	if err := fb.c.Request(ctx, doc, server, method, params(at), &raw); err != nil {
+		return nil, Server{}, err
 	}
 	locs, err := DecodeLocations(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", server.Name, err)
+		return nil, Server{}, fmt.Errorf("%s: %w", server.Name, err)
+	}
+	return locs, server, nil
+}
+
+// implementations: subtypes by textDocument/implementation.
+func (fb *typeFallback) implementations(ctx context.Context, it hierItem) ([]hierEdge, error) {
+	locs, server, err := fb.locationsAt(ctx, it, protocol.MethodTextDocumentImplementation, func(at protocol.TextDocumentPositionParams) any {
+		return protocol.ImplementationParams{TextDocumentPositionParams: at}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return fb.edges(ctx, server.OffsetEncoding, it, locs)
 }
@@ -468,26 +466,13 @@ var classHeader = regexp.MustCompile(`(?:^|[\s;])(?:class|interface)\s+([\p{L}_$
 // subclassReferences: subtypes as the references to the type that sit in
 // the base list of a class declaration on the same line.
 func (fb *typeFallback) subclassReferences(ctx context.Context, it hierItem) ([]hierEdge, error) {
-	doc, server, err := fb.open(ctx, PathOf(it.URI))
+	locs, server, err := fb.locationsAt(ctx, it, protocol.MethodTextDocumentReferences, func(at protocol.TextDocumentPositionParams) any {
+		return protocol.ReferenceParams{TextDocumentPositionParams: at}
+	})
 	if err != nil {
 		return nil, err
 	}
-	var raw json.RawMessage
-	params := protocol.ReferenceParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
-		TextDocument: protocol.TextDocumentIdentifier{URI: it.URI}, Position: it.SelectionRange.Start}}
-	if err := fb.c.Request(ctx, doc, server, protocol.MethodTextDocumentReferences, params, &raw); err != nil {
-		return nil, err
-	}
-	locs, err := DecodeLocations(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", server.Name, err)
-	}
-	wanted := map[string][]int{}
-	for _, l := range locs {
-		p := PathOf(l.URI)
-		wanted[p] = append(wanted[p], int(l.Range.Start.Line))
-	}
-	texts, err := fb.c.Lines(ctx, wanted)
+	texts, err := fb.startLines(ctx, locs)
 	if err != nil {
 		return nil, err
 	}
@@ -740,22 +725,6 @@ func splitTop(s string, from, to int) [][2]int {
 	}
 	add(start, min(to, len(s)))
 	return out
-}
-
-// identStart returns the byte where the identifier containing byte b
-// starts (b itself when b is not in one).
-func identStart(line string, b int) int {
-	if b > len(line) {
-		b = len(line)
-	}
-	for b > 0 {
-		r, size := utf8.DecodeLastRuneInString(line[:b])
-		if !isIdent(r) {
-			break
-		}
-		b -= size
-	}
-	return b
 }
 
 // nameRange is the LSP range (in enc) of name starting at byte b of line.

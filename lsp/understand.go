@@ -145,12 +145,8 @@ type UnderstandResult struct {
 
 // Understand answers understand_symbol.
 func (c *Client) Understand(ctx context.Context, req UnderstandRequest) (UnderstandResult, error) {
-	if req.MaxReferences < 0 {
-		return UnderstandResult{}, apierr.Errorf(apierr.InvalidParameter, "pass a positive max_references or omit it",
-			"max_references is %d", req.MaxReferences)
-	}
-	if req.MaxReferences == 0 {
-		req.MaxReferences = DefaultUnderstandReferences
+	if err := checkLimit(&req.MaxReferences, "max_references", DefaultUnderstandReferences); err != nil {
+		return UnderstandResult{}, err
 	}
 	var out UnderstandResult
 	req.Query = strings.TrimSpace(req.Query)

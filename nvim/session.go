@@ -297,15 +297,6 @@ func (s *Session) Call(ctx context.Context, module, fn string, result any, args 
 	return s.ExecLua(ctx, code, result, append([]any{module, fn}, args...)...)
 }
 
-// Batch runs b atomically (nvim_call_atomic), bounded by ctx.
-func (s *Session) Batch(ctx context.Context, fill func(b *nvim.Batch)) error {
-	return s.bounded(ctx, func() error {
-		b := s.v.NewBatch()
-		fill(b)
-		return b.Execute()
-	})
-}
-
 func (s *Session) bounded(ctx context.Context, call func() error) error {
 	select {
 	case <-s.closed:

@@ -19,13 +19,8 @@ type callHierarchyResult struct{ lsp.CallHierarchyResult }
 
 func (r callHierarchyResult) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "call hierarchy of %s %s (%s:%d:%d, %s), depth %d", r.Symbol.Kind, r.Symbol.Name, r.Symbol.File, r.Symbol.Line, r.Symbol.Column, r.Server, r.Depth)
-	if r.Truncated {
-		b.WriteString(", truncated (see \"more\")")
-	}
-	for _, n := range r.Notes {
-		b.WriteString("\nnote: " + n)
-	}
+	writeHierarchyHead(&b, fmt.Sprintf("call hierarchy of %s %s (%s:%d:%d, %s), depth %d", r.Symbol.Kind, r.Symbol.Name,
+		r.Symbol.File, r.Symbol.Line, r.Symbol.Column, r.Server, r.Depth), r.Truncated, r.Notes)
 	section := func(title string, entries []lsp.CallEntry, t *lsp.CallTotals) {
 		if t == nil {
 			return
@@ -41,18 +36,7 @@ func (r callHierarchyResult) Summary() string {
 func writeCallEntries(b *strings.Builder, entries []lsp.CallEntry, level int) {
 	indent := strings.Repeat("  ", level)
 	for _, e := range entries {
-		fmt.Fprintf(b, "\n%s%s %s  %s:%d:%d", indent, e.Kind, e.Name, e.File, e.Line, e.Column)
-		switch {
-		case e.Cycle:
-			b.WriteString("  [cycle]")
-		case e.Repeated:
-			b.WriteString("  [repeated: expanded above]")
-		case e.OutsideWorkspace:
-			b.WriteString("  [outside the workspace]")
-		}
-		if e.More > 0 {
-			fmt.Fprintf(b, "  [+%d more]", e.More)
-		}
+		writeHierarchyEntry(b, indent, e.HierarchyEntry, e.Cycle, e.Repeated, e.More)
 		if e.Error != "" {
 			b.WriteString("  [error: " + e.Error + "]")
 		}

@@ -19,16 +19,12 @@ type typeHierarchyResult struct{ lsp.TypeHierarchyResult }
 
 func (r typeHierarchyResult) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "type hierarchy of %s %s (%s:%d:%d, %s, source %s), depth %d", r.Symbol.Kind, r.Symbol.Name, r.Symbol.File, r.Symbol.Line, r.Symbol.Column, r.Server, r.Source, r.Depth)
-	if r.Truncated {
-		b.WriteString(", truncated (see \"more\")")
-	}
+	notes := r.Notes
 	if r.Note != "" {
-		b.WriteString("\nnote: " + r.Note)
+		notes = append([]string{r.Note}, notes...)
 	}
-	for _, n := range r.Notes {
-		b.WriteString("\nnote: " + n)
-	}
+	writeHierarchyHead(&b, fmt.Sprintf("type hierarchy of %s %s (%s:%d:%d, %s, source %s), depth %d", r.Symbol.Kind, r.Symbol.Name,
+		r.Symbol.File, r.Symbol.Line, r.Symbol.Column, r.Server, r.Source, r.Depth), r.Truncated, notes)
 	section := func(title string, entries []lsp.TypeEntry, t *lsp.HierarchyTotals) {
 		if t == nil {
 			return
@@ -44,18 +40,7 @@ func (r typeHierarchyResult) Summary() string {
 func writeTypeEntries(b *strings.Builder, entries []lsp.TypeEntry, level int) {
 	indent := strings.Repeat("  ", level)
 	for _, e := range entries {
-		fmt.Fprintf(b, "\n%s%s %s  %s:%d:%d", indent, e.Kind, e.Name, e.File, e.Line, e.Column)
-		switch {
-		case e.Cycle:
-			b.WriteString("  [cycle]")
-		case e.Repeated:
-			b.WriteString("  [repeated: expanded above]")
-		case e.OutsideWorkspace:
-			b.WriteString("  [outside the workspace]")
-		}
-		if e.More > 0 {
-			fmt.Fprintf(b, "  [+%d more]", e.More)
-		}
+		writeHierarchyEntry(b, indent, e.HierarchyEntry, e.Cycle, e.Repeated, e.More)
 		if e.Detail != "" {
 			b.WriteString("  " + e.Detail)
 		}

@@ -26,9 +26,9 @@ import (
 type Env struct {
 	Session *nvim.Session
 	LSP     *lsp.Client
-	// Edit previews and applies changesets; one per session, so that
-	// apply_changeset finds the previews every editing tool made. Nil means
-	// one is made from Session on first use (see Env.edits).
+	// Edit previews and applies changesets; one per session (NewEnv makes
+	// it), so that apply_changeset finds the previews every editing tool
+	// made.
 	Edit *edit.Engine
 	// Logf receives handler diagnostics (never stdout).
 	Logf func(format string, args ...any)
