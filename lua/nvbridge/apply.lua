@@ -12,7 +12,7 @@ local api = vim.api
 local uv = vim.uv or vim.loop
 
 local bridge = require('nvbridge.bridge')
-local read_file, stat_key = bridge.read_file, bridge.stat_key
+local read_file, stat_key, load = bridge.read_file, bridge.stat_key, bridge.load
 
 local compat = require('nvbridge._compat')
 local has_011 = compat.has_011
@@ -51,34 +51,7 @@ local function fingerprint(s)
   return vim.fn.sha256((s:gsub('%z', '\1'))) .. ':' .. #s
 end
 
---- The buffer has no lines at all (a loaded empty file), as opposed to one
---- empty line (a file holding "\n").
-local function is_empty(b)
-  return api.nvim_buf_line_count(b) == 1 and api.nvim_buf_get_offset(b, 1) == 0
-end
-
---- The bytes Neovim writes for the buffer when 'fixendofline' does not add a
---- newline (nvbridge's own writes honour 'eol' exactly), without the BOM.
-local function buffer_text(b)
-  if is_empty(b) then
-    return ''
-  end
-  local lines = api.nvim_buf_get_lines(b, 0, -1, false)
-  local nl = vim.bo[b].fileformat == 'dos' and '\r\n' or '\n'
-  local text = table.concat(lines, nl)
-  if vim.bo[b].eol then
-    text = text .. nl
-  end
-  return text
-end
-
-local function buffer_bytes(b)
-  local text = buffer_text(b)
-  if vim.bo[b].bomb then
-    text = BOM .. text
-  end
-  return text
-end
+local is_empty, buffer_text, buffer_bytes = bridge.is_empty, bridge.buffer_text, bridge.buffer_bytes
 
 --- The buffer's document version as its language servers know it, or nil
 --- when no server has it open (then a server cannot have versioned it).
@@ -126,24 +99,6 @@ local function loaded_buffer(find, path)
   if b and api.nvim_buf_is_loaded(b) then
     return b
   end
-end
-
---- Loads path into a (listed) buffer without showing it or prompting.
-local function load(path)
-  local b = vim.fn.bufadd(path)
-  local shortmess = vim.o.shortmess
-  vim.o.shortmess = shortmess .. 'A'
-  local ok, err = pcall(vim.fn.bufload, b)
-  vim.o.shortmess = shortmess
-  if not ok then
-    return nil, tostring(err)
-  end
-  vim.bo[b].buflisted = true
-  local stat = uv.fs_stat(path)
-  if stat then
-    vim.b[b].nvbridge_disk = stat_key(stat)
-  end
-  return b
 end
 
 --- The buffer's undo state (undotree().seq_cur), without building the

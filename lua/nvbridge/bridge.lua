@@ -194,22 +194,36 @@ local function read_file(path)
   return data
 end
 
--- The bytes Neovim would write for the buffer, to compare with the disk.
-local function buffer_bytes(bufnr)
+--- The buffer has no lines at all (a loaded empty file), as opposed to one
+--- empty line (a file holding "\n"): both look alike through the API; only
+--- line2byte tells them apart (-1: no bytes at all).
+local function is_empty(bufnr)
+  if api.nvim_buf_line_count(bufnr) ~= 1 or api.nvim_buf_get_lines(bufnr, 0, 1, false)[1] ~= '' then
+    return false
+  end
+  return api.nvim_buf_call(bufnr, function()
+    return vim.fn.line2byte(vim.fn.line('$') + 1)
+  end) == -1
+end
+
+--- The bytes Neovim writes for the buffer when 'fixendofline' does not add a
+--- newline (nvbridge's own writes honour 'eol' exactly), without the BOM.
+local function buffer_text(bufnr)
+  if is_empty(bufnr) then
+    return ''
+  end
   local lines = api.nvim_buf_get_lines(bufnr, 0, -1, false)
   local nl = vim.bo[bufnr].fileformat == 'dos' and '\r\n' or '\n'
   local text = table.concat(lines, nl)
-  -- An empty buffer and one holding a single empty line look alike through
-  -- the API; only line2byte tells them apart (-1: no bytes at all).
-  local empty = #lines == 1
-    and lines[1] == ''
-    and api.nvim_buf_call(bufnr, function()
-        return vim.fn.line2byte(vim.fn.line('$') + 1)
-      end)
-      == -1
-  if vim.bo[bufnr].eol and not empty then
+  if vim.bo[bufnr].eol then
     text = text .. nl
   end
+  return text
+end
+
+--- The bytes Neovim would write for the buffer, to compare with the disk.
+local function buffer_bytes(bufnr)
+  local text = buffer_text(bufnr)
   if vim.bo[bufnr].bomb then
     text = '\239\187\191' .. text
   end
@@ -218,6 +232,27 @@ end
 
 local function stat_key(stat)
   return string.format('%d.%d:%d', stat.mtime.sec, stat.mtime.nsec, stat.size)
+end
+
+--- Loads path into a listed buffer without showing it or prompting, and
+--- records the disk state it was loaded from. Returns the buffer, or nil and
+--- the error.
+local function load(path)
+  local b = vim.fn.bufadd(path)
+  -- shortmess+=A: an existing swap file must not stop us with a prompt.
+  local shortmess = vim.o.shortmess
+  vim.o.shortmess = shortmess .. 'A'
+  local ok, err = pcall(vim.fn.bufload, b)
+  vim.o.shortmess = shortmess
+  if not ok then
+    return nil, tostring(err)
+  end
+  vim.bo[b].buflisted = true
+  local stat = uv.fs_stat(path)
+  if stat then
+    vim.b[b].nvbridge_disk = stat_key(stat)
+  end
+  return b
 end
 
 -- Runs :checktime for one modified buffer with a FileChangedShell handler
@@ -301,7 +336,11 @@ end
 -- call, would make a changeset over many files quadratic.
 M.reconcile = reconcile
 M.read_file = read_file
+M.is_empty = is_empty
+M.buffer_text = buffer_text
+M.buffer_bytes = buffer_bytes
 M.stat_key = stat_key
+M.load = load
 M.neovim_sees_conflict = neovim_sees_conflict
 
 local function buffer_state(bufnr, state)
@@ -326,23 +365,13 @@ function M.open(path, must_exist)
     return { err = fail('RESOURCE_NOT_FOUND', 'no such file: ' .. path) }
   end
   local bufnr = vim.fn.bufadd(path)
-  local was_loaded = api.nvim_buf_is_loaded(bufnr)
-  if not was_loaded then
-    -- shortmess+=A: an existing swap file must not stop us with a prompt.
-    local shortmess = vim.o.shortmess
-    vim.o.shortmess = shortmess .. 'A'
-    local ok, load_err = pcall(vim.fn.bufload, bufnr)
-    vim.o.shortmess = shortmess
-    if not ok then
-      return { err = fail('OPERATION_FAILED', 'cannot load ' .. path .. ': ' .. tostring(load_err)) }
-    end
-    vim.bo[bufnr].buflisted = true
-  end
-  local state = was_loaded and reconcile(bufnr) or 'loaded'
-  if state == 'loaded' then
-    local stat = uv.fs_stat(path)
-    if stat then
-      vim.b[bufnr].nvbridge_disk = stat_key(stat)
+  local state = 'loaded'
+  if api.nvim_buf_is_loaded(bufnr) then
+    state = reconcile(bufnr)
+  else
+    local _, load_err = load(path)
+    if load_err then
+      return { err = fail('OPERATION_FAILED', 'cannot load ' .. path .. ': ' .. load_err) }
     end
   end
   if state == 'conflict' then
