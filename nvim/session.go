@@ -479,12 +479,8 @@ func (s *Session) Close() error {
 	case <-time.After(3 * time.Second):
 	}
 	// Neovim normally stops its servers on exit; make sure nothing survives.
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
-	select {
-	case <-exited:
-	case <-time.After(2 * time.Second):
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-	}
+	endGroup(s.cmd.Process.Pid, 2*time.Second)
+	<-exited
 	s.markClosed()
 	return nil
 }

@@ -14,6 +14,60 @@ import (
 	"github.com/nvbridge/nvbridge/tools"
 )
 
+// userGopls is the client name the user's config gives gopls in attached
+// mode (testenv.UserLSPConfig).
+const userGopls = "user-gopls"
+
+// sessionMode is one way nvbridge reaches Neovim. Tests that run a table in
+// every mode share the session setup through it.
+type sessionMode struct {
+	name string
+	// server is the name of the gopls client the tools must use.
+	server string
+	// open starts (or attaches to) Neovim rooted at root and returns the
+	// tools' environment; everything is closed at cleanup.
+	open func(t *testing.T, root string) *tools.Env
+	// after, when set, checks the session once the tools have run.
+	after func(t *testing.T, env *tools.Env)
+}
+
+// sessionModes are embedded (nvbridge starts a headless Neovim and its own
+// gopls) and attached (the test starts a Neovim listening on a socket whose
+// own config starts gopls as userGopls; nvbridge connects to the socket and
+// must use that client, never start one).
+var sessionModes = []sessionMode{
+	{
+		name:   "embedded",
+		server: "gopls",
+		open: func(t *testing.T, root string) *tools.Env {
+			s, client := testenv.Embedded(t, root)
+			return tools.NewEnv(s, client, t.Logf)
+		},
+	},
+	{
+		name:   "attached",
+		server: userGopls,
+		open: func(t *testing.T, root string) *tools.Env {
+			addr := testenv.Listening(t, root, testenv.UserLSPConfig(t, userGopls)...)
+			s, client := testenv.Attached(t, addr, root)
+			if s.Embedded() {
+				t.Fatal("an attached session reports Embedded")
+			}
+			return tools.NewEnv(s, client, t.Logf)
+		},
+		after: func(t *testing.T, env *tools.Env) {
+			var names []string
+			const code = "local out = {}; for _, c in ipairs(vim.lsp.get_clients()) do table.insert(out, c.name) end; return out"
+			if err := env.Session.ExecLua(testenv.Context(t), code, &names); err != nil {
+				t.Fatal(err)
+			}
+			if len(names) != 1 || names[0] != userGopls {
+				t.Fatalf("clients in the user's Neovim = %v, want only %s (nvbridge must start none)", names, userGopls)
+			}
+		},
+	},
+}
+
 // mcpClient serves every tool of env through an MCP server and returns an
 // initialized in-process client: calls go over the protocol (JSON-RPC
 // messages, schemas, structured content), not straight to the handlers.

@@ -4,14 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/internal/testenv"
-	"github.com/nvbridge/nvbridge/tools"
 )
 
 // protocolCase is one valid call of a tool on the Go sample
@@ -52,17 +53,17 @@ const w03Patch = `--- a/widgets/w03.go
 var protocolCases = map[string]protocolCase{
 	"get_buffer_info": {args: `{"file":"main.go","include_content":false}`, want: map[string]any{
 		"file": "main.go", "language": "go", "is_modified": false, "line_count": nil, "changedtick": nil,
-		"language_servers.0.name": "gopls",
+		"language_servers.0.name": modeServer,
 	}},
 	"read_file": {args: `{"file":"orders/orders.go","start_line":33,"end_line":33}`, want: map[string]any{
 		"file": "orders/orders.go", "lines.0.line": 33, "lines.0.text": "func Process(o Order) (Total, error) {",
 		"diagnostics_complete": nil,
 	}},
 	"find_definition": {args: `{"file":"main.go","line":27,"symbol":"Process"}`, want: map[string]any{
-		"server": "gopls", "count": 1, "locations.0.file": "orders/orders.go", "locations.0.line": 33, "locations.0.column": 5,
+		"server": modeServer, "count": 1, "locations.0.file": "orders/orders.go", "locations.0.line": 33, "locations.0.column": 5,
 	}},
 	"find_implementations": {args: `{"file":"payment/payment.go","line":10,"symbol":"Method"}`, want: map[string]any{
-		"server": "gopls", "count": 4, "locations.0.file": "payment/card.go",
+		"server": modeServer, "count": 4, "locations.0.file": "payment/card.go",
 	}},
 	"find_references": {args: `{"file":"orders/orders.go","line":33,"symbol":"Process"}`, want: map[string]any{
 		"total": 5, "file_count": 4, "truncated": false, "files.0.file": "main.go",
@@ -70,13 +71,13 @@ var protocolCases = map[string]protocolCase{
 		"files.0.references.0.context": "total, err := orders.Process(order)",
 	}},
 	"get_completions": {args: `{"file":"main.go","line":27,"column":22,"prefix":"Proc"}`, want: map[string]any{
-		"server": "gopls", "items.0.label": "Process", "items.0.kind": "function", "is_incomplete": nil,
+		"server": modeServer, "items.0.label": "Process", "items.0.kind": "function", "is_incomplete": nil,
 	}},
 	"get_diagnostics": {args: `{"severity":"warning"}`, want: map[string]any{
 		"scope": "workspace", "total": 0, "diagnostics": nil,
 	}},
 	"get_hover_info": {args: `{"file":"main.go","line":27,"symbol":"Process"}`, want: map[string]any{
-		"server": "gopls", "found": true, "contents": nil, "range.line": 27, "range.column": 22,
+		"server": modeServer, "found": true, "contents": nil, "range.line": 27, "range.column": 22,
 	}},
 	"get_signature_help": {args: `{"file":"main.go","line":27,"column":30}`, want: map[string]any{
 		"found": true, "signatures.0.label": "Process(o orders.Order) (orders.Total, error)", "active_parameter": 0,
@@ -99,14 +100,14 @@ var protocolCases = map[string]protocolCase{
 	}},
 	// Refactoring tools, previews only (they change nothing).
 	"rename_symbol": {args: `{"file":"refactor/pricing.go","line":27,"symbol":"taxOf","new_name":"taxFor"}`, want: map[string]any{
-		"old_name": "taxOf", "new_name": "taxFor", "server": "gopls", "affected_files.0": "refactor/pricing.go",
+		"old_name": "taxOf", "new_name": "taxFor", "server": modeServer, "affected_files.0": "refactor/pricing.go",
 		"changeset_id": nil, "applied": false, "edit_count": 3,
 	}},
 	"apply_code_action": {args: `{"file":"refactor/pricing.go","line":17,"symbol":"taxOf","action_kind":"refactor.inline.call"}`, want: map[string]any{
 		"chosen.kind": "refactor.inline.call", "chosen.title": "Inline call to taxOf", "resolved": true, "changeset_id": nil, "applied": false,
 	}},
 	"organize_imports": {args: `{"file":"orders/format.go"}`, want: map[string]any{
-		"server": "gopls", "changed": true, "removed_imports": nil, "changeset_id": nil, "applied": false,
+		"server": modeServer, "changed": true, "removed_imports": nil, "changeset_id": nil, "applied": false,
 	}},
 	"extract_function": {args: `{"file":"refactor/pricing.go","start_line":13,"end_line":21,"name":"totals"}`, want: map[string]any{
 		"server_name": "newFunction", "name": "totals", "renamed_occurrences": 2, "changeset_id": nil, "applied": false,
@@ -141,17 +142,37 @@ var protocolCases = map[string]protocolCase{
 	}},
 }
 
-// TestToolsOverMCP lists the tools through an in-process MCP client and
-// calls each one over the protocol with valid arguments (structured content,
-// a text summary, isError=false), then with an unknown field and with a
-// wrongly typed field (INVALID_PARAMETER). A final call proves the server
-// still answers after the bad input.
+// TestToolsOverMCP runs the protocolCases table in both of nvbridge's modes
+// (issue 2): an embedded Neovim that nvbridge starts with its own gopls, and
+// a Neovim the test starts listening on a socket, configured as a user's
+// would be (its init starts gopls as client "user-gopls"), that nvbridge
+// attaches to. Each mode lists the tools through an in-process MCP client
+// and calls each one over the protocol with valid arguments (structured
+// content, a text summary, isError=false, the same expected content; every
+// server a result names is the mode's gopls client), then with an unknown
+// field and with a wrongly typed field (INVALID_PARAMETER). A final call
+// proves the server still answers after the bad input.
 func TestToolsOverMCP(t *testing.T) {
 	testenv.Require(t, "nvim", "gopls", "go")
-	root := testenv.CopySample(t, "go")
-	s, client := testenv.Embedded(t, root)
-	c := mcpClient(t, tools.NewEnv(s, client, t.Logf))
+	for _, mode := range sessionModes {
+		t.Run(mode.name, func(t *testing.T) {
+			root := testenv.CopySample(t, "go")
+			env := mode.open(t, root)
+			toolsOverMCP(t, mcpClient(t, env), mode.server)
+			if mode.after != nil {
+				t.Run("after", func(t *testing.T) { mode.after(t, env) })
+			}
+		})
+	}
+}
 
+// modeServer in a want map of protocolCases stands for the name of the
+// mode's gopls client ("gopls" embedded, the user's client attached).
+const modeServer = "<mode's gopls client>"
+
+// toolsOverMCP is TestToolsOverMCP on one session: server is the name of
+// the client every result must name.
+func toolsOverMCP(t *testing.T, c *client.Client, server string) {
 	list, err := c.ListTools(testenv.Context(t), mcp.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -213,8 +234,16 @@ func TestToolsOverMCP(t *testing.T) {
 					t.Errorf("structuredContent lacks %s", path)
 					continue
 				}
+				if want == modeServer {
+					want = server
+				}
 				if want != nil && fmt.Sprint(v) != fmt.Sprint(want) {
 					t.Errorf("%s = %v, want %v", path, v, want)
+				}
+			}
+			for path, name := range serverNames(got, "") {
+				if name != server {
+					t.Errorf("%s = %q: the result names a server other than %s", path, name, server)
 				}
 			}
 			if t.Failed() {
@@ -259,7 +288,56 @@ func TestToolsOverMCP(t *testing.T) {
 		if e := toolError(t, res); e != nil {
 			t.Fatalf("%s: %s", e.Code, e.Message)
 		}
+		if got, _ := at(content(t, res), "server"); got != server {
+			t.Fatalf("server = %v, want %s", got, server)
+		}
 	})
+}
+
+// serverNames collects, by dotted path, every language server a result
+// names: "server" fields, the items of "servers" lists and the names in
+// "language_servers" (server_name, a name a server proposed, is not one).
+func serverNames(v any, path string) map[string]string {
+	out := map[string]string{}
+	join := func(key string) string {
+		if path == "" {
+			return key
+		}
+		return path + "." + key
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for key, val := range x {
+			switch key {
+			case "server":
+				out[join(key)] = fmt.Sprint(val)
+				continue
+			case "servers":
+				list, _ := val.([]any)
+				for i, name := range list {
+					out[join(key)+"."+strconv.Itoa(i)] = fmt.Sprint(name)
+				}
+				continue
+			case "language_servers":
+				list, _ := val.([]any)
+				for i, s := range list {
+					name, _ := at(s, "name")
+					out[join(key)+"."+strconv.Itoa(i)+".name"] = fmt.Sprint(name)
+				}
+				continue
+			}
+			for p, name := range serverNames(val, join(key)) {
+				out[p] = name
+			}
+		}
+	case []any:
+		for i, val := range x {
+			for p, name := range serverNames(val, join(strconv.Itoa(i))) {
+				out[p] = name
+			}
+		}
+	}
+	return out
 }
 
 func validArgs(tc protocolCase, results map[string]map[string]any) string {

@@ -51,6 +51,12 @@ const (
 	// RawPrefix + JSON answers with that JSON verbatim (malformed or
 	// overlapping edits, odd unions).
 	RawPrefix = "raw:"
+	// AwaitPrefix + METHOD [":" + behaviour] holds the request until a
+	// message with METHOD has been received (at once if one already was),
+	// then answers with behaviour (default OK), e.g.
+	// "await:$/cancelRequest:log". Tests wait on it for an event inside the
+	// fake (a request that reached it, a cancellation) without polling.
+	AwaitPrefix = "await:"
 )
 
 // Script says how the fake answers.
@@ -162,6 +168,56 @@ type server struct {
 	log    []string
 	// pending keeps the repliers of hung requests (never called).
 	pending []jsonrpc2.Replier
+	// awaiting holds the requests of Await behaviours not yet released.
+	awaiting []awaiting
+}
+
+// awaiting is a request held until a message with method arrives.
+type awaiting struct {
+	method string
+	then   string
+	req    jsonrpc2.Request
+	reply  jsonrpc2.Replier
+}
+
+// parseAwait splits an AwaitPrefix behaviour into the awaited method and the
+// behaviour that answers once it arrived.
+func parseAwait(behaviour string) (method, then string) {
+	method, then, _ = strings.Cut(strings.TrimPrefix(behaviour, AwaitPrefix), ":")
+	if then == "" {
+		then = OK
+	}
+	return method, then
+}
+
+// received reports whether log holds a message with method.
+func received(log []string, method string) bool {
+	for _, entry := range log {
+		if entry == method || strings.HasPrefix(entry, method+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// release answers the held requests whose awaited method is the one just
+// received (log includes it).
+func (s *server) release(ctx context.Context, method string, log []string) {
+	s.mu.Lock()
+	var ready []awaiting
+	kept := s.awaiting[:0]
+	for _, a := range s.awaiting {
+		if a.method == method {
+			ready = append(ready, a)
+		} else {
+			kept = append(kept, a)
+		}
+	}
+	s.awaiting = kept
+	s.mu.Unlock()
+	for _, a := range ready {
+		_ = s.answer(ctx, a.reply, a.req, a.then, log)
+	}
 }
 
 // Serve answers LSP messages on r/w as script says until the peer closes
@@ -212,6 +268,7 @@ func (s *server) record(req jsonrpc2.Request) []string {
 
 func (s *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 	log := s.record(req)
+	s.release(ctx, req.Method(), log)
 	switch req.Method() {
 	case protocol.MethodInitialize:
 		return reply(ctx, map[string]any{
@@ -236,7 +293,24 @@ func (s *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	if !scripted {
 		return jsonrpc2.MethodNotFoundHandler(ctx, reply, req)
 	}
+	return s.answer(ctx, reply, req, behaviour, log)
+}
+
+// answer replies to the request req as behaviour says; log is the messages
+// received so far.
+func (s *server) answer(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request, behaviour string, log []string) error {
 	switch {
+	case strings.HasPrefix(behaviour, AwaitPrefix):
+		method, then := parseAwait(behaviour)
+		s.mu.Lock()
+		if !received(s.log, method) {
+			s.awaiting = append(s.awaiting, awaiting{method: method, then: then, req: req, reply: reply})
+			s.mu.Unlock()
+			return nil
+		}
+		log = append([]string(nil), s.log...)
+		s.mu.Unlock()
+		return s.answer(ctx, reply, req, then, log)
 	case behaviour == Hang:
 		s.mu.Lock()
 		s.pending = append(s.pending, reply)

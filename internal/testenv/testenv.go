@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -166,13 +167,16 @@ func Listening(t testing.TB, root string, extraArgs ...string) string {
 	})
 	deadline := time.Now().Add(Timeout())
 	for {
-		if _, err := os.Stat(sock); err == nil {
+		// The socket file exists before Neovim listens on it: only a
+		// connection that succeeds says it is ready.
+		if conn, err := net.Dial("unix", sock); err == nil {
+			conn.Close()
 			return sock
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("Neovim did not create its socket")
+			t.Fatal("Neovim did not listen on its socket")
 		}
-		time.Sleep(10 * time.Millisecond) // polling for a socket file has no event to wait on
+		time.Sleep(10 * time.Millisecond) // a socket gives no event to wait on
 	}
 }
 

@@ -1,0 +1,60 @@
+package nvim
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// endGroup ends process group pgid (the embedded Neovim and the language
+// servers it started): SIGTERM first, SIGKILL for whatever is still alive
+// after grace. A server that ignores SIGTERM, or a helper process of its
+// own (gopls's telemetry child), must not outlive nvbridge.
+func endGroup(pgid int, grace time.Duration) {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	deadline := time.Now().Add(grace)
+	for {
+		alive, known := groupAlive(pgid)
+		if known && !alive {
+			return
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		// Processes that are not our children give no event on exit.
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// groupAlive reports whether a process of group pgid is alive (zombies
+// waiting to be reaped do not count). known is false where /proc cannot be
+// read; the caller then assumes the worst.
+func groupAlive(pgid int) (alive, known bool) {
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil || len(stats) == 0 {
+		return false, false
+	}
+	for _, path := range stats {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue // exited while we looked
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces and parens.
+		end := bytes.LastIndexByte(data, ')')
+		if end < 0 {
+			continue
+		}
+		fields := bytes.Fields(data[end+1:])
+		if len(fields) < 3 || string(fields[0]) == "Z" {
+			continue
+		}
+		if pgrp, err := strconv.Atoi(string(fields[2])); err == nil && pgrp == pgid {
+			return true, true
+		}
+	}
+	return false, true
+}
