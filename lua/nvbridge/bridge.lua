@@ -101,6 +101,7 @@ function M.setup()
       published[ctx.client_id][result.uri] = {
         version = result.version,
         tick = api.nvim_buf_is_loaded(bufnr) and vim.b[bufnr].changedtick or 0,
+        at = uv.now(),
       }
     end
     local out = original(err, result, ctx, config)
@@ -554,49 +555,67 @@ end
 --- else by a publish after the last change), or after bound_ms.
 function M.wait_diagnostics(chan, id, bufnr, client_ids, bound_ms)
   local uri = vim.uri_from_bufnr(bufnr)
-  local function fresh()
+  -- How long the diagnostics of a fresh state still need to settle: 0 when
+  -- they have, nil when some client has not published for the current text.
+  -- A server that publishes without a document version may publish in
+  -- stages for one text (typescript-language-server: syntax first, semantic
+  -- later), so its diagnostics count as settled only after a quiet spell.
+  local function unsettled_ms()
     local version = buf_version(bufnr)
     local tick = vim.b[bufnr].changedtick
+    local wait = 0
     for _, client_id in ipairs(client_ids) do
       local seen = (published[client_id] or {})[uri]
       if not seen then
-        return false
+        return nil
       end
       if seen.version ~= nil and seen.version ~= vim.NIL then
         if seen.version < version then
-          return false
+          return nil
         end
       elseif seen.tick < tick then
-        return false
+        return nil
+      else
+        uv.update_time()
+        wait = math.max(wait, M.unversioned_quiet_ms - (uv.now() - seen.at))
       end
     end
-    return true
+    return wait
   end
-  if fresh() then
+  if unsettled_ms() == 0 then
     return done(chan, id, nil, 'true')
   end
   local finished = false
   local timer = uv.new_timer()
+  local quiet = uv.new_timer()
   local autocmd
   local function finish(complete)
     if finished then
       return
     end
     finished = true
-    timer:stop()
-    timer:close()
+    for _, t in ipairs({ timer, quiet }) do
+      t:stop()
+      t:close()
+    end
     pcall(api.nvim_del_autocmd, autocmd)
     done(chan, id, nil, complete and 'true' or 'false')
   end
+  local function check()
+    if finished then
+      return
+    end
+    local wait = unsettled_ms()
+    if wait == 0 then
+      finish(true)
+    elseif wait then
+      quiet:stop()
+      quiet:start(wait, 0, vim.schedule_wrap(check))
+    end
+  end
   autocmd = api.nvim_create_autocmd('User', {
     pattern = 'NvbridgeDiagnostics',
-    callback = function()
-      if fresh() then
-        vim.schedule(function()
-          finish(true)
-        end)
-      end
-    end,
+    callback = vim.schedule_wrap(check),
   })
   in_flight[key(chan, id)] = {
     cancel = vim.schedule_wrap(function()
@@ -606,7 +625,15 @@ function M.wait_diagnostics(chan, id, bufnr, client_ids, bound_ms)
   timer:start(bound_ms, 0, vim.schedule_wrap(function()
     finish(false)
   end))
+  check()
 end
+
+--- How long an unversioned publisher must stay quiet before its
+--- diagnostics count as settled. typescript-language-server publishes a
+--- file's syntax diagnostics as soon as tsserver has them and the semantic
+--- ones when its type check ends, which on a cold or loaded machine can be
+--- most of a second later.
+M.unversioned_quiet_ms = 1000
 
 --- Diagnostics as LSP-shaped tables, for one buffer or (bufnr = nil) every
 --- loaded buffer. Positions stay as Neovim holds them (0-based line, byte col).
