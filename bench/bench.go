@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +21,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/workspace"
@@ -100,7 +100,7 @@ func Setup(ctx context.Context) (f *Fixture, err error) {
 	}
 	f.cleanup = append(f.cleanup, func() { os.RemoveAll(tmp) })
 	f.Root = filepath.Join(tmp, "go")
-	if err := copyDir(filepath.Join(repo, "testdata", "samples", "go"), f.Root); err != nil {
+	if err := testenv.CopyDir(filepath.Join(repo, "testdata", "samples", "go"), f.Root); err != nil {
 		return nil, err
 	}
 	root, err := workspace.New(f.Root)
@@ -289,24 +289,6 @@ func (g *Gopls) Close() {
 		<-exited
 	}
 	g.Conn.Close()
-}
-
-func copyDir(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
 }
 
 // Result is one side-by-side measurement.

@@ -81,7 +81,16 @@ func CopySample(t testing.TB, name string) string {
 	t.Helper()
 	src := filepath.Join(RepoRoot(t), "testdata", "samples", name)
 	dst := filepath.Join(t.TempDir(), name)
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	err := CopyDir(src, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// CopyDir copies the tree at src to dst (regular files and folders).
+func CopyDir(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -96,10 +105,6 @@ func CopySample(t testing.TB, name string) string {
 		}
 		return os.WriteFile(target, data, 0o644)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
 }
 
 // isolate points Neovim's and the servers' per-user folders into the test's
