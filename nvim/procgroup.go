@@ -9,11 +9,13 @@ import (
 	"time"
 )
 
-// endGroup ends process group pgid (the embedded Neovim and the language
-// servers it started): SIGTERM first, SIGKILL for whatever is still alive
-// after grace. A server that ignores SIGTERM, or a helper process of its
-// own (gopls's telemetry child), must not outlive nvbridge.
-func endGroup(pgid int, grace time.Duration) {
+// EndProcessGroup ends process group pgid (a Neovim started in a group of
+// its own and the language servers it started): SIGTERM first, SIGKILL for
+// whatever is still alive after grace; it returns when no member is alive
+// (or, where /proc cannot be read, after the SIGKILL). A server that ignores
+// SIGTERM, or a helper process of its own (gopls's telemetry child), must
+// not outlive nvbridge.
+func EndProcessGroup(pgid int, grace time.Duration) {
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	deadline := time.Now().Add(grace)
 	for {
@@ -28,6 +30,13 @@ func endGroup(pgid int, grace time.Duration) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	for {
+		alive, known := groupAlive(pgid)
+		if !known || !alive {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // groupAlive reports whether a process of group pgid is alive (zombies

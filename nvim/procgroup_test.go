@@ -26,7 +26,7 @@ func TestEndGroupKillsWhatIgnoresTerm(t *testing.T) {
 	if alive, known := groupAlive(pgid); !known || !alive {
 		t.Fatalf("groupAlive = %v, %v before ending the group; want true, true", alive, known)
 	}
-	endGroup(pgid, 200*time.Millisecond)
+	EndProcessGroup(pgid, 200*time.Millisecond)
 	err = cmd.Wait()
 	status, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if !ok || !status.Signaled() || status.Signal() != syscall.SIGKILL {

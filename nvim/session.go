@@ -479,7 +479,7 @@ func (s *Session) Close() error {
 	case <-time.After(3 * time.Second):
 	}
 	// Neovim normally stops its servers on exit; make sure nothing survives.
-	endGroup(s.cmd.Process.Pid, 2*time.Second)
+	EndProcessGroup(s.cmd.Process.Pid, 2*time.Second)
 	<-exited
 	s.markClosed()
 	return nil

@@ -104,6 +104,7 @@ func (b *syncBuffer) String() string {
 // start runs the built binary with args (PATH already holds .deps/bin).
 func start(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
+	testenv.Isolate(t)
 	cmd := exec.Command(binary(t), args...)
 	// No inherited $NVIM (tests run inside a Neovim terminal would attach
 	// to it); env may set it.

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -107,9 +108,9 @@ func CopyDir(src, dst string) error {
 	})
 }
 
-// isolate points Neovim's and the servers' per-user folders into the test's
+// Isolate points Neovim's and the servers' per-user folders into the test's
 // temp dir, so tests neither read nor write the developer's config.
-func isolate(t testing.TB) {
+func Isolate(t testing.TB) {
 	// The real user cache dir, read before XDG_CACHE_HOME is redirected.
 	userCache, cacheErr := os.UserCacheDir()
 	base := t.TempDir()
@@ -120,11 +121,28 @@ func isolate(t testing.TB) {
 		}
 		t.Setenv(v, dir)
 	}
+	// Go telemetry off for the servers: gopls otherwise starts a telemetry
+	// process that leaves our process group on purpose (setsid) and writes
+	// into the config dir while the test removes it.
+	modeDir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "go", "telemetry")
+	if err := os.MkdirAll(modeDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(modeDir, "mode"), []byte("off"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// gopls keeps its file cache under the user cache dir; sharing one across
 	// tests keeps them fast and is harmless. (Inside the test's temp dir it
 	// would also race with gopls's last writes when the dir is removed.)
-	if cacheErr == nil {
+	// (A second Isolate in one test keeps the first one's choices: by then
+	// the user cache dir already points into the temp dir.)
+	if cacheErr == nil && os.Getenv("GOPLSCACHE") == "" {
 		t.Setenv("GOPLSCACHE", filepath.Join(userCache, "gopls-nvbridge-test"))
+		// Likewise the Go build cache (go build, and gopls's go list): a
+		// fresh one per test would rebuild everything each time.
+		if os.Getenv("GOCACHE") == "" {
+			t.Setenv("GOCACHE", filepath.Join(userCache, "go-build"))
+		}
 	}
 }
 
@@ -139,7 +157,7 @@ func Embedded(t testing.TB, root string) (*nvim.Session, *lsp.Client) {
 func EmbeddedWith(t testing.TB, root string, opts nvim.Options) (*nvim.Session, *lsp.Client) {
 	t.Helper()
 	Require(t, "nvim")
-	isolate(t)
+	Isolate(t)
 	r, err := workspace.New(root)
 	if err != nil {
 		t.Fatal(err)
@@ -158,16 +176,19 @@ func EmbeddedWith(t testing.TB, root string, opts nvim.Options) (*nvim.Session, 
 func Listening(t testing.TB, root string, extraArgs ...string) string {
 	t.Helper()
 	Require(t, "nvim")
-	isolate(t)
+	Isolate(t)
 	sock := filepath.Join(t.TempDir(), "nvim.sock")
 	args := append([]string{"--headless", "--clean", "-n", "-i", "NONE", "--listen", sock}, extraArgs...)
 	cmd := exec.Command("nvim", args...)
 	cmd.Dir = root
+	// A process group of its own, so cleanup also ends the servers it
+	// starts before the temp dirs they write into are removed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
+		nvim.EndProcessGroup(cmd.Process.Pid, 0)
 		_ = cmd.Wait()
 	})
 	deadline := time.Now().Add(Timeout())
