@@ -113,7 +113,15 @@ func CopyDir(src, dst string) error {
 func Isolate(t testing.TB) {
 	// The real user cache dir, read before XDG_CACHE_HOME is redirected.
 	userCache, cacheErr := os.UserCacheDir()
-	base := t.TempDir()
+	// Not t.TempDir: a process outside our control (a server's detached
+	// helper, or a go command it started) may still write there while the
+	// dir is removed, and t.TempDir fails the test for that. Removal is
+	// best effort; nothing asserted lives here.
+	base, err := os.MkdirTemp("", "nvbridge-xdg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(base) })
 	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
 		dir := filepath.Join(base, strings.ToLower(strings.TrimPrefix(v, "XDG_")))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
