@@ -18,6 +18,9 @@ var demoCalls = []struct{ tool, args string }{
 	{"find_references", `{"file":"orders/orders.go","line":33,"symbol":"Process"}`},
 	{"get_hover_info", `{"file":"main.go","line":27,"symbol":"Process"}`},
 	{"read_file", `{"file":"orders/orders.go","start_line":30,"end_line":36}`},
+	{"get_call_hierarchy", `{"file":"graph/walk.go","line":13,"symbol":"Visit","direction":"incoming","depth":3}`},
+	// A preview: prints the unified diff and a changeset_id, changes nothing.
+	{"rename_symbol", `{"file":"orders/orders.go","line":33,"symbol":"Process","new_name":"ProcessOrder"}`},
 }
 
 func runDemo(ctx context.Context, g globalFlags, logger *log.Logger, stdout, stderr io.Writer) int {
