@@ -232,3 +232,52 @@ func BenchmarkManyFiles(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkReplace40k: replace_in_buffer with 40,000 matches (issue 8:
+// quadratic work), previewed and applied through Neovim: regex "a" on one
+// line of 1 MB holding 40,000 of them, and one plain match on each line of a
+// 40,000-line file.
+func BenchmarkReplace40k(b *testing.B) {
+	const n = 40_000
+	const unit = "a" + "bcdefghijklmnopqrstuvw" + "é" // 25 bytes
+	var lines strings.Builder
+	for i := range n {
+		fmt.Fprintf(&lines, "\tvalue%d := compute(%d) // é\n", i, i)
+	}
+	v := newEnv(b, map[string]string{"line.txt": strings.Repeat(unit, n) + "\n", "lines.txt": lines.String()})
+	for _, c := range []struct {
+		name, file string
+		r          edit.Replacement
+	}{
+		{"one-line-regex", "line.txt", edit.Replacement{Old: "a", New: "A", Regex: true}},
+		{"one-per-line", "lines.txt", edit.Replacement{Old: "compute", New: "calc"}},
+	} {
+		v.open(c.file)
+		orig := v.buffer(c.file).Text
+		check := func(b *testing.B, res edit.ReplaceResult) {
+			if res.MatchesFound != n {
+				b.Fatalf("%d matches, want %d", res.MatchesFound, n)
+			}
+		}
+		b.Run(c.name+"/preview", func(b *testing.B) {
+			for b.Loop() {
+				res, err := v.e.Replace(v.ctx, c.file, c.r, edit.Options{Preview: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				check(b, res)
+				_ = v.e.Discard(res.ChangesetID)
+			}
+		})
+		b.Run(c.name+"/apply", func(b *testing.B) {
+			for range b.N {
+				res, err := v.e.Replace(v.ctx, c.file, c.r, edit.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				check(b, res)
+				v.undoAll(b, []string{c.file}, orig)
+			}
+		})
+	}
+}

@@ -90,6 +90,7 @@ func planBuffer(doc preview.Document, edits []preview.TextEdit, after preview.Do
 		}
 		ops = append(ops, bufOp{SR: sr, SC: sc, ER: er, EC: ec, Text: e.NewText})
 	}
+	ops = mergeRuns(doc, ops)
 	if tail < len(edits) {
 		var x strings.Builder
 		for _, e := range edits[tail:] {
@@ -108,6 +109,42 @@ func planBuffer(doc preview.Document, edits []preview.TextEdit, after preview.Do
 	}
 	p.Ops = ops
 	return p
+}
+
+// maxOpsPerRow bounds how many ops touch one buffer row. Each op costs
+// Neovim the length of the rows it touches (nvim_buf_set_text copies them,
+// apply.lua reads them to check the op), so n edits on one long line would
+// cost O(n * line length): 40,000 replacements on a 1 MB line never ended.
+// A run of at least this many ops chained by shared rows becomes one op
+// carrying the unchanged text between them; below it, every edit stays its
+// own op, so marks and extmarks between edits stay where they are.
+const maxOpsPerRow = 16
+
+// mergeRuns merges runs of ascending ops in which each op starts on the
+// row where the previous one ends (see maxOpsPerRow).
+func mergeRuns(doc preview.Document, ops []bufOp) []bufOp {
+	out := ops[:0]
+	for i := 0; i < len(ops); {
+		j := i + 1
+		for j < len(ops) && ops[j].SR == ops[j-1].ER {
+			j++
+		}
+		if j-i < maxOpsPerRow {
+			out = append(out, ops[i:j]...)
+			i = j
+			continue
+		}
+		var text strings.Builder
+		for k := i; k < j; k++ {
+			if k > i {
+				text.WriteString(doc.Lines[ops[k].SR][ops[k-1].EC:ops[k].SC])
+			}
+			text.WriteString(ops[k].Text)
+		}
+		out = append(out, bufOp{SR: ops[i].SR, SC: ops[i].SC, ER: ops[j-1].ER, EC: ops[j-1].EC, Text: text.String()})
+		i = j
+	}
+	return out
 }
 
 // tailOp converts the edit replacing everything from (sl, sc) to the end of

@@ -279,3 +279,46 @@ func TestReplaceEdits(t *testing.T) {
 		})
 	}
 }
+
+// Every op costs Neovim (nvim_buf_set_text, and apply.lua's checks) the
+// length of the lines it touches: many edits on one line are merged so that
+// no row is touched by more than maxOpsPerRow ops (issue 8: 40,000 matches
+// on one 1 MB line).
+func TestPlanBufferBoundsOpsPerRow(t *testing.T) {
+	line := strings.Repeat("a-é-", 1000)
+	for _, final := range []bool{true, false} {
+		doc := preview.Document{Lines: []string{"first", line, line, "last"}, EOL: "\n", FinalNewline: final}
+		var edits []preview.TextEdit
+		for row := 1; row <= 2; row++ {
+			for col := 0; col < len(line); col += len("a-é-") {
+				edits = append(edits, preview.TextEdit{StartLine: row, StartCol: col, EndLine: row, EndCol: col + 1, NewText: "AB"})
+			}
+		}
+		// One edit joining the two long lines, among the others.
+		edits = append(edits, preview.TextEdit{StartLine: 1, StartCol: len(line) - 1, EndLine: 2, EndCol: 0, NewText: "\n\n"})
+		checkPlan(t, doc, edits)
+		sorted, _ := preview.Minimize(doc, edits)
+		after, _ := preview.Apply(doc, sorted)
+		p := planBuffer(doc, sorted, after)
+		perRow := map[int]int{}
+		for _, op := range p.Ops {
+			for r := op.SR; r <= op.ER; r++ {
+				perRow[r]++
+			}
+		}
+		for r, n := range perRow {
+			if n > maxOpsPerRow {
+				t.Fatalf("final=%v: %d ops touch row %d (at most %d)", final, n, r, maxOpsPerRow)
+			}
+		}
+	}
+}
+
+// Many small edits per line, checked against preview.Apply.
+func TestPlanBufferRandomDense(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 13))
+	for range 3000 {
+		d := randomDoc(r, 3)
+		checkPlan(t, d, randomEdits(r, d, 3*maxOpsPerRow))
+	}
+}

@@ -68,11 +68,19 @@ func replaceEdits(doc preview.Document, rel string, r Replacement) ([]preview.Te
 	idx := newLineIndex(text)
 	edits := make([]preview.TextEdit, 0, len(spans))
 	matches := make([]Match, 0, len(spans))
+	// Matches come in order: count characters from the previous match on
+	// the same line, not from the line's start (which made n matches on
+	// one line cost O(n * line length)).
+	cur := struct{ line, off, chars int }{line: -1}
 	for _, m := range spans {
 		edits = append(edits, idx.edit(m[0], m[1], replacement(m)))
-		l, c := idx.pos(m[0])
-		lineStart := idx.starts[l]
-		matches = append(matches, Match{Line: l + 1, Column: utf8.RuneCountInString(text[lineStart : lineStart+c]), Text: text[m[0]:m[1]]})
+		l, _ := idx.pos(m[0])
+		if l != cur.line {
+			cur.line, cur.off, cur.chars = l, idx.starts[l], 0
+		}
+		cur.chars += utf8.RuneCountInString(text[cur.off:m[0]])
+		cur.off = m[0]
+		matches = append(matches, Match{Line: l + 1, Column: cur.chars, Text: text[m[0]:m[1]]})
 	}
 	return edits, matches, checkCount(rel, r, matches)
 }
@@ -82,6 +90,9 @@ func replaceEdits(doc preview.Document, rel string, r Replacement) ([]preview.Te
 func docText(doc preview.Document) string {
 	return string(preview.Document{Lines: doc.Lines, FinalNewline: doc.FinalNewline}.Bytes())
 }
+
+// maxListed is how many matches a result or an error lists.
+const maxListed = 50
 
 func checkCount(rel string, r Replacement, matches []Match) error {
 	what := fmt.Sprintf("%q", r.Old)
@@ -96,20 +107,26 @@ func checkCount(rel string, r Replacement, matches []Match) error {
 	if r.Count == nil || *r.Count == len(matches) {
 		return nil
 	}
-	where := make([]string, 0, len(matches))
-	for _, m := range matches {
+	// The message and details list at most maxListed matches: a count
+	// check failing on a million matches must not answer megabytes.
+	listed := matches[:min(len(matches), maxListed)]
+	where := make([]string, 0, len(listed)+1)
+	for _, m := range listed {
 		where = append(where, fmt.Sprintf("%d:%d", m.Line, m.Column))
+	}
+	if len(listed) < len(matches) {
+		where = append(where, fmt.Sprintf("and %d more", len(matches)-len(listed)))
 	}
 	if len(matches) > *r.Count {
 		return apierr.Errorf(apierr.Ambiguous,
 			"include more surrounding text in old so that it matches only where intended, or set count to the number of matches (omit it to replace all)",
 			"%s occurs %d times in %s (at %s), not %d", what, len(matches), rel, strings.Join(where, ", "), *r.Count).
-			WithDetails(map[string]any{"matches": matches})
+			WithDetails(map[string]any{"matches": listed})
 	}
 	return apierr.Errorf(apierr.ResourceNotFound,
 		"read the file (read_file) and check the text, or omit count to replace every match",
 		"%s occurs %d times in %s (at %s), not %d", what, len(matches), rel, strings.Join(where, ", "), *r.Count).
-		WithDetails(map[string]any{"matches": matches})
+		WithDetails(map[string]any{"matches": listed})
 }
 
 // lineIndex converts byte offsets in a text (lines joined by "\n") to

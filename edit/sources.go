@@ -111,7 +111,6 @@ func (e *Engine) Replace(ctx context.Context, file string, r Replacement, opts O
 	if err != nil {
 		return ReplaceResult{}, err
 	}
-	const maxListed = 50
 	if len(matches) > maxListed {
 		matches = matches[:maxListed]
 	}

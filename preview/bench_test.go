@@ -89,3 +89,54 @@ func BenchmarkParsePatchEditsFor1000Hunks(b *testing.B) {
 		}
 	}
 }
+
+// Many edits (issue 8: quadratic work): 40,000 edits, one per line of a
+// 40,000-line file (each change adjacent to the next) and all on one line of
+// 1 MB. Both must take well under a second.
+const manyEdits = 40_000
+
+// oneEditPerLine replaces "value" on every line of a 40,000-line document.
+func oneEditPerLine() (Document, []TextEdit) {
+	d := codeLikeDocument(manyEdits)
+	edits := make([]TextEdit, len(d.Lines))
+	for l := range d.Lines {
+		edits[l] = TextEdit{l, 1, l, 6, "result"}
+	}
+	return d, edits
+}
+
+// oneLongLine is a 1 MB line with an "a" every 25 bytes (40,000 of them, a
+// multibyte character between), and the edits replacing each "a" with "A".
+func oneLongLine() (Document, []TextEdit) {
+	const unit = "a" + "bcdefghijklmnopqrstuvw" + "é" // 25 bytes
+	d := Document{Lines: []string{strings.Repeat(unit, manyEdits)}, EOL: "\n", FinalNewline: true}
+	edits := make([]TextEdit, manyEdits)
+	for i := range edits {
+		edits[i] = TextEdit{0, i * len(unit), 0, i*len(unit) + 1, "A"}
+	}
+	return d, edits
+}
+
+func BenchmarkUnifiedDiff40kEdits(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		make func() (Document, []TextEdit)
+	}{{"one-per-line", oneEditPerLine}, {"one-line", oneLongLine}} {
+		d, edits := c.make()
+		cs := Changeset{Files: []FileChange{{Kind: OpEdit, Path: "big.go", Old: d, Edits: edits}}}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				min, err := Minimize(d, edits)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Apply(d, min); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := UnifiedDiff(cs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -240,9 +239,13 @@ func (t text) changes(spans []span) []change {
 		case len(out) > 0 && out[len(out)-1].oldEnd() == first+pre:
 			// Adjacent to the previous change: one block of - then +, as
 			// diff prints it, rather than interleaved ones.
+			// Append in place (amortised): copying the run for every
+			// change made a run of n adjacent changes cost O(n²). The
+			// slices are this change's own (realLines makes them), so
+			// growing them into their unused tail overwrites nothing.
 			prev := &out[len(out)-1]
-			prev.old = slices.Concat(prev.old, oldL)
-			prev.new = slices.Concat(prev.new, newL)
+			prev.old = append(prev.old, oldL...)
+			prev.new = append(prev.new, newL...)
 		default:
 			out = append(out, change{first + pre, oldL, newL})
 		}
