@@ -14,6 +14,7 @@ package lsp
 
 import (
 	"fmt"
+	"sort"
 	"unicode/utf8"
 )
 
@@ -141,4 +142,64 @@ func utf16Len(r rune) int {
 		return 2
 	}
 	return 1
+}
+
+// columnStride is the spacing, in bytes, of a LineColumns' checkpoints.
+const columnStride = 256
+
+// LineColumns converts many columns of one line, each in time bounded by
+// columnStride rather than by the line's length: converting n positions on
+// one long line with the functions above rescans the line from its start
+// every time, O(n * line length). Use it where a line may hold many
+// positions (edits, references); the results are those of UnitsToByte and
+// ByteToUnits.
+type LineColumns struct {
+	line string
+	enc  Encoding
+	// Checkpoints at rune starts (as ranging over line visits them), about
+	// columnStride bytes apart: byte offset and units before it.
+	bytes, units []int
+}
+
+// NewLineColumns indexes line for enc in one pass.
+func NewLineColumns(line string, enc Encoding) *LineColumns {
+	c := &LineColumns{line: line, enc: enc, bytes: []int{0}, units: []int{0}}
+	if enc == UTF8 || len(line) <= columnStride {
+		return c
+	}
+	u, next := 0, columnStride
+	for i, r := range line {
+		if i >= next {
+			c.bytes = append(c.bytes, i)
+			c.units = append(c.units, u)
+			next = i + columnStride
+		}
+		if enc == UTF16 {
+			u += utf16Len(r)
+		} else {
+			u++
+		}
+	}
+	return c
+}
+
+// UnitsToByte is UnitsToByte(line, units, enc).
+func (c *LineColumns) UnitsToByte(units int) (int, bool) {
+	if c.enc == UTF8 || units < 0 {
+		return UnitsToByte(c.line, units, c.enc)
+	}
+	// The last checkpoint at or before units.
+	k := sort.Search(len(c.units), func(i int) bool { return c.units[i] > units }) - 1
+	b, exact := UnitsToByte(c.line[c.bytes[k]:], units-c.units[k], c.enc)
+	return c.bytes[k] + b, exact
+}
+
+// ByteToUnits is ByteToUnits(line, b, enc).
+func (c *LineColumns) ByteToUnits(b int) int {
+	if c.enc == UTF8 {
+		return ByteToUnits(c.line, b, c.enc)
+	}
+	b = max(0, min(b, len(c.line)))
+	k := sort.Search(len(c.bytes), func(i int) bool { return c.bytes[i] > b }) - 1
+	return c.units[k] + ByteToUnits(c.line[c.bytes[k]:], b-c.bytes[k], c.enc)
 }

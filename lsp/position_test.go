@@ -1,6 +1,10 @@
 package lsp
 
-import "testing"
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
 
 // "aé世🎉e\u0301x": a, é (2 bytes), 世 (3 bytes), 🎉 (4 bytes, 2 UTF-16
 // units), e + combining acute (1 + 2 bytes, two characters), x.
@@ -63,5 +67,35 @@ func TestColumnErrorsAndClamping(t *testing.T) {
 	}
 	if got := UnitsToChar("", 0, UTF16); got != 0 {
 		t.Errorf("UnitsToChar on empty line = %d", got)
+	}
+}
+
+// LineColumns gives exactly what the per-call functions give, at every
+// column of long lines mixing ASCII, multibyte characters, emoji (two UTF-16
+// units) and invalid UTF-8.
+func TestLineColumnsMatchesPerCallConversion(t *testing.T) {
+	pieces := []string{"a", "bc", "é", "世", "🎉", "e\u0301", "\xff", "\xe9", "\xf0\x9f", " "}
+	r := rand.New(rand.NewPCG(3, 5))
+	for range 30 {
+		var b strings.Builder
+		for b.Len() < 600+r.IntN(1500) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		line := b.String()
+		for _, enc := range []Encoding{UTF8, UTF16, UTF32} {
+			c := NewLineColumns(line, enc)
+			total := ByteToUnits(line, len(line), enc)
+			for u := -1; u <= total+2; u++ {
+				wb, wx := UnitsToByte(line, u, enc)
+				if gb, gx := c.UnitsToByte(u); gb != wb || gx != wx {
+					t.Fatalf("%s UnitsToByte(%d) = %d,%v, want %d,%v in %q", enc, u, gb, gx, wb, wx, line)
+				}
+			}
+			for i := -1; i <= len(line)+1; i++ {
+				if got, want := c.ByteToUnits(i), ByteToUnits(line, i, enc); got != want {
+					t.Fatalf("%s ByteToUnits(%d) = %d, want %d in %q", enc, i, got, want, line)
+				}
+			}
+		}
 	}
 }

@@ -348,6 +348,7 @@ func (fs *virtualFiles) changeset(paths []string) (preview.Changeset, error) {
 // does (a CRLF buffer's lines hold no "\r").
 func convertEdits(doc preview.Document, edits []wireTextEdit, enc Encoding) ([]preview.TextEdit, error) {
 	out := make([]preview.TextEdit, 0, len(edits))
+	cols := lineColumnsCache{doc: doc, enc: enc}
 	for i, e := range edits {
 		if e.Range == nil || e.NewText == nil {
 			if e.Snippet != nil {
@@ -355,11 +356,11 @@ func convertEdits(doc preview.Document, edits []wireTextEdit, enc Encoding) ([]p
 			}
 			return nil, fmt.Errorf("edit %d has no range or newText", i)
 		}
-		sl, sc, err := bytePosition(doc, e.Range.Start, enc)
+		sl, sc, err := cols.bytePosition(e.Range.Start)
 		if err != nil {
 			return nil, fmt.Errorf("edit %d start: %w", i, err)
 		}
-		el, ec, err := bytePosition(doc, e.Range.End, enc)
+		el, ec, err := cols.bytePosition(e.Range.End)
 		if err != nil {
 			return nil, fmt.Errorf("edit %d end: %w", i, err)
 		}
@@ -369,7 +370,16 @@ func convertEdits(doc preview.Document, edits []wireTextEdit, enc Encoding) ([]p
 	return out, nil
 }
 
-func bytePosition(doc preview.Document, p protocol.Position, enc Encoding) (int, int, error) {
+// lineColumnsCache converts positions in doc, indexing each long line once
+// (LineColumns) so that many positions on one line cost linear time.
+type lineColumnsCache struct {
+	doc   preview.Document
+	enc   Encoding
+	lines map[int]*LineColumns
+}
+
+func (c *lineColumnsCache) bytePosition(p protocol.Position) (int, int, error) {
+	doc, enc := c.doc, c.enc
 	line, units := int(p.Line), int(p.Character)
 	n := len(doc.Lines)
 	switch {
@@ -379,7 +389,21 @@ func bytePosition(doc preview.Document, p protocol.Position, enc Encoding) (int,
 		return 0, 0, fmt.Errorf("position %d:%d is past the end of the document (%d lines)", line, units, n)
 	}
 	text := doc.Lines[line]
-	b, exact := UnitsToByte(text, units, enc)
+	var b int
+	var exact bool
+	if len(text) <= columnStride {
+		b, exact = UnitsToByte(text, units, enc)
+	} else {
+		lc := c.lines[line]
+		if lc == nil {
+			if c.lines == nil {
+				c.lines = map[int]*LineColumns{}
+			}
+			lc = NewLineColumns(text, enc)
+			c.lines[line] = lc
+		}
+		b, exact = lc.UnitsToByte(units)
+	}
 	if !exact {
 		if total := ByteToUnits(text, len(text), enc); units > total {
 			return 0, 0, fmt.Errorf("position %d:%d is past the end of line %d (%d %s units)", line, units, line, total, enc)
