@@ -28,7 +28,12 @@ func runMCP(ctx context.Context, g globalFlags, args []string, logger *log.Logge
 	token := fs.String("token", os.Getenv("NVBRIDGE_TOKEN"), "bearer token HTTP clients must send (default $NVBRIDGE_TOKEN, else a random one printed to stderr)")
 	noAuth := fs.Bool("no-auth", false, "serve HTTP without a token (only on loopback)")
 	allowRemote := fs.Bool("allow-remote", false, "allow --http on a non-loopback address (a token is then mandatory)")
+	maxRequest := fs.Int64("max-request-bytes", defaultMaxRequestBytes, "refuse a request (an HTTP body, a stdio line) larger than this many bytes")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *maxRequest < 1024 {
+		fmt.Fprintf(stderr, "nvbridge: --max-request-bytes %d is too small (at least 1024)\n", *maxRequest)
 		return 2
 	}
 	// Check and bind the HTTP address before starting Neovim: a refused or
@@ -66,13 +71,14 @@ func runMCP(ctx context.Context, g globalFlags, args []string, logger *log.Logge
 	if ln == nil {
 		stdio := server.NewStdioServer(srv)
 		stdio.SetErrorLogger(logger)
-		err := stdio.Listen(ctx, os.Stdin, stdout)
+		stdin, stdout := limitLines(os.Stdin, stdout, int(*maxRequest))
+		err := stdio.Listen(ctx, stdin, stdout)
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			logger.Printf("stdio: %v", err)
 			code = 1
 		}
 	} else {
-		code = serveHTTP(ctx, srv, ln, *token, *noAuth, logger, stderr)
+		code = serveHTTP(ctx, srv, ln, *token, *noAuth, *maxRequest, logger, stderr)
 	}
 	select {
 	case <-neovimGone:
@@ -107,16 +113,15 @@ func listenHTTP(addr string, noAuth, allowRemote bool, stderr io.Writer) (net.Li
 	return ln, 0
 }
 
-func serveHTTP(ctx context.Context, srv *server.MCPServer, ln net.Listener, token string, noAuth bool, logger *log.Logger, stderr io.Writer) int {
+func serveHTTP(ctx context.Context, srv *server.MCPServer, ln net.Listener, token string, noAuth bool, maxRequest int64, logger *log.Logger, stderr io.Writer) int {
 	if !noAuth && token == "" {
 		token = randomToken()
 		fmt.Fprintf(stderr, "nvbridge: HTTP bearer token: %s\n", token)
 	}
-	handler := server.NewStreamableHTTPServer(srv, server.WithEndpointPath("/mcp"))
-	var h http.Handler = handler
-	if !noAuth {
-		h = requireToken(token, handler)
+	if noAuth {
+		token = ""
 	}
+	h := httpHandler(srv, httpOptions{token: token, maxRequestBytes: maxRequest})
 	// Printed once the server is ready; with port 0 this is how a caller
 	// learns the port.
 	fmt.Fprintf(stderr, "nvbridge: serving MCP on http://%s/mcp\n", ln.Addr())

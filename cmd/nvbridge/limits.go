@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// defaultMaxRequestBytes bounds one request (an HTTP body, a stdio line):
+// a 100 MB argument used to cost 2.4 GB. --max-request-bytes changes it.
+const defaultMaxRequestBytes = 4 << 20
+
+// httpOptions configure the HTTP transport's handler.
+type httpOptions struct {
+	token           string // required as "Authorization: Bearer <token>"; "" serves without one
+	maxRequestBytes int64
+}
+
+// httpHandler is the streamable HTTP transport with nvbridge's checks in
+// front: a present Origin must be loopback (403), the bearer token (401),
+// a bounded body (413). Sessions are tracked, so an id the server did not
+// issue, or one ended by DELETE, is answered with 404 as the transport
+// specifies.
+func httpHandler(srv *server.MCPServer, o httpOptions) http.Handler {
+	var h http.Handler = server.NewStreamableHTTPServer(srv, server.WithEndpointPath("/mcp"), server.WithStateful(true))
+	h = limitBody(o.maxRequestBytes, h)
+	if o.token != "" {
+		h = requireToken(o.token, h)
+	}
+	return requireLoopbackOrigin(h)
+}
+
+// requireLoopbackOrigin refuses a request whose Origin header is present and
+// not a loopback address (DNS-rebinding protection: a web page's script
+// reaching the local server through a rebound name sends its own origin).
+func requireLoopbackOrigin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if origins, ok := r.Header["Origin"]; ok {
+			for _, o := range origins {
+				if !loopbackOrigin(o) {
+					http.Error(w, fmt.Sprintf("Origin %q is not a loopback address: nvbridge serves local clients only (DNS-rebinding protection)", o), http.StatusForbidden)
+					return
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func loopbackOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false // "null", or not an origin at all
+	}
+	return isLoopback(strings.Trim(u.Hostname(), "[]"))
+}
+
+// limitBody refuses, with 413 and a JSON-RPC error, a body longer than max
+// bytes, whether declared (Content-Length) or found while reading (chunked);
+// it never holds more than max+1 bytes of one.
+func limitBody(max int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body == nil || r.Body == http.NoBody {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.ContentLength > max {
+			tooLarge(w, max, nil)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+		r.Body.Close()
+		if err != nil {
+			http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if int64(len(body)) > max {
+			tooLarge(w, max, body)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+func tooLarge(w http.ResponseWriter, max int64, prefix []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Connection", "close") // the rest of the body is not read
+	w.WriteHeader(http.StatusRequestEntityTooLarge)
+	_, _ = w.Write(tooLargeMessage(max, prefix))
+}
+
+// tooLargeMessage is the JSON-RPC error answering a request past the limit,
+// with the request's id when it appears before the bulk of the request.
+func tooLargeMessage(max int64, prefix []byte) []byte {
+	msg := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int            `json:"code"`
+			Message string         `json:"message"`
+			Data    map[string]any `json:"data"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: leadingID(prefix)}
+	msg.Error.Code = -32600 // invalid request
+	msg.Error.Message = fmt.Sprintf("the request is larger than the limit of %d bytes: send less (e.g. a smaller patch or text), or restart nvbridge mcp with a larger --max-request-bytes", max)
+	msg.Error.Data = map[string]any{"limit": max, "flag": "--max-request-bytes"}
+	b, _ := json.Marshal(msg)
+	return b
+}
+
+// leadingID returns the top-level "id" of a JSON-RPC message of which only
+// a prefix is known, or null when the prefix ends before it.
+func leadingID(prefix []byte) json.RawMessage {
+	null := json.RawMessage("null")
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return null
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return null
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return null
+		}
+		if key == "id" {
+			switch v[0] {
+			case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+				return v
+			}
+			return null
+		}
+	}
+	return null
+}
+
+// limitLines bounds the stdio transport's request lines (mcp-go reads a
+// line with bufio.Reader.ReadString, which has no bound, and offers no
+// option for one). The returned reader hands mcp-go only lines of at most
+// max bytes; a longer line is skipped without being held (only its first
+// max bytes are, to find its id) and answered with a JSON-RPC error through
+// the returned writer, which serialises it with mcp-go's own writes.
+func limitLines(stdin io.Reader, stdout io.Writer, max int) (io.Reader, io.Writer) {
+	w := &lockedWriter{w: stdout}
+	return &lineLimiter{r: bufio.NewReaderSize(stdin, 64<<10), out: w, max: max}, w
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+type lineLimiter struct {
+	r       *bufio.Reader
+	out     io.Writer
+	max     int
+	line    []byte // the line being assembled
+	pending []byte // a complete line not yet read
+	err     error  // from r, returned once pending is drained
+}
+
+func (l *lineLimiter) Read(p []byte) (int, error) {
+	for len(l.pending) == 0 {
+		if l.err != nil {
+			return 0, l.err
+		}
+		l.next()
+	}
+	n := copy(p, l.pending)
+	l.pending = l.pending[n:]
+	return n, nil
+}
+
+// next reads one line into pending, or skips and answers one too long.
+func (l *lineLimiter) next() {
+	l.line = l.line[:0]
+	for {
+		chunk, err := l.r.ReadSlice('\n')
+		if len(l.line)+len(chunk) > l.max {
+			l.skip(chunk, err)
+			return
+		}
+		l.line = append(l.line, chunk...)
+		switch {
+		case err == nil:
+			l.pending = l.line
+			return
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			l.pending, l.err = l.line, err
+			return
+		}
+	}
+}
+
+// skip discards the rest of a line past the limit and answers it.
+func (l *lineLimiter) skip(chunk []byte, err error) {
+	room := l.max - len(l.line)
+	l.line = append(l.line, chunk[:min(room, len(chunk))]...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		_, err = l.r.ReadSlice('\n')
+	}
+	if err != nil {
+		l.err = err
+	}
+	_, _ = l.out.Write(append(tooLargeMessage(int64(l.max), l.line), '\n'))
+}
