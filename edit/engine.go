@@ -36,13 +36,16 @@ type Engine struct {
 	s    *nvim.Session
 	root workspace.Root
 
-	// MaxStored and MaxAge bound the previews kept for ApplyStored.
-	MaxStored int
-	MaxAge    time.Duration
+	// MaxStored, MaxStoredBytes and MaxAge bound the previews kept for
+	// ApplyStored: how many, their total size (prepared.size), how long.
+	MaxStored      int
+	MaxStoredBytes int
+	MaxAge         time.Duration
 
-	mu    sync.Mutex
-	store map[string]*prepared
-	order []string // ids, oldest first
+	mu          sync.Mutex
+	store       map[string]*prepared
+	order       []string // ids, oldest first
+	storedBytes int      // sum of the stored previews' sizes
 	now   func() time.Time
 
 	// testPlan, when set by a test, may alter a plan before it is sent.
@@ -53,7 +56,7 @@ type Engine struct {
 func NewEngine(s *nvim.Session) *Engine {
 	return &Engine{
 		s: s, root: s.Root(),
-		MaxStored: 64, MaxAge: 30 * time.Minute,
+		MaxStored: 64, MaxStoredBytes: 64 << 20, MaxAge: 30 * time.Minute,
 		store: map[string]*prepared{}, now: time.Now,
 	}
 }
@@ -137,7 +140,7 @@ func (e *Engine) ApplyStored(ctx context.Context, id string, save bool) (Result,
 	e.mu.Unlock()
 	if p == nil {
 		return Result{}, apierr.Errorf(apierr.ResourceNotFound,
-			"preview the change again (changeset ids expire after "+e.MaxAge.String()+", and only the last "+fmt.Sprint(e.MaxStored)+" are kept; an applied one cannot be applied twice)",
+			"preview the change again (changeset ids expire after "+e.MaxAge.String()+", and only the last "+fmt.Sprint(e.MaxStored)+" are kept, within "+fmt.Sprint(e.MaxStoredBytes)+" bytes in all; an applied one cannot be applied twice)",
 			"no changeset %q", id)
 	}
 	res, err := e.apply(ctx, p, save)
@@ -174,6 +177,23 @@ type prepared struct {
 	// text cache; only while the changeset is applied at once (a stored
 	// preview does not keep whole documents).
 	after []preview.Document
+	bytes int // size(), once stored
+}
+
+// size estimates the memory a stored preview holds: its diff, the text of
+// its buffer ops, paths and a fixed cost per op and file.
+func (p *prepared) size() int {
+	n := len(p.diff)
+	for _, f := range p.files {
+		n += 256 + len(f.Path) + len(f.NewPath) + len(f.Expect.Fingerprint)
+		for _, op := range f.Ops {
+			n += 48 + len(op.Text)
+		}
+	}
+	for _, r := range p.results {
+		n += 128 + len(r.Path) + len(r.NewPath) + len(r.Note)
+	}
+	return n
 }
 
 // luaPlan and the types below are what apply.lua's apply receives.
@@ -427,12 +447,21 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 		return e.apply(ctx, p, opts.Save)
 	}
 	p.after = nil
+	p.bytes = p.size()
 	id := newID()
 	e.mu.Lock()
+	if p.bytes > e.MaxStoredBytes {
+		max := e.MaxStoredBytes
+		e.mu.Unlock()
+		return Result{}, apierr.Errorf(apierr.InvalidParameter,
+			"split the change into smaller ones (fewer files or edits per call), or apply it without a preview (preview: false), which stores nothing",
+			"the preview is too large to keep: %d bytes, over the %d bytes all stored previews may hold (nothing was changed)", p.bytes, max)
+	}
 	e.expire()
 	e.store[id] = p
 	e.order = append(e.order, id)
-	for len(e.order) > e.MaxStored {
+	e.storedBytes += p.bytes
+	for len(e.order) > e.MaxStored || e.storedBytes > e.MaxStoredBytes {
 		e.remove(e.order[0])
 	}
 	e.mu.Unlock()
@@ -504,6 +533,9 @@ func (e *Engine) expire() {
 
 // remove forgets a stored preview (e.mu held).
 func (e *Engine) remove(id string) {
+	if p := e.store[id]; p != nil {
+		e.storedBytes -= p.bytes
+	}
 	delete(e.store, id)
 	if i := slices.Index(e.order, id); i >= 0 {
 		e.order = slices.Delete(e.order, i, i+1)

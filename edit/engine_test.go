@@ -1,6 +1,7 @@
 package edit_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -260,4 +261,56 @@ func TestUnicode(t *testing.T) {
 			t.Fatalf("matches %+v", res.Matches)
 		}
 	})
+}
+
+// TestStoredPreviewsBoundedByBytes (issue 8: unbounded memory): stored
+// previews are bounded by their total size as well as by count; the oldest
+// go first, and a preview larger than the whole budget is refused with a
+// clear error, leaving the stored ones alone.
+func TestStoredPreviewsBoundedByBytes(t *testing.T) {
+	v := newEnv(t, map[string]string{"s/a.txt": "one\ntwo\n"})
+	v.open("s/a.txt")
+	previewOf := func(size int) (edit.Result, error) {
+		cs := preview.Changeset{Files: []preview.FileChange{fileChange("s/a.txt", te(0, 0, 0, 3, strings.Repeat("x", size)))}}
+		return v.e.Submit(v.ctx, cs, edit.Options{Preview: true})
+	}
+	res, err := previewOf(10_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := v.e.StoredBytes()
+	if one < 10_000 {
+		t.Fatalf("a preview of 10,000 new bytes counts %d bytes", one)
+	}
+	if err := v.e.Discard(res.ChangesetID); err != nil {
+		t.Fatal(err)
+	}
+	v.e.MaxStoredBytes = 2*one + one/2
+	var ids []string
+	for range 3 {
+		res, err := previewOf(10_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.ChangesetID)
+	}
+	if got := v.e.StoredBytes(); got > v.e.MaxStoredBytes {
+		t.Errorf("%d bytes stored, budget %d", got, v.e.MaxStoredBytes)
+	}
+	_, err = v.e.ApplyStored(v.ctx, ids[0], false)
+	wantCode(t, err, apierr.ResourceNotFound)
+
+	_, err = previewOf(3 * one)
+	e := wantCode(t, err, apierr.InvalidParameter)
+	if !strings.Contains(e.Message, "too large") || !strings.Contains(e.Message, fmt.Sprint(v.e.MaxStoredBytes)) {
+		t.Errorf("message %q does not say the preview is too large for the budget", e.Message)
+	}
+	for _, id := range ids[1:] {
+		if err := v.e.Discard(id); err != nil {
+			t.Errorf("%s was evicted by a refused preview: %v", id, err)
+		}
+	}
+	if got := v.buffer("s/a.txt"); got.Text != "one\ntwo\n" || got.Modified {
+		t.Errorf("buffer %+v after previews only", got)
+	}
 }

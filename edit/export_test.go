@@ -40,3 +40,10 @@ func (e *Engine) ClearHooks() { e.testPlan = nil }
 
 // SetClock replaces the clock that dates previews.
 func (e *Engine) SetClock(now func() time.Time) { e.now = now }
+
+// StoredBytes is the size the stored previews count for.
+func (e *Engine) StoredBytes() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.storedBytes
+}
