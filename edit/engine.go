@@ -46,7 +46,7 @@ type Engine struct {
 	store       map[string]*prepared
 	order       []string // ids, oldest first
 	storedBytes int      // sum of the stored previews' sizes
-	now   func() time.Time
+	now         func() time.Time
 
 	// testPlan, when set by a test, may alter a plan before it is sent.
 	testPlan func(*luaPlan)
