@@ -81,6 +81,7 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 		mcp.WithIdempotentHintAnnotation(h.idempotent),
 		mcp.WithOpenWorldHintAnnotation(false),
 	)
+	need := requiredOf(def)
 	handler := func(ctx context.Context, req mcp.CallToolRequest) (result *mcp.CallToolResult, err error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -89,8 +90,15 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 					"internal error in %s: %v\n%s", name, p, debug.Stack()))
 			}
 		}()
+		body, err := argumentBody(req.GetRawArguments())
+		if err != nil {
+			return errorResult(err), nil
+		}
+		if err := need.check(body); err != nil {
+			return errorResult(err), nil
+		}
 		var in In
-		if err := decodeStrict(req.GetRawArguments(), &in); err != nil {
+		if err := decodeStrict(body, &in); err != nil {
 			return errorResult(err), nil
 		}
 		out, err := run(ctx, in)
@@ -102,7 +110,8 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 	return Tool{Tool: def, Handler: handler}
 }
 
-func decodeStrict(raw any, into any) error {
+// argumentBody is a call's arguments as JSON ("{}" when there are none).
+func argumentBody(raw any) ([]byte, error) {
 	var body []byte
 	switch r := raw.(type) {
 	case nil:
@@ -114,12 +123,16 @@ func decodeStrict(raw any, into any) error {
 	default:
 		var err error
 		if body, err = json.Marshal(r); err != nil {
-			return apierr.Errorf(apierr.InvalidParameter, "pass the arguments as a JSON object", "cannot read arguments: %v", err)
+			return nil, apierr.Errorf(apierr.InvalidParameter, "pass the arguments as a JSON object", "cannot read arguments: %v", err)
 		}
 	}
 	if len(bytes.TrimSpace(body)) == 0 || bytes.Equal(bytes.TrimSpace(body), []byte("null")) {
 		body = []byte("{}")
 	}
+	return body, nil
+}
+
+func decodeStrict(body []byte, into any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(into); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/tools"
 )
 
@@ -22,9 +23,12 @@ func runCall(ctx context.Context, g globalFlags, args []string, logger *log.Logg
 	raw := json.RawMessage("{}")
 	if len(args) == 2 {
 		raw = json.RawMessage(args[1])
-		if !json.Valid(raw) {
-			fmt.Fprintln(stderr, "nvbridge: the arguments are not valid JSON")
-			return 2
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			// Answered like a tool's own failure: JSON with a code.
+			return printResult(stdout, errorResult(apierr.Errorf(apierr.InvalidParameter,
+				`pass the arguments as one JSON object, quoted for the shell: nvbridge call TOOL '{"file": "main.go", "line": 3}'`,
+				"the arguments are not valid JSON: %v", err)))
 		}
 	}
 	env, closeEnv, err := connect(ctx, g, logger)
@@ -63,4 +67,9 @@ func printResult(stdout io.Writer, res *mcp.CallToolResult) int {
 		return 1
 	}
 	return 0
+}
+
+// errorResult is a failure found before any tool runs, shaped as a tool's.
+func errorResult(err *apierr.Error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{StructuredContent: tools.ErrorBody{Error: err}, IsError: true}
 }
