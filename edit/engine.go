@@ -429,6 +429,13 @@ func (e *Engine) prepareFile(fc preview.FileChange, from, to target, targetDelet
 	case snap.UserModified:
 		r.Note = "has unsaved changes nvbridge did not make: save=true will not save it"
 	}
+	if enc := snap.FileEncoding; enc != "" && enc != "utf-8" {
+		note := "fileencoding=" + enc + ": its text is shown and matched as Neovim reads it (UTF-8); saving writes " + enc + " again"
+		if r.Note != "" {
+			note = r.Note + "; " + note
+		}
+		r.Note = note
+	}
 	return plannedFile{f, r, fc, after}, nil
 }
 

@@ -180,3 +180,33 @@ func TestNotLoaded(t *testing.T) {
 		t.Fatalf("disk after save_buffer = %q", got)
 	}
 }
+
+// TestLatin1 (issue 8): Neovim reads a Latin-1 file through 'fileencodings'
+// and shows "café"; replace_in_buffer matches that same text whether or not
+// the file is loaded, says the file's encoding, and a save writes Latin-1
+// bytes back.
+func TestLatin1(t *testing.T) {
+	const disk = "caf\xe9 au lait\nna\xefve\n"
+	v := newEnv(t, map[string]string{"enc/unloaded.txt": disk, "enc/loaded.txt": disk})
+	v.open("enc/loaded.txt")
+	for _, rel := range []string{"enc/unloaded.txt", "enc/loaded.txt"} {
+		t.Run(rel, func(t *testing.T) {
+			res, err := v.e.Replace(v.ctx, rel, edit.Replacement{Old: "café", New: "thé"}, edit.Options{Preview: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.MatchesFound != 1 || !strings.Contains(res.Diff, "-café au lait\n+thé au lait\n") {
+				t.Fatalf("%d matches, diff:\n%s", res.MatchesFound, res.Diff)
+			}
+			if note := res.Files[0].Note; !strings.Contains(note, "latin1") {
+				t.Errorf("note %q does not name the file's encoding", note)
+			}
+			if _, err := v.e.ApplyStored(v.ctx, res.ChangesetID, true); err != nil {
+				t.Fatal(err)
+			}
+			if got := v.disk(rel); got != "th\xe9 au lait\nna\xefve\n" {
+				t.Fatalf("disk after save = %q, want Latin-1 bytes", got)
+			}
+		})
+	}
+}

@@ -41,6 +41,10 @@ type FileSnapshot struct {
 	UserModified bool   `msgpack:"user_modified"`
 	Modifiable   bool   `msgpack:"modifiable"`
 	FileFormat   string `msgpack:"fileformat"`
+	// FileEncoding is the encoding of the file on disk ('fileencoding'; for
+	// a file not loaded, the one Neovim will pick from 'fileencodings').
+	// Text is always UTF-8, as Neovim holds it.
+	FileEncoding string `msgpack:"fileencoding"`
 	LineCount    int    `msgpack:"line_count"`
 	// EOL is the buffer's 'eol' option.
 	EOL bool `msgpack:"eol"`

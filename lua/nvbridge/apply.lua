@@ -45,13 +45,84 @@ local function strip_bom(data)
   return data, false
 end
 
+--- Whether s is valid UTF-8 (as Neovim's 'fileencodings' entry "utf-8"
+--- requires before it picks that encoding).
+local function valid_utf8(s)
+  if not s:find('[\128-\255]') then
+    return true
+  end
+  local i, n = 1, #s
+  local byte = string.byte
+  while i <= n do
+    local c = byte(s, i)
+    local len
+    if c < 0x80 then
+      len = 1
+    elseif c >= 0xC2 and c <= 0xDF then
+      len = 2
+    elseif c >= 0xE0 and c <= 0xEF then
+      len = 3
+    elseif c >= 0xF0 and c <= 0xF4 then
+      len = 4
+    else
+      return false
+    end
+    for k = i + 1, i + len - 1 do
+      local cc = byte(s, k)
+      if not cc or cc < 0x80 or cc > 0xBF then
+        return false
+      end
+    end
+    if len == 3 then
+      local c2 = byte(s, i + 1)
+      if (c == 0xE0 and c2 < 0xA0) or (c == 0xED and c2 > 0x9F) then
+        return false -- overlong, or a UTF-16 surrogate
+      end
+    elseif len == 4 then
+      local c2 = byte(s, i + 1)
+      if (c == 0xF0 and c2 < 0x90) or (c == 0xF4 and c2 > 0x8F) then
+        return false
+      end
+    end
+    i = i + len
+  end
+  return true
+end
+
+--- The text Neovim shows for a file's bytes when it loads them: converted to
+--- UTF-8 by the first 'fileencodings' entry that fits (a Latin-1 file's
+--- "caf\xe9" is "café"), without the BOM. Returns the text, whether there
+--- was a BOM, and the encoding ('fileencoding' after loading). A buffer
+--- loaded later is checked against this (prepare), so a case where Neovim
+--- decides otherwise is refused, never edited at the wrong bytes.
+local function as_loaded(data)
+  for _, enc in ipairs(vim.split(vim.o.fileencodings, ',', { trimempty = true })) do
+    if enc == 'ucs-bom' then
+      if data:sub(1, 3) == BOM then
+        return data:sub(4), true, 'utf-8'
+      end
+    elseif enc == 'utf-8' or enc == 'utf8' or enc == 'default' then
+      if valid_utf8(data) then
+        return data, false, 'utf-8'
+      end
+    else
+      local text = vim.iconv(data, enc, 'utf-8')
+      if text then
+        return text, false, enc
+      end
+    end
+  end
+  local text, bomb = strip_bom(data)
+  return text, bomb, ''
+end
+
 --- A content fingerprint (sha256 and length). Vim strings cannot hold NUL, so
 --- NUL bytes are hashed as \1; the length still tells most such files apart.
 local function fingerprint(s)
   return vim.fn.sha256((s:gsub('%z', '\1'))) .. ':' .. #s
 end
 
-local is_empty, buffer_text, buffer_bytes = bridge.is_empty, bridge.buffer_text, bridge.buffer_bytes
+local is_empty, buffer_text = bridge.is_empty, bridge.buffer_text
 
 --- The buffer's document version as its language servers know it, or nil
 --- when no server has it open (then a server cannot have versioned it).
@@ -214,6 +285,7 @@ function M.snapshot(paths, opts)
       s.bomb = vim.bo[b].bomb
       s.line_count = api.nvim_buf_line_count(b)
       s.eol = vim.bo[b].eol
+      s.fileencoding = vim.bo[b].fileencoding
       local k = opts.known and opts.known[path]
       if
         k
@@ -237,7 +309,7 @@ function M.snapshot(paths, opts)
         s.err = fail('OPERATION_FAILED', 'cannot read ' .. path, path)
       else
         s.fingerprint = fingerprint(data)
-        s.text, s.bomb = strip_bom(data) -- Neovim strips a BOM when loading
+        s.text, s.bomb, s.fileencoding = as_loaded(data)
         s.disk = opts.with_disk and data or nil
       end
     end
@@ -573,7 +645,14 @@ local function prepare(f, find)
         )
     end
   elseif b then
-    if fingerprint(buffer_bytes(b)) ~= e.fingerprint then
+    -- Opened since the preview: the disk must be as previewed and the
+    -- buffer must hold what Neovim reads from it.
+    local data = read_file(f.path)
+    if data == nil or fingerprint(data) ~= e.fingerprint then
+      return nil, fail('CONFLICT', f.path .. ' changed on disk since the preview', f.path)
+    end
+    local text, bomb = as_loaded(data)
+    if buffer_text(b) ~= text or vim.bo[b].bomb ~= bomb then
       return nil, fail('CONFLICT', f.path .. ' was opened and changed in Neovim since the preview', f.path)
     end
   else
@@ -592,7 +671,8 @@ local function prepare(f, find)
       end
       t.loaded_by_us = true
       t.b = b
-      if fingerprint(buffer_bytes(b)) ~= e.fingerprint then
+      local text, bomb = as_loaded(data)
+      if buffer_text(b) ~= text or vim.bo[b].bomb ~= bomb then
         return t,
           fail(
             'OPERATION_FAILED',
