@@ -140,3 +140,44 @@ func BenchmarkUnifiedDiff40kEdits(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPatch40kEdits: reading back the 40,000-edit diffs (ParsePatch,
+// EditsFor) and minimising the edits they give, as apply_patch does.
+func BenchmarkPatch40kEdits(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		make func() (Document, []TextEdit)
+	}{{"one-per-line", oneEditPerLine}, {"one-line", oneLongLine}, {"every-other-line", everyOtherLine}} {
+		d, edits := c.make()
+		diff, err := UnifiedDiff(Changeset{Files: []FileChange{{Kind: OpEdit, Path: "big.go", Old: d, Edits: edits}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				ps, err := ParsePatch(diff)
+				if err != nil {
+					b.Fatal(err)
+				}
+				pe, err := ps[0].EditsFor(d)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Minimize(d, pe); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// everyOtherLine renames "value" on every other line of an 80,000-line
+// document: one hunk of 40,000 changes between unchanged lines.
+func everyOtherLine() (Document, []TextEdit) {
+	d := codeLikeDocument(2 * manyEdits)
+	edits := make([]TextEdit, 0, manyEdits)
+	for l := 0; l < len(d.Lines); l += 2 {
+		edits = append(edits, TextEdit{l, 1, l, 6, "result"})
+	}
+	return d, edits
+}

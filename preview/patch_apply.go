@@ -126,11 +126,7 @@ func (p FilePatch) EditsFor(doc Document) ([]TextEdit, error) {
 		if len(newLines) > 0 && newLines[len(newLines)-1].noEOL && end < realCount {
 			return nil, fail(n, h, "the last new line has no newline at end, but the file goes on after the hunk")
 		}
-		e := TextEdit{StartLine: at, EndLine: end, NewText: joinDiffLines(newLines)}
-		if end == realCount {
-			e.EndLine = len(doc.Lines) // the end of the document, whatever ends it
-		}
-		edits = append(edits, e)
+		edits = appendRuns(edits, h, stripCR, at, realCount, len(doc.Lines))
 		next = end
 	}
 	if p.IsDelete {
@@ -143,6 +139,51 @@ func (p FilePatch) EditsFor(doc Document) ([]TextEdit, error) {
 		}
 	}
 	return edits, nil
+}
+
+// appendRuns appends one edit per run of removed and added lines of a hunk
+// whose old lines start at document line at: its context lines are known
+// to be unchanged, so they are never rewritten (and never need diffing
+// again). An edit reaching the last real line ends at the end of the
+// document (line n), whatever ends it.
+func appendRuns(edits []TextEdit, h Hunk, stripCR bool, at, realCount, n int) []TextEdit {
+	oldAt := at // document line of the next old line
+	var runStart int
+	var runNew []diffLine
+	inRun := false
+	flush := func() {
+		if !inRun {
+			return
+		}
+		e := TextEdit{StartLine: runStart, EndLine: oldAt, NewText: joinDiffLines(runNew)}
+		if oldAt == realCount {
+			e.EndLine = n
+		}
+		edits = append(edits, e)
+		inRun, runNew = false, runNew[:0]
+	}
+	for _, l := range h.Lines {
+		if l.Op == ' ' {
+			flush()
+			oldAt++
+			continue
+		}
+		if !inRun {
+			inRun, runStart = true, oldAt
+		}
+		switch l.Op {
+		case '-':
+			oldAt++
+		case '+':
+			d := diffLine{l.Text, l.NoNewline}
+			if stripCR && !l.NoNewline {
+				d.text = strings.TrimSuffix(d.text, "\r")
+			}
+			runNew = append(runNew, d)
+		}
+	}
+	flush()
+	return edits
 }
 
 // linesEndInCR reports whether every terminated line of the patch ends in

@@ -361,3 +361,26 @@ func TestEditsForDeleteAndCreate(t *testing.T) {
 		}
 	}
 }
+
+// A hunk's context lines are known unchanged: EditsFor gives one edit per
+// run of removed and added lines, never one replacing the whole hunk (which
+// Minimize then had to diff again: a hunk of 40,000 changes between context
+// lines took go-diff's whole time bound).
+func TestEditsForOneEditPerChange(t *testing.T) {
+	old := doc("1\n2\n3\n4\n5\n6\n7\n")
+	ps, err := ParsePatch("--- a/f\n+++ b/f\n@@ -1,7 +1,7 @@\n 1\n-2\n+two\n 3\n-4\n-5\n+four-five\n+and\n 6\n 7\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edits, err := ps[0].EditsFor(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []TextEdit{{1, 0, 2, 0, "two\n"}, {3, 0, 5, 0, "four-five\nand\n"}}
+	if !slices.Equal(edits, want) {
+		t.Fatalf("edits %v, want %v", edits, want)
+	}
+	if got := string(mustApply(t, old, edits).Bytes()); got != "1\ntwo\n3\nfour-five\nand\n6\n7\n" {
+		t.Fatalf("got %q", got)
+	}
+}
