@@ -1,7 +1,7 @@
 // Command nvbridge serves the language servers behind a Neovim session as MCP
 // tools for AI agents, and runs single tools for scripts and CI.
 //
-//	nvbridge [global flags] mcp [--http ADDR] [--token T | --no-auth]
+//	nvbridge [global flags] mcp [--http ADDR] [--token T | --no-auth] [--max-request-bytes N]
 //	nvbridge [global flags] call TOOL '{json args}'
 //	nvbridge [global flags] tools
 //	nvbridge [global flags] demo
