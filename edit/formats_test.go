@@ -189,6 +189,13 @@ func TestLatin1(t *testing.T) {
 	const disk = "caf\xe9 au lait\nna\xefve\n"
 	v := newEnv(t, map[string]string{"enc/unloaded.txt": disk, "enc/loaded.txt": disk})
 	v.open("enc/loaded.txt")
+	d, err := v.e.Diff(v.ctx, "enc/loaded.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.HasChanges {
+		t.Errorf("get_buffer_diff of an unchanged Latin-1 buffer shows changes:\n%s", d.Diff)
+	}
 	for _, rel := range []string{"enc/unloaded.txt", "enc/loaded.txt"} {
 		t.Run(rel, func(t *testing.T) {
 			res, err := v.e.Replace(v.ctx, rel, edit.Replacement{Old: "café", New: "thé"}, edit.Options{Preview: true})

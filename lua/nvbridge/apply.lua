@@ -116,6 +116,21 @@ local function as_loaded(data)
   return text, bomb, ''
 end
 
+--- A file's bytes as text in a loaded buffer whose 'fileencoding' is fenc
+--- (without the BOM), to compare with the buffer's text.
+local function decode(data, fenc)
+  if data == nil then
+    return nil
+  end
+  if fenc ~= '' and fenc ~= 'utf-8' and fenc ~= 'utf8' then
+    local text = vim.iconv(data, fenc, 'utf-8')
+    if text then
+      return text
+    end
+  end
+  return (strip_bom(data))
+end
+
 --- A content fingerprint (sha256 and length). Vim strings cannot hold NUL, so
 --- NUL bytes are hashed as \1; the length still tells most such files apart.
 local function fingerprint(s)
@@ -301,7 +316,7 @@ function M.snapshot(paths, opts)
       end
       s.renamed_from = vim.b[b].nvbridge_renamed_from
       if opts.with_disk and s.exists then
-        s.disk = strip_bom(read_file(path))
+        s.disk = decode(read_file(path), s.fileencoding)
       end
     elseif s.exists and not s.err then
       local data = read_file(path)
