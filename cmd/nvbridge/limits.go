@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -31,12 +32,53 @@ type httpOptions struct {
 // issue, or one ended by DELETE, is answered with 404 as the transport
 // specifies.
 func httpHandler(srv *server.MCPServer, o httpOptions) http.Handler {
-	var h http.Handler = server.NewStreamableHTTPServer(srv, server.WithEndpointPath("/mcp"), server.WithStateful(true))
+	var h http.Handler = server.NewStreamableHTTPServer(srv, server.WithEndpointPath("/mcp"),
+		server.WithSessionIdManager(&sessionIDs{live: map[string]struct{}{}}),
+		server.WithSessionIdleTTL(sessionIdleTTL))
 	h = limitBody(o.maxRequestBytes, h)
 	if o.token != "" {
 		h = requireToken(o.token, h)
 	}
 	return requireLoopbackOrigin(h)
+}
+
+// sessionIdleTTL ends an HTTP session nobody used for this long (its
+// client, answered 404, starts a new one), so that sessions never ended by
+// DELETE do not pile up.
+const sessionIdleTTL = 24 * time.Hour
+
+// sessionIDs issues session ids and knows the live ones: an id it did not
+// issue, or one ended (DELETE, idle), is unknown, which the transport
+// answers with 404. Unlike mcp-go's InsecureStatefulSessionIdManager it
+// keeps no record of ended sessions, so its memory is bounded by the live
+// ones.
+type sessionIDs struct {
+	mu   sync.Mutex
+	live map[string]struct{}
+}
+
+func (m *sessionIDs) Generate() string {
+	id := "mcp-session-" + randomToken()
+	m.mu.Lock()
+	m.live[id] = struct{}{}
+	m.mu.Unlock()
+	return id
+}
+
+func (m *sessionIDs) Validate(id string) (isTerminated bool, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.live[id]; !ok {
+		return false, fmt.Errorf("unknown or ended session %q", id)
+	}
+	return false, nil
+}
+
+func (m *sessionIDs) Terminate(id string) (isNotAllowed bool, err error) {
+	m.mu.Lock()
+	delete(m.live, id)
+	m.mu.Unlock()
+	return false, nil
 }
 
 // requireLoopbackOrigin refuses a request whose Origin header is present and
