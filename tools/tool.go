@@ -94,11 +94,11 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 		if err != nil {
 			return errorResult(err), nil
 		}
-		if err := need.check(body); err != nil {
-			return errorResult(err), nil
-		}
 		var in In
 		if err := decodeStrict(body, &in); err != nil {
+			return errorResult(err), nil // unknown fields, wrong types
+		}
+		if err := need.check(body); err != nil {
 			return errorResult(err), nil
 		}
 		out, err := run(ctx, in)
