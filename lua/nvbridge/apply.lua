@@ -352,8 +352,10 @@ local function check_ops(b, path, ops)
     if sr < 0 or er < sr or er >= count or (sr == er and ec < sc) then
       return op_error(path, i, string.format('range %d:%d-%d:%d is outside the buffer (%d lines)', sr, sc, er, ec, count))
     end
-    for _, p in ipairs({ { sr, sc }, { er, ec } }) do
-      local line = api.nvim_buf_get_lines(b, p[1], p[1] + 1, true)[1]
+    local sline = api.nvim_buf_get_lines(b, sr, sr + 1, true)[1]
+    local eline = er == sr and sline or api.nvim_buf_get_lines(b, er, er + 1, true)[1]
+    for _, p in ipairs({ { sr, sc, sline }, { er, ec, eline } }) do
+      local line = p[3]
       if p[2] < 0 or p[2] > #line then
         return op_error(path, i, string.format('column %d is past the end of line %d (%d bytes)', p[2], p[1], #line))
       end
