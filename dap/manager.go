@@ -481,3 +481,28 @@ func (m *Manager) sessionList() []*Session {
 	}
 	return out
 }
+
+// Await waits until cond holds for a session's info: it checks first, then
+// again after each change of the session (an adapter event, a control),
+// bounded by ctx. It is how a caller waits for what someone else does, e.g.
+// a control given from Neovim (:NvbridgeDebug).
+func (m *Manager) Await(ctx context.Context, id string, cond func(Info) bool) (Info, error) {
+	s, err := m.Get(id)
+	if err != nil {
+		return Info{}, err
+	}
+	for {
+		s.mu.Lock()
+		ch := s.changed
+		s.mu.Unlock()
+		info := s.info(ctx)
+		if cond(info) {
+			return info, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return info, apierr.New(apierr.Timeout, "the awaited session state did not come", "check get_debug_session_info")
+		}
+	}
+}
