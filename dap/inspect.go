@@ -178,6 +178,16 @@ func (s *Session) expand(ctx context.Context, ref, depth int, b *budget) ([]Vari
 		return nil, 0, err
 	}
 	vars := resp.(*godap.VariablesResponse).Body.Variables
+	// debugpy groups dunder members and methods under "special variables"
+	// and "function variables": metadata, not the program's data.
+	kept := vars[:0:0]
+	for _, v := range vars {
+		if v.Value == "" && v.VariablesReference > 0 && (v.Name == "special variables" || v.Name == "function variables" || v.Name == "class variables") {
+			continue
+		}
+		kept = append(kept, v)
+	}
+	vars = kept
 	var out []Variable
 	more := 0
 	for i, v := range vars {
