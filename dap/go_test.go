@@ -4,6 +4,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/dap"
@@ -242,4 +243,52 @@ func TestGoCloseEndsEverything(t *testing.T) {
 			t.Errorf("process %d survived Close", pid)
 		}
 	}
+}
+
+// TestGoBoundAndPause: a wait that hits its bound says so (complete=false,
+// running), pause stops the program, and two sessions at once are
+// addressed by id.
+func TestGoBoundAndPause(t *testing.T) {
+	testenv.Require(t, "dlv", "go")
+	m, root := newManager(t, "go")
+	ctx := testenv.Context(t)
+	// 1. A program that sleeps for an hour, waited on for half a second:
+	// not a stop, not an end, but complete=false.
+	first, err := m.Start(ctx, dap.StartRequest{Program: ".", Args: []string{"wait"}, Wait: 500 * time.Millisecond})
+	fatal(t, err)
+	if first.Complete || first.State != dap.StateRunning || first.Note == "" {
+		t.Fatalf("start: complete=%v state=%s note=%q, want an incomplete wait on a running program", first.Complete, first.State, first.Note)
+	}
+	// 2. Inspecting a running program is refused.
+	if _, err := m.Inspect(ctx, first.SessionID, dap.InspectRequest{}); apierr.CodeOf(err) != apierr.PreconditionFailed {
+		t.Fatalf("inspect while running: %v", err)
+	}
+	// 3. A second session, stopped at a breakpoint.
+	bp := lineOf(t, root, "main.go", "call")
+	second, err := m.Start(ctx, dap.StartRequest{Program: ".", Wait: wait(),
+		Breakpoints: map[string][]dap.BreakpointSpec{"main.go": {{Line: bp}}}})
+	fatal(t, err)
+	wantStop(t, second.Report, "breakpoint", "main.go", bp)
+	// 4. Without session_id, a control is ambiguous.
+	if _, err := m.Control(ctx, "", "continue", 0, wait(), "agent"); apierr.CodeOf(err) != apierr.Ambiguous {
+		t.Fatalf("control without session_id: %v", err)
+	}
+	// 5. Pause the first one: it stops (reason pause).
+	r, err := m.Control(ctx, first.SessionID, "pause", 0, wait(), "agent")
+	fatal(t, err)
+	if !r.Complete || r.State != dap.StateStopped || r.Reason != "pause" {
+		t.Fatalf("pause: complete=%v state=%s reason=%q", r.Complete, r.State, r.Reason)
+	}
+	// 6. The second one is still where it was.
+	infos, err := m.Infos(ctx, second.SessionID)
+	fatal(t, err)
+	if infos[0].State != dap.StateStopped || infos[0].Location == nil || infos[0].Location.Line != bp {
+		t.Fatalf("second session: %+v", infos[0])
+	}
+	// 7. Stop the first; the second is now the default.
+	_, err = m.Stop(ctx, first.SessionID)
+	fatal(t, err)
+	r, err = m.Control(ctx, "", "step_over", 0, wait(), "agent")
+	fatal(t, err)
+	wantStop(t, r, "step", "main.go", bp+1)
 }

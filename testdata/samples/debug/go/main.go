@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"time"
 )
 
 // Owner owns an item.
@@ -36,6 +37,9 @@ func double(x int) int {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "wait" {
+		time.Sleep(time.Hour) // bp:wait (runs until paused or stopped)
+	}
 	items := []Item{
 		{Name: "pen", Qty: 3, Tags: []string{"office", "blue"}, Owner: &Owner{Name: "Ada"}},
 		{Name: "pad", Qty: 1},
