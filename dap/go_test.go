@@ -9,6 +9,7 @@ import (
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/dap"
 	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/workspace"
 )
 
 // TestGoProgram debugs testdata/samples/debug/go/main.go with real dlv, as
@@ -291,4 +292,23 @@ func TestGoBoundAndPause(t *testing.T) {
 	r, err = m.Control(ctx, "", "step_over", 0, wait(), "agent")
 	fatal(t, err)
 	wantStop(t, r, "step", "main.go", bp+1)
+}
+
+// TestGoBuildError: a program that does not compile is a clear error (the
+// compiler's message), and nothing is left running.
+func TestGoBuildError(t *testing.T) {
+	testenv.Require(t, "dlv", "go")
+	testenv.Isolate(t)
+	root := testenv.CopySample(t, "gobroken")
+	r, err := workspace.New(root)
+	fatal(t, err)
+	m := dap.NewManager(r, nil, t.Logf)
+	t.Cleanup(m.Close)
+	_, err = m.Start(testenv.Context(t), dap.StartRequest{Program: ".", Wait: wait()})
+	if apierr.CodeOf(err) != apierr.OperationFailed || !strings.Contains(err.Error(), "launch failed") || !strings.Contains(err.Error(), "broken.go") {
+		t.Fatalf("start on a broken program: %v", err)
+	}
+	if infos, _ := m.Infos(testenv.Context(t), ""); len(infos) != 0 {
+		t.Fatalf("a failed start left a session: %+v", infos)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -169,7 +170,19 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (StartResult, err
 		if s.endErr != nil {
 			err = s.endErr
 		}
-		return fail(apierr.As(err).WithDetails(map[string]any{"adapter_output": lastLines(s.stderr.String()+s.stdout.String(), 20)}))
+		e := *apierr.As(err)
+		// dlv reports a build error's text as console output.
+		s.mu.Lock()
+		out, _ := s.out.take()
+		s.mu.Unlock()
+		var said strings.Builder
+		for _, c := range out {
+			said.WriteString(c.Text)
+		}
+		if text := strings.TrimSpace(said.String()); text != "" {
+			e.Message += "\n" + lastLines(text, 20)
+		}
+		return fail(e.WithDetails(map[string]any{"adapter_output": lastLines(s.stderr.String()+s.stdout.String(), 20)}))
 	}
 	s.mu.Lock()
 	s.lastDone = &Action{Action: "start", By: req.By}
