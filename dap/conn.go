@@ -8,11 +8,16 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	godap "github.com/google/go-dap"
 
 	"github.com/nvbridge/nvbridge/apierr"
 )
+
+// requestTimeout bounds a request whose context has no deadline (launch
+// gets its own, longer bound: dlv builds the program first).
+const requestTimeout = 60 * time.Second
 
 // conn is one DAP connection to an adapter: it numbers requests, matches
 // responses to them and hands every event to onEvent, in arrival order, on
@@ -113,6 +118,12 @@ func (c *conn) send(m godap.Message) error {
 // request sends req and waits for its response (bounded by ctx). A failed
 // response becomes an OPERATION_FAILED error with the adapter's message.
 func (c *conn) request(ctx context.Context, req godap.RequestMessage) (godap.ResponseMessage, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		// A hung adapter must not hang a tool: every request is bounded.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, requestTimeout)
+		defer cancel()
+	}
 	r := req.GetRequest()
 	r.Type = "request"
 	ch := make(chan godap.ResponseMessage, 1)
@@ -132,10 +143,12 @@ func (c *conn) request(ctx context.Context, req godap.RequestMessage) (godap.Res
 	c.wmu.Unlock()
 	if err != nil {
 		c.forget(r.Seq)
+		// A broken connection ends the read loop too: report why the
+		// adapter went away (serve's end) rather than the write error.
 		select {
 		case <-c.done:
 			return nil, c.closedErr()
-		default:
+		case <-ctx.Done():
 		}
 		return nil, apierr.Errorf(apierr.OperationFailed, "the debug adapter's connection failed; stop the session and start a new one",
 			"cannot send %s to the debug adapter: %v", r.Command, err)

@@ -20,6 +20,9 @@ import (
 	"github.com/nvbridge/nvbridge/workspace"
 )
 
+// launchTimeout bounds starting an adapter and launching the program.
+const launchTimeout = 5 * time.Minute
+
 // Manager holds the debug sessions of one nvbridge.
 type Manager struct {
 	root    workspace.Root
@@ -162,10 +165,14 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (StartResult, err
 		m.changed()
 		return StartResult{}, err
 	}
-	if err := s.spawn(ctx); err != nil {
+	// Starting is bounded even when the caller's context is not (dlv builds
+	// the program during launch: minutes for a large one).
+	launchCtx, cancel := context.WithTimeout(ctx, launchTimeout)
+	defer cancel()
+	if err := s.spawn(launchCtx); err != nil {
 		return fail(err)
 	}
-	set, err := s.launch(ctx, initial)
+	set, err := s.launch(launchCtx, initial)
 	if err != nil {
 		if s.endErr != nil {
 			err = s.endErr

@@ -2,11 +2,14 @@ package dap
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Process bookkeeping. An adapter runs in a process group of its own, but
@@ -102,9 +105,29 @@ func endProcesses(procs []procStat, bound time.Duration) {
 	}
 	deadline := time.Now().Add(bound)
 	for _, st := range procs {
-		for alive(st) && time.Now().Before(deadline) {
-			// Processes that are not our children give no event on exit.
-			time.Sleep(10 * time.Millisecond)
+		waitExit(st, deadline)
+	}
+}
+
+// waitExit waits until the process recorded as st has exited (a zombie
+// counts as exited), or the deadline: on a pidfd, an event, not a poll.
+func waitExit(st procStat, deadline time.Time) {
+	fd, err := unix.PidfdOpen(st.pid, 0)
+	if err != nil {
+		return // gone already (ESRCH) or no pidfds: nothing to wait on
+	}
+	defer unix.Close(fd)
+	if !alive(st) {
+		return // exited, or the pid was reused before we opened it
+	}
+	for {
+		left := int(time.Until(deadline) / time.Millisecond)
+		if left <= 0 {
+			return
+		}
+		_, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, left)
+		if !errors.Is(err, syscall.EINTR) {
+			return
 		}
 	}
 }

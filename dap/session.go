@@ -402,11 +402,13 @@ func (s *Session) onConnEnd(readErr error) error {
 	}
 	err := apierr.New(apierr.OperationFailed, msg, "start a new debug session with start_debug_session")
 	s.mu.Lock()
-	s.endErr = err
 	s.ending = true
 	s.mu.Unlock()
+	// The program is ended before anyone is told the session failed:
+	// whoever sees the error may check that nothing is left.
 	s.cleanup()
 	s.mu.Lock()
+	s.endErr = err
 	s.state = StateFailed
 	s.notifyLocked()
 	s.mu.Unlock()
