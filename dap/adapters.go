@@ -42,6 +42,10 @@ type Adapter struct {
 	Launch func(LaunchSpec) map[string]any
 	// EvaluateContext is the evaluate request's context for expressions.
 	EvaluateContext string
+	// ExceptionFilters are set with setExceptionBreakpoints at start, so
+	// the program stops where an uncaught exception is raised (dlv stops
+	// on a panic by itself).
+	ExceptionFilters []string
 }
 
 // LaunchSpec is what a launch configuration is built from; paths are
@@ -106,11 +110,12 @@ var adapters = []*Adapter{
 		Name:     "debugpy",
 		// debugpy-adapter is the wrapper make deps installs (Debian's
 		// python3-debugpy unpacked into .deps/python, run by /usr/bin/python3).
-		Commands:        [][]string{{"debugpy-adapter"}, {"/usr/bin/python3", "-m", "debugpy.adapter"}},
-		Transport:       Stdio,
-		Extensions:      []string{".py"},
-		Install:         "install debugpy (make deps unpacks Debian's python3-debugpy under .deps/ and installs .deps/bin/debugpy-adapter; or apt-get install python3-debugpy)",
-		EvaluateContext: "watch",
+		Commands:         [][]string{{"debugpy-adapter"}, {"/usr/bin/python3", "-m", "debugpy.adapter"}},
+		Transport:        Stdio,
+		Extensions:       []string{".py"},
+		Install:          "install debugpy (make deps unpacks Debian's python3-debugpy under .deps/ and installs .deps/bin/debugpy-adapter; or apt-get install python3-debugpy)",
+		EvaluateContext:  "watch",
+		ExceptionFilters: []string{"uncaught"},
 		Launch: func(l LaunchSpec) map[string]any {
 			cfg := map[string]any{
 				"request": "launch", "stopOnEntry": l.StopOnEntry,

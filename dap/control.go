@@ -20,12 +20,15 @@ type Report struct {
 	SessionID string `json:"session_id"`
 	// Complete is false when the bound was hit before the program stopped
 	// or ended: it is still running.
-	Complete    bool      `json:"complete"`
-	State       State     `json:"state"`
-	Reason      string    `json:"reason,omitempty"`
-	Description string    `json:"description,omitempty"`
-	ThreadID    int       `json:"thread_id,omitempty"`
-	Location    *Location `json:"location,omitempty"`
+	Complete    bool   `json:"complete"`
+	State       State  `json:"state"`
+	Reason      string `json:"reason,omitempty"`
+	Description string `json:"description,omitempty"`
+	// Text is the adapter's short text of the stop (e.g. an exception's
+	// type).
+	Text     string    `json:"text,omitempty"`
+	ThreadID int       `json:"thread_id,omitempty"`
+	Location *Location `json:"location,omitempty"`
 	// Stack is the stopped thread's innermost frames (at most 5).
 	Stack           []Frame       `json:"stack,omitempty"`
 	Output          []OutputChunk `json:"output"`
@@ -190,10 +193,7 @@ func (s *Session) report(ctx context.Context, complete bool) (Report, error) {
 		return Report{}, err.WithDetails(map[string]any{"output": out, "output_dropped_bytes": dropped})
 	}
 	if s.state == StateStopped && s.stop != nil {
-		r.Reason, r.Description, r.ThreadID, r.HitBreakpointID = s.stop.Reason, s.stop.Description, s.threadID, s.stop.HitBreakpointIds
-		if r.Description == "" {
-			r.Description = s.stop.Text
-		}
+		r.Reason, r.Description, r.Text, r.ThreadID, r.HitBreakpointID = s.stop.Reason, s.stop.Description, s.stop.Text, s.threadID, s.stop.HitBreakpointIds
 	}
 	stopped := s.state == StateStopped
 	threadID := s.threadID

@@ -312,3 +312,35 @@ func TestGoBuildError(t *testing.T) {
 		t.Fatalf("a failed start left a session: %+v", infos)
 	}
 }
+
+// TestGoPanic: a nil pointer dereference stops the program where it
+// happens (dlv's panic stop), and continuing ends it with Go's exit code 2.
+func TestGoPanic(t *testing.T) {
+	testenv.Require(t, "dlv", "go")
+	m, root := newManager(t, "go")
+	ctx := testenv.Context(t)
+	start, err := m.Start(ctx, dap.StartRequest{Program: ".", Args: []string{"crash"}, Wait: wait()})
+	fatal(t, err)
+	if start.State != dap.StateStopped || start.Reason != "exception" {
+		t.Fatalf("crash: state=%s reason=%q description=%q", start.State, start.Reason, start.Description)
+	}
+	if !strings.Contains(start.Description, "nil pointer") && !strings.Contains(start.Description, "panic") {
+		t.Errorf("description %q does not name the panic", start.Description)
+	}
+	in, err := m.Inspect(ctx, "", dap.InspectRequest{})
+	fatal(t, err)
+	found := false
+	for _, f := range in.Stack {
+		if f.File == "main.go" && f.Line == lineOf(t, root, "main.go", "panic") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the stack does not hold the panicking line: %+v", in.Stack)
+	}
+	r, err := m.Control(ctx, "", "continue", 0, wait(), "agent")
+	fatal(t, err)
+	if r.State != dap.StateTerminated || r.ExitCode == nil || *r.ExitCode != 2 {
+		t.Fatalf("after the panic: state=%s exit=%v output=%q", r.State, r.ExitCode, outputText(r.Output, ""))
+	}
+}

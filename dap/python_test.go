@@ -123,16 +123,26 @@ func TestPythonProgram(t *testing.T) {
 	fatal(t, err)
 	wantStop(t, r, "step", file, line("after"))
 
-	// 8. Continue to the end: exit code 3, stdout and stderr collected.
+	// 8. Continue: sys.exit(3) raises SystemExit, an uncaught exception
+	// with a non-zero code, where debugpy stops (the uncaught filter).
+	r, err = m.Control(ctx, "", "continue", 0, wait(), "agent")
+	fatal(t, err)
+	wantStop(t, r, "exception", file, line("exit"))
+	if !strings.Contains(r.Text+" "+r.Description, "SystemExit") {
+		t.Errorf("text %q, description %q: neither names SystemExit", r.Text, r.Description)
+	}
+	output := r.Output
+	// 9. Continue to the end: exit code 3, stdout and stderr collected.
 	r, err = m.Control(ctx, "", "continue", 0, wait(), "agent")
 	fatal(t, err)
 	if !r.Complete || r.State != dap.StateTerminated || r.ExitCode == nil || *r.ExitCode != 3 {
 		t.Fatalf("end: complete=%v state=%s exit=%v", r.Complete, r.State, r.ExitCode)
 	}
-	if out := outputText(r.Output, "stdout"); !strings.Contains(out, "total 17 double 34") {
+	output = append(output, r.Output...)
+	if out := outputText(output, "stdout"); !strings.Contains(out, "total 17 double 34") {
 		t.Errorf("stdout %q lacks the program's line", out)
 	}
-	if out := outputText(r.Output, "stderr"); !strings.Contains(out, "inventory: done") {
+	if out := outputText(output, "stderr"); !strings.Contains(out, "inventory: done") {
 		t.Errorf("stderr %q lacks the program's line", out)
 	}
 	_, err = m.Control(ctx, "", "continue", 0, wait(), "agent")
@@ -199,5 +209,27 @@ func TestPythonAdapterKilled(t *testing.T) {
 		if pidAlive(pid) {
 			t.Errorf("program process %d is still alive", pid)
 		}
+	}
+}
+
+// TestPythonUncaughtException: an uncaught TypeError stops the program where
+// it is raised; continuing ends it with exit code 1.
+func TestPythonUncaughtException(t *testing.T) {
+	testenv.Require(t, "debugpy-adapter")
+	m, root := newManager(t, "python")
+	ctx := testenv.Context(t)
+	start, err := m.Start(ctx, dap.StartRequest{Program: "inventory.py", Args: []string{"crash"}, Wait: wait()})
+	fatal(t, err)
+	wantStop(t, start.Report, "exception", "inventory.py", lineOf(t, root, "inventory.py", "for"))
+	if !strings.Contains(start.Description, "NoneType") {
+		t.Errorf("description %q does not name the error", start.Description)
+	}
+	r, err := m.Control(ctx, "", "continue", 0, wait(), "agent")
+	fatal(t, err)
+	if r.State != dap.StateTerminated || r.ExitCode == nil || *r.ExitCode != 1 {
+		t.Fatalf("after the exception: state=%s exit=%v output=%q", r.State, r.ExitCode, outputText(r.Output, ""))
+	}
+	if out := outputText(r.Output, "stderr"); !strings.Contains(out, "TypeError") {
+		t.Errorf("stderr %q lacks the traceback", out)
 	}
 }

@@ -250,6 +250,14 @@ func (s *Session) launch(ctx context.Context, initial map[string][]BreakpointSpe
 		}
 		set[file] = got
 	}
+	if len(s.adapter.ExceptionFilters) > 0 {
+		if _, err := s.conn.request(ctx, &godap.SetExceptionBreakpointsRequest{
+			Request:   godap.Request{Command: "setExceptionBreakpoints"},
+			Arguments: godap.SetExceptionBreakpointsArguments{Filters: s.adapter.ExceptionFilters},
+		}); err != nil {
+			return nil, err
+		}
+	}
 	if s.caps.SupportsConfigurationDoneRequest {
 		if _, err := s.conn.request(ctx, &godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}); err != nil {
 			return nil, err

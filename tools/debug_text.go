@@ -44,6 +44,9 @@ func reportText(r dap.Report) string {
 		b.WriteString("still running (complete=false)")
 	case r.State == dap.StateStopped:
 		fmt.Fprintf(&b, "stopped (%s)", r.Reason)
+		if r.Text != "" {
+			fmt.Fprintf(&b, " %s", r.Text)
+		}
 		if r.Description != "" && r.Description != r.Reason {
 			fmt.Fprintf(&b, " %s", r.Description)
 		}

@@ -31,6 +31,10 @@ func restock(items []Item, n int) int {
 	return total // bp:return
 }
 
+func ownerName(it *Item) string {
+	return it.Owner.Name // bp:panic (a nil pointer dereference with "crash")
+}
+
 func double(x int) int {
 	y := x * 2 // bp:double
 	return y
@@ -39,6 +43,9 @@ func double(x int) int {
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "wait" {
 		time.Sleep(time.Hour) // bp:wait (runs until paused or stopped)
+	}
+	if len(os.Args) > 1 && os.Args[1] == "crash" {
+		fmt.Println(ownerName(nil))
 	}
 	items := []Item{
 		{Name: "pen", Qty: 3, Tags: []string{"office", "blue"}, Owner: &Owner{Name: "Ada"}},

@@ -22,7 +22,7 @@ class Item:
 
 def restock(items, n):
     total = 0
-    for item in items:
+    for item in items:  # bp:for (a TypeError with "crash")
         item.qty += n  # bp:loop
         total += item.qty
     return total  # bp:return
@@ -34,6 +34,8 @@ def double(x):
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "crash":
+        restock(None, 1)
     items = [
         Item("pen", 3, ["office", "blue"], Owner("Ada")),
         Item("pad", 1),
