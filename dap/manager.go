@@ -174,9 +174,11 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (StartResult, err
 	}
 	set, err := s.launch(launchCtx, initial)
 	if err != nil {
+		s.mu.Lock()
 		if s.endErr != nil {
 			err = s.endErr
 		}
+		s.mu.Unlock()
 		e := *apierr.As(err)
 		// dlv reports a build error's text as console output.
 		s.mu.Lock()
