@@ -489,6 +489,9 @@ func (m *Manager) changed() {
 // refresh brings Neovim's display up to date before a tool returns.
 func (m *Manager) refresh(ctx context.Context) {
 	if m.display != nil {
+		// A busy Neovim (the user's, in a prompt) must not hold the tool.
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
 		m.display.sync(ctx)
 	}
 }

@@ -212,7 +212,9 @@ func (s *Session) launch(ctx context.Context, initial map[string][]BreakpointSpe
 		return nil, err
 	}
 	if ir, ok := resp.(*godap.InitializeResponse); ok {
+		s.mu.Lock()
 		s.caps = ir.Body
+		s.mu.Unlock()
 	}
 	args, err := jsonRaw(s.adapter.Launch(s.spec))
 	if err != nil {
@@ -258,7 +260,7 @@ func (s *Session) launch(ctx context.Context, initial map[string][]BreakpointSpe
 			return nil, err
 		}
 	}
-	if s.caps.SupportsConfigurationDoneRequest {
+	if caps := s.capabilities(); caps.SupportsConfigurationDoneRequest {
 		if _, err := s.conn.request(ctx, &godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}); err != nil {
 			return nil, err
 		}
@@ -281,6 +283,12 @@ func (s *Session) launch(ctx context.Context, initial map[string][]BreakpointSpe
 	s.mu.Unlock()
 	s.recordProcs()
 	return set, nil
+}
+
+func (s *Session) capabilities() godap.Capabilities {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps
 }
 
 // onEvent handles one event on the read loop: it only records state.
@@ -490,18 +498,21 @@ func (s *Session) cleanup() {
 
 // setBreakpoints replaces the breakpoints of one file (absolute path).
 func (s *Session) setBreakpoints(ctx context.Context, file string, specs []BreakpointSpec) ([]Breakpoint, error) {
+	s.mu.Lock()
+	caps := s.caps
+	s.mu.Unlock()
 	src := make([]godap.SourceBreakpoint, len(specs))
 	for i, b := range specs {
 		if b.Line < 1 {
 			return nil, apierr.Errorf(apierr.InvalidParameter, "lines are 1-based", "breakpoint line %d is not a line", b.Line)
 		}
-		if b.Condition != "" && !s.caps.SupportsConditionalBreakpoints {
+		if b.Condition != "" && !caps.SupportsConditionalBreakpoints {
 			return nil, apierr.Errorf(apierr.Unsupported, "drop the condition", "%s does not support conditional breakpoints", s.adapter.Name)
 		}
-		if b.HitCondition != "" && !s.caps.SupportsHitConditionalBreakpoints {
+		if b.HitCondition != "" && !caps.SupportsHitConditionalBreakpoints {
 			return nil, apierr.Errorf(apierr.Unsupported, "drop hit_condition", "%s does not support hit conditions", s.adapter.Name)
 		}
-		if b.LogMessage != "" && !s.caps.SupportsLogPoints {
+		if b.LogMessage != "" && !caps.SupportsLogPoints {
 			return nil, apierr.Errorf(apierr.Unsupported, "drop log_message", "%s does not support log points", s.adapter.Name)
 		}
 		src[i] = godap.SourceBreakpoint{Line: b.Line, Condition: b.Condition, HitCondition: b.HitCondition, LogMessage: b.LogMessage}

@@ -187,6 +187,13 @@ func TestDebugOverMCP(t *testing.T) {
 	if marks := debugMarks(t, env, mainAbs); len(marks) != 0 {
 		t.Errorf("marks left after the session: %s", marksText(marks))
 	}
+	var left []int
+	if err := env.Session.ExecLua(testenv.Context(t), "return {vim.fn.exists('#nvbridge_dap'), vim.fn.exists(':NvbridgeDebug')}", &left); err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 2 || left[0] != 0 || left[1] != 0 {
+		t.Errorf("after the last session: augroup nvbridge_dap exists=%d, :NvbridgeDebug exists=%d; want neither", left[0], left[1])
+	}
 	res = mcpCall(t, c, "control_execution", `{"action":"continue"}`)
 	wantError(t, res, apierr.ResourceNotFound, "no debug session")
 }

@@ -231,6 +231,10 @@ function M.render(json)
     })
   else
     pcall(vim.api.nvim_del_augroup_by_name, group_name)
+    if own_command then
+      pcall(vim.api.nvim_del_user_command, 'NvbridgeDebug')
+      own_command = false
+    end
   end
   paint_all()
   update_panel()
