@@ -232,3 +232,45 @@ func TestDebugErrorsOverMCP(t *testing.T) {
 		t.Errorf("sessions left after bad input: %v", got)
 	}
 }
+
+// TestDebugPythonOverMCP: the same tools drive debugpy on the Python sample
+// (the adapter is chosen by the program's language).
+func TestDebugPythonOverMCP(t *testing.T) {
+	testenv.Require(t, "nvim", "debugpy-adapter")
+	root := testenv.CopySample(t, filepath.Join("debug", "python"))
+	s, client := testenv.Embedded(t, root)
+	env := tools.NewEnv(s, client, t.Logf)
+	t.Cleanup(env.Close)
+	c := mcpClient(t, env)
+	line := func(marker string) int { return markerLine(t, root, "inventory.py", marker) }
+	call := func(tool, args string) map[string]any {
+		t.Helper()
+		res := mcpCall(t, c, tool, args)
+		if e := toolError(t, res); e != nil {
+			t.Fatalf("%s %s: %s: %s", tool, args, e.Code, e.Message)
+		}
+		return content(t, res)
+	}
+	// 1. Stop in double.
+	got := call("start_debug_session", fmt.Sprintf(`{"program":"inventory.py","breakpoints":[{"file":"inventory.py","line":%d}]}`, line("double")))
+	if got["adapter"] != "debugpy" || got["state"] != "stopped" {
+		t.Fatalf("start: %v", got)
+	}
+	if l, _ := at(got, "location.line"); fmt.Sprint(l) != fmt.Sprint(line("double")) {
+		t.Fatalf("stopped at line %v, want %d", l, line("double"))
+	}
+	// 2. x is 17 (the restocked total).
+	got = call("inspect_state", `{"expression":"x * 2"}`)
+	if r, _ := at(got, "evaluated.result"); r != "34" {
+		t.Errorf("x * 2 = %v, want 34", r)
+	}
+	// 3. Step out to main, then stop the session.
+	got = call("control_execution", `{"action":"step_out"}`)
+	if l, _ := at(got, "location.line"); fmt.Sprint(l) != fmt.Sprint(line("after")) {
+		t.Errorf("step_out stopped at %v, want %d", l, line("after"))
+	}
+	got = call("stop_debug_session", `{}`)
+	if got["remaining_processes"] != float64(0) {
+		t.Errorf("stop: %v", got)
+	}
+}
