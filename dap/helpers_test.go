@@ -35,7 +35,9 @@ func newManager(t *testing.T, lang string) (*dap.Manager, string) {
 }
 
 // lineOf returns the 1-based line of file holding "bp:MARKER".
-func lineOf(t *testing.T, root, file, marker string) int {
+func lineOf(t *testing.T, root, file, marker string) int { return lineOfTB(t, root, file, marker) }
+
+func lineOfTB(t testing.TB, root, file, marker string) int {
 	t.Helper()
 	f, err := os.Open(filepath.Join(root, file))
 	if err != nil {
