@@ -269,31 +269,37 @@ func lessID(a, b string) bool {
 	return x < y
 }
 
+// BreakpointsResult is one file's breakpoints in a session.
+type BreakpointsResult struct {
+	SessionID string `json:"session_id"`
+	FileBreakpoints
+}
+
 // SetBreakpoints replaces one file's breakpoints in a session.
-func (m *Manager) SetBreakpoints(ctx context.Context, id, file string, specs []BreakpointSpec) (FileBreakpoints, error) {
+func (m *Manager) SetBreakpoints(ctx context.Context, id, file string, specs []BreakpointSpec) (BreakpointsResult, error) {
 	s, err := m.Get(id)
 	if err != nil {
-		return FileBreakpoints{}, err
+		return BreakpointsResult{}, err
 	}
 	p, err := m.resolveFile(file)
 	if err != nil {
-		return FileBreakpoints{}, err
+		return BreakpointsResult{}, err
 	}
 	s.mu.Lock()
 	state, endErr := s.state, s.endErr
 	s.mu.Unlock()
 	if endErr != nil {
-		return FileBreakpoints{}, endErr
+		return BreakpointsResult{}, endErr
 	}
 	if state.ended() {
-		return FileBreakpoints{}, s.endedError()
+		return BreakpointsResult{}, s.endedError()
 	}
 	bps, err := s.setBreakpoints(ctx, p, specs)
 	if err != nil {
-		return FileBreakpoints{}, err
+		return BreakpointsResult{}, err
 	}
 	m.refresh(ctx)
-	return FileBreakpoints{File: m.root.Rel(p), Breakpoints: bps}, nil
+	return BreakpointsResult{SessionID: s.ID, FileBreakpoints: FileBreakpoints{File: m.root.Rel(p), Breakpoints: bps}}, nil
 }
 
 // Control runs an execution control in a session.

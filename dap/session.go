@@ -112,7 +112,7 @@ func newSession(id string, a *Adapter, root workspace.Root, spec LaunchSpec, pro
 		stdout: &tailBuffer{max: 8192}, stderr: &tailBuffer{max: 8192},
 		exited: make(chan struct{}), finished: make(chan struct{}), initialized: make(chan struct{}),
 		state: StateStarting, changed: make(chan struct{}), bps: map[string][]Breakpoint{}, procs: map[int]procStat{},
-		out: outputLog{max: 256 << 10},
+		out: outputLog{max: 64 << 10}, // per report; older output is dropped and counted
 	}
 }
 

@@ -12,10 +12,7 @@ type setBreakpointsArgs struct {
 	Breakpoints []breakpointArg `json:"breakpoints" jsonschema:"the file's breakpoints: they replace the ones set before in this file (an empty list clears them)"`
 }
 
-type setBreakpointsResult struct {
-	SessionID string `json:"session_id"`
-	dap.FileBreakpoints
-}
+type setBreakpointsResult struct{ dap.BreakpointsResult }
 
 func (r setBreakpointsResult) Summary() string { return breakpointLines(r.FileBreakpoints) }
 
@@ -28,11 +25,7 @@ func setBreakpointsTool(env *Env) Tool {
 			for i, b := range in.Breakpoints {
 				specs[i] = b.spec()
 			}
-			s, err := env.DAP.Get(in.SessionID)
-			if err != nil {
-				return setBreakpointsResult{}, err
-			}
-			r, err := env.DAP.SetBreakpoints(ctx, s.ID, in.File, specs)
-			return setBreakpointsResult{SessionID: s.ID, FileBreakpoints: r}, err
+			r, err := env.DAP.SetBreakpoints(ctx, in.SessionID, in.File, specs)
+			return setBreakpointsResult{r}, err
 		})
 }
