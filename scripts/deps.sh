@@ -178,21 +178,25 @@ else
 	py_apt=$DEPS/apt-py py_tmp=$DEPS/python.tmp
 	rm -rf "$py_apt" "$py_tmp"
 	mkdir -p "$py_apt/parts" "$py_apt/lists/partial" "$py_apt/cache/archives/partial" "$py_apt/debs" "$py_tmp"
-	py_mirror=$(debian_mirror) || die "no Debian mirror URI in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
-	# A private bookworm index (as for Neovim's trixie one): the system's lists may be empty.
-	cat >"$py_apt/parts/bookworm.sources" <<-EOF
-		Types: deb
-		URIs: $py_mirror
-		Suites: bookworm
-		Components: main
-		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-	EOF
-	py_o=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$py_apt/parts"
-		-o "Dir::State::Lists=$py_apt/lists" -o "Dir::Cache=$py_apt/cache"
-		-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
-	run_logged apt-get "${py_o[@]}" update
-	(cd "$py_apt/debs" && apt-get "${py_o[@]}" download "${PY_PKGS[@]}") >>"$LOG/debugpy.log" 2>&1 ||
-		{ tail -n 25 "$LOG/debugpy.log" >&2; die "apt-get download ${PY_PKGS[*]} failed"; }
+	# The system's own index first (Debian, Ubuntu with universe); where its lists are
+	# empty or lack the packages, a private bookworm index (as for Neovim's trixie one).
+	if ! (cd "$py_apt/debs" && apt-get -o APT::Sandbox::User=root download "${PY_PKGS[@]}") >>"$LOG/debugpy.log" 2>&1; then
+		rm -f "$py_apt/debs"/*.deb
+		py_mirror=$(debian_mirror) || die "no Debian mirror URI in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
+		cat >"$py_apt/parts/bookworm.sources" <<-EOF
+			Types: deb
+			URIs: $py_mirror
+			Suites: bookworm
+			Components: main
+			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+		EOF
+		py_o=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$py_apt/parts"
+			-o "Dir::State::Lists=$py_apt/lists" -o "Dir::Cache=$py_apt/cache"
+			-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+		run_logged apt-get "${py_o[@]}" update
+		(cd "$py_apt/debs" && apt-get "${py_o[@]}" download "${PY_PKGS[@]}") >>"$LOG/debugpy.log" 2>&1 ||
+			{ tail -n 25 "$LOG/debugpy.log" >&2; die "apt-get download ${PY_PKGS[*]} failed"; }
+	fi
 	for deb in "$py_apt/debs"/*.deb; do run_logged dpkg-deb -x "$deb" "$py_tmp"; done
 	rm -rf "$PY_PREFIX" "$py_apt"
 	mv "$py_tmp" "$PY_PREFIX"
