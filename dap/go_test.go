@@ -344,3 +344,21 @@ func TestGoPanic(t *testing.T) {
 		t.Fatalf("after the panic: state=%s exit=%v output=%q", r.State, r.ExitCode, outputText(r.Output, ""))
 	}
 }
+
+// TestGoHitCondition: a breakpoint with hit_condition "== 3" stops on its
+// third hit only (the loop's third item).
+func TestGoHitCondition(t *testing.T) {
+	testenv.Require(t, "dlv", "go")
+	m, root := newManager(t, "go")
+	ctx := testenv.Context(t)
+	bp := lineOf(t, root, "main.go", "loop")
+	start, err := m.Start(ctx, dap.StartRequest{Program: ".", Wait: wait(),
+		Breakpoints: map[string][]dap.BreakpointSpec{"main.go": {{Line: bp, HitCondition: "== 3"}}}})
+	fatal(t, err)
+	wantStop(t, start.Report, "breakpoint", "main.go", bp)
+	in, err := m.Inspect(ctx, "", dap.InspectRequest{Expression: "i"})
+	fatal(t, err)
+	if in.Evaluated.Result != "2" {
+		t.Fatalf("i = %q on the third hit, want 2", in.Evaluated.Result)
+	}
+}
