@@ -13,6 +13,7 @@ require (
 )
 
 require (
+	github.com/google/go-dap v0.12.0 // indirect
 	github.com/google/jsonschema-go v0.4.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect

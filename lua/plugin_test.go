@@ -23,6 +23,7 @@ local lines = {}
 table.insert(lines, 'start=' .. vim.fn.exists(':NvbridgeStart'))
 table.insert(lines, 'stop=' .. vim.fn.exists(':NvbridgeStop'))
 table.insert(lines, 'status=' .. vim.fn.exists(':NvbridgeStatus'))
+table.insert(lines, 'debug=' .. vim.fn.exists(':NvbridgeDebug'))
 vim.cmd('runtime plugin/nvbridge.lua')
 table.insert(lines, 'loaded=' .. tostring(vim.g.loaded_nvbridge))
 vim.cmd('checkhealth nvbridge')
@@ -41,7 +42,7 @@ vim.fn.writefile(lines, vim.env.OUT)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "start=2\nstop=2\nstatus=2\nloaded=true\nhealth_neovim=true\nhealth_binary=true\n"
+	want := "start=2\nstop=2\nstatus=2\ndebug=2\nloaded=true\nhealth_neovim=true\nhealth_binary=true\n"
 	if strings.TrimSpace(string(got)) != strings.TrimSpace(want) {
 		t.Fatalf("plugin state:\n%s\nwant:\n%s", got, want)
 	}

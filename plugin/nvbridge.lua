@@ -22,3 +22,13 @@ end, { desc = 'Stop the nvbridge server started by :NvbridgeStart' })
 vim.api.nvim_create_user_command('NvbridgeStatus', function()
   require('nvbridge').status()
 end, { desc = 'Show whether nvbridge runs and how to connect an MCP client' })
+
+vim.api.nvim_create_user_command('NvbridgeDebug', function(opts)
+  require('nvbridge.debug_ui').command(opts.args)
+end, {
+  nargs = '?',
+  desc = "Show the agent's nvbridge debug session (stop, stack, locals); or continue|step_over|step_into|step_out|pause|stop it",
+  complete = function()
+    return require('nvbridge.debug_ui').complete()
+  end,
+})

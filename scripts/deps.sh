@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need into .deps/ (git-ignored), idempotently:
-#   Neovim >= 0.10, gopls, dlv, pyright, typescript-language-server, typescript.
+#   Neovim >= 0.10, gopls, dlv, debugpy (+ pytest), pyright, typescript-language-server,
+#   typescript.
 # Each piece is checked first and installed only if missing or the wrong version, so a
 # warm run takes about a second. Any failure stops the script with a message naming the
 # piece; installer output goes to .deps/log/PIECE.log and its tail is shown on failure.
@@ -152,6 +153,69 @@ go_tool() {
 }
 go_tool gopls golang.org/x/tools/gopls "$GOPLS_VERSION" "gopls ${GOPLS_VERSION//./\\.}\$" version
 go_tool dlv github.com/go-delve/delve/cmd/dlv "$DLV_VERSION" "^Version: ${DLV_VERSION#v}\$" version
+
+# debugpy (the Python debug adapter) and pytest: Debian bookworm's packages, unpacked into
+# .deps/python (nothing is installed into the system), run by the system's /usr/bin/python3
+# with PYTHONPATH pointing there. python3 on PATH may be a pyenv shim: not used. The Python
+# package index is not reachable here, so these come from the Debian archive.
+# .deps/bin/debugpy-adapter is the adapter nvbridge starts (over stdio); .deps/bin/python3-deps
+# runs /usr/bin/python3 with the same PYTHONPATH (the debuggee's interpreter).
+piece=debugpy
+PY_PKGS=(python3-debugpy python3-pydevd python3-bytecode
+	python3-pytest python3-pluggy python3-iniconfig python3-packaging python3-py python3-attr python3-more-itertools)
+PY_PREFIX=$DEPS/python
+PY_SITE=$PY_PREFIX/usr/lib/python3/dist-packages
+[[ -x /usr/bin/python3 ]] || die "/usr/bin/python3 is missing: install Debian's python3 (apt-get install python3); debugpy runs on it"
+py_check() {
+	[[ -x $BIN/debugpy-adapter && -x $BIN/python3-deps ]] || return 1
+	"$BIN/python3-deps" -c 'import debugpy, pytest; print(debugpy.__version__, pytest.__version__)' 2>/dev/null
+}
+if v=$(py_check); then
+	echo "debugpy, pytest: .deps/python $v (cached)"
+else
+	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || die "need apt-get and dpkg-deb to fetch python3-debugpy"
+	: >"$LOG/debugpy.log"
+	py_apt=$DEPS/apt-py py_tmp=$DEPS/python.tmp
+	rm -rf "$py_apt" "$py_tmp"
+	mkdir -p "$py_apt/parts" "$py_apt/lists/partial" "$py_apt/cache/archives/partial" "$py_apt/debs" "$py_tmp"
+	# The system's own index first (Debian, Ubuntu with universe); where its lists are
+	# empty or lack the packages, a private bookworm index (as for Neovim's trixie one).
+	if ! (cd "$py_apt/debs" && apt-get -o APT::Sandbox::User=root download "${PY_PKGS[@]}") >>"$LOG/debugpy.log" 2>&1; then
+		rm -f "$py_apt/debs"/*.deb
+		py_mirror=$(debian_mirror) || die "no Debian mirror URI in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
+		cat >"$py_apt/parts/bookworm.sources" <<-EOF
+			Types: deb
+			URIs: $py_mirror
+			Suites: bookworm
+			Components: main
+			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+		EOF
+		py_o=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$py_apt/parts"
+			-o "Dir::State::Lists=$py_apt/lists" -o "Dir::Cache=$py_apt/cache"
+			-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+		run_logged apt-get "${py_o[@]}" update
+		(cd "$py_apt/debs" && apt-get "${py_o[@]}" download "${PY_PKGS[@]}") >>"$LOG/debugpy.log" 2>&1 ||
+			{ tail -n 25 "$LOG/debugpy.log" >&2; die "apt-get download ${PY_PKGS[*]} failed"; }
+	fi
+	for deb in "$py_apt/debs"/*.deb; do run_logged dpkg-deb -x "$deb" "$py_tmp"; done
+	rm -rf "$PY_PREFIX" "$py_apt"
+	mv "$py_tmp" "$PY_PREFIX"
+	# Wrappers: the prefix is found relative to the wrapper, so .deps may move.
+	cat >"$BIN/python3-deps" <<-'EOF'
+		#!/bin/sh
+		# Installed by scripts/deps.sh: /usr/bin/python3 with debugpy and pytest from .deps/python.
+		site=$(cd "$(dirname "$0")/../python/usr/lib/python3/dist-packages" && pwd) || exit 127
+		PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" exec /usr/bin/python3 "$@"
+	EOF
+	cat >"$BIN/debugpy-adapter" <<-'EOF'
+		#!/bin/sh
+		# Installed by scripts/deps.sh: debugpy's debug adapter over stdio (DAP).
+		exec "$(dirname "$0")/python3-deps" -m debugpy.adapter "$@"
+	EOF
+	chmod 755 "$BIN/python3-deps" "$BIN/debugpy-adapter"
+	v=$(py_check) || die "debugpy or pytest does not import from $PY_SITE"
+	echo "debugpy, pytest: .deps/python $v (installed)"
+fi
 
 # npm language servers: `npm ci` from the committed lockfile, reinstalled only when the
 # lockfile changes (a copy of it written after a good install is the stamp). The npm

@@ -41,7 +41,9 @@ var sessionModes = []sessionMode{
 		server: "gopls",
 		open: func(t *testing.T, root string) *tools.Env {
 			s, client := testenv.Embedded(t, root)
-			return tools.NewEnv(s, client, t.Logf)
+			env := tools.NewEnv(s, client, t.Logf)
+			t.Cleanup(env.Close) // debug sessions, before Neovim closes
+			return env
 		},
 	},
 	{
@@ -53,7 +55,9 @@ var sessionModes = []sessionMode{
 			if s.Embedded() {
 				t.Fatal("an attached session reports Embedded")
 			}
-			return tools.NewEnv(s, client, t.Logf)
+			env := tools.NewEnv(s, client, t.Logf)
+			t.Cleanup(env.Close)
+			return env
 		},
 		after: func(t *testing.T, env *tools.Env) {
 			var names []string

@@ -31,6 +31,9 @@ type protocolCase struct {
 var mutatingOrder = []string{
 	"edit_buffer", "apply_changeset", "get_buffer_diff", "undo",
 	"replace_in_buffer", "discard_changeset", "apply_patch", "save_buffer", "discard_buffer",
+	// Debugging main.go with dlv: one session, from start to stop.
+	"start_debug_session", "set_breakpoints", "control_execution", "inspect_state",
+	"get_debug_session_info", "stop_debug_session",
 }
 
 func changesetOf(tool string) func(map[string]map[string]any) string {
@@ -137,6 +140,24 @@ var protocolCases = map[string]protocolCase{
 	}, want: map[string]any{"applied": true, "files.0.path": "widgets/w03.go"}},
 	"save_buffer":    {args: `{"file":"widgets/w03.go"}`, want: map[string]any{"saved": true}},
 	"discard_buffer": {args: `{"file":"widgets/w01.go"}`, want: map[string]any{"discarded": nil}},
+	// Debugging (in mutatingOrder): main.go:27 is the call of orders.Process.
+	"start_debug_session": {args: `{"program":".","breakpoints":[{"file":"main.go","line":27}]}`, want: map[string]any{
+		"session_id": nil, "adapter": "dlv", "complete": true, "state": "stopped", "reason": "breakpoint",
+		"location.file": "main.go", "location.line": 27, "breakpoints.0.breakpoints.0.verified": true,
+	}},
+	"set_breakpoints": {args: `{"file":"main.go","breakpoints":[{"line":28,"condition":"err != nil"}]}`, want: map[string]any{
+		"file": "main.go", "breakpoints.0.line": 28, "breakpoints.0.verified": true,
+	}},
+	"control_execution": {args: `{"action":"step_over"}`, want: map[string]any{
+		"complete": true, "state": "stopped", "location.file": "main.go", "location.line": 28,
+	}},
+	"inspect_state": {args: `{"expression":"order.ID"}`, want: map[string]any{
+		"evaluated.result": `"A-1"`, "location.line": 28, "stack.0.function": "main.main",
+	}},
+	"get_debug_session_info": {args: `{}`, want: map[string]any{
+		"count": 1, "sessions.0.state": "stopped", "sessions.0.last_action.by": "agent",
+	}},
+	"stop_debug_session": {args: `{}`, want: map[string]any{"state": "terminated", "remaining_processes": 0}},
 	"get_type_hierarchy": {args: `{"file":"payment/payment.go","line":16,"symbol":"RefundableMethod","direction":"supertypes"}`, want: map[string]any{
 		"symbol.name": "RefundableMethod", "supertypes.0.name": "Method", "supertypes.0.line": 10,
 	}},

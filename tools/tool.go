@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/dap"
 	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
@@ -30,6 +31,9 @@ type Env struct {
 	// it), so that apply_changeset finds the previews every editing tool
 	// made.
 	Edit *edit.Engine
+	// DAP holds the debug sessions (one manager per session, shown in its
+	// Neovim); Close ends them.
+	DAP *dap.Manager
 	// Logf receives handler diagnostics (never stdout).
 	Logf func(format string, args ...any)
 }
@@ -41,7 +45,15 @@ func NewEnv(s *nvim.Session, client *lsp.Client, logf func(format string, args .
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	return &Env{Session: s, LSP: client, Edit: edit.NewEngine(s), Logf: logf}
+	return &Env{Session: s, LSP: client, Edit: edit.NewEngine(s), DAP: dap.NewManager(s.Root(), dap.NewDisplay(s), logf), Logf: logf}
+}
+
+// Close ends what the environment started beside Neovim: the debug
+// sessions (adapters and the programs they debug).
+func (e *Env) Close() {
+	if e != nil && e.DAP != nil {
+		e.DAP.Close()
+	}
 }
 
 // Tool is one MCP tool: its definition and handler.
@@ -192,6 +204,7 @@ var toolGroups = []func(*Env) []Tool{
 	editingTools,
 	refactoringTools,
 	structureTools,
+	debugTools,
 }
 
 // NewServer returns an MCP server serving every tool.
@@ -209,6 +222,7 @@ const instructions = `nvbridge drives the language servers attached to a Neovim 
 Paths are relative to the workspace root. Lines are 1-based; columns are 0-based and counted in characters.
 Instead of a column you may pass symbol: the name as it appears on that line.
 Every edit is previewed first (preview=true returns a unified diff and a changeset_id; apply_changeset applies exactly that).
+Debugging (start_debug_session, set_breakpoints, control_execution, inspect_state, get_debug_session_info, stop_debug_session) drives dlv (Go) and debugpy (Python); waits for a stop are bounded and report complete=false when the bound is hit.
 Failed calls return a structured error with a code and a remediation.`
 
 // Find returns the tool named name.

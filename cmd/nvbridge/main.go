@@ -122,7 +122,8 @@ func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env
 	client := lsp.NewClient(s)
 	client.Timeout = g.timeout
 	env := tools.NewEnv(s, client, logger.Printf)
-	return env, func() { s.Close() }, nil
+	// Debug sessions end first (their adapters and programs), then Neovim.
+	return env, func() { env.Close(); s.Close() }, nil
 }
 
 func runTools(stdout, stderr io.Writer) int {
