@@ -8,13 +8,23 @@ export PATH := $(PATH):/usr/local/go/bin
 
 GO ?= go
 TEST_TIMEOUT ?= 30m
+# make install puts nvbridge in $(PREFIX)/bin; the binary keeps using this
+# checkout's .deps (private Neovim and servers) before PATH.
+PREFIX ?= $(HOME)/.local
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build test vet fmt-check demo bench bench-side clean
+.PHONY: all build install test vet fmt-check demo bench bench-side clean
 
 all: build
 
 build:
-	$(GO) build -o nvbridge ./cmd/nvbridge
+	$(GO) build -ldflags "$(LDFLAGS)" -o nvbridge ./cmd/nvbridge
+
+install: deps
+	mkdir -p $(PREFIX)/bin
+	$(GO) build -ldflags "$(LDFLAGS) -X main.depsBin=$(DEPS_BIN)" -o $(PREFIX)/bin/nvbridge ./cmd/nvbridge
+	@echo "installed $(PREFIX)/bin/nvbridge (uses $(DEPS_BIN) first; nvbridge version shows what it finds)"
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.deps/*')); \

@@ -1,11 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
-	"log"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -13,9 +14,33 @@ import (
 	"github.com/nvbridge/nvbridge/tools"
 )
 
+const callUsage = `usage: nvbridge [global flags] call [--no-daemon] [--idle-timeout 5m] TOOL ['{json args}']
+
+Runs one tool and prints its structured result as JSON on stdout (nvbridge
+tools lists the tools and their arguments). By default the call goes to a
+warm nvbridge daemon for the same workspace, Neovim and flags, started on
+demand and stopped after --idle-timeout without calls: a changeset_id from
+one call can be applied by the next, and a warm call takes milliseconds.
+
+Exit codes:
+  0    the tool succeeded; stdout: its result
+  1    the tool failed; stdout: {"error": {"code", "message", "remediation"}}
+       (or nvbridge could not start: a message on stderr, nothing on stdout)
+  2    usage: bad flags, no such tool, arguments that are not JSON
+  130  interrupted (SIGINT/SIGTERM); the tool's request is cancelled
+`
+
 // runCall runs one tool and prints its structured result as JSON: the
 // result itself on success (exit 0), {"error": {...}} on failure (exit 1).
-func runCall(ctx context.Context, g globalFlags, args []string, logger *log.Logger, stdout, stderr io.Writer) int {
+func runCall(ctx context.Context, g globalFlags, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("call", flag.ContinueOnError)
+	g.register(fs)
+	noDaemon := fs.Bool("no-daemon", false, "run in this process: start Neovim and the servers, call, stop them (no daemon)")
+	idle := fs.Duration("idle-timeout", defaultIdleTimeout, "a daemon this call starts exits after this long without calls")
+	args, code, ok := parseFlags(fs, args, callUsage, stdout, stderr)
+	if !ok {
+		return code
+	}
 	if len(args) < 1 || len(args) > 2 {
 		fmt.Fprintln(stderr, "usage: nvbridge call TOOL ['{json args}']")
 		return 2
@@ -31,10 +56,19 @@ func runCall(ctx context.Context, g globalFlags, args []string, logger *log.Logg
 				"the arguments are not valid JSON: %v", err)))
 		}
 	}
-	env, closeEnv, err := connect(ctx, g, logger)
+	if !*noDaemon {
+		return callDaemon(ctx, g, *idle, args[0], raw, stdout, stderr)
+	}
+	logger, closeLog, err := openLog(g.logFile, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "nvbridge:", err)
 		return 1
+	}
+	defer closeLog()
+	env, closeEnv, err := connect(ctx, g, logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "nvbridge:", err)
+		return exitCode(err)
 	}
 	defer closeEnv()
 	res, err := callTool(ctx, env, args[0], raw)
@@ -42,7 +76,11 @@ func runCall(ctx context.Context, g globalFlags, args []string, logger *log.Logg
 		fmt.Fprintln(stderr, "nvbridge:", err)
 		return 2
 	}
-	return printResult(stdout, res)
+	code = printResult(stdout, res)
+	if ctx.Err() != nil {
+		return 130
+	}
+	return code
 }
 
 func callTool(ctx context.Context, env *tools.Env, name string, raw json.RawMessage) (*mcp.CallToolResult, error) {
@@ -72,4 +110,16 @@ func printResult(stdout io.Writer, res *mcp.CallToolResult) int {
 // errorResult is a failure found before any tool runs, shaped as a tool's.
 func errorResult(err *apierr.Error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{StructuredContent: tools.ErrorBody{Error: err}, IsError: true}
+}
+
+// structuredJSON is a result's structured content as compact JSON, encoded
+// as printResult encodes it (no HTML escaping).
+func structuredJSON(res *mcp.CallToolResult) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(res.StructuredContent); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSpace(b.Bytes()), nil
 }

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
-	"log"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -23,7 +23,30 @@ var demoCalls = []struct{ tool, args string }{
 	{"rename_symbol", `{"file":"orders/orders.go","line":33,"symbol":"Process","new_name":"ProcessOrder"}`},
 }
 
-func runDemo(ctx context.Context, g globalFlags, logger *log.Logger, stdout, stderr io.Writer) int {
+const demoUsage = `usage: nvbridge [global flags] demo
+
+Runs a few real tools (definition, references, hover, a call hierarchy, a
+rename preview that changes nothing) on the workspace; make demo runs it on
+testdata/samples/go.
+`
+
+func runDemo(ctx context.Context, g globalFlags, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	g.register(fs)
+	rest, code, ok := parseFlags(fs, args, demoUsage, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "nvbridge demo: unexpected argument %q\n", rest[0])
+		return 2
+	}
+	logger, closeLog, err := openLog(g.logFile, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "nvbridge:", err)
+		return 1
+	}
+	defer closeLog()
 	env, closeEnv, err := connect(ctx, g, logger)
 	if err != nil {
 		fmt.Fprintln(stderr, "nvbridge:", err)

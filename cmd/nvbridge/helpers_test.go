@@ -30,8 +30,16 @@ var (
 	binDir  string
 )
 
+// beMainEnv makes this test binary run as nvbridge: a daemon that run()
+// (called in-process by a test) starts re-executes os.Executable.
+const beMainEnv = "NVBRIDGE_TEST_BE_MAIN"
+
 func TestMain(m *testing.M) {
 	fakelsp.MaybeServe() // this test binary doubles as a scripted fake server
+	if os.Getenv(beMainEnv) == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Setenv(beMainEnv, "1")
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

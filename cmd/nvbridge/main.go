@@ -2,11 +2,14 @@
 // tools for AI agents, and runs single tools for scripts and CI.
 //
 //	nvbridge [global flags] mcp [--http ADDR] [--token T | --no-auth] [--max-request-bytes N]
-//	nvbridge [global flags] call TOOL '{json args}'
+//	nvbridge [global flags] call [--no-daemon] TOOL '{json args}'
 //	nvbridge [global flags] tools
 //	nvbridge [global flags] demo
+//	nvbridge [global flags] daemon status|stop
+//	nvbridge version
 //
-// Global flags: --root DIR (workspace, default .), --nvim ADDR (attach to a
+// Global flags (before or after the command): --root DIR (workspace; default
+// the attached Neovim's working directory, else .), --nvim ADDR (attach to a
 // running Neovim; $NVIM is used inside Neovim), --nvim-cmd PATH (embedded
 // Neovim executable), --timeout DURATION (per LSP request), --log FILE.
 package main
@@ -23,6 +26,8 @@ import (
 	"syscall"
 	"time"
 
+	gonvim "github.com/neovim/go-client/nvim"
+
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/tools"
@@ -33,60 +38,151 @@ import (
 var version = "dev"
 
 type globalFlags struct {
-	root    string
+	root    string // "" until given: Neovim's working directory when attached, else "."
 	addr    string
 	nvimCmd string
 	timeout time.Duration
 	logFile string
 }
 
+// register defines the global flags on fs. They are accepted before the
+// subcommand and after it (nvbridge mcp --root X): each subcommand's flag
+// set registers them too, with what was parsed so far as the default.
+func (g *globalFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&g.root, "root", g.root, "workspace root: tools' paths are relative to it and confined to it (default: Neovim's working directory when attached, else .)")
+	fs.StringVar(&g.addr, "nvim", g.addr, "address of a running Neovim to attach to (socket path or host:port); default $NVIM, else an embedded Neovim")
+	fs.StringVar(&g.nvimCmd, "nvim-cmd", g.nvimCmd, "Neovim executable for the embedded mode (default: nvim on PATH, the checkout's .deps/bin first)")
+	fs.DurationVar(&g.timeout, "timeout", g.timeout, "bound on one language server request")
+	fs.StringVar(&g.logFile, "log", g.logFile, "write logs to this file (default stderr; never stdout)")
+}
+
+const mainUsage = `usage: nvbridge [global flags] COMMAND [flags] [args]
+
+Commands:
+  mcp       serve MCP over stdio (or streamable HTTP with --http)
+  call      run one tool and print its JSON result (reuses a warm daemon)
+  tools     print every tool with its JSON input schema
+  demo      run a few real tools on the workspace (make demo)
+  daemon    status or stop the warm daemon that call uses
+  version   print the version and the Neovim and servers nvbridge finds
+  help      help on a command (nvbridge help call)
+
+Global flags may also follow the command (nvbridge mcp --root DIR).
+`
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	var g globalFlags
+	g := globalFlags{timeout: 30 * time.Second}
 	fs := flag.NewFlagSet("nvbridge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&g.root, "root", ".", "workspace root: tools' paths are relative to it and confined to it")
-	fs.StringVar(&g.addr, "nvim", "", "address of a running Neovim to attach to (socket path or host:port); default $NVIM, else an embedded Neovim")
-	fs.StringVar(&g.nvimCmd, "nvim-cmd", "", "Neovim executable for the embedded mode (default: nvim on PATH)")
-	fs.DurationVar(&g.timeout, "timeout", 30*time.Second, "bound on one language server request")
-	fs.StringVar(&g.logFile, "log", "", "write logs to this file (default stderr; never stdout)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: nvbridge [flags] mcp|call|tools|demo ...")
-		fs.PrintDefaults()
+	g.register(fs)
+	showVersion := fs.Bool("version", false, "print the version and what nvbridge finds, then exit")
+	rest, code, ok := parseFlags(fs, args, mainUsage, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
+	if *showVersion {
+		return runVersion(stdout)
+	}
+	if len(rest) == 0 {
+		printUsage(stderr, mainUsage, fs)
 		return 2
 	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return 2
+	cmd, rest := rest[0], rest[1:]
+	if cmd == "help" {
+		return runHelp(rest, g, stdout, stderr)
 	}
-	logger, closeLog, err := openLog(g.logFile, stderr)
-	if err != nil {
-		fmt.Fprintln(stderr, "nvbridge:", err)
-		return 1
+	if cmd == "version" {
+		return runVersion(stdout)
 	}
-	defer closeLog()
+	// The private Neovim and servers of `make deps`, when this binary runs
+	// from (or was installed from) a checkout.
+	usePrivateDeps()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 
-	cmd, rest := fs.Arg(0), fs.Args()[1:]
 	switch cmd {
 	case "mcp":
-		return runMCP(ctx, g, rest, logger, stdout, stderr)
+		return runMCP(ctx, g, rest, stdout, stderr)
 	case "call":
-		return runCall(ctx, g, rest, logger, stdout, stderr)
+		return runCall(ctx, g, rest, stdout, stderr)
 	case "tools":
-		return runTools(stdout, stderr)
+		return runTools(g, rest, stdout, stderr)
 	case "demo":
-		return runDemo(ctx, g, logger, stdout, stderr)
+		return runDemo(ctx, g, rest, stdout, stderr)
+	case "daemon":
+		return runDaemon(ctx, g, rest, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "nvbridge: unknown command %q\n", cmd)
-	fs.Usage()
+	printUsage(stderr, mainUsage, fs)
+	return 2
+}
+
+// parseFlags parses args with fs, allowing flags between the positional
+// arguments too. --help prints usage and the flags to stdout (ok false,
+// code 0); a bad flag is reported on stderr (ok false, code 2).
+func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (pos []string, code int, ok bool) {
+	fs.SetOutput(stderr)
+	fs.Usage = func() {}
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(stdout, usage, fs)
+			return nil, 0, false
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "run 'nvbridge help %s' for usage\n", helpTopic(fs))
+			return nil, 2, false
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, 0, true
+		}
+		// The first positional argument of the top level is the command:
+		// the rest belongs to it.
+		if fs.Name() == "nvbridge" {
+			return args, 0, true
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func helpTopic(fs *flag.FlagSet) string {
+	if fs.Name() == "nvbridge" {
+		return ""
+	}
+	return fs.Name()
+}
+
+func printUsage(w io.Writer, usage string, fs *flag.FlagSet) {
+	fmt.Fprint(w, usage)
+	fmt.Fprintln(w, "\nFlags:")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// runHelp prints a command's help (nvbridge help call), exit 0.
+func runHelp(args []string, g globalFlags, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fs := flag.NewFlagSet("nvbridge", flag.ContinueOnError)
+		g.register(fs)
+		fs.Bool("version", false, "print the version and what nvbridge finds, then exit")
+		printUsage(stdout, mainUsage, fs)
+		return 0
+	}
+	switch args[0] {
+	case "mcp", "call", "tools", "demo", "daemon":
+		return run([]string{args[0], "--help"}, stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, "usage: nvbridge version\n\nPrints nvbridge's version and the Neovim and language servers it finds.")
+		return 0
+	}
+	fmt.Fprintf(stderr, "nvbridge: no help on %q\n", args[0])
 	return 2
 }
 
@@ -101,9 +197,50 @@ func openLog(path string, stderr io.Writer) (*log.Logger, func(), error) {
 	return log.New(f, "nvbridge: ", log.LstdFlags), func() { f.Close() }, nil
 }
 
+// target resolves where the tools work: the Neovim address ("" for an
+// embedded Neovim; $NVIM when --nvim is not given) and the workspace root
+// (--root, else the attached Neovim's working directory, else ".").
+func (g globalFlags) target(ctx context.Context) (root, addr string) {
+	addr = g.addr
+	if addr == "" {
+		addr = os.Getenv("NVIM")
+	}
+	root = g.root
+	if root == "" {
+		root = "."
+		if addr != "" {
+			if cwd, err := neovimCwd(ctx, addr); err == nil {
+				root = cwd
+			} // else nvim.Open reports the address
+		}
+	}
+	return root, addr
+}
+
+// neovimCwd asks the Neovim at addr for its working directory (getcwd()).
+func neovimCwd(ctx context.Context, addr string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	v, err := gonvim.Dial(addr, gonvim.DialContext(ctx), gonvim.DialLogf(func(string, ...any) {}))
+	if err != nil {
+		return "", err
+	}
+	defer v.Close()
+	var cwd string
+	done := make(chan error, 1)
+	go func() { done <- v.Call("getcwd", &cwd) }()
+	select {
+	case err := <-done:
+		return cwd, err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
 // connect opens the Neovim session and the tool environment.
 func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env, func(), error) {
-	root, err := workspace.New(g.root)
+	rootDir, addr := g.target(ctx)
+	root, err := workspace.New(rootDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("workspace root: %w", err)
 	}
@@ -114,7 +251,7 @@ func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env
 	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	s, err := nvim.Open(startCtx, nvim.Options{
-		Addr: g.addr, UseEnv: true, Root: root, Command: g.nvimCmd, Logf: logger.Printf, ExtraServers: extra,
+		Addr: addr, UseEnv: true, Root: root, Command: g.nvimCmd, Logf: logger.Printf, ExtraServers: extra,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -126,7 +263,22 @@ func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env
 	return env, func() { env.Close(); s.Close() }, nil
 }
 
-func runTools(stdout, stderr io.Writer) int {
+const toolsUsage = `usage: nvbridge tools
+
+Prints every tool as JSON: name, description and input schema.
+`
+
+func runTools(g globalFlags, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
+	g.register(fs)
+	rest, code, ok := parseFlags(fs, args, toolsUsage, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "nvbridge tools: unexpected argument %q\n", rest[0])
+		return 2
+	}
 	if err := tools.WriteCatalog(stdout); err != nil {
 		fmt.Fprintln(stderr, "nvbridge:", err)
 		return 1

@@ -21,21 +21,38 @@ import (
 	"github.com/nvbridge/nvbridge/tools"
 )
 
-func runMCP(ctx context.Context, g globalFlags, args []string, logger *log.Logger, stdout, stderr io.Writer) int {
+const mcpUsage = `usage: nvbridge [global flags] mcp [--http ADDR] [--token T | --no-auth] [--allow-remote] [--max-request-bytes N]
+
+Serves every tool over MCP: on stdio by default, or streamable HTTP at
+http://ADDR/mcp with a bearer token (printed to stderr unless given).
+`
+
+func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	g.register(fs)
 	httpAddr := fs.String("http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
 	token := fs.String("token", os.Getenv("NVBRIDGE_TOKEN"), "bearer token HTTP clients must send (default $NVBRIDGE_TOKEN, else a random one printed to stderr)")
 	noAuth := fs.Bool("no-auth", false, "serve HTTP without a token (only on loopback)")
 	allowRemote := fs.Bool("allow-remote", false, "allow --http on a non-loopback address (a token is then mandatory)")
 	maxRequest := fs.Int64("max-request-bytes", defaultMaxRequestBytes, "refuse a request (an HTTP body, a stdio line) larger than this many bytes")
-	if err := fs.Parse(args); err != nil {
+	rest, code, ok := parseFlags(fs, args, mcpUsage, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "nvbridge mcp: unexpected argument %q\n", rest[0])
 		return 2
 	}
 	if *maxRequest < 1024 {
 		fmt.Fprintf(stderr, "nvbridge: --max-request-bytes %d is too small (at least 1024)\n", *maxRequest)
 		return 2
 	}
+	logger, closeLog, err := openLog(g.logFile, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "nvbridge:", err)
+		return 1
+	}
+	defer closeLog()
 	// Check and bind the HTTP address before starting Neovim: a refused or
 	// busy address fails fast and starts nothing.
 	var ln net.Listener
@@ -67,7 +84,7 @@ func runMCP(ctx context.Context, g globalFlags, args []string, logger *log.Logge
 		case <-ctx.Done():
 		}
 	}()
-	code := 0
+	code = 0
 	if ln == nil {
 		stdio := server.NewStdioServer(srv)
 		stdio.SetErrorLogger(logger)

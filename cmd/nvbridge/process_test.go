@@ -138,7 +138,7 @@ func TestNVIMEnv(t *testing.T) {
 	addr := testenv.Listening(t, root, testenv.UserLSPConfig(t, "user-gopls")...)
 	t.Setenv("NVIM", addr)
 	var stdout, stderr strings.Builder
-	code := run([]string{"--root", root, "call", "find_definition", `{"file":"main.go","line":27,"symbol":"Process"}`}, &stdout, &stderr)
+	code := run([]string{"--root", root, "call", "--no-daemon", "find_definition", `{"file":"main.go","line":27,"symbol":"Process"}`}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit code %d; stderr:\n%s", code, stderr.String())
 	}
@@ -170,7 +170,7 @@ func TestExtraServersEnv(t *testing.T) {
 	t.Setenv(nvim.ExtraServersEnv, string(body))
 	t.Setenv("NVIM", "") // embedded, even when the tests run inside Neovim
 	var stdout, stderr strings.Builder
-	code := run([]string{"--root", root, "call", "get_hover_info", `{"file":"notes.txt","line":1,"symbol":"hello"}`}, &stdout, &stderr)
+	code := run([]string{"--root", root, "call", "--no-daemon", "get_hover_info", `{"file":"notes.txt","line":1,"symbol":"hello"}`}, &stdout, &stderr)
 	if code != 0 || !strings.Contains(stdout.String(), "fakelsp hover") || !strings.Contains(stdout.String(), `"server": "fakelsp"`) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
@@ -178,7 +178,7 @@ func TestExtraServersEnv(t *testing.T) {
 	t.Setenv(nvim.ExtraServersEnv, `{"not":"a list"}`)
 	stdout.Reset()
 	stderr.Reset()
-	if code := run([]string{"--root", root, "call", "get_buffer_info", `{"file":"notes.txt"}`}, &stdout, &stderr); code != 1 ||
+	if code := run([]string{"--root", root, "call", "--no-daemon", "get_buffer_info", `{"file":"notes.txt"}`}, &stdout, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), nvim.ExtraServersEnv) {
 		t.Fatalf("a malformed $%s: exit %d, stderr %q", nvim.ExtraServersEnv, code, stderr.String())
 	}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// depsBin is the checkout's .deps/bin, set by `make install`
+// (-ldflags "-X main.depsBin=..."): an installed binary keeps using the
+// Neovim and servers that `make deps` installed.
+var depsBin = ""
+
+// DepsEnv overrides where the private Neovim and servers are: a folder, or
+// "off" to use only what PATH holds.
+const DepsEnv = "NVBRIDGE_DEPS"
+
+// privateDeps returns the folder of `make deps`'s Neovim and language
+// servers that this binary uses before PATH, and how it was chosen; "" when
+// there is none.
+func privateDeps() (dir, how string) {
+	switch v := os.Getenv(DepsEnv); {
+	case v == "off" || v == "none":
+		return "", "$" + DepsEnv + "=" + v
+	case v != "":
+		return v, "$" + DepsEnv
+	}
+	if depsBin != "" && isDir(depsBin) {
+		return depsBin, "set by make install"
+	}
+	// A binary built in a checkout (go build -o nvbridge ./cmd/nvbridge, or
+	// make build) sits next to its .deps.
+	if exe, err := os.Executable(); err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			if d := filepath.Join(filepath.Dir(exe), ".deps", "bin"); isDir(d) {
+				return d, "next to the binary"
+			}
+		}
+	}
+	return "", ""
+}
+
+// usePrivateDeps puts privateDeps first on PATH, for Neovim and for the
+// language servers Neovim starts.
+func usePrivateDeps() {
+	dir, _ := privateDeps()
+	if dir == "" {
+		return
+	}
+	path := os.Getenv("PATH")
+	if first, _, _ := strings.Cut(path, string(os.PathListSeparator)); first == dir {
+		return
+	}
+	os.Setenv("PATH", dir+string(os.PathListSeparator)+path)
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// versionCommands are the programs nvbridge's embedded mode may start.
+var versionCommands = []string{"gopls", "pyright-langserver", "typescript-language-server", "clangd", "rust-analyzer", "dlv", "node", "go"}
+
+// runVersion prints the version and which Neovim and servers nvbridge
+// would use (PATH after usePrivateDeps).
+func runVersion(stdout io.Writer) int {
+	usePrivateDeps()
+	fmt.Fprintf(stdout, "nvbridge %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	dir, how := privateDeps()
+	if dir != "" {
+		fmt.Fprintf(stdout, "private deps: %s (%s; searched first)\n", dir, how)
+	} else if how != "" {
+		fmt.Fprintf(stdout, "private deps: none (%s)\n", how)
+	} else {
+		fmt.Fprintf(stdout, "private deps: none (only PATH; make install or $%s names them)\n", DepsEnv)
+	}
+	if p, err := exec.LookPath("nvim"); err != nil {
+		fmt.Fprintln(stdout, "nvim: not found (make deps installs one; or pass --nvim-cmd)")
+	} else {
+		out, _ := exec.Command(p, "--headless", "--version").Output()
+		first, _, _ := strings.Cut(string(out), "\n")
+		if first == "" {
+			first = "does not start"
+		}
+		fmt.Fprintf(stdout, "nvim: %s (%s)\n", p, strings.TrimSpace(first))
+	}
+	for _, c := range versionCommands {
+		if p, err := exec.LookPath(c); err == nil {
+			fmt.Fprintf(stdout, "%s: %s\n", c, p)
+		} else {
+			fmt.Fprintf(stdout, "%s: not found\n", c)
+		}
+	}
+	return 0
+}
