@@ -64,6 +64,7 @@ type daemonHello struct {
 
 // daemonStatus is what `nvbridge daemon status` prints.
 type daemonStatus struct {
+	Running     bool      `json:"running"`
 	PID         int       `json:"pid"`
 	Version     string    `json:"version"`
 	Root        string    `json:"root"`
@@ -437,7 +438,9 @@ func runDaemon(ctx context.Context, g globalFlags, args []string, stdout, stderr
 				fmt.Fprintln(stderr, "nvbridge: no daemon runs for", spot.root)
 				return 0
 			}
-			fmt.Fprintf(stdout, "{\"running\": false, \"root\": %q}\n", spot.root)
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			_ = enc.Encode(map[string]any{"running": false, "root": spot.root, "socket": spot.sock})
 			return 1
 		}
 		defer c.conn.Close()
@@ -518,7 +521,7 @@ func serveDaemon(ctx context.Context, g globalFlags, sock string, idle time.Dura
 		nvimAddr = "embedded"
 	}
 	d := &daemon{env: env, idle: idle, ctx: ctx, logger: logger, quit: make(chan string, 1), stopped: make(chan struct{}),
-		status: daemonStatus{PID: os.Getpid(), Version: version, Root: env.Session.Root().Dir(), Nvim: nvimAddr,
+		status: daemonStatus{Running: true, PID: os.Getpid(), Version: version, Root: env.Session.Root().Dir(), Nvim: nvimAddr,
 			Socket: sock, IdleTimeout: idle.String(), Started: time.Now()}}
 	d.timer = time.AfterFunc(idle, d.idleFire)
 	go d.accept(ln)
