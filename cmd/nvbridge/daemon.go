@@ -475,6 +475,7 @@ type daemon struct {
 	calls   int64
 	quit    chan string // why it stops; buffered
 	stopped chan struct{}
+	conns   sync.WaitGroup // connections being served
 }
 
 func serveDaemon(ctx context.Context, g globalFlags, sock string, idle time.Duration, ready *os.File, stderr io.Writer) int {
@@ -543,6 +544,15 @@ func serveDaemon(ctx context.Context, g globalFlags, sock string, idle time.Dura
 	cancel()   // in-flight calls end
 	closeEnv()
 	close(d.stopped)
+	// Let the connections answer (the stop request's reply; cancelled
+	// calls' errors) before the process exits; bounded, as a safety net.
+	served := make(chan struct{})
+	go func() { d.conns.Wait(); close(served) }()
+	select {
+	case <-served:
+	case <-time.After(10 * time.Second):
+		logger.Printf("daemon: connections still open at exit")
+	}
 	return 0
 }
 
@@ -581,8 +591,10 @@ func (d *daemon) accept(ln *net.UnixListener) {
 		}
 		d.active++
 		d.timer.Stop()
+		d.conns.Add(1)
 		d.mu.Unlock()
 		go func() {
+			defer d.conns.Done()
 			defer d.leave()
 			d.handle(conn)
 		}()

@@ -18,14 +18,14 @@ import (
 // cli runs the built binary the way a script does, with the daemon's
 // socket folder in $XDG_RUNTIME_DIR.
 type cli struct {
-	t       *testing.T
+	t       testing.TB
 	runtime string   // $XDG_RUNTIME_DIR
 	global  []string // global flags for every run
 }
 
 // newCLI isolates the test and gives it a daemon folder of its own; at
 // cleanup the daemon (if any) is stopped and must leave no process behind.
-func newCLI(t *testing.T, global ...string) *cli {
+func newCLI(t testing.TB, global ...string) *cli {
 	t.Helper()
 	testenv.Require(t, "nvim")
 	testenv.Isolate(t)
@@ -274,5 +274,33 @@ func TestCallExitCodes(t *testing.T) {
 				t.Errorf("%v: stdout %q", args, stdout)
 			}
 		}
+	}
+}
+
+// BenchmarkCall: one `nvbridge call find_references` on the Go sample, cold
+// (--no-daemon: Neovim and gopls start and stop each time) and warm (the
+// daemon, started before the timer, answers). Run:
+//
+//	go test -run '^$' -bench BenchmarkCall -benchtime 5x ./cmd/nvbridge/
+func BenchmarkCall(b *testing.B) {
+	testenv.Require(b, "gopls", "go")
+	const args = `{"file":"orders/orders.go","line":33,"symbol":"Process"}`
+	for _, mode := range []string{"cold", "warm"} {
+		b.Run(mode, func(b *testing.B) {
+			root := testenv.CopySample(b, "go")
+			c := newCLI(b, "--root", root)
+			flags := []string{"call"}
+			if mode == "cold" {
+				flags = append(flags, "--no-daemon")
+			} else if _, stderr, code := c.run("call", "find_references", args); code != 0 {
+				b.Fatalf("warm-up call: exit %d: %s", code, stderr)
+			}
+			b.ResetTimer()
+			for range b.N {
+				if stdout, stderr, code := c.run(append(flags, "find_references", args)...); code != 0 || !strings.Contains(stdout, `"main.go"`) {
+					b.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+				}
+			}
+		})
 	}
 }

@@ -48,7 +48,7 @@ func TestMain(m *testing.M) {
 }
 
 // binary builds nvbridge once per test run and returns its path.
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		binDir, binErr = os.MkdirTemp("", "nvbridge-bin-")
@@ -296,7 +296,7 @@ type process struct {
 }
 
 // descendants lists the processes below pid (children, grandchildren, ...).
-func descendants(t *testing.T, pid int) []process {
+func descendants(t testing.TB, pid int) []process {
 	t.Helper()
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -350,7 +350,7 @@ func statOf(pid int) (ppid int, start uint64, ok bool) {
 
 // waitGone waits (on pidfds: an event, not a poll) until every process has
 // exited; a zombie counts as exited. It fails naming the survivors.
-func waitGone(t *testing.T, procs []process) {
+func waitGone(t testing.TB, procs []process) {
 	t.Helper()
 	deadline := time.Now().Add(testenv.Timeout())
 	for _, p := range procs {
