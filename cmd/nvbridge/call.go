@@ -76,11 +76,10 @@ func runCall(ctx context.Context, g globalFlags, args []string, stdout, stderr i
 		fmt.Fprintln(stderr, "nvbridge:", err)
 		return 2
 	}
-	code = printResult(stdout, res)
 	if ctx.Err() != nil {
-		return 130
+		return 130 // interrupted: the result is the cancellation's
 	}
-	return code
+	return printResult(stdout, res)
 }
 
 func callTool(ctx context.Context, env *tools.Env, name string, raw json.RawMessage) (*mcp.CallToolResult, error) {

@@ -367,6 +367,9 @@ func callDaemon(ctx context.Context, g globalFlags, idle time.Duration, tool str
 		fmt.Fprintln(stderr, "nvbridge:", reply.Usage)
 		return 2
 	}
+	if ctx.Err() != nil {
+		return 130
+	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, reply.Result, "", "  "); err != nil {
 		fmt.Fprintln(stderr, "nvbridge: the daemon's result:", err)
@@ -375,9 +378,6 @@ func callDaemon(ctx context.Context, g globalFlags, idle time.Duration, tool str
 	out.WriteByte('\n')
 	if _, err := stdout.Write(out.Bytes()); err != nil {
 		return 1
-	}
-	if ctx.Err() != nil {
-		return 130
 	}
 	if reply.IsError {
 		return 1

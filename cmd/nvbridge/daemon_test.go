@@ -8,11 +8,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"go.lsp.dev/protocol"
+
+	"github.com/nvbridge/nvbridge/internal/fakelsp"
 	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/nvim"
 )
 
 // cli runs the built binary the way a script does, with the daemon's
@@ -21,6 +27,7 @@ type cli struct {
 	t       testing.TB
 	runtime string   // $XDG_RUNTIME_DIR
 	global  []string // global flags for every run
+	env     []string // more environment for every run
 }
 
 // newCLI isolates the test and gives it a daemon folder of its own; at
@@ -50,19 +57,31 @@ func newCLI(t testing.TB, global ...string) *cli {
 // stderr and the exit code.
 func (c *cli) run(args ...string) (string, string, int) {
 	c.t.Helper()
+	cmd, stdout, stderr := c.command(args...)
+	code := c.exitCode(cmd.Run())
+	return stdout.String(), stderr.String(), code
+}
+
+// command prepares nvbridge with the global flags and args.
+func (c *cli) command(args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	cmd := exec.Command(binary(c.t), append(append([]string{}, c.global...), args...)...)
-	cmd.Env = append(os.Environ(), "NVIM=", "XDG_RUNTIME_DIR="+c.runtime)
+	cmd.Env = append(append(os.Environ(), "NVIM=", "XDG_RUNTIME_DIR="+c.runtime), c.env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	return cmd, &stdout, &stderr
+}
+
+// exitCode is the exit code behind cmd.Run's or cmd.Wait's error.
+func (c *cli) exitCode(err error) int {
+	c.t.Helper()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
-		return stdout.String(), stderr.String(), exit.ExitCode()
+		return exit.ExitCode()
 	}
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	return stdout.String(), stderr.String(), 0
+	return 0
 }
 
 // call runs `nvbridge call` and decodes its JSON output, failing the test
@@ -302,5 +321,64 @@ func BenchmarkCall(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestCallInterrupted: SIGINT to a `call` whose tool hangs at the language
+// server exits 130 with nothing on stdout, and the daemon cancels the LSP
+// request ($/cancelRequest reaches the server) and goes on serving. The
+// scripted fake serves notes.txt: definition hangs, documentSymbol is held
+// until the definition request arrived, hover until a $/cancelRequest did
+// (it then answers with its log).
+func TestCallInterrupted(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("hello world\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := fakelsp.Spec("fakelsp", []string{"text"}, fakelsp.Script{Methods: map[string]string{
+		protocol.MethodTextDocumentDefinition:     fakelsp.Hang,
+		protocol.MethodTextDocumentDocumentSymbol: fakelsp.AwaitPrefix + protocol.MethodTextDocumentDefinition,
+		protocol.MethodTextDocumentHover:          fakelsp.AwaitPrefix + protocol.MethodCancelRequest + ":" + fakelsp.Log,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers, err := json.Marshal([]nvim.ServerSpec{spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCLI(t, "--root", root, "--timeout", (2 * testenv.Timeout()).String())
+	c.env = []string{nvim.ExtraServersEnv + "=" + string(servers)}
+
+	hung, stdout, stderr := c.command("call", "find_definition", `{"file":"notes.txt","line":1,"symbol":"hello"}`)
+	if err := hung.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- hung.Wait() }()
+	t.Cleanup(func() {
+		_ = hung.Process.Kill()
+	})
+	// Returns once the definition request is at the server.
+	c.call(0, "get_symbols", `{"file":"notes.txt"}`)
+	if err := hung.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	var code int
+	select {
+	case err := <-exited:
+		code = c.exitCode(err)
+	case <-time.After(testenv.Timeout()):
+		t.Fatal("the interrupted call did not exit")
+	}
+	if code != 130 || stdout.Len() != 0 {
+		t.Fatalf("interrupted call: exit %d, stdout %q, stderr %q; want 130 and nothing", code, stdout.String(), stderr.String())
+	}
+	hover := c.call(0, "get_hover_info", `{"file":"notes.txt","line":1,"symbol":"world"}`)
+	log, _ := hover["contents"].(string)
+	defs := regexp.MustCompile(`(?m)^textDocument/definition id=(\d+)$`).FindAllStringSubmatch(log, -1)
+	cancels := regexp.MustCompile(`(?m)^\$/cancelRequest id=(\d+)$`).FindAllStringSubmatch(log, -1)
+	if len(defs) != 1 || len(cancels) != 1 || cancels[0][1] != defs[0][1] {
+		t.Fatalf("the server should receive $/cancelRequest for the definition request; its log:\n%s", log)
 	}
 }
