@@ -110,6 +110,7 @@ func TestAttachedNeovimQuits(t *testing.T) {
 // 1, in every mode, and nothing reaches stdout.
 func TestWrongAddress(t *testing.T) {
 	root := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", root) // call's daemon (which cannot start) keeps its files there
 	sock := root + "/no-such.sock"
 	for _, args := range [][]string{
 		{"call", "get_buffer_info", `{"file":"main.go"}`},
