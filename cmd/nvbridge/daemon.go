@@ -44,6 +44,9 @@ import (
 
 const defaultIdleTimeout = 5 * time.Minute
 
+// startGrace is added to the idle timeout before the first connection.
+const startGrace = 10 * time.Second
+
 type daemonRequest struct {
 	Op        string          `json:"op"`
 	Tool      string          `json:"tool,omitempty"`
@@ -524,7 +527,9 @@ func serveDaemon(ctx context.Context, g globalFlags, sock string, idle time.Dura
 	d := &daemon{env: env, idle: idle, ctx: ctx, logger: logger, quit: make(chan string, 1), stopped: make(chan struct{}),
 		status: daemonStatus{Running: true, PID: os.Getpid(), Version: version, Root: env.Session.Root().Dir(), Nvim: nvimAddr,
 			Socket: sock, IdleTimeout: idle.String(), Started: time.Now()}}
-	d.timer = time.AfterFunc(idle, d.idleFire)
+	// The call that started the daemon connects right after "ready"; on a
+	// busy machine that may take longer than a short idle timeout.
+	d.timer = time.AfterFunc(idle+startGrace, d.idleFire)
 	go d.accept(ln)
 	logger.Printf("daemon %d serving %s on %s (idle timeout %s)", os.Getpid(), d.status.Root, sock, idle)
 	tell("ok")
