@@ -24,9 +24,10 @@ one call can be applied by the next, and a warm call takes milliseconds.
 
 Exit codes:
   0    the tool succeeded; stdout: its result
-  1    the tool failed; stdout: {"error": {"code", "message", "remediation"}}
+  1    the tool failed, or the arguments are not JSON; stdout:
+       {"error": {"code", "message", "remediation"}}
        (or nvbridge could not start: a message on stderr, nothing on stdout)
-  2    usage: bad flags, no such tool, arguments that are not JSON
+  2    usage: bad flags, no such tool, no tool name
   130  interrupted (SIGINT/SIGTERM); the tool's request is cancelled
 `
 

@@ -263,7 +263,8 @@ func TestDaemonRace(t *testing.T) {
 
 // TestCallExitCodes pins `nvbridge call`'s documented contract (README):
 // 0 and the result; 1 and {"error": {code, message, remediation}} for a
-// failed tool; 2 and nothing on stdout for usage errors. Through the
+// failed tool or arguments that are not JSON; 2 and nothing on stdout for
+// usage errors. Through the
 // daemon and with --no-daemon alike.
 func TestCallExitCodes(t *testing.T) {
 	root := testenv.CopySample(t, "go")
@@ -278,9 +279,12 @@ func TestCallExitCodes(t *testing.T) {
 		if e["code"] != "RESOURCE_NOT_FOUND" || e["message"] == "" || e["remediation"] == "" || len(failed) != 1 {
 			t.Errorf("%v read_file of a missing file: %v", mode, failed)
 		}
+		bad := c.call(1, "read_file", "{not json", mode...)
+		if errorCode(bad) != "INVALID_PARAMETER" {
+			t.Errorf("%v arguments that are not JSON: %v", mode, bad)
+		}
 		for _, args := range [][]string{
 			{"call", "no_such_tool", "{}"},
-			{"call", "read_file", "{not json"},
 			{"call", "--no-such-flag", "read_file", "{}"},
 			{"call"},
 		} {
