@@ -5,16 +5,14 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"path"
 	"sort"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
 )
 
 // Bounds of prepare_change.
@@ -202,8 +200,8 @@ func (c *Client) Impact(ctx context.Context, req ImpactRequest) (ImpactResult, e
 	if out.Symbol.Kind == "unknown" && calls != nil {
 		out.Symbol.Kind = calls.Symbol.Kind
 	}
-	out.Exported = isExported(out.Symbol.File, name, declLine, out.Symbol.Kind)
-	out.Package = packageOf(out.Symbol.File)
+	out.Exported = lang.IsExported(out.Symbol.File, name, declLine, out.Symbol.Kind)
+	out.Package = lang.PackageOf(out.Symbol.File)
 
 	files := map[string]bool{}
 	direct := map[string]bool{} // files of references and direct callers
@@ -248,12 +246,12 @@ func (c *Client) Impact(ctx context.Context, req ImpactRequest) (ImpactResult, e
 	out.Files = sortedKeys(files)
 	pkgs := map[string]bool{}
 	for f := range files {
-		pkgs[packageOf(f)] = true
+		pkgs[lang.PackageOf(f)] = true
 	}
 	out.Packages = sortedKeys(pkgs)
 	var others []string
 	for f := range direct {
-		if p := packageOf(f); p != out.Package && !contains(others, p) {
+		if p := lang.PackageOf(f); p != out.Package && !contains(others, p) {
 			others = append(others, p)
 		}
 	}
@@ -380,43 +378,6 @@ func riskLevel(score int) string {
 		return RiskMedium
 	}
 	return RiskLow
-}
-
-// isExported decides visibility from the language's convention: Go
-// capitalisation; Python's leading underscore; TypeScript/JavaScript's
-// export keyword (class members: not private/protected/#).
-func isExported(file, name, declLine, kind string) bool {
-	if name == "" {
-		return false
-	}
-	switch path.Ext(file) {
-	case ".go":
-		r, _ := utf8.DecodeRuneInString(name)
-		return unicode.IsUpper(r)
-	case ".py", ".pyi":
-		return !strings.HasPrefix(name, "_")
-	case ".ts", ".tsx", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs":
-		line := strings.TrimSpace(declLine)
-		if kind == "method" || kind == "property" || kind == "field" || kind == "constructor" {
-			return !strings.HasPrefix(name, "#") && !strings.HasPrefix(line, "private") && !strings.HasPrefix(line, "protected")
-		}
-		return strings.HasPrefix(line, "export ")
-	}
-	return !strings.HasPrefix(name, "_")
-}
-
-// packageOf names a workspace file's package or module: a Go file's folder
-// ("." at the root), a Python file's dotted module (a package's
-// __init__.py is the package), another file's path without extension.
-func packageOf(file string) string {
-	switch path.Ext(file) {
-	case ".go":
-		return path.Dir(file)
-	case ".py", ".pyi":
-		mod := strings.TrimSuffix(strings.TrimSuffix(file, path.Ext(file)), "/__init__")
-		return strings.ReplaceAll(mod, "/", ".")
-	}
-	return strings.TrimSuffix(file, path.Ext(file))
 }
 
 func sortedKeys(m map[string]bool) []string {

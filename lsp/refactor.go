@@ -13,8 +13,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"go/parser"
-	"go/token"
 	"regexp"
 	"sort"
 	"strings"
@@ -24,6 +22,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/preview"
 )
 
@@ -414,7 +413,7 @@ func (c *Client) organizeWith(ctx context.Context, doc *Document, server Server)
 		if err != nil {
 			return ImportsPlan{}, false, "", err
 		}
-		plan.Removed, plan.Added = importChanges(LanguageOf(doc.Buffer.Filetype), diff)
+		plan.Removed, plan.Added = importChanges(docLanguage(doc), diff)
 		plan.Changed = strings.Contains(diff, "@@")
 		if !plan.Changed {
 			plan.Note = "the imports are already organized"
@@ -495,7 +494,7 @@ func (c *Client) runCaptured(ctx context.Context, doc *Document, server Server, 
 // importChanges reads a unified diff for import lines that were removed
 // and added, net of lines only moved or regrouped (so sorting reports
 // nothing, and merging `import "a"` into an import block neither).
-func importChanges(lang Language, diff string) (removed, added []string) {
+func importChanges(l *lang.Language, diff string) (removed, added []string) {
 	minus := map[string]int{}
 	plus := map[string]int{}
 	var minusOrder, plusOrder []string
@@ -508,7 +507,7 @@ func importChanges(lang Language, diff string) (removed, added []string) {
 		if op != '-' && op != '+' && op != ' ' {
 			continue
 		}
-		key, ok := importKey(lang, text, &inBlock)
+		key, ok := lang.ImportKey(l, text, &inBlock)
 		if !ok || op == ' ' {
 			continue
 		}
@@ -535,34 +534,6 @@ func importChanges(lang Language, diff string) (removed, added []string) {
 		}
 	}
 	return removed, added
-}
-
-// importKey normalises an import line ("" and false for other lines).
-func importKey(lang Language, text string, inBlock *bool) (string, bool) {
-	switch lang {
-	case LangGo:
-		switch {
-		case text == "import (":
-			*inBlock = true
-			return "", false
-		case *inBlock && text == ")":
-			*inBlock = false
-			return "", false
-		case strings.HasPrefix(text, "import "):
-			return strings.TrimSpace(strings.TrimPrefix(text, "import ")), true
-		case *inBlock && strings.Contains(text, `"`):
-			return text, true
-		}
-	case LangPython:
-		if strings.HasPrefix(text, "import ") || strings.HasPrefix(text, "from ") {
-			return text, true
-		}
-	default:
-		if strings.HasPrefix(text, "import ") || strings.HasPrefix(text, "import{") {
-			return strings.TrimSuffix(text, ";"), true
-		}
-	}
-	return "", false
 }
 
 // --- extract_function / extract_variable ------------------------------------
@@ -637,9 +608,9 @@ func (c *Client) Extract(ctx context.Context, req ExtractRequest) (ExtractPlan, 
 	if err != nil {
 		return ExtractPlan{}, err
 	}
-	lang := LanguageOf(doc.Buffer.Filetype)
+	l := docLanguage(doc)
 	if req.Name != "" {
-		if err := ValidateIdentifier(lang, req.Name); err != nil {
+		if err := lang.ValidateIdentifier(l, req.Name); err != nil {
 			return ExtractPlan{}, err
 		}
 	}
@@ -717,7 +688,7 @@ func (c *Client) Extract(ctx context.Context, req ExtractRequest) (ExtractPlan, 
 		rel := c.Session.Root().Rel(PathOf(h.URI))
 		hints[rel] = append(hints[rel], h.Position)
 	}
-	named, err := nameIntroduced(cs, lang, chosen.server.OffsetEncoding, hints, req.Name)
+	named, err := nameIntroduced(cs, l, chosen.server.OffsetEncoding, hints, req.Name)
 	if err != nil {
 		return ExtractPlan{}, err
 	}
@@ -783,11 +754,11 @@ type namedExtract struct {
 // name is given, renames it (see Extract). hints are positions (line, and
 // column in enc units, in the text after the edit) per file where the
 // server asked for a rename.
-func nameIntroduced(cs preview.Changeset, lang Language, enc Encoding, hints map[string][]protocol.Position, name string) (namedExtract, error) {
+func nameIntroduced(cs preview.Changeset, l *lang.Language, enc Encoding, hints map[string][]protocol.Position, name string) (namedExtract, error) {
 	type fileText struct {
 		old, new string
 		newDoc   preview.Document
-		tokens   []identToken
+		tokens   []lang.Span
 	}
 	texts := make([]*fileText, len(cs.Files))
 	introduced := map[string]bool{}
@@ -802,14 +773,14 @@ func nameIntroduced(cs preview.Changeset, lang Language, enc Encoding, hints map
 				"the extract's edit of %s does not apply: %v", fc.Path, err)
 		}
 		ft := &fileText{old: docFlatText(fc.Old), new: docFlatText(newDoc), newDoc: newDoc}
-		ft.tokens = identifierTokens(lang, ft.new)
+		ft.tokens = lang.Identifiers(l, ft.new)
 		texts[i] = ft
 		oldNames := map[string]bool{}
-		for _, t := range identifierTokens(lang, ft.old) {
-			oldNames[ft.old[t.start:t.end]] = true
+		for _, t := range lang.Identifiers(l, ft.old) {
+			oldNames[ft.old[t.Start:t.End]] = true
 		}
 		for _, t := range ft.tokens {
-			if w := ft.new[t.start:t.end]; !oldNames[w] {
+			if w := ft.new[t.Start:t.End]; !oldNames[w] {
 				introduced[w] = true
 			}
 		}
@@ -854,8 +825,8 @@ func nameIntroduced(cs preview.Changeset, lang Language, enc Encoding, hints map
 			continue
 		}
 		for _, t := range ft.tokens {
-			if ft.new[t.start:t.end] == name {
-				line := strings.Count(ft.new[:t.start], "\n") + 1
+			if ft.new[t.Start:t.End] == name {
+				line := strings.Count(ft.new[:t.Start], "\n") + 1
 				return namedExtract{}, apierr.Errorf(apierr.Conflict,
 					"pick a name not used in the file, or omit name and rename afterwards with rename_symbol",
 					"%q is already used in %s (line %d); naming the extracted symbol so could clash", name, cs.Files[i].Path, line)
@@ -871,12 +842,12 @@ func nameIntroduced(cs preview.Changeset, lang Language, enc Encoding, hints map
 		var b strings.Builder
 		last, n := 0, 0
 		for _, t := range ft.tokens {
-			if ft.new[t.start:t.end] != serverName {
+			if ft.new[t.Start:t.End] != serverName {
 				continue
 			}
-			b.WriteString(ft.new[last:t.start])
+			b.WriteString(ft.new[last:t.Start])
 			b.WriteString(name)
-			last = t.end
+			last = t.End
 			n++
 		}
 		if n == 0 {
@@ -884,10 +855,9 @@ func nameIntroduced(cs preview.Changeset, lang Language, enc Encoding, hints map
 		}
 		b.WriteString(ft.new[last:])
 		final := b.String()
-		if lang == LangGo {
-			fset := token.NewFileSet()
-			if _, err := parser.ParseFile(fset, cs.Files[i].Path, ft.new, parser.SkipObjectResolution); err == nil {
-				if _, err := parser.ParseFile(fset, cs.Files[i].Path, final, parser.SkipObjectResolution); err != nil {
+		if l != nil && l.CheckSyntax != nil {
+			if err := l.CheckSyntax(cs.Files[i].Path, ft.new); err == nil {
+				if err := l.CheckSyntax(cs.Files[i].Path, final); err != nil {
 					return namedExtract{}, apierr.Errorf(apierr.OperationFailed, "omit name and rename afterwards with rename_symbol",
 						"renaming %s to %s in %s does not parse: %v; nothing was changed", serverName, name, cs.Files[i].Path, err)
 				}

@@ -9,78 +9,9 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/preview"
 )
-
-func TestValidateIdentifier(t *testing.T) {
-	cases := []struct {
-		lang Language
-		name string
-		ok   bool
-	}{
-		{LangGo, "total", true},
-		{LangGo, "Total_2", true},
-		{LangGo, "名前", true},
-		{LangGo, "_", false},
-		{LangGo, "func", false},
-		{LangGo, "range", false},
-		{LangGo, "2total", false},
-		{LangGo, "my-name", false},
-		{LangGo, "a b", false},
-		{LangGo, "$x", false},
-		{LangGo, "", false},
-		{LangPython, "tax_of", true},
-		{LangPython, "match", true}, // soft keyword
-		{LangPython, "café", true},
-		{LangPython, "class", false},
-		{LangPython, "None", false},
-		{LangPython, "lambda", false},
-		{LangTypeScript, "$el", true},
-		{LangTypeScript, "_private", true},
-		{LangTypeScript, "string", true}, // a type name, not reserved
-		{LangTypeScript, "let", false},
-		{LangTypeScript, "enum", false},
-		{LangTypeScript, "await", false},
-		{LangTypeScript, "x.y", false},
-		{LangOther, "anything_1", true},
-		{LangOther, "no-dash", false},
-	}
-	for _, c := range cases {
-		err := ValidateIdentifier(c.lang, c.name)
-		if (err == nil) != c.ok {
-			t.Errorf("ValidateIdentifier(%s, %q) = %v, want ok=%v", c.lang, c.name, err, c.ok)
-		}
-		if err != nil && apierr.CodeOf(err) != apierr.InvalidParameter {
-			t.Errorf("ValidateIdentifier(%s, %q): code %s, want INVALID_PARAMETER", c.lang, c.name, apierr.CodeOf(err))
-		}
-	}
-}
-
-func tokenWords(lang Language, src string) []string {
-	var out []string
-	for _, t := range identifierTokens(lang, src) {
-		out = append(out, src[t.start:t.end])
-	}
-	return out
-}
-
-func TestIdentifierTokensSkipStringsAndComments(t *testing.T) {
-	cases := []struct {
-		lang Language
-		src  string
-		want []string
-	}{
-		{LangGo, "x := \"newVar\" + `newVar` // newVar\n/* newVar */ y := 'n' + newVar", []string{"x", "y", "newVar"}},
-		{LangPython, "a = 'newVar' + \"\"\"newVar\n\"\"\" # newVar\nb = f\"{newVar}\" + rb'x' + newVar", []string{"a", "b", "newVar"}},
-		{LangTypeScript, "const a = `t ${newLocal + `${b}`} x` + 'newLocal' // newLocal\n/* c */ $d", []string{"const", "a", "newLocal", "b", "$d"}},
-		{LangTypeScript, "const s = \"é🎉\"; let ünï = 0x1F + 10n;", []string{"const", "s", "let", "ünï"}},
-	}
-	for _, c := range cases {
-		if got := tokenWords(c.lang, c.src); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s %q: tokens %q, want %q", c.lang, c.src, got, c.want)
-		}
-	}
-}
 
 func TestImportChanges(t *testing.T) {
 	goDiff := `--- a/orders/format.go
@@ -97,7 +28,7 @@ func TestImportChanges(t *testing.T) {
 +)
  
 `
-	if removed, added := importChanges(LangGo, goDiff); len(removed) != 0 || len(added) != 0 {
+	if removed, added := importChanges(lang.ByName("go"), goDiff); len(removed) != 0 || len(added) != 0 {
 		t.Errorf("go merge: removed %q added %q, want none (only regrouped)", removed, added)
 	}
 	tsDiff := `--- a/src/imports.ts
@@ -110,7 +41,7 @@ func TestImportChanges(t *testing.T) {
  import { normalize, process, type Order } from "./orders";
 +import { utf8Len } from "./text";
 `
-	removed, added := importChanges(LangTypeScript, tsDiff)
+	removed, added := importChanges(lang.ByName("typescript"), tsDiff)
 	if !reflect.DeepEqual(removed, []string{`import { visit } from "./graph"`}) || len(added) != 0 {
 		t.Errorf("ts: removed %q added %q", removed, added)
 	}
@@ -122,7 +53,7 @@ func TestImportChanges(t *testing.T) {
 -from shop import text, orders
 +from shop import orders, text
 `
-	removed, added = importChanges(LangPython, pyDiff)
+	removed, added = importChanges(lang.ByName("python"), pyDiff)
 	if !reflect.DeepEqual(removed, []string{"from shop import text, orders"}) ||
 		!reflect.DeepEqual(added, []string{"import json", "from shop import orders, text"}) {
 		t.Errorf("python: removed %q added %q", removed, added)
@@ -246,14 +177,14 @@ func pricingChangeset() preview.Changeset {
 
 func TestNameIntroducedGo(t *testing.T) {
 	cs := pricingChangeset()
-	got, err := nameIntroduced(cs, LangGo, UTF16, nil, "")
+	got, err := nameIntroduced(cs, lang.ByName("go"), UTF16, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.serverName != "newFunction" || got.name != "newFunction" || got.count != 0 {
 		t.Fatalf("no name: %+v", got)
 	}
-	got, err = nameIntroduced(cs, LangGo, UTF16, nil, "lineTotals")
+	got, err = nameIntroduced(cs, lang.ByName("go"), UTF16, nil, "lineTotals")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +211,7 @@ func TestNameIntroducedGo(t *testing.T) {
 	}
 
 	// A name already used in the file clashes.
-	if _, err := nameIntroduced(cs, LangGo, UTF16, nil, "cents"); apierr.CodeOf(err) != apierr.Conflict {
+	if _, err := nameIntroduced(cs, lang.ByName("go"), UTF16, nil, "cents"); apierr.CodeOf(err) != apierr.Conflict {
 		t.Errorf("name cents: %v, want CONFLICT", err)
 	}
 }
@@ -295,7 +226,7 @@ func TestNameIntroducedHintAndStrings(t *testing.T) {
 		{StartLine: 1, StartCol: 0, EndLine: 1, EndCol: 0, NewText: "  const newLocal = x * 2; // newLocal\n  const label = \"newLocal\";\n"},
 	}}}}
 	hints := map[string][]protocol.Position{"src/a.ts": {{Line: 3, Character: 9}}}
-	got, err := nameIntroduced(cs, LangTypeScript, UTF16, hints, "doubled")
+	got, err := nameIntroduced(cs, lang.ByName("typescript"), UTF16, hints, "doubled")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +242,7 @@ func TestNameIntroducedHintAndStrings(t *testing.T) {
 func BenchmarkNameIntroduced(b *testing.B) {
 	cs := pricingChangeset()
 	for b.Loop() {
-		if _, err := nameIntroduced(cs, LangGo, UTF16, nil, "totals"); err != nil {
+		if _, err := nameIntroduced(cs, lang.ByName("go"), UTF16, nil, "totals"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/preview"
 )
 
@@ -92,7 +93,7 @@ func (c *Client) Rename(ctx context.Context, req RenameRequest) (RenamePlan, err
 	if err != nil {
 		return RenamePlan{}, err
 	}
-	if err := ValidateIdentifier(LanguageOf(doc.Buffer.Filetype), req.NewName); err != nil {
+	if err := lang.ValidateIdentifier(docLanguage(doc), req.NewName); err != nil {
 		return RenamePlan{}, err
 	}
 	pos := protocol.TextDocumentPositionParams{

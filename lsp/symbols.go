@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/nvim"
 )
 
@@ -307,17 +308,6 @@ func (c *Client) runningClients(ctx context.Context, method string) ([]symbolCli
 	return out, nil
 }
 
-// rootMarkers map root marker files to the source extensions of their
-// language (in the order languages are tried).
-var rootMarkers = []struct {
-	markers []string
-	exts    []string
-}{
-	{[]string{"go.work", "go.mod"}, []string{".go"}},
-	{[]string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"}, []string{".py"}},
-	{[]string{"tsconfig.json", "jsconfig.json", "package.json"}, []string{".ts", ".tsx", ".js", ".jsx"}},
-}
-
 // markerWalkLimit bounds the folders visited looking for a source file.
 const markerWalkLimit = 2000
 
@@ -327,16 +317,16 @@ const markerWalkLimit = 2000
 func (c *Client) markerFiles() []string {
 	dir := c.Session.Root().Dir()
 	var out []string
-	for _, m := range rootMarkers {
+	for _, l := range lang.All() {
 		present := false
-		for _, name := range m.markers {
+		for _, name := range l.Markers {
 			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 				present = true
 				break
 			}
 		}
 		if present {
-			if f := shallowestFile(dir, m.exts); f != "" {
+			if f := shallowestFile(dir, l.Extensions); f != "" {
 				out = append(out, f)
 			}
 		}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
 )
 
 // Type hierarchy directions.
@@ -460,9 +460,6 @@ func edgesOf(it hierItem, items []hierItem) []hierEdge {
 	return edges
 }
 
-// classHeader matches a class or interface declaration up to its name.
-var classHeader = regexp.MustCompile(`(?:^|[\s;])(?:class|interface)\s+([\p{L}_$][\p{L}\p{N}_$]*)`)
-
 // subclassReferences: subtypes as the references to the type that sit in
 // the base list of a class declaration on the same line.
 func (fb *typeFallback) subclassReferences(ctx context.Context, it hierItem) ([]hierEdge, error) {
@@ -480,7 +477,7 @@ func (fb *typeFallback) subclassReferences(ctx context.Context, it hierItem) ([]
 	for _, l := range locs {
 		text := texts[PathOf(l.URI)][int(l.Range.Start.Line)]
 		b, _ := UnitsToByte(text, int(l.Range.Start.Character), server.OffsetEncoding)
-		if name, at, ok := subclassAt(text, b); ok {
+		if name, at, ok := lang.SubclassIn(PathOf(l.URI), text, b); ok {
 			subs = append(subs, protocol.Location{URI: l.URI,
 				Range: nameRange(text, int(l.Range.Start.Line), at, name, server.OffsetEncoding)})
 		}
@@ -488,25 +485,8 @@ func (fb *typeFallback) subclassReferences(ctx context.Context, it hierItem) ([]
 	return fb.edges(ctx, server.OffsetEncoding, it, subs)
 }
 
-// subclassAt reports whether byte b of line lies in the base list of a class
-// (or interface) declared on that line, and returns that class's name and
-// its byte offset.
-func subclassAt(line string, b int) (string, int, bool) {
-	m := classHeader.FindStringSubmatchIndex(line)
-	if m == nil || b < m[3] {
-		return "", 0, false
-	}
-	rest := line[m[3]:b]
-	// In the base list: Python's parentheses, or after extends/implements.
-	if !strings.Contains(rest, "(") && !heritageRe.MatchString(rest) {
-		return "", 0, false
-	}
-	// Not inside the class body on the same line.
-	if strings.ContainsAny(rest, "{") || strings.Contains(rest, "):") {
-		return "", 0, false
-	}
-	return line[m[2]:m[3]], m[2], true
-}
+// headerLines is how many lines a class header may span.
+const headerLines = 6
 
 // supertypes: the names in the declaration's base list, resolved with
 // textDocument/definition.
@@ -529,7 +509,7 @@ func (fb *typeFallback) supertypes(ctx context.Context, it hierItem) ([]hierEdge
 		}
 		lines = append(lines, text)
 	}
-	bases := baseNames(lines)
+	bases := lang.BasesIn(path, lines)
 	if len(bases) == 0 {
 		return nil, nil
 	}
@@ -544,8 +524,8 @@ func (fb *typeFallback) supertypes(ctx context.Context, it hierItem) ([]hierEdge
 	canDefine := server.Supports(protocol.MethodTextDocumentDefinition)
 	runBounded(ctx, len(bases), hierarchyConcurrency, func(i int) {
 		b := bases[i]
-		text := lines[b.line]
-		here := protocol.Location{URI: it.URI, Range: nameRange(text, first+b.line, b.byte, b.name, enc)}
+		text := lines[b.Line]
+		here := protocol.Location{URI: it.URI, Range: nameRange(text, first+b.Line, b.Byte, b.Name, enc)}
 		locs[i] = here
 		if !canDefine {
 			return
@@ -582,149 +562,6 @@ func (fb *typeFallback) supertypes(ctx context.Context, it hierItem) ([]hierEdge
 		}
 	}
 	return edgesOf(it, items), nil
-}
-
-// headerLines is how many lines a class header may span.
-const headerLines = 6
-
-// baseRef is a base type named in a class header: its line (index into the
-// header's lines), byte offset and name.
-type baseRef struct {
-	line int
-	byte int
-	name string
-}
-
-var (
-	identRe    = regexp.MustCompile(`[\p{L}_$][\p{L}\p{N}_$]*`)
-	heritageRe = regexp.MustCompile(`\b(extends|implements)\b`)
-)
-
-// baseNames parses the base list of the class or interface declared at the
-// start of lines: Python's class X(A, b.B, metaclass=M), TypeScript's and
-// Java's class X<T> extends A<T> implements B, C { and interface X extends
-// A, B {. Dotted names give their last part; type arguments and keyword
-// arguments are skipped.
-func baseNames(lines []string) []baseRef {
-	text := strings.Join(lines, "\n")
-	m := classHeader.FindStringSubmatchIndex(text)
-	if m == nil {
-		return nil
-	}
-	i := m[3]
-	// Skip type parameters: class X<T extends Y> ...
-	i = skipSpace(text, i)
-	if i < len(text) && text[i] == '<' {
-		i = skipBalanced(text, i)
-	}
-	i = skipSpace(text, i)
-	var segments [][2]int // byte spans of base expressions
-	if i < len(text) && text[i] == '(' {
-		end := skipBalanced(text, i)
-		segments = splitTop(text, i+1, end-1)
-	} else {
-		// extends/implements lists up to the body.
-		end := len(text)
-		for j := i; j < len(text); j++ {
-			if text[j] == '{' || text[j] == ';' {
-				end = j
-				break
-			}
-			if text[j] == '<' {
-				j = skipBalanced(text, j) - 1
-			}
-		}
-		kw := heritageRe.FindAllStringIndex(text[i:end], -1)
-		for k, span := range kw {
-			from := i + span[1]
-			to := end
-			if k+1 < len(kw) {
-				to = i + kw[k+1][0]
-			}
-			segments = append(segments, splitTop(text, from, to)...)
-		}
-	}
-	var out []baseRef
-	for _, s := range segments {
-		seg := text[s[0]:s[1]]
-		if strings.Contains(seg, "=") {
-			continue // keyword argument (metaclass=...)
-		}
-		// Cut type arguments, then take the last dotted part.
-		if k := strings.IndexAny(seg, "<["); k >= 0 {
-			seg = seg[:k]
-		}
-		ids := identRe.FindAllStringIndex(seg, -1)
-		if len(ids) == 0 {
-			continue
-		}
-		last := ids[len(ids)-1]
-		at := s[0] + last[0]
-		name := seg[last[0]:last[1]]
-		if name == "object" {
-			continue
-		}
-		line := strings.Count(text[:at], "\n")
-		lineStart := strings.LastIndex(text[:at], "\n") + 1
-		out = append(out, baseRef{line: line, byte: at - lineStart, name: name})
-	}
-	return out
-}
-
-func skipSpace(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipBalanced returns the index after the bracket that closes s[i].
-func skipBalanced(s string, i int) int {
-	depth := 0
-	for j := i; j < len(s); j++ {
-		switch s[j] {
-		case '(', '[', '<', '{':
-			depth++
-		case ')', ']', '>', '}':
-			depth--
-			if depth == 0 {
-				return j + 1
-			}
-		}
-	}
-	return len(s)
-}
-
-// splitTop splits s[from:to] at commas outside brackets, trimmed spans.
-func splitTop(s string, from, to int) [][2]int {
-	var out [][2]int
-	depth, start := 0, from
-	add := func(a, b int) {
-		for a < b && strings.ContainsRune(" \t\n\r", rune(s[a])) {
-			a++
-		}
-		for b > a && strings.ContainsRune(" \t\n\r", rune(s[b-1])) {
-			b--
-		}
-		if a < b {
-			out = append(out, [2]int{a, b})
-		}
-	}
-	for j := from; j < to && j < len(s); j++ {
-		switch s[j] {
-		case '(', '[', '<', '{':
-			depth++
-		case ')', ']', '>', '}':
-			depth--
-		case ',':
-			if depth == 0 {
-				add(start, j)
-				start = j + 1
-			}
-		}
-	}
-	add(start, min(to, len(s)))
-	return out
 }
 
 // nameRange is the LSP range (in enc) of name starting at byte b of line.

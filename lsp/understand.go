@@ -7,8 +7,6 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"path"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -16,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
 )
 
 // Bounds of understand_symbol.
@@ -494,12 +493,6 @@ func trimReferences(r ReferencesResult, max int) ReferencesSection {
 	return sec
 }
 
-// testPattern matches test files by name and folder.
-var testPattern = regexp.MustCompile(`(^|/)(tests?|__tests__|spec)/|_test\.go$|(^|/)test_[^/]*\.py$|_test\.py$|\.(test|spec)\.[cm]?[jt]sx?$`)
-
-// IsTestFile reports whether a workspace path names a test file.
-func IsTestFile(file string) bool { return testPattern.MatchString(path.Clean(file)) }
-
 // testFiles lists the test files among the references' files and the
 // callers' files.
 func testFiles(refs *ReferencesResult, calls *CallsSection) []TestFile {
@@ -512,14 +505,14 @@ func testFiles(refs *ReferencesResult, calls *CallsSection) []TestFile {
 	}
 	if refs != nil {
 		for _, f := range refs.Files {
-			if IsTestFile(f.File) {
+			if lang.IsTestFile(f.File) {
 				get(f.File).References += f.Count
 			}
 		}
 	}
 	if calls != nil {
 		for _, e := range calls.Incoming {
-			if IsTestFile(e.File) {
+			if lang.IsTestFile(e.File) {
 				tf := get(e.File)
 				tf.Callers = append(tf.Callers, e.Name)
 			}

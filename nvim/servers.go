@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/nvbridge/nvbridge/lang"
 )
 
 // ExtraServersEnv names the environment variable that adds language servers
@@ -12,19 +14,9 @@ import (
 // does not know without writing Lua.
 const ExtraServersEnv = "NVBRIDGE_EXTRA_SERVERS"
 
-// ServerSpec describes a language server the embedded Neovim starts for
-// buffers of some filetypes (see lua/nvbridge/servers.lua). It is data: it
-// travels to Lua as JSON, never as source.
-type ServerSpec struct {
-	Name      string   `json:"name"`
-	Cmd       []string `json:"cmd"`
-	Filetypes []string `json:"filetypes"`
-	// Markers are root markers (files or folders); the nearest folder
-	// holding one is the server's root, else the workspace root.
-	Markers []string `json:"markers,omitempty"`
-	// Env is added to the server's environment (vim.lsp.start cmd_env).
-	Env map[string]string `json:"env,omitempty"`
-}
+// ServerSpec describes a language server the embedded Neovim starts (see
+// lang.ServerSpec: the registry declares the built-in ones).
+type ServerSpec = lang.ServerSpec
 
 // ExtraServersFromEnv parses $NVBRIDGE_EXTRA_SERVERS (nil when unset).
 func ExtraServersFromEnv() ([]ServerSpec, error) {
@@ -44,11 +36,10 @@ func ExtraServersFromEnv() ([]ServerSpec, error) {
 	return specs, nil
 }
 
-// extraServersJSON encodes specs for servers.setup ("[]" when none).
-func extraServersJSON(specs []ServerSpec) (string, error) {
-	if specs == nil {
-		specs = []ServerSpec{}
-	}
+// serversJSON encodes what servers.setup starts: the extra servers first,
+// then the registry's (lang.ServerSpecs).
+func serversJSON(extra []ServerSpec) (string, error) {
+	specs := append(append([]ServerSpec{}, extra...), lang.ServerSpecs()...)
 	b, err := json.Marshal(specs)
 	return string(b), err
 }

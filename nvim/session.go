@@ -224,17 +224,17 @@ require('nvbridge.bridge').setup()
 	}
 	if s.embedded {
 		const embeddedSetup = `
-local root, extra = ...
+local root, specs = ...
 vim.cmd('filetype on')
 vim.cmd.cd(vim.fn.fnameescape(root))
 vim.lsp.set_log_level('OFF')
-require('nvbridge.servers').setup(root, vim.json.decode(extra))
+require('nvbridge.servers').setup(root, vim.json.decode(specs))
 `
-		extra, err := extraServersJSON(s.extra)
+		specs, err := serversJSON(s.extra)
 		if err != nil {
 			return err
 		}
-		if err := s.ExecLua(ctx, embeddedSetup, nil, s.root.Dir(), extra); err != nil {
+		if err := s.ExecLua(ctx, embeddedSetup, nil, s.root.Dir(), specs); err != nil {
 			return fmt.Errorf("set up the embedded Neovim: %w", err)
 		}
 	}

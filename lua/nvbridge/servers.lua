@@ -6,50 +6,19 @@ local M = {}
 
 local api = vim.api
 
----@class nvbridge.ServerSpec
+---@class nvbridge.ServerSpec (Go: lang.ServerSpec)
 ---@field name string
 ---@field cmd string[]
 ---@field filetypes string[]
----@field markers string[]
+---@field markers string[]?
 ---@field init_options table?
 ---@field settings table?
 ---@field env table<string, string>?
 
+--- The servers setup was given, in the order they are tried: the Go
+--- registry's (package lang, one file per language), after any extra ones.
 ---@type nvbridge.ServerSpec[]
-M.specs = {
-  {
-    name = 'gopls',
-    cmd = { 'gopls' },
-    filetypes = { 'go', 'gomod' },
-    markers = { 'go.work', 'go.mod' },
-  },
-  {
-    name = 'pyright',
-    cmd = { 'pyright-langserver', '--stdio' },
-    filetypes = { 'python' },
-    markers = { 'pyproject.toml', 'setup.py', 'setup.cfg', 'requirements.txt', 'pyrightconfig.json' },
-    settings = { python = { analysis = { diagnosticMode = 'openFilesOnly' } } },
-  },
-  {
-    name = 'typescript-language-server',
-    cmd = { 'typescript-language-server', '--stdio' },
-    filetypes = { 'typescript', 'typescriptreact', 'javascript', 'javascriptreact' },
-    markers = { 'tsconfig.json', 'jsconfig.json', 'package.json' },
-    init_options = { supportsMoveToFileCodeAction = true },
-  },
-  {
-    name = 'clangd',
-    cmd = { 'clangd' },
-    filetypes = { 'c', 'cpp', 'objc', 'objcpp' },
-    markers = { 'compile_commands.json', 'compile_flags.txt' },
-  },
-  {
-    name = 'rust-analyzer',
-    cmd = { 'rust-analyzer' },
-    filetypes = { 'rust' },
-    markers = { 'Cargo.toml' },
-  },
-}
+M.specs = {}
 
 local function find_root(bufnr, markers, fallback)
   local path = api.nvim_buf_get_name(bufnr)
@@ -59,10 +28,6 @@ local function find_root(bufnr, markers, fallback)
   end
   return fallback
 end
-
--- Servers added by the Go side (nvim.Options.ExtraServers), tried first.
----@type nvbridge.ServerSpec[]
-local extra_specs = {}
 
 -- Neovim's client capabilities, plus what nvbridge handles that Neovim
 -- 0.10 does not declare (LSP 3.17 type hierarchy: nvbridge sends those
@@ -76,7 +41,7 @@ end
 
 local function start_for(bufnr, workspace_root)
   local ft = vim.bo[bufnr].filetype
-  for _, spec in ipairs(vim.list_extend(vim.list_slice(extra_specs), M.specs)) do
+  for _, spec in ipairs(M.specs) do
     if vim.tbl_contains(spec.filetypes, ft) and vim.fn.executable(spec.cmd[1]) == 1 then
       local root = find_root(bufnr, spec.markers, workspace_root)
       -- Tells bridge.wait_clients that a client is on its way to this buffer.
@@ -97,16 +62,19 @@ end
 
 --- Installs the FileType autocmd that starts servers (embedded mode only).
 ---@param workspace_root string
----@param extra nvbridge.ServerSpec[]? servers to try before the built-in ones
----  (data from nvim.Options.ExtraServers: name, cmd, filetypes, markers, env)
-function M.setup(workspace_root, extra)
-  extra_specs = {}
-  for _, spec in ipairs(extra or {}) do
-    table.insert(extra_specs, {
+---@param specs nvbridge.ServerSpec[] the servers to try, first match wins
+---  (data from Go: nvim.Options.ExtraServers, then lang.ServerSpecs())
+function M.setup(workspace_root, specs)
+  vim.validate({ workspace_root = { workspace_root, 'string' }, specs = { specs, 'table' } })
+  M.specs = {}
+  for _, spec in ipairs(specs) do
+    table.insert(M.specs, {
       name = spec.name,
       cmd = spec.cmd,
       filetypes = spec.filetypes,
       markers = spec.markers or {},
+      init_options = spec.init_options,
+      settings = spec.settings,
       env = spec.env,
     })
   end

@@ -6,49 +6,34 @@ local M = {}
 
 local api = vim.api
 
--- Import queries for the languages whose parser Neovim 0.10 bundles. @path
--- captures a workspace-relative import, @system one the compiler resolves
--- (C's <stdio.h>).
-local queries = {
-  lua = [[
-    (function_call
-      name: (identifier) @fn
-      arguments: (arguments . (string content: (string_content) @path))
-      (#eq? @fn "require"))
-  ]],
-  c = [[
-    (preproc_include path: (string_literal (string_content) @path))
-    (preproc_include path: (system_lib_string) @system)
-  ]],
-}
-
+-- Import queries come from the Go registry (package lang: ImportSyntax
+-- Query), as data: @path captures a workspace-relative import, @system one
+-- the compiler resolves (C's <stdio.h>). Parsed once per language and text.
 local parsed_queries = {}
 
-local function query_for(lang)
-  if parsed_queries[lang] == nil then
-    local src = queries[lang]
-    local ok, q = false, nil
-    if src then
-      ok, q = pcall(vim.treesitter.query.parse, lang, src)
-    end
-    parsed_queries[lang] = ok and q or false
+local function query_for(lang, src)
+  local key = lang .. '\0' .. src
+  if parsed_queries[key] == nil then
+    local ok, q = pcall(vim.treesitter.query.parse, lang, src)
+    parsed_queries[key] = ok and q or false
   end
-  return parsed_queries[lang] or nil
+  return parsed_queries[key] or nil
 end
 
---- Reports whether imports of lang can be read with tree-sitter: nvbridge
---- has a query for it and Neovim has its parser.
----@param lang string
+--- Reports whether imports of lang can be read with tree-sitter: Neovim
+--- has its parser and the query parses.
+---@param lang string tree-sitter language
+---@param query string import query
 ---@return boolean
-function M.supports(lang)
-  vim.validate({ lang = { lang, 'string' } })
-  return query_for(lang) ~= nil and pcall(vim.treesitter.get_string_parser, '', lang)
+function M.supports(lang, query)
+  vim.validate({ lang = { lang, 'string' }, query = { query, 'string' } })
+  return pcall(vim.treesitter.get_string_parser, '', lang) and query_for(lang, query) ~= nil
 end
 
 local read_file = require('nvbridge.bridge').read_file
 
-local function imports_in(src, lang)
-  local q = query_for(lang)
+local function imports_in(src, lang, query)
+  local q = query_for(lang, query)
   local ok, parser = pcall(vim.treesitter.get_string_parser, src, lang)
   if not q or not ok then
     return nil
@@ -73,17 +58,23 @@ end
 --- The imports of one buffer (its current text) or file.
 ---@param bufnr integer 0 to read path from the disk instead
 ---@param path string
----@param lang string
+---@param lang string tree-sitter language
+---@param query string import query
 ---@return string json [{path, line (0-based), col (0-based byte), system}]
-function M.imports(bufnr, path, lang)
-  vim.validate({ bufnr = { bufnr, 'number' }, path = { path, 'string' }, lang = { lang, 'string' } })
+function M.imports(bufnr, path, lang, query)
+  vim.validate({
+    bufnr = { bufnr, 'number' },
+    path = { path, 'string' },
+    lang = { lang, 'string' },
+    query = { query, 'string' },
+  })
   local src
   if bufnr ~= 0 and api.nvim_buf_is_loaded(bufnr) then
     src = table.concat(api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n')
   else
     src = read_file(path)
   end
-  local out = src and imports_in(src, lang)
+  local out = src and imports_in(src, lang, query)
   if not out then
     return vim.json.encode({ err = 'cannot parse ' .. path .. ' as ' .. lang })
   end
@@ -92,14 +83,15 @@ end
 
 --- The imports of many files, read from the disk (the importers scan).
 ---@param paths string[]
----@param lang string
+---@param lang string tree-sitter language
+---@param query string import query
 ---@return string json {path: [{path, line, col, system}]}
-function M.imports_of_files(paths, lang)
-  vim.validate({ paths = { paths, 'table' }, lang = { lang, 'string' } })
+function M.imports_of_files(paths, lang, query)
+  vim.validate({ paths = { paths, 'table' }, lang = { lang, 'string' }, query = { query, 'string' } })
   local out = vim.empty_dict()
   for _, path in ipairs(paths) do
     local src = read_file(path)
-    local found = src and imports_in(src, lang)
+    local found = src and imports_in(src, lang, query)
     if found and #found > 0 then
       out[path] = found
     end

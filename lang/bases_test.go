@@ -1,4 +1,4 @@
-package lsp
+package lang
 
 import (
 	"fmt"
@@ -25,8 +25,8 @@ func TestBaseNames(t *testing.T) {
 		{[]string{"func notAClass() {}"}, ""},
 	} {
 		var got []string
-		for _, b := range baseNames(tc.lines) {
-			got = append(got, fmt.Sprintf("%s@%d:%d", b.name, b.line, b.byte))
+		for _, b := range ClassBases(tc.lines) {
+			got = append(got, fmt.Sprintf("%s@%d:%d", b.Name, b.Line, b.Byte))
 		}
 		if g := strings.Join(got, " "); g != tc.want {
 			t.Errorf("baseNames(%q) = %q, want %q", tc.lines, g, tc.want)
@@ -56,7 +56,7 @@ func TestSubclassAt(t *testing.T) {
 		}
 		b := strings.Index(tc.line[from:], tc.ref) + from
 		got := ""
-		if name, at, ok := subclassAt(tc.line, b); ok {
+		if name, at, ok := ClassSubclassAt(tc.line, b); ok {
 			got = fmt.Sprintf("%s@%d", name, at)
 		}
 		if got != tc.want {

@@ -1,0 +1,178 @@
+package lang
+
+// Go: gopls; go/scanner tokens; capitalised names are exported; a file's
+// package is its folder; imports read with go/parser and resolved through
+// the module's go.mod.
+
+import (
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+func init() { Register(goLang) }
+
+var goLang = &Language{
+	Name:       "go",
+	Display:    "Go",
+	Filetypes:  []string{"go", "gomod"},
+	Extensions: []string{".go"},
+	Markers:    []string{"go.work", "go.mod"},
+	Servers:    []ServerSpec{{Name: "gopls", Cmd: []string{"gopls"}}},
+	Ident: Ident{
+		Keywords: WordSet(`break case chan const continue default defer else fallthrough for func go goto if
+			import interface map package range return select struct switch type var`),
+		Invalid: map[string]string{"_": "_ is the blank identifier"},
+		Tokens:  goTokens,
+	},
+	TestFile: regexp.MustCompile(`_test\.go$`),
+	Exported: func(name, _, _ string) bool {
+		r, _ := utf8.DecodeRuneInString(name)
+		return unicode.IsUpper(r)
+	},
+	PackageOf: path.Dir,
+	Imports: ImportSyntax{
+		Parse:      goImports,
+		Write:      goWriteImport,
+		Resolve:    goResolve,
+		ImportName: goImportName,
+		Folder:     true,
+		Note:       "Go importers import the package (the folder), not one file: every file of {package} is imported by them",
+		LineKey:    goImportKey,
+	},
+	CheckSyntax: func(file, src string) error {
+		_, err := parser.ParseFile(token.NewFileSet(), file, src, parser.SkipObjectResolution)
+		return err
+	},
+	SkipDirs: []string{"testdata"},
+}
+
+func goTokens(src string) []Span {
+	fset := token.NewFileSet()
+	file := fset.AddFile("x.go", -1, len(src))
+	var s scanner.Scanner
+	s.Init(file, []byte(src), func(token.Position, string) {}, 0)
+	var out []Span
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == token.EOF {
+			return out
+		}
+		if tok == token.IDENT {
+			off := file.Offset(pos)
+			out = append(out, Span{off, off + len(lit)})
+		}
+	}
+}
+
+// goImports reads a Go file's imports with go/parser (imports only, so a
+// file with errors further down still answers).
+func goImports(src string) []Import {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "x.go", src, parser.ImportsOnly)
+	if f == nil && err != nil {
+		return nil
+	}
+	var out []Import
+	for _, spec := range f.Imports {
+		p, err := strconv.Unquote(spec.Path.Value)
+		if err != nil {
+			continue
+		}
+		pos := fset.Position(spec.Path.Pos())
+		imp := Import{Path: p, Line: pos.Line - 1, Col: pos.Column} // column after the quote
+		if spec.Name != nil {
+			imp.Alias = spec.Name.Name
+		}
+		out = append(out, imp)
+	}
+	return out
+}
+
+func goWriteImport(imp Import) string {
+	if imp.Alias != "" {
+		return "import " + imp.Alias + " " + strconv.Quote(imp.Path)
+	}
+	return "import " + strconv.Quote(imp.Path)
+}
+
+func goImportKey(text string, inBlock *bool) (string, bool) {
+	switch {
+	case text == "import (":
+		*inBlock = true
+		return "", false
+	case *inBlock && text == ")":
+		*inBlock = false
+		return "", false
+	case strings.HasPrefix(text, "import "):
+		return strings.TrimSpace(strings.TrimPrefix(text, "import ")), true
+	case *inBlock && strings.Contains(text, `"`):
+		return text, true
+	}
+	return "", false
+}
+
+type goModule struct{ path, dir string }
+
+// goModuleOf finds the module holding dir (go.mod upward, inside the root).
+func goModuleOf(s *Scope, dir string) goModule {
+	key := "go.mod:" + dir
+	if m, ok := s.memo[key].(goModule); ok {
+		return m
+	}
+	var found goModule
+	for d := dir; ; {
+		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil {
+			for _, line := range strings.Split(string(data), "\n") {
+				if f := strings.Fields(line); len(f) >= 2 && f[0] == "module" {
+					found = goModule{path: strings.Trim(f[1], `"`), dir: d}
+					break
+				}
+			}
+			if found.dir != "" {
+				break
+			}
+		}
+		parent := filepath.Dir(d)
+		if d == s.Root || parent == d || !strings.HasPrefix(parent, s.Root) {
+			break
+		}
+		d = parent
+	}
+	s.memo[key] = found
+	return found
+}
+
+func goResolve(s *Scope, from string, imp Import) []string {
+	m := goModuleOf(s, filepath.Dir(from))
+	if m.path == "" || (imp.Path != m.path && !strings.HasPrefix(imp.Path, m.path+"/")) {
+		return nil
+	}
+	dir := filepath.Join(m.dir, filepath.FromSlash(strings.TrimPrefix(strings.TrimPrefix(imp.Path, m.path), "/")))
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return []string{dir}
+	}
+	return nil
+}
+
+// goImportName is the import path of file's package.
+func goImportName(s *Scope, file string) string {
+	m := goModuleOf(s, filepath.Dir(file))
+	if m.path == "" {
+		return path.Dir(s.Rel(file))
+	}
+	r, err := filepath.Rel(m.dir, filepath.Dir(file))
+	if err != nil || r == "." {
+		return m.path
+	}
+	return m.path + "/" + filepath.ToSlash(r)
+}

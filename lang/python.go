@@ -1,0 +1,189 @@
+package lang
+
+// Python: pyright; names starting with _ are private; a file's module is
+// its dotted path (a package's __init__.py is the package); imports read
+// by a line scanner and resolved from the file's folder (relative) or the
+// root and root/src (absolute).
+
+import (
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+func init() { Register(pythonLang) }
+
+var pythonLang = &Language{
+	Name:       "python",
+	Display:    "Python",
+	Filetypes:  []string{"python"},
+	Extensions: []string{".py", ".pyi"},
+	Markers:    []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"},
+	Servers: []ServerSpec{{
+		Name:     "pyright",
+		Cmd:      []string{"pyright-langserver", "--stdio"},
+		Settings: map[string]any{"python": map[string]any{"analysis": map[string]any{"diagnosticMode": "openFilesOnly"}}},
+	}},
+	Ident: Ident{
+		Marks: true,
+		// Hard keywords (soft keywords such as match, case, type and _ are
+		// valid names).
+		Keywords: WordSet(`False None True and as assert async await break class continue def del elif else
+			except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield`),
+		HashComments:   true,
+		TripleQuotes:   true,
+		StringPrefixes: []string{"r", "u", "f", "b", "br", "rb", "fr", "rf"},
+	},
+	TestFile: regexp.MustCompile(`(^|/)test_[^/]*\.py$|_test\.py$`),
+	Exported: func(name, _, _ string) bool { return !strings.HasPrefix(name, "_") },
+	PackageOf: func(rel string) string {
+		mod := strings.TrimSuffix(strings.TrimSuffix(rel, path.Ext(rel)), "/__init__")
+		return strings.ReplaceAll(mod, "/", ".")
+	},
+	Imports: ImportSyntax{
+		Parse:   pyImports,
+		Write:   pyWriteImport,
+		Resolve: pyResolve,
+		ImportName: func(s *Scope, file string) string {
+			return PackageOf(s.Rel(file))
+		},
+		LineKey: func(text string, _ *bool) (string, bool) {
+			if strings.HasPrefix(text, "import ") || strings.HasPrefix(text, "from ") {
+				return text, true
+			}
+			return "", false
+		},
+	},
+	Bases:      ClassBases,
+	SubclassAt: ClassSubclassAt,
+}
+
+var (
+	pyImport = regexp.MustCompile(`^(\s*)import\s+(.+)$`)
+	pyFrom   = regexp.MustCompile(`^(\s*)from\s+(\.*[\p{L}\p{N}_.]*)\s+import\s+(.+)$`)
+	pyName   = regexp.MustCompile(`^\s*([\p{L}_][\p{L}\p{N}_]*(?:\s*\.\s*[\p{L}_][\p{L}\p{N}_]*)*)(?:\s+as\s+([\p{L}_][\p{L}\p{N}_]*))?`)
+)
+
+// pyImports reads import statements: import a.b [as c], d; from .m import
+// x, y; from m import (x,\n y); backslash continuations. Text inside
+// triple-quoted strings and after # is ignored.
+func pyImports(text string) []Import {
+	lines := strings.Split(text, "\n")
+	var out []Import
+	inString := ""
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		if inString != "" {
+			if strings.Contains(line, inString) {
+				inString = ""
+			}
+			continue
+		}
+		code := stripPyComment(line)
+		for _, q := range []string{`"""`, `'''`} {
+			if strings.Count(code, q)%2 == 1 {
+				inString = q
+			}
+		}
+		if inString != "" && !strings.HasPrefix(strings.TrimSpace(code), "import") && !strings.HasPrefix(strings.TrimSpace(code), "from") {
+			continue
+		}
+		// Join continuation lines: open parentheses or a trailing backslash.
+		stmt, start := code, i
+		for (strings.Count(stmt, "(") > strings.Count(stmt, ")") || strings.HasSuffix(strings.TrimSpace(stmt), "\\")) && i+1 < len(lines) {
+			i++
+			stmt = strings.TrimSuffix(strings.TrimSpace(stmt), "\\") + " " + stripPyComment(lines[i])
+		}
+		if m := pyFrom.FindStringSubmatchIndex(stmt); m != nil {
+			mod := stmt[m[4]:m[5]]
+			var names []string
+			for _, n := range strings.Split(strings.Trim(strings.TrimSpace(stmt[m[6]:m[7]]), "()"), ",") {
+				if f := strings.Fields(n); len(f) > 0 && f[0] != "*" {
+					names = append(names, f[0])
+				}
+			}
+			out = append(out, Import{Path: mod, Line: start, Col: m[4], Names: names})
+			continue
+		}
+		if m := pyImport.FindStringSubmatchIndex(stmt); m != nil && start == i {
+			at := m[4]
+			for _, part := range strings.Split(stmt[m[4]:m[5]], ",") {
+				if n := pyName.FindStringSubmatchIndex(part); n != nil {
+					name := strings.Join(strings.Fields(part[n[2]:n[3]]), "")
+					imp := Import{Path: name, Line: start, Col: at + n[2]}
+					if n[4] >= 0 {
+						imp.Alias = part[n[4]:n[5]]
+					}
+					out = append(out, imp)
+				}
+				at += len(part) + 1
+			}
+		}
+	}
+	return out
+}
+
+func stripPyComment(line string) string {
+	quote := byte(0)
+	for i := 0; i < len(line); i++ {
+		ch := line[i]
+		switch {
+		case quote != 0:
+			if ch == '\\' {
+				i++
+			} else if ch == quote {
+				quote = 0
+			}
+		case ch == '\'' || ch == '"':
+			quote = ch
+		case ch == '#':
+			return line[:i]
+		}
+	}
+	return line
+}
+
+// pyWriteImport: from m import a, b when Names are given, else import m
+// [as alias].
+func pyWriteImport(imp Import) string {
+	if len(imp.Names) > 0 {
+		return "from " + imp.Path + " import " + strings.Join(imp.Names, ", ")
+	}
+	if imp.Alias != "" {
+		return "import " + imp.Path + " as " + imp.Alias
+	}
+	return "import " + imp.Path
+}
+
+func pyResolve(s *Scope, from string, imp Import) []string {
+	mod := imp.Path
+	var bases []string
+	if strings.HasPrefix(mod, ".") {
+		dots := len(mod) - len(strings.TrimLeft(mod, "."))
+		base := filepath.Dir(from)
+		for i := 1; i < dots; i++ {
+			base = filepath.Dir(base)
+		}
+		bases = []string{base}
+		mod = mod[dots:]
+	} else {
+		// Absolute imports resolve from the root and root/src.
+		bases = []string{s.Root, filepath.Join(s.Root, "src")}
+	}
+	rel := filepath.FromSlash(strings.ReplaceAll(mod, ".", "/"))
+	var cands []string
+	for _, base := range bases {
+		dir := filepath.Join(base, rel)
+		// from pkg import sub: the submodules first (most specific).
+		for _, n := range imp.Names {
+			cands = append(cands, filepath.Join(dir, n+".py"), filepath.Join(dir, n, "__init__.py"))
+		}
+		if mod != "" {
+			cands = append(cands, dir+".py", dir+".pyi", filepath.Join(dir, "__init__.py"))
+		} else {
+			cands = append(cands, filepath.Join(dir, "__init__.py"))
+		}
+	}
+	return Existing(cands)
+}

@@ -1,0 +1,270 @@
+// Package lang is nvbridge's registry of languages: everything it knows
+// about one source language lives in one file of this package (go.go,
+// python.go, typescript.go, c.go, lua.go, rust.go), as one Language value
+// registered from that file's init. The rest of nvbridge asks the registry
+// (ForFile, ForFiletype, ByName, ServerSpecs) and never switches on a
+// language name.
+//
+// The registry is data plus pure functions: no Neovim, no LSP, no I/O
+// beyond reading files a resolver names (go.mod, candidate import targets).
+// It sits at the bottom of the import graph beside apierr and workspace.
+//
+// Adding a language: one file here declaring its Language (see c.go for a
+// small complete one), a sample under testdata/samples/NAME with its root
+// marker, and tests through nvbridge on that sample (lsp/*_NAME_test.go).
+package lang
+
+import (
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Language is everything nvbridge knows about one source language. Only
+// Name is required; a nil function means "not known for this language" and
+// the callers fall back to the generic rule documented on the field.
+type Language struct {
+	// Name is the registry key, lower case ("go", "typescript"); tools
+	// report it (analyze_dependencies' language).
+	Name string
+	// Display names the language in messages ("TypeScript/JavaScript").
+	Display string
+	// Filetypes are the Neovim filetypes of its buffers (and of its
+	// servers' buffers: gopls also serves gomod).
+	Filetypes []string
+	// Extensions are its source files' extensions, lower case with the dot.
+	Extensions []string
+	// Markers are root markers: the nearest folder holding one is a
+	// server's root; one in the workspace root means the workspace has
+	// this language.
+	Markers []string
+	// Servers are the language servers the embedded Neovim starts for its
+	// buffers, first installed wins. Markers and Filetypes come from the
+	// Language (ServerSpecs fills them).
+	Servers []ServerSpec
+
+	// Ident is its identifier syntax: what may appear in a name, the
+	// keywords a new name may not be, and where strings and comments are
+	// (for finding identifier tokens).
+	Ident Ident
+
+	// TestFile matches its test files by name (a workspace path, slash
+	// separated). Test folders (test/, tests/, __tests__/, spec/) count
+	// for every language.
+	TestFile *regexp.Regexp
+	// Exported decides whether a declared name is visible outside its
+	// package or module (declLine is the declaration's line, kind the LSP
+	// symbol kind in lower case). Nil: a name not starting with _.
+	Exported func(name, declLine, kind string) bool
+	// PackageOf names the package or module a workspace file belongs to
+	// (slash separated, relative to the root). Nil: the path without its
+	// extension.
+	PackageOf func(rel string) string
+
+	// Imports is its import syntax.
+	Imports ImportSyntax
+
+	// Bases parses the base list of the class declared at the start of
+	// lines (type hierarchy fallback, for servers without
+	// typeHierarchy); SubclassAt reports whether byte b of line sits in
+	// the base list of a class declared on that line. Nil: the language
+	// has no class syntax nvbridge reads.
+	Bases      func(lines []string) []BaseRef
+	SubclassAt func(line string, b int) (name string, at int, ok bool)
+
+	// CheckSyntax reports whether src still parses (after nvbridge renamed
+	// an extracted symbol). Nil: not checked.
+	CheckSyntax func(file, src string) error
+
+	// SkipDirs are folder names a workspace scan of this language skips,
+	// beyond hidden, vendored and generated ones (Go: testdata).
+	SkipDirs []string
+}
+
+// ServerSpec describes a language server the embedded Neovim starts for
+// buffers of some filetypes (lua/nvbridge/servers.lua). It is data: it
+// travels to Lua as JSON, never as source.
+type ServerSpec struct {
+	Name      string   `json:"name"`
+	Cmd       []string `json:"cmd"`
+	Filetypes []string `json:"filetypes"`
+	// Markers are root markers (files or folders); the nearest folder
+	// holding one is the server's root, else the workspace root.
+	Markers []string `json:"markers,omitempty"`
+	// Env is added to the server's environment (vim.lsp.start cmd_env).
+	Env map[string]string `json:"env,omitempty"`
+	// InitOptions and Settings are sent as the server's
+	// initializationOptions and workspace/configuration settings.
+	InitOptions map[string]any `json:"init_options,omitempty"`
+	Settings    map[string]any `json:"settings,omitempty"`
+}
+
+// BaseRef is a base type named in a class header: its line (index into
+// the header's lines), byte offset and name.
+type BaseRef struct {
+	Line int
+	Byte int
+	Name string
+}
+
+var registered []*Language
+
+// Register adds a language; each language file calls it from init. It
+// panics on a duplicate name, extension or filetype (a programming error,
+// caught by any test run).
+func Register(l *Language) {
+	for _, o := range registered {
+		if o.Name == l.Name {
+			panic("lang: " + l.Name + " registered twice")
+		}
+		for _, e := range l.Extensions {
+			if contains(o.Extensions, e) {
+				panic("lang: extension " + e + " of " + l.Name + " already belongs to " + o.Name)
+			}
+		}
+		for _, ft := range l.Filetypes {
+			if contains(o.Filetypes, ft) {
+				panic("lang: filetype " + ft + " of " + l.Name + " already belongs to " + o.Name)
+			}
+		}
+	}
+	registered = append(registered, l)
+	sort.SliceStable(registered, func(i, j int) bool { return registered[i].Name < registered[j].Name })
+}
+
+// All returns the registered languages, by name.
+func All() []*Language { return registered }
+
+// ByName returns the language registered under name, nil when none.
+func ByName(name string) *Language {
+	for _, l := range registered {
+		if l.Name == name {
+			return l
+		}
+	}
+	return nil
+}
+
+// ForFiletype returns the language of a Neovim filetype, nil when none.
+func ForFiletype(ft string) *Language {
+	if ft == "" {
+		return nil
+	}
+	for _, l := range registered {
+		if contains(l.Filetypes, ft) {
+			return l
+		}
+	}
+	return nil
+}
+
+// ForFile returns the language of a file by its extension, nil when none.
+func ForFile(file string) *Language {
+	ext := strings.ToLower(path.Ext(strings.ReplaceAll(file, "\\", "/")))
+	if ext == "" {
+		return nil
+	}
+	for _, l := range registered {
+		if contains(l.Extensions, ext) {
+			return l
+		}
+	}
+	return nil
+}
+
+// ServerSpecs lists every language's servers, Markers and Filetypes filled
+// from their language, in registry order: what servers.lua starts.
+func ServerSpecs() []ServerSpec {
+	var out []ServerSpec
+	for _, l := range registered {
+		for _, s := range l.Servers {
+			if len(s.Filetypes) == 0 {
+				s.Filetypes = l.Filetypes
+			}
+			if len(s.Markers) == 0 {
+				s.Markers = l.Markers
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ServerLanguage returns the language whose servers include the named one.
+func ServerLanguage(server string) *Language {
+	for _, l := range registered {
+		for _, s := range l.Servers {
+			if s.Name == server {
+				return l
+			}
+		}
+	}
+	return nil
+}
+
+// DisplayName names l in messages ("this language" for nil).
+func (l *Language) DisplayName() string {
+	if l == nil {
+		return "this language"
+	}
+	if l.Display != "" {
+		return l.Display
+	}
+	return l.Name
+}
+
+// testFolders are test folders of every language.
+var testFolders = regexp.MustCompile(`(^|/)(tests?|__tests__|spec)/`)
+
+// IsTestFile reports whether a workspace path names a test file: in a test
+// folder, or named as its language's tests are.
+func IsTestFile(file string) bool {
+	file = path.Clean(strings.ReplaceAll(file, "\\", "/"))
+	if testFolders.MatchString(file) {
+		return true
+	}
+	l := ForFile(file)
+	return l != nil && l.TestFile != nil && l.TestFile.MatchString(file)
+}
+
+// IsExported decides visibility of a name declared in file (see
+// Language.Exported).
+func IsExported(file, name, declLine, kind string) bool {
+	if name == "" {
+		return false
+	}
+	if l := ForFile(file); l != nil && l.Exported != nil {
+		return l.Exported(name, declLine, kind)
+	}
+	return !strings.HasPrefix(name, "_")
+}
+
+// PackageOf names the package or module of a workspace file (see
+// Language.PackageOf).
+func PackageOf(rel string) string {
+	if l := ForFile(rel); l != nil && l.PackageOf != nil {
+		return l.PackageOf(rel)
+	}
+	return strings.TrimSuffix(rel, path.Ext(rel))
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// SkipDir reports whether a workspace scan for l's files skips a folder
+// named name: hidden, vendored (node_modules, vendor), generated
+// (__pycache__), or one of l's SkipDirs.
+func (l *Language) SkipDir(name string) bool {
+	switch {
+	case strings.HasPrefix(name, "."), name == "node_modules", name == "vendor", name == "__pycache__":
+		return true
+	}
+	return l != nil && contains(l.SkipDirs, name)
+}
