@@ -22,7 +22,8 @@ var cLang = &Language{
 	Filetypes:  []string{"c", "cpp", "objc", "objcpp"},
 	Extensions: []string{".c", ".h"},
 	Markers:    []string{"compile_commands.json", "compile_flags.txt"},
-	Servers:    []ServerSpec{{Name: "clangd", Cmd: []string{"clangd"}}},
+	// clangd starts its background index about 20 ms after attaching.
+	Servers: []ServerSpec{{Name: "clangd", Cmd: []string{"clangd"}, IndexedWith: []string{"compile_commands.json"}}},
 	Ident: Ident{
 		Keywords: WordSet(`auto break case char const continue default do double else enum extern float for goto if
 			inline int long register restrict return short signed sizeof static struct switch typedef union unsigned

@@ -98,6 +98,12 @@ type ServerSpec struct {
 	// initializationOptions and workspace/configuration settings.
 	InitOptions map[string]any `json:"init_options,omitempty"`
 	Settings    map[string]any `json:"settings,omitempty"`
+	// IndexedWith are files that, in the server's root, make it index the
+	// workspace in the background right after attaching, announced with
+	// $/progress (clangd with a compile_commands.json): until that work
+	// has begun and ended once, answers about other files are incomplete,
+	// so requests wait for it (bounded, like any progress).
+	IndexedWith []string `json:"indexed_with,omitempty"`
 }
 
 // BaseRef is a base type named in a class header: its line (index into

@@ -185,6 +185,7 @@ func (c *Client) callHierarchyAt(ctx context.Context, pos position, opts CallHie
 		return CallHierarchyResult{}, err
 	}
 	out.Symbol, out.Truncated = walked.root, walked.truncated
+	out.Notes = append(out.Notes, walked.notes...)
 	for i, dir := range dirs {
 		entries := callEntries(walked.views[i], dir)
 		totals := &CallTotals{Direct: len(entries), More: walked.more[i]}

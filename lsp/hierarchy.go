@@ -134,6 +134,9 @@ type walkedDirections struct {
 	views     [][]hierView // per direction, in the order asked
 	more      []int        // per direction: first-level edges max_items left out
 	truncated bool
+	// notes say which direction the server does not implement (asked
+	// with the other one, which is answered).
+	notes []string
 }
 
 // walkDirections walks root in each of dirs concurrently (one walk per
@@ -145,12 +148,25 @@ func (c *Client) walkDirections(ctx context.Context, enc Encoding, root hierItem
 	runBounded(ctx, len(dirs), len(dirs), func(i int) {
 		walks[i], errs[i] = walkHierarchy(ctx, root, lim, expand(dirs[i]))
 	})
+	// A server may implement one direction only (clangd 14: no outgoing
+	// calls): asked for both, the other is answered and the gap said.
+	var out walkedDirections
+	failed := 0
 	for _, err := range errs {
 		if err != nil {
-			return walkedDirections{}, err
+			failed++
 		}
 	}
-	var out walkedDirections
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		if failed == len(dirs) || apierr.CodeOf(err) != apierr.Unsupported {
+			return walkedDirections{}, err
+		}
+		walks[i] = walkResult{}
+		out.notes = append(out.notes, fmt.Sprintf("%s: no %s entries are listed", apierr.As(err).Message, dirs[i]))
+	}
 	trees := make([][]*hierNode, len(dirs))
 	out.more = make([]int, len(dirs))
 	for i, w := range walks {

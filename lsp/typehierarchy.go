@@ -162,6 +162,7 @@ func (c *Client) finishTypes(ctx context.Context, pos position, root hierItem, o
 		return TypeHierarchyResult{}, err
 	}
 	out.Symbol, out.Truncated = walked.root, walked.truncated
+	out.Notes = append(out.Notes, walked.notes...)
 	for i, dir := range dirs {
 		entries := typeEntries(walked.views[i], dir)
 		totals := &HierarchyTotals{Direct: len(entries), More: walked.more[i]}

@@ -222,6 +222,17 @@ require('nvbridge.bridge').setup()
 	if s.channel == 0 {
 		return errors.New("cannot read the RPC channel id from Neovim")
 	}
+	specs, err := serversJSON(s.extra)
+	if err != nil {
+		return err
+	}
+	if !s.embedded {
+		// The user's configuration starts the servers; the specs still
+		// say how they behave (servers.indexes_after_attach).
+		if err := s.ExecLua(ctx, "require('nvbridge.servers').known(vim.json.decode(...))", nil, specs); err != nil {
+			return fmt.Errorf("register the server specs: %w", err)
+		}
+	}
 	if s.embedded {
 		const embeddedSetup = `
 local root, specs = ...
@@ -230,10 +241,6 @@ vim.cmd.cd(vim.fn.fnameescape(root))
 vim.lsp.set_log_level('OFF')
 require('nvbridge.servers').setup(root, vim.json.decode(specs))
 `
-		specs, err := serversJSON(s.extra)
-		if err != nil {
-			return err
-		}
 		if err := s.ExecLua(ctx, embeddedSetup, nil, s.root.Dir(), specs); err != nil {
 			return fmt.Errorf("set up the embedded Neovim: %w", err)
 		}

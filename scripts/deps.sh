@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need into .deps/ (git-ignored), idempotently:
 #   Neovim >= 0.10, gopls, dlv, debugpy (+ pytest), pyright, typescript-language-server,
-#   typescript.
+#   typescript, clangd 14.
 # Each piece is checked first and installed only if missing or the wrong version, so a
 # warm run takes about a second. Any failure stops the script with a message naming the
 # piece; installer output goes to .deps/log/PIECE.log and its tail is shown on failure.
@@ -14,6 +14,12 @@ NVIM_MIN_MINOR=10 # Neovim 0.10: vim.lsp.get_clients, vim.system
 # Debian trixie packages for a private Neovim 0.10 (see nvim_private below).
 NVIM_PKGS=(neovim neovim-runtime libluajit-5.1-2 libluajit-5.1-common libmsgpack-c2
 	libtree-sitter0.22 libunibilium4 libuv1t64 libvterm0 lua-lpeg lua-luv libc6 libgcc-s1)
+# Debian bookworm packages for a private clangd 14 (see clangd_private below): clangd
+# and the libraries it needs beyond a base bookworm system.
+CLANGD_PKGS=(clangd-14 libclang-cpp14 libllvm14 libclang-common-14-dev libgrpc29 libgrpc++1.51
+	libprotobuf32 libre2-9 libc-ares2 libabsl20220623 libz3-4 libxml2 libedit2 libffi8 libicu72
+	libbsd0 libmd0)
+CLANGD_VERSION=14
 # npm packages are pinned in scripts/npm/package.json + package-lock.json.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -109,6 +115,41 @@ nvim_private() {
 	rm -rf "$DEPS/nvim" "$apt" # the trixie index (28 MB) is only needed to download
 	mv "$tmp" "$DEPS/nvim"
 	install -m 755 "$ROOT/scripts/nvim-wrapper.sh" "$BIN/nvim"
+}
+
+# clangd_private: unpack bookworm's clangd 14 and the libraries it needs into
+# .deps/clangd without touching the system (no apt-get install): the same private apt
+# folders as nvim_private, with bookworm as the suite, so a newer suite configured on the
+# machine (trixie's clangd 19 would upgrade libc) is never picked. .deps/bin/clangd is a
+# wrapper (scripts/clangd-wrapper.sh) that puts the private libraries first for clangd
+# alone.
+clangd_private() {
+	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
+		die "no apt-get/dpkg-deb to fetch clangd $CLANGD_VERSION: install clangd $CLANGD_VERSION and put it on PATH as .deps/bin/clangd"
+	local apt=$DEPS/apt-bookworm tmp=$DEPS/clangd.tmp debs=$DEPS/apt-bookworm/debs mirror
+	mirror=$(debian_mirror) || die "no Debian mirror URI in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
+	rm -rf "$tmp" "$apt"
+	mkdir -p "$apt/parts" "$apt/lists/partial" "$apt/cache/archives/partial" "$debs" "$tmp"
+	cat >"$apt/parts/bookworm.sources" <<-EOF
+		Types: deb
+		URIs: $mirror
+		Suites: bookworm
+		Components: main
+		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+	EOF
+	local o=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$apt/parts"
+		-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
+		-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+	run_logged apt-get "${o[@]}" update
+	cd "$debs" || die "cannot cd to $debs"
+	run_logged apt-get "${o[@]}" download "${CLANGD_PKGS[@]}"
+	cd "$ROOT"
+	local deb
+	for deb in "$debs"/*.deb; do run_logged dpkg-deb -x "$deb" "$tmp"; done
+	[[ -x $tmp/usr/lib/llvm-$CLANGD_VERSION/bin/clangd ]] || die "the clangd-$CLANGD_VERSION package has no usr/lib/llvm-$CLANGD_VERSION/bin/clangd"
+	rm -rf "$DEPS/clangd" "$apt"
+	mv "$tmp" "$DEPS/clangd"
+	install -m 755 "$ROOT/scripts/clangd-wrapper.sh" "$BIN/clangd"
 }
 
 piece=nvim
@@ -215,6 +256,21 @@ else
 	chmod 755 "$BIN/python3-deps" "$BIN/debugpy-adapter"
 	v=$(py_check) || die "debugpy or pytest does not import from $PY_SITE"
 	echo "debugpy, pytest: .deps/python $v (installed)"
+fi
+
+piece=clangd
+# Keep the wrapper in step with scripts/clangd-wrapper.sh without reinstalling clangd.
+if [[ -d $DEPS/clangd ]] && ! cmp -s "$ROOT/scripts/clangd-wrapper.sh" "$BIN/clangd"; then
+	install -m 755 "$ROOT/scripts/clangd-wrapper.sh" "$BIN/clangd"
+fi
+if [[ -x $BIN/clangd ]] && "$BIN/clangd" --version 2>/dev/null | grep -q "clangd version $CLANGD_VERSION\."; then
+	echo "clangd: .deps/bin/clangd $CLANGD_VERSION (cached)"
+else
+	: >"$LOG/clangd.log"
+	clangd_private
+	v=$("$BIN/clangd" --version 2>&1 | sed -n 's/.*clangd version \([0-9.]*\).*/\1/p')
+	[[ ${v%%.*} == "$CLANGD_VERSION" ]] || die "private clangd does not start or is not $CLANGD_VERSION; try: .deps/bin/clangd --version"
+	echo "clangd: .deps/bin/clangd $v (installed)"
 fi
 
 # npm language servers: `npm ci` from the committed lockfile, reinstalled only when the

@@ -4,7 +4,9 @@
 package testenv
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net"
@@ -89,8 +91,20 @@ func CopySample(t testing.TB, name string) string {
 	return dst
 }
 
-// CopyDir copies the tree at src to dst (regular files and folders).
+// SampleRootPlaceholder stands for the sample copy's absolute path in a
+// sample's compile_commands.json: a compilation database names absolute
+// folders (clangd 14 does not resolve a relative "directory"), so the
+// committed one is a template that CopyDir fills in, as a build tool (CMake,
+// bear) would generate it.
+const SampleRootPlaceholder = "@SAMPLE_ROOT@"
+
+// CopyDir copies the tree at src to dst (regular files and folders),
+// filling SampleRootPlaceholder in compile_commands.json files with dst.
 func CopyDir(src, dst string) error {
+	absDst, err := filepath.Abs(dst)
+	if err != nil {
+		return err
+	}
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -103,6 +117,10 @@ func CopyDir(src, dst string) error {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
+		}
+		if d.Name() == "compile_commands.json" {
+			quoted, _ := json.Marshal(absDst)
+			data = bytes.ReplaceAll(data, []byte(SampleRootPlaceholder), quoted[1:len(quoted)-1])
 		}
 		return os.WriteFile(target, data, 0o644)
 	})

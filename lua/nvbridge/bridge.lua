@@ -29,6 +29,9 @@ local published = {}
 -- Active $/progress tokens per client, from LspProgress events.
 ---@type table<integer, table<any, boolean>>
 local progress = {}
+-- Clients that ended $/progress work at least once, or whose wait for it
+-- ran out (see busy: a server indexing after attaching).
+local progress_ended = {}
 
 local function key(chan, id)
   return chan .. ':' .. id
@@ -124,6 +127,7 @@ function M.setup()
         progress[client_id][params.token] = true
       elseif value.kind == 'end' then
         progress[client_id][params.token] = nil
+        progress_ended[client_id] = true
       end
     end,
   })
@@ -403,9 +407,17 @@ local function ready_clients(bufnr)
   return out
 end
 
+-- A client is busy while it reports $/progress work, and, when it indexes
+-- in the background right after attaching (clangd), until that first work
+-- has ended: it begins a few milliseconds after attachment, so "no work
+-- reported" does not yet mean ready.
 local function busy(clients)
+  local servers = require('nvbridge.servers')
   for _, client in ipairs(clients) do
     if next(progress[client.id] or {}) ~= nil then
+      return true
+    end
+    if not progress_ended[client.id] and servers.indexes_after_attach(client) then
       return true
     end
   end
@@ -465,7 +477,14 @@ function M.wait_clients(chan, id, bufnr, grace_ms, progress_ms)
     if #ready_clients(bufnr) > 0 and not progress_started then
       progress_started = true
       attach_timer:stop()
-      progress_timer:start(progress_ms, 0, vim.schedule_wrap(finish))
+      progress_timer:start(progress_ms, 0, vim.schedule_wrap(function()
+        -- The bound is spent once per client: a server that never ends
+        -- its work must not stall every later request.
+        for _, client in ipairs(ready_clients(bufnr)) do
+          progress_ended[client.id] = true
+        end
+        finish()
+      end))
     end
     if settled() then
       finish()

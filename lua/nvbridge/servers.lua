@@ -14,6 +14,7 @@ local api = vim.api
 ---@field init_options table?
 ---@field settings table?
 ---@field env table<string, string>?
+---@field indexed_with string[]? files that, in the root, make the server index in the background after attaching
 
 --- The servers setup was given, in the order they are tried: the Go
 --- registry's (package lang, one file per language), after any extra ones.
@@ -76,6 +77,7 @@ function M.setup(workspace_root, specs)
       init_options = spec.init_options,
       settings = spec.settings,
       env = spec.env,
+      indexed_with = spec.indexed_with,
     })
   end
   local group = api.nvim_create_augroup('nvbridge_servers', { clear = true })
@@ -87,6 +89,37 @@ function M.setup(workspace_root, specs)
       end
     end,
   })
+end
+
+--- Records the server specs without starting anything (attached mode: the
+--- user's configuration starts the servers; the specs still say how they
+--- behave, see indexes_after_attach).
+---@param specs nvbridge.ServerSpec[]
+function M.known(specs)
+  vim.validate({ specs = { specs, 'table' } })
+  M.specs = specs
+end
+
+--- Reports whether a client indexes its workspace in the background right
+--- after attaching (its spec's indexed_with file is in its root): requests
+--- wait for that first $/progress work to end.
+---@param client {name: string, root_dir: string|userdata}
+---@return boolean
+function M.indexes_after_attach(client)
+  local root = type(client.root_dir) == 'string' and client.root_dir or nil
+  if not root then
+    return false
+  end
+  for _, spec in ipairs(M.specs) do
+    if spec.name == client.name then
+      for _, file in ipairs(spec.indexed_with or {}) do
+        if (vim.uv or vim.loop).fs_stat(root .. '/' .. file) then
+          return true
+        end
+      end
+    end
+  end
+  return false
 end
 
 --- Reports which servers are configured and whether each is installed.
