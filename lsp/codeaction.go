@@ -26,6 +26,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/preview"
 )
 
@@ -533,22 +534,24 @@ type captureResult struct {
 // mid-command).
 var CaptureBound = 2 * time.Minute
 
+// captureBegin is actions.begin_capture's reply (nvbridge.CaptureBegin).
+type captureBegin struct {
+	Token *int           `msgpack:"token"`
+	Err   *nvim.LuaError `msgpack:"err"`
+}
+
 // captureCommand runs cmd through workspace/executeCommand while the
 // client's workspace/applyEdit (and _typescript.rename) requests are
 // captured instead of applied.
 func (c *Client) captureCommand(ctx context.Context, doc *Document, server Server, cmd lspCommand) (captureResult, error) {
-	var begin struct {
-		Token *int `msgpack:"token"`
-		Err   *struct {
-			Code    string `msgpack:"code"`
-			Message string `msgpack:"message"`
-		} `msgpack:"err"`
-	}
+	var begin captureBegin
 	if err := c.Session.Call(ctx, "nvbridge.actions", "begin_capture", &begin, server.ID, int(CaptureBound/time.Millisecond)); err != nil {
 		return captureResult{}, err
 	}
 	if begin.Err != nil {
-		return captureResult{}, apierr.Errorf(apierr.Code(begin.Err.Code), "retry in a moment", "%s", begin.Err.Message)
+		e := begin.Err.APIError()
+		e.Remediation = "retry in a moment"
+		return captureResult{}, e
 	}
 	if begin.Token == nil {
 		return captureResult{}, apierr.New(apierr.OperationFailed, "cannot start capturing the server's edits", "report this")

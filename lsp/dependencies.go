@@ -189,6 +189,15 @@ func (d *depScan) fileImports(ctx context.Context, doc *Document) ([]lang.Import
 	return d.scan(text), SourceScanner, "", nil
 }
 
+// tsImport is an import structure.lua read with tree-sitter (JSON,
+// nvbridge.TSImport).
+type tsImport struct {
+	Path   string `json:"path"`
+	Line   int    `json:"line"`
+	Col    int    `json:"col"`
+	System bool   `json:"system"`
+}
+
 func decodeTSImports(raw string) ([]lang.Import, error) {
 	var failed struct {
 		Err string `json:"err"`
@@ -196,12 +205,7 @@ func decodeTSImports(raw string) ([]lang.Import, error) {
 	if strings.HasPrefix(strings.TrimSpace(raw), "{\"err\"") && json.Unmarshal([]byte(raw), &failed) == nil && failed.Err != "" {
 		return nil, fmt.Errorf("%s", failed.Err)
 	}
-	var list []struct {
-		Path   string `json:"path"`
-		Line   int    `json:"line"`
-		Col    int    `json:"col"`
-		System bool   `json:"system"`
-	}
+	var list []tsImport
 	if err := decodeList(json.RawMessage(raw), &list); err != nil {
 		return nil, err
 	}
@@ -307,12 +311,7 @@ func (d *depScan) importers(ctx context.Context, target string) ([]Importer, int
 		if err := d.c.Session.Call(ctx, "nvbridge.structure", "imports_of_files", &raw, files, d.lang.Imports.TreeSitter, d.lang.Imports.Query); err != nil {
 			return nil, 0, false, err
 		}
-		var decoded map[string][]struct {
-			Path   string `json:"path"`
-			Line   int    `json:"line"`
-			Col    int    `json:"col"`
-			System bool   `json:"system"`
-		}
+		var decoded map[string][]tsImport
 		if err := json.Unmarshal([]byte(raw), &decoded); err != nil && strings.TrimSpace(raw) != "[]" {
 			return nil, 0, false, fmt.Errorf("decode imports: %w", err)
 		}

@@ -2,8 +2,6 @@ package nvim
 
 import (
 	"context"
-
-	"github.com/nvbridge/nvbridge/apierr"
 )
 
 // BufferState describes a buffer after Open reconciled it with the disk.
@@ -23,10 +21,7 @@ type BufferState struct {
 
 type openReply struct {
 	BufferState
-	Err *struct {
-		Code    string `msgpack:"code"`
-		Message string `msgpack:"message"`
-	} `msgpack:"err"`
+	Err *LuaError `msgpack:"err"`
 }
 
 // OpenBuffer loads absPath into a buffer if needed and reconciles it with the
@@ -39,8 +34,7 @@ func (s *Session) OpenBuffer(ctx context.Context, absPath string, mustExist bool
 		return BufferState{}, err
 	}
 	if r.Err != nil {
-		code := apierr.Code(r.Err.Code)
-		return BufferState{}, &apierr.Error{Code: code, Message: r.Err.Message, Remediation: remediationFor(code)}
+		return BufferState{}, r.Err.APIError()
 	}
 	return r.BufferState, nil
 }

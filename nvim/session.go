@@ -400,7 +400,7 @@ func (s *Session) onDone(args ...any) {
 	}
 	var r asyncResult
 	if len(args) > 1 && args[1] != nil {
-		r.err = decodeLuaError(args[1])
+		r.err = luaErrorOf(args[1])
 	}
 	if len(args) > 2 {
 		if str, ok := args[2].(string); ok {
@@ -414,33 +414,6 @@ func (s *Session) onDone(args ...any) {
 	if found {
 		ch <- r
 	}
-}
-
-func decodeLuaError(v any) *apierr.Error {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return apierr.New(apierr.OperationFailed, fmt.Sprint(v), "")
-	}
-	code, _ := m["code"].(string)
-	msg, _ := m["message"].(string)
-	if code == "" {
-		code = string(apierr.OperationFailed)
-	}
-	return &apierr.Error{Code: apierr.Code(code), Message: msg, Remediation: remediationFor(apierr.Code(code))}
-}
-
-func remediationFor(code apierr.Code) string {
-	switch code {
-	case apierr.Unsupported:
-		return "check which language server serves this file type (get_buffer_info lists the attached servers) and that it is installed"
-	case apierr.Timeout:
-		return "retry; the language server may still be loading the workspace"
-	case apierr.Conflict:
-		return "save or discard the buffer's changes in Neovim (save_buffer / discard_buffer), then retry"
-	case apierr.ResourceNotFound:
-		return "check the path (relative to the workspace root)"
-	}
-	return "retry; if it persists, check the language server's log"
 }
 
 func toInt64(v any) (int64, bool) {

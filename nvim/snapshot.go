@@ -56,22 +56,6 @@ type FileSnapshot struct {
 	Err *LuaError `msgpack:"err"`
 }
 
-// LuaError is an error a bridge Lua function returned as data.
-type LuaError struct {
-	Code    string `msgpack:"code"`
-	Message string `msgpack:"message"`
-	Path    string `msgpack:"path"`
-}
-
-// APIError converts e to the error tools return.
-func (e *LuaError) APIError() *apierr.Error {
-	code := apierr.Code(e.Code)
-	if code == "" {
-		code = apierr.OperationFailed
-	}
-	return &apierr.Error{Code: code, Message: e.Message, Remediation: remediationFor(code)}
-}
-
 // SnapshotOptions say what Snapshot does besides reading.
 type SnapshotOptions struct {
 	// Reconcile loaded buffers with the disk first (bridge.lua: reconcile).

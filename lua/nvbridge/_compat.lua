@@ -1,6 +1,7 @@
 --- Differences between the Neovim versions nvbridge supports (0.10 and
 --- later), in one place. Neovim 0.11 turned client functions into methods
---- (client:request) and changed vim.str_utfindex's signature.
+--- (client:request), changed vim.str_utfindex's signature and versions LSP
+--- documents by changedtick; vim.lsp._changetracking is private API.
 local M = {}
 
 M.has_011 = vim.fn.has('nvim-0.11') == 1
@@ -49,6 +50,31 @@ function M.utfindex(line, enc, col)
   end
   local utf32, utf16 = vim.str_utfindex(line, col)
   return enc == 'utf-32' and utf32 or utf16
+end
+
+--- The buffer's document version as its language servers know it, or nil
+--- when no server has it open (then a server cannot have versioned it).
+---@param bufnr integer
+---@return integer?
+function M.lsp_version(bufnr)
+  if not M.has_011 then
+    -- 0.10 keeps a version per buffer while a client is attached.
+    return vim.lsp.util.buf_versions[bufnr]
+  end
+  if #M.get_clients({ bufnr = bufnr }) == 0 then
+    return nil
+  end
+  return vim.b[bufnr].changedtick -- 0.11 versions documents by changedtick
+end
+
+--- Sends the client every pending (debounced) didChange, of every buffer:
+--- Neovim flushes only the requested buffer's before a request. Private
+--- API; a Neovim without it sends changes unbatched anyway.
+function M.flush_changes(client)
+  local changetracking = vim.lsp._changetracking
+  if changetracking and changetracking.flush then
+    pcall(changetracking.flush, client)
+  end
 end
 
 return M

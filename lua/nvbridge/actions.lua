@@ -155,7 +155,7 @@ end
 --- Starts recording the edits a client pushes (see the module comment).
 --- bound_ms is a safety net: should the caller vanish, the client's handlers
 --- are restored after it.
----@return table {token = N} or {err = {code, message}}
+---@return nvbridge.CaptureBegin
 function M.begin_capture(client_id, bound_ms)
   vim.validate({ client_id = { client_id, 'number' }, bound_ms = { bound_ms, 'number' } })
   local client = client_by_id(client_id)

@@ -15,7 +15,6 @@ local bridge = require('nvbridge.bridge')
 local read_file, stat_key, load = bridge.read_file, bridge.stat_key, bridge.load
 
 local compat = require('nvbridge._compat')
-local has_011 = compat.has_011
 
 -- How many nvbridge changes per buffer the undo tool remembers.
 local UNDO_DEPTH = 100
@@ -139,19 +138,6 @@ end
 
 local is_empty, buffer_text = bridge.is_empty, bridge.buffer_text
 
---- The buffer's document version as its language servers know it, or nil
---- when no server has it open (then a server cannot have versioned it).
-local function lsp_version(b)
-  if not has_011 then
-    -- 0.10 keeps a version per buffer while a client is attached.
-    return vim.lsp.util.buf_versions[b]
-  end
-  if #get_clients({ bufnr = b }) == 0 then
-    return nil
-  end
-  return vim.b[b].changedtick -- 0.11 versions documents by changedtick
-end
-
 --- Maps buffer names (and, lazily, their real paths) to buffer numbers, so a
 --- file opened through a symlink is found under its real path too.
 local function buffer_index()
@@ -273,8 +259,8 @@ end
 --- Snapshots files as Neovim holds them: a loaded buffer's text (what a write
 --- would produce), else the file on disk.
 ---@param paths string[] absolute, confined to the workspace by the caller
----@param opts {reconcile: boolean?, with_disk: boolean?}
----@return table[] one entry per path (see nvim.FileSnapshot)
+---@param opts nvbridge.SnapshotOptions
+---@return nvbridge.FileSnapshot[] one entry per path
 function M.snapshot(paths, opts)
   opts = opts or {}
   local find = buffer_index()
@@ -292,7 +278,7 @@ function M.snapshot(paths, opts)
       s.loaded = true
       s.bufnr = b
       s.changedtick = vim.b[b].changedtick
-      s.lsp_version = lsp_version(b)
+      s.lsp_version = compat.lsp_version(b)
       s.modified = vim.bo[b].modified
       s.user_modified = modified_by_user(b)
       s.modifiable = vim.bo[b].modifiable
@@ -721,8 +707,8 @@ end
 --- Applies a plan atomically: every file is validated first (changedtick or
 --- content fingerprint, ranges, preconditions), then all edits are applied,
 --- one undo step per buffer; on any failure every buffer and file is restored.
----@param plan {files: table[], save: boolean, fail_at: string?}
----@return table {files = {...}} or {err = {...}}
+---@param plan nvbridge.Plan
+---@return nvbridge.ApplyReply
 function M.apply(plan)
   local find = buffer_index()
   local targets = {}
@@ -824,6 +810,7 @@ end
 
 --- Undoes the last nvbridge change in the buffer of path, unless the buffer
 --- was edited after it.
+---@return nvbridge.BufferReply
 function M.undo(path)
   local b = loaded_buffer(buffer_index(), path)
   if not b then
@@ -866,6 +853,7 @@ end
 
 --- Writes the buffer of path. Refuses (CONFLICT) when the file changed on
 --- disk since it was loaded, unless force.
+---@return nvbridge.BufferReply
 function M.save(path, force)
   local b = loaded_buffer(buffer_index(), path)
   if not b then
@@ -893,6 +881,7 @@ end
 
 --- Puts the buffer of path back to the file's content on disk (:edit!). A
 --- pending rename is undone; a buffer whose file does not exist is wiped.
+---@return nvbridge.BufferReply
 function M.discard(path)
   local b = loaded_buffer(buffer_index(), path)
   if not b then

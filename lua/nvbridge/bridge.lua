@@ -46,9 +46,9 @@ local function fail(code, message)
   return { code = code, message = message }
 end
 
+-- The version a server's publish for the current text carries.
 local function buf_version(bufnr)
-  local versions = vim.lsp.util.buf_versions
-  return (versions and versions[bufnr]) or vim.b[bufnr].changedtick
+  return compat.lsp_version(bufnr) or vim.b[bufnr].changedtick
 end
 
 -- Every method the client supports for this buffer, by Neovim's own
@@ -365,6 +365,7 @@ end
 --- disk. Returns the buffer state, or {err = {code, message}}.
 ---@param path string absolute, already confined to the workspace by the caller
 ---@param must_exist boolean
+---@return nvbridge.OpenReply
 function M.open(path, must_exist)
   if must_exist and not uv.fs_stat(path) and vim.fn.bufexists(path) == 0 then
     return { err = fail('RESOURCE_NOT_FOUND', 'no such file: ' .. path) }
@@ -521,10 +522,7 @@ function M.request(chan, id, bufnr, client_id, method, params_json)
   -- Neovim flushes (debounced) didChange only for the request's own buffer;
   -- a request about several files (rename after a multi-buffer edit or
   -- undo) must see every buffer's current text, so send all pending changes.
-  local changetracking = vim.lsp._changetracking
-  if changetracking and changetracking.flush then
-    pcall(changetracking.flush, chosen)
-  end
+  compat.flush_changes(chosen)
   local ok, request_id = client_request(chosen, method, params, function(err, result)
     if err then
       if err.code == -32601 then

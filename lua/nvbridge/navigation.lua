@@ -15,7 +15,7 @@ local stopped = compat.is_stopped
 --- attached to (requests go through a buffer). Buffers are visited in number
 --- order, so the answer is stable.
 ---@param method string e.g. "workspace/symbol", or ""
----@return string json [{id, name, offset_encoding, root_dir, bufnr}]
+---@return string json nvbridge.WorkspaceClient[]
 function M.workspace_clients(method)
   vim.validate({ method = { method, 'string' } })
   local out = {}

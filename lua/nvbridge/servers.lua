@@ -6,15 +6,7 @@ local M = {}
 
 local api = vim.api
 
----@class nvbridge.ServerSpec (Go: lang.ServerSpec)
----@field name string
----@field cmd string[]
----@field filetypes string[]
----@field markers string[]?
----@field init_options table?
----@field settings table?
----@field env table<string, string>?
----@field indexed_with string[]? files that, in the root, make the server index in the background after attaching
+-- nvbridge.ServerSpec: see _meta.lua (Go: lang.ServerSpec).
 
 --- The servers setup was given, in the order they are tried: the Go
 --- registry's (package lang, one file per language), after any extra ones.

@@ -60,7 +60,7 @@ end
 ---@param path string
 ---@param lang string tree-sitter language
 ---@param query string import query
----@return string json [{path, line (0-based), col (0-based byte), system}]
+---@return string json nvbridge.TSImport[], or {err = message}
 function M.imports(bufnr, path, lang, query)
   vim.validate({
     bufnr = { bufnr, 'number' },

@@ -1,0 +1,174 @@
+---@meta
+--- Every table that crosses between Go and the Lua bridge, as LuaCATS
+--- classes (the style of Neovim's runtime/lua/vim/lsp/_meta/protocol.lua).
+--- Each class names the Go type it mirrors; a Go test (contract_test.go in
+--- nvim, edit, lsp and lang) checks the Go struct tags against these fields,
+--- names, types and optionality (`name?` is a Go pointer or omitempty
+--- field). Tables travel as msgpack (the Go `msgpack` tags) unless a class
+--- says JSON (`json` tags: vim.json on the Lua side); raw LSP payloads are
+--- passed through as JSON and are not described here.
+---
+--- Not a module: nothing requires it.
+error('nvbridge._meta is a type description, not a module')
+
+--- An error returned as data, never thrown (Go: nvim.LuaError). Codes are
+--- apierr codes: INVALID_PARAMETER, RESOURCE_NOT_FOUND, CONFLICT, ...
+---@class nvbridge.Error
+---@field code string
+---@field message string
+---@field path? string the file it is about, when it is about one
+
+--- bridge.open's reply (Go: nvim.openReply, nvim.BufferState).
+---@class nvbridge.OpenReply
+---@field bufnr integer
+---@field changedtick integer
+---@field modified boolean
+---@field line_count integer
+---@field filetype string
+---@field fileformat string
+---@field eol boolean
+---@field state string "loaded" | "same" | "reloaded"
+---@field err? nvbridge.Error
+
+--- A buffer's identity for the text cache (Go: nvim.bufferKey).
+---@class nvbridge.BufferKey
+---@field bufnr integer
+---@field changedtick integer
+---@field fileformat string
+---@field eol boolean
+---@field bomb boolean
+
+--- apply.snapshot's options (Go: nvim.SnapshotOptions).
+---@class nvbridge.SnapshotOptions
+---@field reconcile boolean
+---@field with_disk boolean
+---@field known? table<string, nvbridge.BufferKey> texts the Go side already holds
+
+--- One file as Neovim holds it (Go: nvim.FileSnapshot).
+---@class nvbridge.FileSnapshot
+---@field path string
+---@field exists boolean
+---@field is_dir boolean
+---@field loaded boolean
+---@field text string
+---@field bomb boolean
+---@field disk? string
+---@field fingerprint string
+---@field bufnr integer
+---@field changedtick integer
+---@field lsp_version? integer
+---@field modified boolean
+---@field user_modified boolean
+---@field modifiable boolean
+---@field fileformat string
+---@field line_count integer
+---@field eol boolean
+---@field renamed_from string
+---@field same boolean the Go side's cached text is current (text left out)
+---@field err? nvbridge.Error
+
+--- One nvim_buf_set_text call, as an array (Go: edit.bufOp with
+--- msgpack ",array"): start row, start byte column, end row, end byte
+--- column, replacement text.
+---@alias nvbridge.BufOp [integer, integer, integer, integer, string]
+
+--- What a target must still be (Go: edit.luaExpect).
+---@class nvbridge.Expect
+---@field loaded boolean
+---@field bufnr integer
+---@field changedtick integer
+---@field fingerprint string
+
+--- One file of a plan (Go: edit.luaFile).
+---@class nvbridge.PlanFile
+---@field path string
+---@field kind string "edit" | "create" | "delete" | "rename"
+---@field new_path? string
+---@field overwrite boolean
+---@field fileformat? string
+---@field expect nvbridge.Expect
+---@field ops nvbridge.BufOp[]
+---@field clear boolean
+---@field trim_tail boolean
+---@field eol? boolean
+---@field line_count integer
+
+--- apply.apply's plan (Go: edit.luaPlan).
+---@class nvbridge.Plan
+---@field files nvbridge.PlanFile[]
+---@field save boolean
+---@field fail_at? string fault injection for tests: fail at this path
+
+--- One applied file (Go: edit.luaFileResult).
+---@class nvbridge.FileResult
+---@field path string
+---@field new_path string
+---@field kind string
+---@field bufnr integer
+---@field changedtick integer
+---@field modified boolean
+---@field line_count integer
+---@field fileformat string
+---@field eol boolean
+---@field bomb boolean
+---@field saved boolean
+---@field note string
+
+--- apply.apply's reply (Go: edit.luaApplyReply).
+---@class nvbridge.ApplyReply
+---@field files nvbridge.FileResult[]
+---@field err? nvbridge.Error
+
+--- apply.undo / save / discard's reply (Go: edit.luaBufferReply).
+---@class nvbridge.BufferReply
+---@field bufnr integer
+---@field changedtick integer
+---@field modified boolean
+---@field line_count integer
+---@field remaining integer
+---@field saved boolean
+---@field discarded boolean
+---@field note string
+---@field err? nvbridge.Error
+
+--- actions.begin_capture's reply (Go: lsp.captureBegin).
+---@class nvbridge.CaptureBegin
+---@field token? integer
+---@field err? nvbridge.Error
+
+--- A language server the embedded Neovim starts, JSON (Go: lang.ServerSpec).
+---@class nvbridge.ServerSpec
+---@field name string
+---@field cmd string[]
+---@field filetypes string[]
+---@field markers? string[]
+---@field env? table<string, string>
+---@field init_options? table<string, any>
+---@field settings? table<string, any>
+---@field indexed_with? string[] files that, in the root, make the server index in the background after attaching
+
+--- A client attached to a buffer, JSON from bridge.wait_clients (Go:
+--- lsp.serverWire).
+---@class nvbridge.Client
+---@field id integer
+---@field name string
+---@field offset_encoding string
+---@field root_dir any string, or vim.NIL
+---@field methods table<string, boolean>
+
+--- A running client with a buffer to send requests through, JSON from
+--- navigation.workspace_clients (Go: lsp.symbolClient).
+---@class nvbridge.WorkspaceClient
+---@field id integer
+---@field name string
+---@field offset_encoding string
+---@field root_dir any
+---@field bufnr integer
+
+--- An import read with tree-sitter, JSON from structure.imports (Go: the
+--- list decoded in lsp.decodeTSImports).
+---@class nvbridge.TSImport
+---@field path string
+---@field line integer 0-based
+---@field col integer 0-based byte column
+---@field system boolean
