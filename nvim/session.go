@@ -45,6 +45,9 @@ type Options struct {
 	// ExtraServers are language servers the embedded Neovim starts in
 	// addition to (and before) the built-in list; see ExtraServersFromEnv.
 	ExtraServers []ServerSpec
+	// TraceLogf, when set, receives every exchange the session records
+	// in its trace (Session.Trace) as it happens (--log).
+	TraceLogf func(format string, args ...any)
 }
 
 // Session is one connection to Neovim. It is safe for concurrent use.
@@ -66,6 +69,9 @@ type Session struct {
 	closed    chan struct{}
 	closeOnce sync.Once
 	serveErr  error
+
+	// trace keeps the recent RPC and LSP exchanges (Trace).
+	trace *traceRing
 }
 
 type asyncResult struct {
@@ -83,7 +89,8 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if addr == "" && opts.UseEnv {
 		addr = os.Getenv("NVIM")
 	}
-	s := &Session{root: opts.Root, logf: logf, extra: opts.ExtraServers, waiters: map[int64]chan asyncResult{}, closed: make(chan struct{})}
+	s := &Session{root: opts.Root, logf: logf, extra: opts.ExtraServers, waiters: map[int64]chan asyncResult{}, closed: make(chan struct{}),
+		trace: newTraceRing(opts.TraceLogf)}
 	var err error
 	if addr != "" {
 		err = s.dial(ctx, addr)
@@ -290,18 +297,31 @@ func (s *Session) Done() <-chan struct{} { return s.closed }
 // go-client calls take no context, so a call outliving ctx is abandoned
 // (its reply is dropped) and ctx's error is returned.
 func (s *Session) ExecLua(ctx context.Context, code string, result any, args ...any) error {
-	return s.bounded(ctx, func() error {
+	first, _, _ := strings.Cut(strings.TrimSpace(code), "\n")
+	return s.execLua(ctx, "exec_lua "+first, code, result, args...)
+}
+
+// execLua runs code, recording it in the trace under name.
+func (s *Session) execLua(ctx context.Context, name, code string, result any, args ...any) error {
+	start := time.Now()
+	err := s.bounded(ctx, func() error {
 		if args == nil {
 			args = []any{}
 		}
 		return s.v.ExecLua(code, result, args...)
 	})
+	e := TraceEntry{At: start, Kind: "rpc", Text: name, Took: time.Since(start)}
+	if err != nil {
+		e.Err = err.Error()
+	}
+	s.trace.add(e)
+	return err
 }
 
 // Call runs require(module)[fn](args...) and decodes its return value.
 func (s *Session) Call(ctx context.Context, module, fn string, result any, args ...any) error {
 	const code = "local module, fn = ...; return require(module)[fn](select(3, ...))"
-	return s.ExecLua(ctx, code, result, append([]any{module, fn}, args...)...)
+	return s.execLua(ctx, module+"."+fn+"("+describeArgs(args)+")", code, result, append([]any{module, fn}, args...)...)
 }
 
 func (s *Session) bounded(ctx context.Context, call func() error) error {
@@ -367,17 +387,30 @@ func (s *Session) Async(ctx context.Context, fn string, args ...any) (json.RawMe
 		delete(s.waiters, id)
 		s.mu.Unlock()
 	}
+	kind, what := "async", fmt.Sprintf("#%d %s(%s)", id, fn, describeArgs(args))
+	if fn == "request" && len(args) >= 4 {
+		// bridge.request(bufnr, client_id, method, params): an LSP request.
+		kind, what = "lsp", fmt.Sprintf("#%d → %v %v (client %v, buffer %v)", id, args[2], args[3], args[1], args[0])
+	}
+	start := time.Now()
+	s.trace.add(TraceEntry{At: start, Kind: kind, Text: what})
 	if err := s.Call(ctx, "nvbridge.bridge", fn, nil, append([]any{s.channel, id}, args...)...); err != nil {
 		forget()
 		return nil, err
 	}
 	select {
 	case r := <-ch:
+		e := TraceEntry{Kind: kind, Text: fmt.Sprintf("#%d ← %s", id, r.result), Took: time.Since(start)}
+		if r.err != nil {
+			e.Text, e.Err = fmt.Sprintf("#%d ← %s", id, r.err.Code), r.err.Message
+		}
+		s.trace.add(e)
 		if r.err != nil {
 			return nil, r.err
 		}
 		return r.result, nil
 	case <-ctx.Done():
+		s.trace.add(TraceEntry{Kind: kind, Text: fmt.Sprintf("#%d cancelled", id), Took: time.Since(start), Err: ctx.Err().Error()})
 		forget()
 		// Cancel on a fresh context: ctx is already over.
 		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -250,9 +250,14 @@ func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env
 	}
 	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	s, err := nvim.Open(startCtx, nvim.Options{
+	opts := nvim.Options{
 		Addr: addr, UseEnv: true, Root: root, Command: g.nvimCmd, Logf: logger.Printf, ExtraServers: extra,
-	})
+	}
+	if g.logFile != "" {
+		// The log file gets every RPC and LSP exchange as it happens.
+		opts.TraceLogf = logger.Printf
+	}
+	s, err := nvim.Open(startCtx, opts)
 	if err != nil {
 		return nil, nil, err
 	}

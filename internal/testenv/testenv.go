@@ -194,6 +194,7 @@ func EmbeddedWith(t testing.TB, root string, opts nvim.Options) (*nvim.Session, 
 		t.Fatalf("start embedded Neovim: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
+	DumpTraceOnFailure(t, s)
 	return s, lsp.NewClient(s)
 }
 
@@ -244,7 +245,21 @@ func Attached(t testing.TB, addr, root string) (*nvim.Session, *lsp.Client) {
 		t.Fatalf("attach to Neovim at %s: %v", addr, err)
 	}
 	t.Cleanup(func() { s.Close() })
+	DumpTraceOnFailure(t, s)
 	return s, lsp.NewClient(s)
+}
+
+// DumpTraceOnFailure logs the session's recent RPC and LSP exchanges
+// (nvim.Session.Trace) when the test has failed, before the session closes.
+func DumpTraceOnFailure(t testing.TB, s *nvim.Session) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		var b strings.Builder
+		_ = s.WriteTrace(&b)
+		t.Logf("recent exchanges with Neovim (oldest first, at most %d):\n%s", nvim.TraceSize, b.String())
+	})
 }
 
 // UserLSPConfig returns arguments for Listening that configure language

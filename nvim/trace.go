@@ -1,0 +1,138 @@
+package nvim
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+)
+
+// TraceSize is how many exchanges a session's trace keeps (the oldest are
+// dropped); TraceTextLimit clips each entry's text.
+const (
+	TraceSize      = 256
+	TraceTextLimit = 300
+)
+
+// TraceEntry is one recorded exchange with Neovim: an RPC call (a bridge
+// function, a Lua chunk) or an LSP request through the bridge, once sent
+// and once answered.
+type TraceEntry struct {
+	At time.Time
+	// Kind is "rpc" (Call, ExecLua), "async" (a bridge operation that
+	// answers with nvbridge_done), or "lsp" (bridge.request: an LSP
+	// request to a server).
+	Kind string
+	// Text says what was sent, or what came back (clipped).
+	Text string
+	// Took is how long the answer took (0 on the sending entry).
+	Took time.Duration
+	Err  string
+}
+
+func (e TraceEntry) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %-5s %s", e.At.Format("15:04:05.000"), e.Kind, e.Text)
+	if e.Took > 0 {
+		fmt.Fprintf(&b, " (%s)", e.Took.Round(10*time.Microsecond))
+	}
+	if e.Err != "" {
+		b.WriteString(" ERR " + e.Err)
+	}
+	return b.String()
+}
+
+// traceRing is a bounded ring of recent exchanges; sink (when set) also
+// receives every entry as it is recorded (--log).
+type traceRing struct {
+	mu      sync.Mutex
+	entries []TraceEntry
+	next    int
+	full    bool
+	sink    func(format string, args ...any)
+}
+
+func newTraceRing(sink func(string, ...any)) *traceRing {
+	return &traceRing{entries: make([]TraceEntry, TraceSize), sink: sink}
+}
+
+func (r *traceRing) add(e TraceEntry) {
+	if e.At.IsZero() {
+		e.At = time.Now()
+	}
+	e.Text = clip(e.Text)
+	e.Err = clip(e.Err)
+	r.mu.Lock()
+	r.entries[r.next] = e
+	r.next = (r.next + 1) % len(r.entries)
+	if r.next == 0 {
+		r.full = true
+	}
+	sink := r.sink
+	r.mu.Unlock()
+	if sink != nil {
+		sink("trace %s", e)
+	}
+}
+
+// snapshot returns the entries, oldest first.
+func (r *traceRing) snapshot() []TraceEntry {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.full {
+		return append([]TraceEntry(nil), r.entries[:r.next]...)
+	}
+	return append(append([]TraceEntry(nil), r.entries[r.next:]...), r.entries[:r.next]...)
+}
+
+func clip(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= TraceTextLimit {
+		return s
+	}
+	cut := TraceTextLimit
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut-- // not inside a UTF-8 sequence
+	}
+	return s[:cut] + "…"
+}
+
+// describeArgs renders call arguments for the trace, cheaply: strings
+// (clipped), numbers and booleans; other values by type (a plan's texts are
+// not formatted just to be clipped).
+func describeArgs(args []any) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			if len(v) > TraceTextLimit {
+				v = v[:TraceTextLimit]
+			}
+			parts[i] = fmt.Sprintf("%q", v)
+		case int, int64, bool:
+			parts[i] = fmt.Sprint(v)
+		case []string:
+			parts[i] = fmt.Sprintf("[%d strings]", len(v))
+		case []int:
+			parts[i] = fmt.Sprint(v)
+		default:
+			parts[i] = fmt.Sprintf("%T", v)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Trace returns the session's recent exchanges with Neovim (at most
+// TraceSize), oldest first.
+func (s *Session) Trace() []TraceEntry { return s.trace.snapshot() }
+
+// WriteTrace writes the recent exchanges, one per line.
+func (s *Session) WriteTrace(w io.Writer) error {
+	for _, e := range s.Trace() {
+		if _, err := fmt.Fprintln(w, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
