@@ -281,9 +281,6 @@ func luaModules() (map[string]string, error) {
 	return out, err
 }
 
-// Nvim exposes the client for calls without a context (use sparingly).
-func (s *Session) Nvim() *nvim.Nvim { return s.v }
-
 // Root is the workspace root.
 func (s *Session) Root() workspace.Root { return s.root }
 

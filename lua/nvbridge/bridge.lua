@@ -389,15 +389,6 @@ function M.open(path, must_exist)
   return buffer_state(bufnr, state)
 end
 
---- Describes the clients attached to a buffer.
-function M.clients(bufnr)
-  local out = {}
-  for _, client in ipairs(get_clients({ bufnr = bufnr })) do
-    table.insert(out, describe(client, bufnr))
-  end
-  return out
-end
-
 local function ready_clients(bufnr)
   local out = {}
   for _, client in ipairs(get_clients({ bufnr = bufnr })) do
@@ -675,15 +666,6 @@ function M.diagnostics(bufnr)
     })
   end
   return vim.json.encode(out)
-end
-
---- Active progress tokens of a client (for readiness reporting).
-function M.progress(client_id)
-  local n = 0
-  for _ in pairs(progress[client_id] or {}) do
-    n = n + 1
-  end
-  return n
 end
 
 --- Reads some lines of some files: from the loaded buffer when there is one
