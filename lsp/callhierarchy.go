@@ -34,16 +34,7 @@ type CallEntry struct {
 	// CallSites are the calls: for a caller, where it calls the entry
 	// above; for a callee, where the entry above calls it.
 	CallSites []CallSite `json:"call_sites"`
-	// Cycle: this function is already on the path from the symbol (a
-	// recursive cycle); it is not expanded again.
-	Cycle bool `json:"cycle,omitempty"`
-	// Repeated: this function is expanded elsewhere in the answer; it is not
-	// expanded again.
-	Repeated bool `json:"repeated,omitempty"`
-	// More is how many further callers/callees depth or max_items left out.
-	More int `json:"more,omitempty"`
-	// Error says why the next level of this entry could not be read.
-	Error   string      `json:"error,omitempty"`
+	HierarchyMarks
 	Callers []CallEntry `json:"callers,omitempty"`
 	Callees []CallEntry `json:"callees,omitempty"`
 }
@@ -187,10 +178,20 @@ func (c *Client) callHierarchyAt(ctx context.Context, pos position, opts CallHie
 	out.Symbol, out.Truncated = walked.root, walked.truncated
 	out.Notes = append(out.Notes, walked.notes...)
 	for i, dir := range dirs {
-		entries := callEntries(walked.views[i], dir)
-		totals := &CallTotals{Direct: len(entries), More: walked.more[i]}
-		countCalls(entries, totals)
-		out.Totals[dir] = totals
+		entries := shapeViews(walked.views[i], func(v hierView, children []CallEntry) CallEntry {
+			e := CallEntry{HierarchyEntry: v.entry, CallSites: v.sites, HierarchyMarks: v.marks()}
+			if e.CallSites == nil {
+				e.CallSites = []CallSite{}
+			}
+			if dir == DirectionIncoming {
+				e.Callers = children
+			} else {
+				e.Callees = children
+			}
+			return e
+		})
+		n, sites := countViews(walked.views[i])
+		out.Totals[dir] = &CallTotals{Direct: len(entries), More: walked.more[i], Entries: n, CallSites: sites}
 		if dir == DirectionIncoming {
 			out.Incoming = entries
 		} else {
@@ -198,33 +199,4 @@ func (c *Client) callHierarchyAt(ctx context.Context, pos position, opts CallHie
 		}
 	}
 	return out, nil
-}
-
-func callEntries(views []hierView, dir string) []CallEntry {
-	out := make([]CallEntry, 0, len(views))
-	for _, v := range views {
-		e := CallEntry{HierarchyEntry: v.entry, CallSites: v.sites, Cycle: v.cycle, Repeated: v.repeated,
-			More: v.more, Error: v.err}
-		if e.CallSites == nil {
-			e.CallSites = []CallSite{}
-		}
-		if len(v.children) > 0 {
-			if dir == DirectionIncoming {
-				e.Callers = callEntries(v.children, dir)
-			} else {
-				e.Callees = callEntries(v.children, dir)
-			}
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-func countCalls(entries []CallEntry, t *CallTotals) {
-	for _, e := range entries {
-		t.Entries++
-		t.CallSites += len(e.CallSites)
-		countCalls(e.Callers, t)
-		countCalls(e.Callees, t)
-	}
 }

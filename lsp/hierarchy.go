@@ -360,6 +360,50 @@ type hierView struct {
 	children []hierView
 }
 
+// HierarchyMarks are what the walk says about an entry of a call or type
+// hierarchy.
+type HierarchyMarks struct {
+	// Cycle: the entry is already on the path from the symbol (a
+	// recursive cycle); it is not expanded again.
+	Cycle bool `json:"cycle,omitempty"`
+	// Repeated: the entry is expanded elsewhere in the answer; it is not
+	// expanded again.
+	Repeated bool `json:"repeated,omitempty"`
+	// More is how many further entries depth or max_items left out.
+	More int `json:"more,omitempty"`
+	// Error says why the next level of this entry could not be read.
+	Error string `json:"error,omitempty"`
+}
+
+func (v hierView) marks() HierarchyMarks {
+	return HierarchyMarks{Cycle: v.cycle, Repeated: v.repeated, More: v.more, Error: v.err}
+}
+
+// shapeViews turns walked views into a tool's entries, depth first: mk
+// builds one entry from its view and its already shaped children (nil when
+// it has none). Call and type hierarchies differ only in mk.
+func shapeViews[E any](views []hierView, mk func(v hierView, children []E) E) []E {
+	out := make([]E, 0, len(views))
+	for _, v := range views {
+		var children []E
+		if len(v.children) > 0 {
+			children = shapeViews(v.children, mk)
+		}
+		out = append(out, mk(v, children))
+	}
+	return out
+}
+
+// countViews counts the entries at every level and their call sites.
+func countViews(views []hierView) (entries, sites int) {
+	for _, v := range views {
+		n, k := countViews(v.children)
+		entries += 1 + n
+		sites += len(v.sites) + k
+	}
+	return entries, sites
+}
+
 // viewHierarchy converts the roots and walked trees to tool positions,
 // reading every line it needs in one call.
 func (c *Client) viewHierarchy(ctx context.Context, enc Encoding, roots []hierItem, trees ...[]*hierNode) ([]HierarchyEntry, [][]hierView, error) {

@@ -43,13 +43,7 @@ type TypeHierarchyOptions struct {
 // TypeEntry is a supertype or subtype.
 type TypeEntry struct {
 	HierarchyEntry
-	// Cycle: the type is already on the path from the symbol.
-	Cycle bool `json:"cycle,omitempty"`
-	// Repeated: the type is expanded elsewhere in the answer.
-	Repeated bool `json:"repeated,omitempty"`
-	// More is how many further types depth or max_items left out.
-	More       int         `json:"more,omitempty"`
-	Error      string      `json:"error,omitempty"`
+	HierarchyMarks
 	Supertypes []TypeEntry `json:"supertypes,omitempty"`
 	Subtypes   []TypeEntry `json:"subtypes,omitempty"`
 }
@@ -164,10 +158,17 @@ func (c *Client) finishTypes(ctx context.Context, pos position, root hierItem, o
 	out.Symbol, out.Truncated = walked.root, walked.truncated
 	out.Notes = append(out.Notes, walked.notes...)
 	for i, dir := range dirs {
-		entries := typeEntries(walked.views[i], dir)
-		totals := &HierarchyTotals{Direct: len(entries), More: walked.more[i]}
-		countTypes(entries, totals)
-		out.Totals[dir] = totals
+		entries := shapeViews(walked.views[i], func(v hierView, children []TypeEntry) TypeEntry {
+			e := TypeEntry{HierarchyEntry: v.entry, HierarchyMarks: v.marks()}
+			if dir == DirectionSupertypes {
+				e.Supertypes = children
+			} else {
+				e.Subtypes = children
+			}
+			return e
+		})
+		n, _ := countViews(walked.views[i])
+		out.Totals[dir] = &HierarchyTotals{Direct: len(entries), More: walked.more[i], Entries: n}
 		if dir == DirectionSupertypes {
 			out.Supertypes = entries
 		} else {
@@ -175,30 +176,6 @@ func (c *Client) finishTypes(ctx context.Context, pos position, root hierItem, o
 		}
 	}
 	return out, nil
-}
-
-func typeEntries(views []hierView, dir string) []TypeEntry {
-	out := make([]TypeEntry, 0, len(views))
-	for _, v := range views {
-		e := TypeEntry{HierarchyEntry: v.entry, Cycle: v.cycle, Repeated: v.repeated, More: v.more, Error: v.err}
-		if len(v.children) > 0 {
-			if dir == DirectionSupertypes {
-				e.Supertypes = typeEntries(v.children, dir)
-			} else {
-				e.Subtypes = typeEntries(v.children, dir)
-			}
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-func countTypes(entries []TypeEntry, t *HierarchyTotals) {
-	for _, e := range entries {
-		t.Entries++
-		countTypes(e.Supertypes, t)
-		countTypes(e.Subtypes, t)
-	}
 }
 
 // typeFallback builds a type hierarchy from other requests for a server
