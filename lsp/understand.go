@@ -57,15 +57,9 @@ type UnderstandSymbol struct {
 	Container string `json:"container,omitempty"`
 }
 
-// SymbolMatch is a workspace symbol a query matched.
-type SymbolMatch struct {
-	Name      string `json:"name"`
-	Kind      string `json:"kind"`
-	File      string `json:"file"`
-	Line      int    `json:"line"`
-	Column    int    `json:"column"`
-	Container string `json:"container,omitempty"`
-}
+// SymbolMatch is a workspace symbol a query matched: a symbol as
+// understand_symbol names one.
+type SymbolMatch = UnderstandSymbol
 
 // DeclarationSource is where the symbol is declared and its source.
 type DeclarationSource struct {
