@@ -243,6 +243,13 @@ require('nvbridge.bridge').setup()
 	if s.embedded {
 		const embeddedSetup = `
 local root, specs = ...
+-- No remote plugin providers: Python's ftplugin asks has('python3'), which
+-- otherwise probes python3 for pynvim in subprocesses, synchronously (a
+-- minute on a busy machine with a pyenv shim), on every first .py buffer.
+vim.g.loaded_python3_provider = 0
+vim.g.loaded_ruby_provider = 0
+vim.g.loaded_perl_provider = 0
+vim.g.loaded_node_provider = 0
 vim.cmd('filetype on')
 vim.cmd.cd(vim.fn.fnameescape(root))
 vim.lsp.set_log_level('OFF')
