@@ -61,6 +61,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field user_modified boolean
 ---@field modifiable boolean
 ---@field fileformat string
+---@field fileencoding string the file's encoding on disk (text is always UTF-8)
 ---@field line_count integer
 ---@field eol boolean
 ---@field renamed_from string
