@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/nvbridge/nvbridge/lang"
 )
 
 // depsBin is the checkout's .deps/bin, set by `make install`
@@ -63,8 +65,15 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
-// versionCommands are the programs nvbridge's embedded mode may start.
-var versionCommands = []string{"gopls", "pyright-langserver", "typescript-language-server", "clangd", "rust-analyzer", "dlv", "node", "go"}
+// versionCommands are the programs nvbridge's embedded mode may start: the
+// language registry's servers, the debug adapters, and what servers need.
+func versionCommands() []string {
+	var out []string
+	for _, s := range lang.ServerSpecs() {
+		out = append(out, s.Cmd[0])
+	}
+	return append(out, "dlv", "node", "go")
+}
 
 // runVersion prints the version and which Neovim and servers nvbridge
 // would use (PATH after usePrivateDeps).
@@ -89,7 +98,7 @@ func runVersion(stdout io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "nvim: %s (%s)\n", p, strings.TrimSpace(first))
 	}
-	for _, c := range versionCommands {
+	for _, c := range versionCommands() {
 		if p, err := exec.LookPath(c); err == nil {
 			fmt.Fprintf(stdout, "%s: %s\n", c, p)
 		} else {
