@@ -86,7 +86,7 @@ func (e *Engine) Save(ctx context.Context, file string, force bool) (SaveResult,
 	st, r, err := e.bufferCall(ctx, "save", file, map[apierr.Code]string{
 		apierr.Conflict:        "compare with get_buffer_diff, then save_buffer with force=true to overwrite the file, or discard_buffer to take the disk's version",
 		apierr.OperationFailed: "check that the file's folder exists and is writable",
-	}, force)
+	}, force, e.guard())
 	if err != nil {
 		return SaveResult{}, err
 	}
@@ -99,9 +99,13 @@ type DiscardResult struct {
 	Discarded bool `json:"discarded"`
 }
 
-// DiscardBuffer puts file's buffer back to the file's content on disk.
-func (e *Engine) DiscardBuffer(ctx context.Context, file string) (DiscardResult, error) {
-	st, r, err := e.bufferCall(ctx, "discard", file, nil)
+// DiscardBuffer puts file's buffer back to the file's content on disk. It
+// refuses with CONFLICT when the buffer holds unsaved changes nvbridge did
+// not make (the user's own, in an attached Neovim), unless force.
+func (e *Engine) DiscardBuffer(ctx context.Context, file string, force bool) (DiscardResult, error) {
+	st, r, err := e.bufferCall(ctx, "discard", file, map[apierr.Code]string{
+		apierr.Conflict: "those edits are the user's: show them (get_buffer_diff) and ask before throwing them away; discard_buffer with force=true discards them",
+	}, force)
 	if err != nil {
 		return DiscardResult{}, err
 	}

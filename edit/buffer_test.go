@@ -155,7 +155,7 @@ func TestBufferTools(t *testing.T) {
 	})
 	t.Run("discard", func(t *testing.T) {
 		v.userEdit("bt/g.txt", 0, "scratch")
-		r, err := v.e.DiscardBuffer(v.ctx, "bt/g.txt")
+		r, err := v.e.DiscardBuffer(v.ctx, "bt/g.txt", false)
 		if err != nil || !r.Discarded || r.IsModified {
 			t.Fatalf("discard: %+v, %v", r, err)
 		}

@@ -14,6 +14,7 @@ func TestLuaContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	luacats.Check(t, classes, luaPlan{}, "nvbridge.Plan", "msgpack")
+	luacats.Check(t, classes, luaGuard{}, "nvbridge.Guard", "msgpack")
 	luacats.Check(t, classes, luaApplyReply{}, "nvbridge.ApplyReply", "msgpack")
 	luacats.Check(t, classes, luaBufferReply{}, "nvbridge.BufferReply", "msgpack")
 }

@@ -50,6 +50,9 @@ type Engine struct {
 
 	// testPlan, when set by a test, may alter a plan before it is sent.
 	testPlan func(*luaPlan)
+	// skipRecheck, set by a test, leaves out Go's re-check of the paths
+	// before apply (the Lua guard still runs).
+	skipRecheck bool
 }
 
 // NewEngine returns an engine for the session's workspace.
@@ -200,7 +203,39 @@ func (p *prepared) size() int {
 type luaPlan struct {
 	Files  []luaFile `msgpack:"files"`
 	Save   bool      `msgpack:"save"`
+	Guard  luaGuard  `msgpack:"guard"`
 	FailAt string    `msgpack:"fail_at,omitempty"`
+}
+
+// luaGuard is what apply.lua's guard confines every write, creation, rename
+// and deletion to, in the call that does it.
+type luaGuard struct {
+	Root           string `msgpack:"root"`
+	AllowHardlinks bool   `msgpack:"allow_hardlinks"`
+}
+
+func (e *Engine) guard() luaGuard {
+	return luaGuard{Root: e.root.Dir(), AllowHardlinks: e.root.Policy().AllowHardlinks()}
+}
+
+// recheck resolves every path of a plan again right before it is sent: a
+// folder or file swapped for a symlink since the preview, or a path the
+// policy now denies, is refused before Neovim is asked to write.
+func (e *Engine) recheck(files []luaFile) error {
+	if e.skipRecheck {
+		return nil
+	}
+	for _, f := range files {
+		for _, p := range []string{f.Path, f.NewPath} {
+			if p == "" {
+				continue
+			}
+			if err := e.root.CheckUnchanged(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 type luaFile struct {
@@ -480,10 +515,13 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 
 // apply sends the plan to Neovim in one call.
 func (e *Engine) apply(ctx context.Context, p *prepared, save bool) (Result, error) {
-	plan := luaPlan{Files: p.files, Save: save}
+	plan := luaPlan{Files: p.files, Save: save, Guard: e.guard()}
 	if e.testPlan != nil {
 		plan.Files = slices.Clone(plan.Files)
 		e.testPlan(&plan)
+	}
+	if err := e.recheck(plan.Files); err != nil {
+		return Result{}, err
 	}
 	// Once sent, the call runs to its end in Neovim: wait for the real
 	// outcome rather than report a timeout for a change that happened.
@@ -495,12 +533,14 @@ func (e *Engine) apply(ctx context.Context, p *prepared, save bool) (Result, err
 	}
 	if reply.Err != nil {
 		err := e.luaError(reply.Err)
-		switch err.Code {
-		case apierr.Conflict:
+		switch {
+		case reply.Err.Remediation != "":
+			// The guard's own advice.
+		case err.Code == apierr.Conflict:
 			err.Remediation = "a file changed since the change was computed (nothing was changed): preview it again against the current text"
-		case apierr.InvalidParameter:
+		case err.Code == apierr.InvalidParameter:
 			err.Remediation = "the edit does not fit the buffer (nothing was changed): preview it again against the current text"
-		case apierr.PreconditionFailed:
+		case err.Code == apierr.PreconditionFailed:
 			err.Remediation = "nothing was changed: deal with the buffer named in the message in Neovim (save, discard or make it modifiable), then retry"
 		default:
 			err.Remediation = "nothing was changed; fix the cause named in the message and retry"

@@ -53,7 +53,7 @@ func TestPatchRoundTrip(t *testing.T) {
 	for _, n := range names[:3] {
 		v.undo(n)
 	}
-	if _, err := v.e.DiscardBuffer(v.ctx, "p/made.txt"); err != nil {
+	if _, err := v.e.DiscardBuffer(v.ctx, "p/made.txt", false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := v.e.Submit(v.ctx, cs, edit.Options{}); err != nil {

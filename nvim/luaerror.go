@@ -15,6 +15,8 @@ type LuaError struct {
 	Code    string `msgpack:"code"`
 	Message string `msgpack:"message"`
 	Path    string `msgpack:"path,omitempty"`
+	// Remediation, when the Lua side knows a better one than the code's.
+	Remediation string `msgpack:"remediation,omitempty"`
 }
 
 // APIError converts e to the error tools return, with the code's
@@ -24,7 +26,11 @@ func (e *LuaError) APIError() *apierr.Error {
 	if code == "" {
 		code = apierr.OperationFailed
 	}
-	return &apierr.Error{Code: code, Message: e.Message, Remediation: remediationFor(code)}
+	remedy := e.Remediation
+	if remedy == "" {
+		remedy = remediationFor(code)
+	}
+	return &apierr.Error{Code: code, Message: e.Message, Remediation: remedy}
 }
 
 // luaErrorOf reads nvbridge_done's error argument (decoded into any: a

@@ -17,6 +17,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field code string
 ---@field message string
 ---@field path? string the file it is about, when it is about one
+---@field remediation? string advice better than the code's default
 
 --- bridge.open's reply (Go: nvim.openReply, nvim.BufferState).
 ---@class nvbridge.OpenReply
@@ -98,7 +99,14 @@ error('nvbridge._meta is a type description, not a module')
 ---@class nvbridge.Plan
 ---@field files nvbridge.PlanFile[]
 ---@field save boolean
+---@field guard nvbridge.Guard
 ---@field fail_at? string fault injection for tests: fail at this path
+
+--- What apply.lua's guard confines every write, creation, rename and
+--- deletion to, in the call that does it (Go: edit.luaGuard).
+---@class nvbridge.Guard
+---@field root string the workspace root's real path
+---@field allow_hardlinks boolean write to files with other hard links
 
 --- One applied file (Go: edit.luaFileResult).
 ---@class nvbridge.FileResult

@@ -12,21 +12,24 @@ local api = vim.api
 local uv = vim.uv or vim.loop
 
 local bridge = require('nvbridge.bridge')
-local read_file, stat_key, load = bridge.read_file, bridge.stat_key, bridge.load
+local read_file, load = bridge.read_file, bridge.load
+local fingerprint, record_disk = bridge.fingerprint, bridge.record_disk
 
 local compat = require('nvbridge._compat')
 
 -- How many nvbridge changes per buffer the undo tool remembers.
 local UNDO_DEPTH = 100
 
-local function fail(code, message, path)
-  return { code = code, message = message, path = path }
+local function fail(code, message, path, remediation)
+  return { code = code, message = message, path = path, remediation = remediation }
 end
 
 local get_clients = compat.get_clients
 
+--- Restores a deleted file (rollback): 'wx' (O_CREAT|O_EXCL) creates it
+--- and never follows a symlink put in its place.
 local function write_file(path, data)
-  local fd = uv.fs_open(path, 'w', 420)
+  local fd = uv.fs_open(path, 'wx', 420)
   if not fd then
     return false
   end
@@ -130,10 +133,124 @@ local function decode(data, fenc)
   return (strip_bom(data))
 end
 
---- A content fingerprint (sha256 and length). Vim strings cannot hold NUL, so
---- NUL bytes are hashed as \1; the length still tells most such files apart.
-local function fingerprint(s)
-  return vim.fn.sha256((s:gsub('%z', '\1'))) .. ':' .. #s
+-- Confinement at the moment of writing -------------------------------------
+--
+-- Go resolves every path to its real path inside the workspace root and
+-- checks it against the policy on sensitive files right before calling
+-- here; between that check and the write, a folder or file may be swapped
+-- for a symlink. So every write, creation, rename and deletion below first
+-- resolves the path again, in the same call that writes: it must still be
+-- the real path Go checked (no symlink appeared on it), inside the root.
+-- Neovim's :write follows links, which is why the check comes first.
+
+--- Resolves path as the kernel would open or create it: every symlink is
+--- followed, a dangling last one too; '..' applies after the symlinks
+--- before it; components that do not exist are kept as written.
+---@return string? real, string? err
+local function real_path(path)
+  local todo = vim.split(path, '/', { plain = true })
+  local resolved = ''
+  local links, missing = 0, false
+  local i = 1
+  while i <= #todo do
+    local c = todo[i]
+    i = i + 1
+    if c == '' or c == '.' then
+      -- nothing
+    elseif c == '..' then
+      resolved = resolved:match('^(.*)/[^/]*$') or ''
+    elseif missing then
+      resolved = resolved .. '/' .. c
+    else
+      local nxt = resolved .. '/' .. c
+      local st, _, errname = uv.fs_lstat(nxt)
+      if not st then
+        if errname ~= 'ENOENT' and errname ~= 'ENOTDIR' then
+          return nil, 'cannot inspect ' .. nxt .. ': ' .. tostring(errname)
+        end
+        missing = true
+        resolved = nxt
+      elseif st.type ~= 'link' then
+        resolved = nxt
+      else
+        links = links + 1
+        if links > 40 then
+          return nil, 'too many levels of symbolic links'
+        end
+        local target = uv.fs_readlink(nxt)
+        if not target then
+          return nil, 'cannot read the symlink ' .. nxt
+        end
+        if target:sub(1, 1) == '/' then
+          resolved = ''
+        end
+        local rest = vim.split(target, '/', { plain = true })
+        for j = i, #todo do
+          table.insert(rest, todo[j])
+        end
+        todo, i = rest, 1
+      end
+    end
+  end
+  return resolved == '' and '/' or resolved
+end
+
+local function inside(root, path)
+  return path == root or path:sub(1, #root + 1) == root .. '/'
+end
+
+--- Checks, right before nvbridge writes to, creates, renames or deletes
+--- path, that path resolves to expected (the real path Go confined and
+--- checked just before this call) inside the root. op 'write' also requires
+--- an existing target to be a regular file with no other hard link (a
+--- hard link's other name may be outside the root, and no path tells),
+--- unless g.allow_hardlinks; op 'remove' requires a regular file.
+---@param g {root: string, allow_hardlinks: boolean}
+---@param op 'write'|'remove'|'check'
+---@return table? err
+local function guard(g, path, expected, op)
+  if type(g) ~= 'table' or type(g.root) ~= 'string' or g.root == '' then
+    return fail('OPERATION_FAILED', 'refusing to write ' .. path .. ' without the workspace root to confine it to', path)
+  end
+  local real, err = real_path(path)
+  if not real then
+    return fail('INVALID_PARAMETER', 'cannot resolve ' .. path .. ': ' .. err .. ' (nothing was written)', path)
+  end
+  if not inside(g.root, real) then
+    return fail(
+      'INVALID_PARAMETER',
+      path .. ' resolves (through a symlink) to ' .. real .. ', outside the workspace root ' .. g.root .. ' (nothing was written)',
+      path,
+      'nvbridge never writes through a symlink out of the workspace root; remove the link, then preview the change again'
+    )
+  end
+  if real ~= expected then
+    return fail(
+      'CONFLICT',
+      path .. ' now resolves to ' .. real .. ': a symlink was created or changed on it since it was checked (nothing was written)',
+      path,
+      'check the path, then preview the change again'
+    )
+  end
+  if op == 'check' then
+    return nil
+  end
+  local st = uv.fs_lstat(real)
+  if st and st.type ~= 'file' then
+    return fail('INVALID_PARAMETER', real .. ' is a ' .. st.type .. ', not a regular file (nothing was written)', path)
+  end
+  if op == 'write' and st and st.nlink > 1 and not g.allow_hardlinks then
+    return fail(
+      'PRECONDITION_FAILED',
+      string.format(
+        '%s has %d hard links: writing it would also change the file under its other names, which may lie outside the workspace root (nothing was written)',
+        real,
+        st.nlink
+      ),
+      path,
+      'break the link first (cp FILE FILE.tmp && mv FILE.tmp FILE), or, if every name is known to be safe, restart nvbridge with --allow-hardlinks (or "allow_hardlinks": true in .nvbridge.json)'
+    )
+  end
 end
 
 local is_empty, buffer_text = bridge.is_empty, bridge.buffer_text
@@ -236,13 +353,15 @@ local function modified_by_user(b)
     end
     seq = e.before
   end
-  return true
+  -- A rename or creation nvbridge made without text edits sets 'modified'
+  -- on a clean buffer, at this undo state.
+  return vim.b[b].nvbridge_marked ~= seq
 end
 
 --- Makes a loaded buffer agree with the disk (bridge.lua: reconcile); a
 --- buffer with unsaved changes whose file also changed is a CONFLICT.
 local function reconcile(b, path)
-  if bridge.reconcile(b) == 'conflict' then
+  if bridge.reconcile(b, true) == 'conflict' then
     return fail('CONFLICT', path .. ' has unsaved changes in Neovim and was also changed on disk', path)
   end
 end
@@ -356,28 +475,27 @@ local function check_ops(b, path, ops)
   end
 end
 
---- Whether the file changed on disk since the buffer was loaded or written.
+--- Whether the file changed on disk since the buffer was loaded or written,
+--- by content (bridge.lua: record_disk), right before a write.
 local function disk_changed(b)
   if vim.b[b].nvbridge_conflict then
     return true
   end
-  local stat = uv.fs_stat(api.nvim_buf_get_name(b))
+  local path = api.nvim_buf_get_name(b)
+  local stat = uv.fs_stat(path)
   if not stat then
     return false -- deleted, or a new file: writing creates it
   end
-  local seen = vim.b[b].nvbridge_disk
-  if seen then
-    if seen ~= stat_key(stat) then
-      vim.b[b].nvbridge_conflict = true
-      return true
-    end
-    return false
+  local changed
+  if vim.b[b].nvbridge_disk then
+    changed = bridge.disk_differs(b, path, stat)
+  else
+    changed = bridge.neovim_sees_conflict(b)
   end
-  if bridge.neovim_sees_conflict(b) then
+  if changed then
     vim.b[b].nvbridge_conflict = true
-    return true
   end
-  return false
+  return changed
 end
 
 -- Applying -------------------------------------------------------------------
@@ -554,10 +672,11 @@ local function rollback(targets)
         pcall(rename_buffer, t.b, t.renamed_from)
         vim.b[t.b].nvbridge_renamed_from = t.renamed_var_before
         vim.b[t.b].nvbridge_disk = t.disk_before
+        vim.b[t.b].nvbridge_disk_hash = t.disk_hash_before
       end
     end
     if t.removed_data then
-      write_file(t.f.path, t.removed_data)
+      write_file(t.f.path, t.removed_data) -- O_EXCL: never through a link
     end
     if t.loaded_by_us then
       wipe(t.b)
@@ -565,17 +684,27 @@ local function rollback(targets)
   end
 end
 
---- Writes a buffer (nvbridge's own writes honour 'eol' exactly). A renamed
---- buffer's old file is removed once the new one is written.
----@return boolean saved, string? note
-local function write_buffer(b, force)
+--- Writes a buffer (nvbridge's own writes honour 'eol' exactly), after
+--- checking that its file is still expected (the real path Go checked) and
+--- may be written (guard). A renamed buffer's old file is removed once the
+--- new one is written.
+---@return boolean saved, string? note, table? err
+local function write_buffer(b, force, g, expected)
+  local path = api.nvim_buf_get_name(b)
+  local gerr = guard(g, path, expected, 'write')
+  if gerr then
+    return false, 'not saved: ' .. gerr.message, gerr
+  end
   if not force and disk_changed(b) then
     return false, 'not saved: the file changed on disk since it was loaded (save_buffer with force overwrites it)'
   end
-  local path = api.nvim_buf_get_name(b)
   local dir = vim.fs.dirname(path)
   if dir and vim.fn.isdirectory(dir) == 0 then
-    vim.fn.mkdir(dir, 'p')
+    local ok, err = pcall(vim.fn.mkdir, dir, 'p')
+    if not ok or vim.fn.isdirectory(dir) == 0 then
+      local msg = 'not saved: cannot create the folder ' .. dir .. ': ' .. tostring(err)
+      return false, msg, fail('OPERATION_FAILED', msg, path)
+    end
   end
   local fixeol = vim.bo[b].fixeol
   if not vim.bo[b].eol then
@@ -588,16 +717,17 @@ local function write_buffer(b, force)
   if not ok then
     return false, 'not saved: ' .. tostring(err)
   end
-  local stat = uv.fs_stat(path)
-  if stat then
-    vim.b[b].nvbridge_disk = stat_key(stat)
-  end
+  record_disk(b, path)
   vim.b[b].nvbridge_conflict = nil
   local from = vim.b[b].nvbridge_renamed_from
   if from and from ~= path then
     vim.b[b].nvbridge_renamed_from = nil
     local other = buffer_index()(from)
-    if uv.fs_stat(from) and not (other and api.nvim_buf_is_loaded(other)) then
+    if uv.fs_lstat(from) and not (other and api.nvim_buf_is_loaded(other)) then
+      local rerr = guard(g, from, from, 'remove')
+      if rerr then
+        return true, 'saved, but the old file was not removed: ' .. rerr.message
+      end
       local removed, rm_err = os.remove(from)
       if not removed then
         return true, 'saved, but the old file ' .. from .. ' could not be removed: ' .. tostring(rm_err)
@@ -614,9 +744,20 @@ local function write_buffer(b, force)
 end
 
 --- Validates one file of a plan; returns its target or an error.
-local function prepare(f, find)
+local function prepare(f, find, plan)
   local t = { f = f }
   local e = f.expect or {}
+  local op = 'check'
+  if f.kind == 'delete' or (f.kind == 'rename' and plan.save) then
+    op = 'remove'
+  elseif plan.save then
+    op = 'write'
+  end
+  local gerr = guard(plan.guard, f.path, f.path, op)
+    or (f.kind == 'rename' and guard(plan.guard, f.new_path, f.new_path, plan.save and 'write' or 'check'))
+  if gerr then
+    return nil, gerr
+  end
   if f.kind == 'create' then
     local b = find(f.path)
     if uv.fs_stat(f.path) then
@@ -714,7 +855,7 @@ function M.apply(plan)
   local targets = {}
   for _, f in ipairs(plan.files) do
     f.ops = f.ops or {}
-    local t, err = prepare(f, find)
+    local t, err = prepare(f, find, plan)
     if t then
       table.insert(targets, t)
     end
@@ -748,13 +889,16 @@ function M.apply(plan)
           wipe(loaded_buffer(find, f.new_path))
         end
         t.disk_before = vim.b[t.b].nvbridge_disk
+        t.disk_hash_before = vim.b[t.b].nvbridge_disk_hash
         rename_buffer(t.b, f.new_path)
         vim.b[t.b].nvbridge_renamed_from = t.renamed_var_before or f.path
-        vim.b[t.b].nvbridge_disk = nil -- that stat was of the old file
+        vim.b[t.b].nvbridge_disk = nil -- that record was of the old file
+        vim.b[t.b].nvbridge_disk_hash = nil
       end
       apply_ops(t, f, plan.fail_at)
-      if f.kind == 'rename' or f.kind == 'create' then
+      if (f.kind == 'rename' or f.kind == 'create') and not vim.bo[t.b].modified then
         vim.bo[t.b].modified = true -- the file does not hold this yet
+        vim.b[t.b].nvbridge_marked = undo_seq(t.b) -- nvbridge's, not the user's
       end
     end)
     if not ok then
@@ -766,6 +910,11 @@ function M.apply(plan)
   -- Deletions reach the disk at once (there is no unsaved form of one).
   for _, t in ipairs(targets) do
     if t.f.kind == 'delete' then
+      local gerr = guard(plan.guard, t.f.path, t.f.path, 'remove')
+      if gerr then
+        rollback(targets)
+        return { err = gerr }
+      end
       local data = read_file(t.f.path)
       local removed, err = os.remove(t.f.path)
       if not removed then
@@ -789,7 +938,7 @@ function M.apply(plan)
         if t.user_modified then
           r.note = 'not saved: the buffer had unsaved changes (not made by nvbridge) before this edit; review them, then save_buffer'
         else
-          r.saved, r.note = write_buffer(b, f.overwrite)
+          r.saved, r.note = write_buffer(b, f.overwrite, plan.guard, f.new_path or f.path)
         end
       elseif f.kind == 'rename' then
         r.note = 'renamed in Neovim; the file moves on disk when the buffer is saved (save_buffer)'
@@ -852,17 +1001,28 @@ function M.undo(path)
 end
 
 --- Writes the buffer of path. Refuses (CONFLICT) when the file changed on
---- disk since it was loaded, unless force.
+--- disk since it was loaded, unless force; refuses, force or not, when the
+--- file it would write is not path (a symlink appeared on the way), lies
+--- outside the root or has other hard links (guard).
+---@param g nvbridge.Guard
 ---@return nvbridge.BufferReply
-function M.save(path, force)
+function M.save(path, force, g)
+  local st = uv.fs_stat(path)
+  if st and st.type == 'directory' then
+    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', path) }
+  end
   local b = loaded_buffer(buffer_index(), path)
   if not b then
     return { saved = false, note = 'not open in Neovim: nothing to save' }
   end
-  if not vim.bo[b].modified and not vim.b[b].nvbridge_renamed_from and uv.fs_stat(path) then
+  if not vim.bo[b].modified and not vim.b[b].nvbridge_renamed_from and st then
     local d = describe(b)
     d.saved, d.note = false, 'no unsaved changes'
     return d
+  end
+  local gerr = guard(g, api.nvim_buf_get_name(b), path, 'write')
+  if gerr then
+    return { err = gerr }
   end
   local had_conflict = not force and disk_changed(b)
   if had_conflict then
@@ -870,7 +1030,10 @@ function M.save(path, force)
       err = fail('CONFLICT', path .. ' changed on disk since it was loaded; saving would overwrite that change', path),
     }
   end
-  local saved, note = write_buffer(b, force)
+  local saved, note, err = write_buffer(b, force, g, path)
+  if err then
+    return { err = err }
+  end
   if not saved then
     return { err = fail('OPERATION_FAILED', note, path) }
   end
@@ -882,10 +1045,23 @@ end
 --- Puts the buffer of path back to the file's content on disk (:edit!). A
 --- pending rename is undone; a buffer whose file does not exist is wiped.
 ---@return nvbridge.BufferReply
-function M.discard(path)
+function M.discard(path, force)
+  local st = uv.fs_stat(path)
+  if st and st.type == 'directory' then
+    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', path) }
+  end
   local b = loaded_buffer(buffer_index(), path)
   if not b then
     return { discarded = false, note = 'not open in Neovim: nothing to discard' }
+  end
+  if not force and modified_by_user(b) then
+    return {
+      err = fail(
+        'CONFLICT',
+        path .. ' has unsaved changes nvbridge did not make (the user\'s own edits); discarding would throw them away',
+        path
+      ),
+    }
   end
   local from = vim.b[b].nvbridge_renamed_from
   if from then
@@ -903,8 +1079,7 @@ function M.discard(path)
   if not ok then
     return { err = fail('OPERATION_FAILED', 'cannot reload ' .. name .. ': ' .. tostring(err), path) }
   end
-  local stat = uv.fs_stat(name)
-  vim.b[b].nvbridge_disk = stat and stat_key(stat) or nil
+  record_disk(b, name)
   vim.b[b].nvbridge_conflict = nil
   local d = describe(b)
   d.discarded = true

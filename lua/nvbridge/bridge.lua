@@ -137,6 +137,13 @@ function M.setup()
     callback = function(ev)
       vim.b[ev.buf].nvbridge_conflict = nil
       vim.b[ev.buf].nvbridge_disk = nil
+      vim.b[ev.buf].nvbridge_disk_hash = nil
+      -- A write of the buffer to its own file: the disk now holds what the
+      -- buffer wrote (":w other" leaves the record cleared).
+      local name = api.nvim_buf_get_name(ev.buf)
+      if name ~= '' and vim.fn.fnamemodify(ev.file, ':p') == name then
+        M.record_disk(ev.buf, name)
+      end
     end,
   })
 
@@ -239,6 +246,42 @@ local function stat_key(stat)
   return string.format('%d.%d:%d', stat.mtime.sec, stat.mtime.nsec, stat.size)
 end
 
+--- A content fingerprint (sha256 and length). Vim strings cannot hold NUL, so
+--- NUL bytes are hashed as \1; the length still tells most such files apart.
+local function fingerprint(s)
+  return vim.fn.sha256((s:gsub('%z', '\1'))) .. ':' .. #s
+end
+
+--- Records the disk state a buffer now agrees with: the file's stat key
+--- (mtime and size, a quick "maybe changed") and the fingerprint of its
+--- bytes, which decides "changed on disk" (a rewrite at the same size with
+--- the mtime put back, as cp -p, rsync, tar or git do, keeps the stat key).
+--- data is the file's content when the caller has just read it.
+local function record_disk(b, path, data)
+  local stat = uv.fs_stat(path)
+  if not stat or stat.type ~= 'file' then
+    vim.b[b].nvbridge_disk = nil
+    vim.b[b].nvbridge_disk_hash = nil
+    return
+  end
+  data = data or read_file(path)
+  vim.b[b].nvbridge_disk = stat_key(stat)
+  vim.b[b].nvbridge_disk_hash = data and fingerprint(data) or nil
+end
+
+--- Whether the file's content differs from the one recorded for b (its
+--- fingerprint); without a recorded fingerprint, whether its stat key
+--- does. Returns changed, and the data read (if read).
+local function disk_differs(b, path, stat)
+  local seen_hash = vim.b[b].nvbridge_disk_hash
+  if seen_hash then
+    local data = read_file(path)
+    return data == nil or fingerprint(data) ~= seen_hash, data
+  end
+  local seen = vim.b[b].nvbridge_disk
+  return seen ~= nil and seen ~= stat_key(stat), nil
+end
+
 --- Loads path into a listed buffer without showing it or prompting, and
 --- records the disk state it was loaded from. Returns the buffer, or nil and
 --- the error.
@@ -253,10 +296,7 @@ local function load(path)
     return nil, tostring(err)
   end
   vim.bo[b].buflisted = true
-  local stat = uv.fs_stat(path)
-  if stat then
-    vim.b[b].nvbridge_disk = stat_key(stat)
-  end
+  record_disk(b, path)
   return b
 end
 
@@ -282,38 +322,60 @@ end
 --- :checktime would, but without prompts: an unmodified buffer whose file
 --- changed is reloaded (the servers see didClose/didOpen); a modified buffer
 --- whose file also changed is a conflict.
+---
+--- "Changed" is decided by content (the fingerprint recorded when the
+--- buffer was loaded, written or last reconciled) when deep is set, as it
+--- is for the buffers a request or a change targets; otherwise a file
+--- whose stat key (mtime, size) did not move counts as unchanged, which is
+--- enough for refreshing the other buffers a request may read.
+---@param deep boolean? compare content even when the stat key is the same
 ---@return string state "same" | "reloaded" | "conflict" | "deleted"
-local function reconcile(bufnr)
+local function reconcile(bufnr, deep)
   local path = api.nvim_buf_get_name(bufnr)
   local stat = uv.fs_stat(path)
   if not stat then
     return 'deleted'
   end
   local now = stat_key(stat)
+  local seen = vim.b[bufnr].nvbridge_disk
   if vim.bo[bufnr].modified then
     if vim.b[bufnr].nvbridge_conflict then
       return 'conflict'
     end
-    local seen = vim.b[bufnr].nvbridge_disk
-    if (seen and seen ~= now) or neovim_sees_conflict(bufnr) then
+    local changed, data = false, nil
+    if seen and (deep or seen ~= now) then
+      changed, data = disk_differs(bufnr, path, stat)
+    elseif not seen then
+      changed = neovim_sees_conflict(bufnr)
+    end
+    if changed then
       vim.b[bufnr].nvbridge_conflict = true
       return 'conflict'
     end
-    vim.b[bufnr].nvbridge_disk = now
+    if seen ~= now or not vim.b[bufnr].nvbridge_disk_hash then
+      record_disk(bufnr, path, data)
+    end
     return 'same'
   end
   vim.b[bufnr].nvbridge_conflict = nil
-  if vim.b[bufnr].nvbridge_disk == now then
+  if seen == now and not deep then
     return 'same'
   end
+  local data = read_file(path)
+  local changed
+  if vim.b[bufnr].nvbridge_disk_hash then
+    changed = data == nil or fingerprint(data) ~= vim.b[bufnr].nvbridge_disk_hash
+  else
+    changed = data ~= buffer_bytes(bufnr)
+  end
   local state = 'same'
-  if read_file(path) ~= buffer_bytes(bufnr) then
+  if changed then
     api.nvim_buf_call(bufnr, function()
       vim.cmd('silent keepalt keepjumps edit!')
     end)
     state = 'reloaded'
   end
-  vim.b[bufnr].nvbridge_disk = now
+  record_disk(bufnr, path, data)
   return state
 end
 
@@ -345,6 +407,9 @@ M.is_empty = is_empty
 M.buffer_text = buffer_text
 M.buffer_bytes = buffer_bytes
 M.stat_key = stat_key
+M.fingerprint = fingerprint
+M.record_disk = record_disk
+M.disk_differs = disk_differs
 M.load = load
 M.neovim_sees_conflict = neovim_sees_conflict
 
@@ -367,13 +432,20 @@ end
 ---@param must_exist boolean
 ---@return nvbridge.OpenReply
 function M.open(path, must_exist)
-  if must_exist and not uv.fs_stat(path) and vim.fn.bufexists(path) == 0 then
+  local stat = uv.fs_stat(path)
+  if stat and stat.type == 'directory' then
+    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file') }
+  end
+  if stat and stat.type ~= 'file' then
+    return { err = fail('INVALID_PARAMETER', path .. ' is not a regular file (' .. stat.type .. ')') }
+  end
+  if must_exist and not stat and vim.fn.bufexists(path) == 0 then
     return { err = fail('RESOURCE_NOT_FOUND', 'no such file: ' .. path) }
   end
   local bufnr = vim.fn.bufadd(path)
   local state = 'loaded'
   if api.nvim_buf_is_loaded(bufnr) then
-    state = reconcile(bufnr)
+    state = reconcile(bufnr, true)
   else
     local _, load_err = load(path)
     if load_err then
