@@ -32,13 +32,9 @@ type luaBufferReply struct {
 }
 
 // bufferCall calls fn of nvbridge.apply with file's absolute path and args.
-// A failure whose code is in remedies gets that remediation.
+// A failure Neovim reports whose code is in remedies gets that remediation,
+// unless the Lua side gave its own.
 func (e *Engine) bufferCall(ctx context.Context, fn, file string, remedies map[apierr.Code]string, args ...any) (_ BufferState, r luaBufferReply, err error) {
-	defer func() {
-		if ae := apierr.As(err); ae != nil && remedies[ae.Code] != "" {
-			ae.Remediation = remedies[ae.Code]
-		}
-	}()
 	abs, err := e.root.Resolve(file)
 	if err != nil {
 		return BufferState{}, r, err
@@ -47,7 +43,11 @@ func (e *Engine) bufferCall(ctx context.Context, fn, file string, remedies map[a
 		return BufferState{}, r, err
 	}
 	if r.Err != nil {
-		return BufferState{}, r, e.luaError(r.Err)
+		ae := e.luaError(r.Err)
+		if r.Err.Remediation == "" && remedies[ae.Code] != "" {
+			ae.Remediation = remedies[ae.Code]
+		}
+		return BufferState{}, r, ae
 	}
 	return BufferState{File: e.root.Rel(abs), IsOpen: r.Bufnr != 0, IsModified: r.Modified,
 		LineCount: r.LineCount, ChangedTick: r.ChangedTick, Note: r.Note}, r, nil

@@ -154,8 +154,21 @@ func TestBufferTools(t *testing.T) {
 		}
 	})
 	t.Run("discard", func(t *testing.T) {
+		// nvbridge's own unsaved change is discarded without force.
+		if _, err := v.e.EditLines(v.ctx, "bt/g.txt", []edit.LineEdit{{LineStart: 1, LineEnd: 1, NewText: "G"}}, edit.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := v.e.DiscardBuffer(v.ctx, "bt/g.txt", false); err != nil || !r.Discarded {
+			t.Fatalf("discard of nvbridge's change: %+v, %v", r, err)
+		}
+		// The user's own edits are refused without force (issue 8).
 		v.userEdit("bt/g.txt", 0, "scratch")
-		r, err := v.e.DiscardBuffer(v.ctx, "bt/g.txt", false)
+		_, err := v.e.DiscardBuffer(v.ctx, "bt/g.txt", false)
+		wantCode(t, err, apierr.Conflict)
+		if got := v.buffer("bt/g.txt"); got.Text != "scratch\n" || !got.Modified {
+			t.Fatalf("the refused discard changed the buffer: %+v", got)
+		}
+		r, err := v.e.DiscardBuffer(v.ctx, "bt/g.txt", true)
 		if err != nil || !r.Discarded || r.IsModified {
 			t.Fatalf("discard: %+v, %v", r, err)
 		}

@@ -346,3 +346,42 @@ func TestChangedOnDiskByContent(t *testing.T) {
 		}
 	})
 }
+
+// TestFolderErrors: a folder named where a file is expected, and dangling
+// links to folders, give structured errors (issue 8, "Smaller").
+func TestFolderErrors(t *testing.T) {
+	out := newOutside(t, map[string]string{"x.txt": ""})
+	v := newEnv(t, map[string]string{"dir/in.txt": "in\n", "afile": "a file\n"})
+	v.symlink(v.abs("nothere"), "dlink")               // dangling, to a folder inside
+	v.symlink(filepath.Join(out.dir, "gone"), "olink") // dangling, to a folder outside
+
+	_, err := v.client.ReadLines(v.ctx, "dir", 0, 0)
+	wantCode(t, err, apierr.InvalidParameter)
+	_, err = v.e.Save(v.ctx, "dir", false)
+	wantCode(t, err, apierr.InvalidParameter)
+	_, err = v.e.DiscardBuffer(v.ctx, "dir", false)
+	wantCode(t, err, apierr.InvalidParameter)
+
+	_, err = v.client.ReadLines(v.ctx, "dlink/x.txt", 0, 0)
+	wantCode(t, err, apierr.ResourceNotFound)
+	_, err = v.client.ReadLines(v.ctx, "olink/x.txt", 0, 0)
+	wantCode(t, err, apierr.InvalidParameter)
+
+	create := func(path string) (edit.Result, error) {
+		return v.e.ApplyPatch(v.ctx, "--- /dev/null\n+++ b/"+path+"\n@@ -0,0 +1 @@\n+x\n", edit.Options{Save: true})
+	}
+	_, err = create("olink/x.txt")
+	wantCode(t, err, apierr.InvalidParameter)
+	_, err = create("afile/x.txt")
+	wantCode(t, err, apierr.InvalidParameter)
+	// Through a dangling link to a folder inside the root: the file is
+	// created where the link points (the diff names the real path).
+	res, err := create("dlink/x.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) != 1 || !res.Files[0].Saved || res.Files[0].Path != "nothere/x.txt" || v.disk("nothere/x.txt") != "x\n" {
+		t.Errorf("create through a dangling link inside: %+v", res.Files)
+	}
+	out.untouched()
+}

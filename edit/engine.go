@@ -19,6 +19,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -393,6 +394,9 @@ func (e *Engine) prepareFile(fc preview.FileChange, from, to target, targetDelet
 			return plannedFile{}, apierr.Errorf(apierr.Conflict, "edit the existing file instead, or delete it first",
 				"cannot create %s: it already exists", from.rel)
 		}
+		if err := e.creatable(from); err != nil {
+			return plannedFile{}, err
+		}
 		eol := fc.Old.EOL
 		if eol == "" {
 			eol = "\n"
@@ -442,6 +446,12 @@ func (e *Engine) prepareFile(fc preview.FileChange, from, to target, targetDelet
 			return plannedFile{}, apierr.Errorf(apierr.Conflict, "pick another name, or delete the target first",
 				"cannot rename %s to %s: the target exists", from.rel, to.rel)
 		}
+		if to.snap.IsDir {
+			return plannedFile{}, apierr.Errorf(apierr.InvalidParameter, "name the new file, not a folder", "cannot rename %s to %s: it is a directory", from.rel, to.rel)
+		}
+		if err := e.creatable(to); err != nil {
+			return plannedFile{}, err
+		}
 		f.NewPath, f.Overwrite = to.abs, targetDeleted
 		fc.NewPath, r.NewPath = to.rel, to.rel
 	}
@@ -472,6 +482,26 @@ func (e *Engine) prepareFile(fc preview.FileChange, from, to target, targetDelet
 		r.Note = note
 	}
 	return plannedFile{f, r, fc, after}, nil
+}
+
+// creatable refuses a file that cannot be created because a component of
+// its folder is a file (saving would fail to make the folder).
+func (e *Engine) creatable(t target) error {
+	for dir := filepath.Dir(t.abs); ; {
+		fi, err := os.Stat(dir)
+		if err == nil {
+			if !fi.IsDir() {
+				return apierr.Errorf(apierr.InvalidParameter, "pick a path whose folders are folders",
+					"cannot create %s: %s is a file, not a folder", t.rel, e.root.Rel(dir))
+			}
+			return nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil
+		}
+		dir = parent
+	}
 }
 
 // finish stores or applies a prepared changeset.

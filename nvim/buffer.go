@@ -2,6 +2,8 @@ package nvim
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 )
 
 // BufferState describes a buffer after Open reconciled it with the disk.
@@ -34,7 +36,9 @@ func (s *Session) OpenBuffer(ctx context.Context, absPath string, mustExist bool
 		return BufferState{}, err
 	}
 	if r.Err != nil {
-		return BufferState{}, r.Err.APIError()
+		err := r.Err.APIError()
+		err.Message = strings.ReplaceAll(err.Message, s.root.Dir()+string(filepath.Separator), "")
+		return BufferState{}, err
 	}
 	return r.BufferState, nil
 }

@@ -1009,7 +1009,7 @@ end
 function M.save(path, force, g)
   local st = uv.fs_stat(path)
   if st and st.type == 'directory' then
-    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', path) }
+    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', path, 'name a file inside it') }
   end
   local b = loaded_buffer(buffer_index(), path)
   if not b then
@@ -1048,7 +1048,7 @@ end
 function M.discard(path, force)
   local st = uv.fs_stat(path)
   if st and st.type == 'directory' then
-    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', path) }
+    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', path, 'name a file inside it') }
   end
   local b = loaded_buffer(buffer_index(), path)
   if not b then

@@ -42,8 +42,8 @@ local function done(chan, id, err, result)
   vim.rpcnotify(chan, 'nvbridge_done', id, err, result)
 end
 
-local function fail(code, message)
-  return { code = code, message = message }
+local function fail(code, message, remediation)
+  return { code = code, message = message, remediation = remediation }
 end
 
 -- The version a server's publish for the current text carries.
@@ -434,10 +434,10 @@ end
 function M.open(path, must_exist)
   local stat = uv.fs_stat(path)
   if stat and stat.type == 'directory' then
-    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file') }
+    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', 'name a file inside it') }
   end
   if stat and stat.type ~= 'file' then
-    return { err = fail('INVALID_PARAMETER', path .. ' is not a regular file (' .. stat.type .. ')') }
+    return { err = fail('INVALID_PARAMETER', path .. ' is not a regular file (' .. stat.type .. ')', 'name a regular file') }
   end
   if must_exist and not stat and vim.fn.bufexists(path) == 0 then
     return { err = fail('RESOURCE_NOT_FOUND', 'no such file: ' .. path) }
