@@ -198,7 +198,16 @@ func (c *Client) bound(ctx context.Context) (context.Context, context.CancelFunc
 
 // Lines returns some lines of some files (0-based line numbers) as the
 // servers see them: loaded buffers first, else the disk.
+//
+// Files the workspace policy holds sensitive (.env, keys, .git/...) are not
+// read: their lines are absent, so results show where, never what.
 func (c *Client) Lines(ctx context.Context, wanted map[string][]int) (map[string]map[int]string, error) {
+	root := c.Session.Root()
+	for p := range wanted {
+		if root.Sensitive(p) {
+			delete(wanted, p)
+		}
+	}
 	if len(wanted) == 0 {
 		return map[string]map[int]string{}, nil
 	}

@@ -106,6 +106,12 @@ func (c *Client) collectDiagnostics(ctx context.Context, bufnr any) ([]Diagnosti
 		}
 		src, _ := w.Source.(string)
 		code, _ := w.Code.(string)
+		if root.Sensitive(w.File) {
+			// A message may quote the file (.env, keys): say where only.
+			out = append(out, Diagnostic{File: root.Rel(w.File), Line: w.Lnum + 1, EndLine: w.EndLnum + 1,
+				Severity: sev, Message: SensitiveNote, Source: src, Code: code})
+			continue
+		}
 		out = append(out, Diagnostic{
 			File:      root.Rel(w.File),
 			Line:      w.Lnum + 1,

@@ -139,7 +139,13 @@ type Location struct {
 	EndColumn        int    `json:"end_column"`
 	Context          string `json:"context,omitempty"`
 	OutsideWorkspace bool   `json:"outside_workspace,omitempty"`
+	// Sensitive: the file is one the workspace policy protects (.env,
+	// keys, .git/...): its text is not shown and nvbridge will not open it.
+	Sensitive bool `json:"sensitive,omitempty"`
 }
+
+// SensitiveNote stands for the source line of a location in a sensitive file.
+const SensitiveNote = "[sensitive file: content not shown; see --allow-sensitive]"
 
 // ToolLocations converts server locations (in enc) to tool locations,
 // reading each line's text to convert columns exactly.
@@ -159,7 +165,7 @@ func (c *Client) ToolLocations(ctx context.Context, enc Encoding, locs []protoco
 		p := PathOf(l.URI)
 		start := texts[p][int(l.Range.Start.Line)]
 		end := texts[p][int(l.Range.End.Line)]
-		out = append(out, Location{
+		loc := Location{
 			File:             root.Rel(p),
 			Line:             int(l.Range.Start.Line) + 1,
 			Column:           UnitsToChar(start, int(l.Range.Start.Character), enc),
@@ -167,7 +173,12 @@ func (c *Client) ToolLocations(ctx context.Context, enc Encoding, locs []protoco
 			EndColumn:        UnitsToChar(end, int(l.Range.End.Character), enc),
 			Context:          strings.TrimSpace(start),
 			OutsideWorkspace: !root.Contains(p),
-		})
+		}
+		if root.Sensitive(p) {
+			loc.Sensitive, loc.Context = true, SensitiveNote
+			loc.Column, loc.EndColumn = int(l.Range.Start.Character), int(l.Range.End.Character)
+		}
+		out = append(out, loc)
 	}
 	return out, nil
 }

@@ -30,10 +30,12 @@ type Reference struct {
 
 // FileReferences are the references in one file, in position order.
 type FileReferences struct {
-	File             string      `json:"file"`
-	OutsideWorkspace bool        `json:"outside_workspace,omitempty"`
-	Count            int         `json:"count"`
-	References       []Reference `json:"references"`
+	File             string `json:"file"`
+	OutsideWorkspace bool   `json:"outside_workspace,omitempty"`
+	// Sensitive: a file the workspace policy protects; its lines are not shown.
+	Sensitive  bool        `json:"sensitive,omitempty"`
+	Count      int         `json:"count"`
+	References []Reference `json:"references"`
 }
 
 // ReferencesResult answers find_references.
@@ -100,7 +102,7 @@ func groupByFile(locs []Location) []FileReferences {
 	out := []FileReferences{}
 	for _, l := range locs {
 		if len(out) == 0 || out[len(out)-1].File != l.File {
-			out = append(out, FileReferences{File: l.File, OutsideWorkspace: l.OutsideWorkspace})
+			out = append(out, FileReferences{File: l.File, OutsideWorkspace: l.OutsideWorkspace, Sensitive: l.Sensitive})
 		}
 		g := &out[len(out)-1]
 		g.References = append(g.References, Reference{

@@ -88,6 +88,9 @@ type SymbolsResult struct {
 	// ExternalOmitted counts workspace search results outside the workspace
 	// left out (IncludeExternal was false).
 	ExternalOmitted int `json:"external_omitted,omitempty"`
+	// SensitiveOmitted counts workspace search results in files the
+	// workspace policy protects (.env, keys, .git/...), left out.
+	SensitiveOmitted int `json:"sensitive_omitted,omitempty"`
 	// NotReady lists servers that had not finished analysing their open
 	// file within the wait bound: their answer may miss symbols.
 	NotReady []string `json:"not_ready,omitempty"`
@@ -148,6 +151,10 @@ func (c *Client) Symbols(ctx context.Context, q SymbolsQuery) (SymbolsResult, er
 		}
 		if out.Scope == "workspace" && !q.IncludeExternal && !root.Contains(PathOf(s.URI)) {
 			out.ExternalOmitted++
+			continue
+		}
+		if out.Scope == "workspace" && root.Sensitive(PathOf(s.URI)) {
+			out.SensitiveOmitted++
 			continue
 		}
 		keep = append(keep, s)
