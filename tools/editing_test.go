@@ -118,6 +118,19 @@ vim.api.nvim_buf_set_lines(b, 4, 5, true, { 'delta (user)' })`, nil, filepath.Jo
 	if get(dc, "discarded") != true || get(dc, "is_modified") != false || get(dc, "line_count") != float64(5) {
 		t.Fatalf("discard_buffer: %v", dc)
 	}
+	// The user's own unsaved edit is not thrown away without force.
+	if err := s.ExecLua(testenv.Context(t), `local b = vim.fn.bufnr(...)
+vim.api.nvim_buf_call(b, function() vim.bo.undolevels = vim.bo.undolevels end)
+vim.api.nvim_buf_set_lines(b, 0, 1, true, { 'alpha (user)' })`, nil, filepath.Join(root, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, mcpCall(t, c, "discard_buffer", `{"file":"notes.txt"}`), apierr.Conflict, "did not make")
+	dc = okCall("discard_buffer", `{"file":"notes.txt","force":true}`)
+	if get(dc, "discarded") != true || get(dc, "is_modified") != false {
+		t.Fatalf("discard_buffer with force: %v", dc)
+	}
+	wantError(t, mcpCall(t, c, "read_file", `{"file":"."}`), apierr.InvalidParameter, "directory")
+	wantError(t, mcpCall(t, c, "save_buffer", `{"file":"."}`), apierr.InvalidParameter, "directory")
 	wantError(t, mcpCall(t, c, "edit_buffer", `{"file":"notes.txt","edits":[{"line_start":9,"line_end":9,"new_text":"x"}]}`), apierr.InvalidParameter, "only 5 lines")
 	wantError(t, mcpCall(t, c, "edit_buffer", `{"file":"notes.txt","edits":[],"preveiw":false}`), apierr.InvalidParameter, "preveiw")
 }

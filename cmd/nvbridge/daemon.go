@@ -89,10 +89,13 @@ type daemonSpot struct {
 // differ, in daemonDir.
 func locateDaemon(ctx context.Context, g globalFlags) (daemonSpot, error) {
 	rootDir, addr := g.target(ctx)
-	root, err := workspace.New(rootDir)
+	root, err := workspace.NewWith(rootDir, g.policy)
 	if err != nil {
 		return daemonSpot{}, fmt.Errorf("workspace root: %w", err)
 	}
+	// The policy on sensitive files is part of a daemon's identity: its
+	// flags and the project file it read when it started.
+	project, _ := os.ReadFile(filepath.Join(root.Dir(), workspace.ProjectFile))
 	if addr != "" && !strings.Contains(addr, ":") {
 		if abs, err := filepath.Abs(addr); err == nil {
 			addr = abs
@@ -110,6 +113,8 @@ func locateDaemon(ctx context.Context, g globalFlags) (daemonSpot, error) {
 		exe, st.ModTime().String(), strconv.FormatInt(st.Size(), 10), version,
 		root.Dir(), addr, g.nvimCmd, g.timeout.String(), g.logFile,
 		os.Getenv(nvim.ExtraServersEnv), os.Getenv("PATH"),
+		strings.Join(g.policy.Deny, "\x00"), strings.Join(g.policy.Allow, "\x00"),
+		strconv.FormatBool(g.policy.AllowHardlinks), string(project),
 	})
 	sum := sha256.Sum256(identity)
 	dir, err := daemonDir()
@@ -255,6 +260,15 @@ func (s daemonSpot) start(ctx context.Context, g globalFlags, idle time.Duration
 		nvimCmd, _ = filepath.Abs(nvimCmd)
 	}
 	args := []string{"--root", s.root, "--nvim", s.addr, "--nvim-cmd", nvimCmd, "--timeout", g.timeout.String()}
+	for _, d := range g.policy.Deny {
+		args = append(args, "--deny", d)
+	}
+	for _, a := range g.policy.Allow {
+		args = append(args, "--allow-sensitive", a)
+	}
+	if g.policy.AllowHardlinks {
+		args = append(args, "--allow-hardlinks")
+	}
 	if g.logFile != "" {
 		logFile, _ := filepath.Abs(g.logFile)
 		args = append(args, "--log", logFile)

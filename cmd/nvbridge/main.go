@@ -11,7 +11,9 @@
 // Global flags (before or after the command): --root DIR (workspace; default
 // the attached Neovim's working directory, else .), --nvim ADDR (attach to a
 // running Neovim; $NVIM is used inside Neovim), --nvim-cmd PATH (embedded
-// Neovim executable), --timeout DURATION (per LSP request), --log FILE.
+// Neovim executable), --timeout DURATION (per LSP request), --log FILE;
+// the policy on sensitive files: --deny GLOB, --allow-sensitive GLOB
+// (both repeatable), --allow-hardlinks.
 package main
 
 import (
@@ -23,6 +25,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -43,6 +46,22 @@ type globalFlags struct {
 	nvimCmd string
 	timeout time.Duration
 	logFile string
+	policy  workspace.Config
+}
+
+// globs is a repeatable flag of glob patterns.
+type globs struct{ list *[]string }
+
+func (g globs) String() string {
+	if g.list == nil {
+		return ""
+	}
+	return strings.Join(*g.list, ",")
+}
+
+func (g globs) Set(v string) error {
+	*g.list = append(*g.list, v)
+	return nil
 }
 
 // register defines the global flags on fs. They are accepted before the
@@ -54,6 +73,9 @@ func (g *globalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.nvimCmd, "nvim-cmd", g.nvimCmd, "Neovim executable for the embedded mode (default: nvim on PATH, the checkout's .deps/bin first)")
 	fs.DurationVar(&g.timeout, "timeout", g.timeout, "bound on one language server request")
 	fs.StringVar(&g.logFile, "log", g.logFile, "write logs to this file (default stderr; never stdout)")
+	fs.Var(globs{&g.policy.Deny}, "deny", "also treat files matching GLOB as sensitive: never read, shown or changed (repeatable; see "+workspace.ProjectFile+")")
+	fs.Var(globs{&g.policy.Allow}, "allow-sensitive", "let nvbridge use files matching GLOB although the deny list covers them, e.g. --allow-sensitive .env.example (repeatable)")
+	fs.BoolVar(&g.policy.AllowHardlinks, "allow-hardlinks", g.policy.AllowHardlinks, "write to files that have other hard links (refused by default: another name may be outside the root)")
 }
 
 const mainUsage = `usage: nvbridge [global flags] COMMAND [flags] [args]
@@ -240,7 +262,7 @@ func neovimCwd(ctx context.Context, addr string) (string, error) {
 // connect opens the Neovim session and the tool environment.
 func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env, func(), error) {
 	rootDir, addr := g.target(ctx)
-	root, err := workspace.New(rootDir)
+	root, err := workspace.NewWith(rootDir, g.policy)
 	if err != nil {
 		return nil, nil, fmt.Errorf("workspace root: %w", err)
 	}
