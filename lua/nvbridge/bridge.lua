@@ -242,8 +242,19 @@ local function buffer_bytes(bufnr)
   return text
 end
 
+--- A quick "maybe changed" key: besides mtime and size, the inode and the
+--- ctime, which every content write moves and no tool can put back (cp -p,
+--- rsync, tar and git restore the mtime only).
 local function stat_key(stat)
-  return string.format('%d.%d:%d', stat.mtime.sec, stat.mtime.nsec, stat.size)
+  return string.format(
+    '%d.%d:%d:%d:%d.%d',
+    stat.mtime.sec,
+    stat.mtime.nsec,
+    stat.size,
+    stat.ino,
+    stat.ctime.sec,
+    stat.ctime.nsec
+  )
 end
 
 --- A content fingerprint (sha256 and length). Vim strings cannot hold NUL, so
