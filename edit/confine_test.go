@@ -337,6 +337,17 @@ func TestChangedOnDiskByContent(t *testing.T) {
 		}
 	})
 
+	t.Run("a buffer with unsaved changes conflicts on the next request", func(t *testing.T) {
+		v.write("same/d.txt", "delta\n")
+		v.userEdit("same/d.txt", 0, "user's delta")
+		rewrite("same/d.txt", "OUTSI\n")
+		_, err := v.s.OpenBuffer(v.ctx, v.abs("same/d.txt"), true)
+		wantCode(t, err, apierr.Conflict)
+		if got := v.buffer("same/d.txt"); got.Text != "user's delta\n" || !got.Modified {
+			t.Errorf("buffer = %+v", got)
+		}
+	})
+
 	t.Run("an unmodified buffer is reloaded", func(t *testing.T) {
 		v.open("same/c.txt")
 		rewrite("same/c.txt", "OUTSIDE\n")
