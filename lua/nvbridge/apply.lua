@@ -359,9 +359,11 @@ local function modified_by_user(b)
 end
 
 --- Makes a loaded buffer agree with the disk (bridge.lua: reconcile); a
---- buffer with unsaved changes whose file also changed is a CONFLICT.
-local function reconcile(b, path)
-  if bridge.reconcile(b, true) == 'conflict' then
+--- buffer with unsaved changes whose file also changed is a CONFLICT. deep
+--- compares the content even when the stat key did not move (right before
+--- a change is applied).
+local function reconcile(b, path, deep)
+  if bridge.reconcile(b, deep) == 'conflict' then
     return fail('CONFLICT', path .. ' has unsaved changes in Neovim and was also changed on disk', path)
   end
 end
@@ -775,7 +777,7 @@ local function prepare(f, find, plan)
     if b ~= e.bufnr then
       return nil, fail('CONFLICT', f.path .. ' was closed or reopened in Neovim since the preview', f.path)
     end
-    local err = reconcile(b, f.path)
+    local err = reconcile(b, f.path, true)
     if err then
       return nil, err
     end

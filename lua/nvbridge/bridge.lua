@@ -363,11 +363,12 @@ end
 --- changed is reloaded (the servers see didClose/didOpen); a modified buffer
 --- whose file also changed is a conflict.
 ---
---- "Changed" is decided by content (the fingerprint recorded when the
---- buffer was loaded, written or last reconciled) when deep is set, as it
---- is for the buffers a request or a change targets; otherwise a file
---- whose stat key (mtime, size) did not move counts as unchanged, which is
---- enough for refreshing the other buffers a request may read.
+--- "Changed" is decided by content: the fingerprint recorded when the
+--- buffer was loaded, written or last reconciled, against the bytes on
+--- disk. Unless deep is set, a file whose stat key did not move (mtime,
+--- size, inode and ctime, which every write moves and no tool puts back)
+--- is not read again: requests and previews pay nothing for an unchanged
+--- file. Right before a write (apply, save) the content is always compared.
 ---@param deep boolean? compare content even when the stat key is the same
 ---@return string state "same" | "reloaded" | "conflict" | "deleted"
 local function reconcile(bufnr, deep)
@@ -485,7 +486,7 @@ function M.open(path, must_exist)
   local bufnr = vim.fn.bufadd(path)
   local state = 'loaded'
   if api.nvim_buf_is_loaded(bufnr) then
-    state = reconcile(bufnr, true)
+    state = reconcile(bufnr)
   else
     local _, load_err = load(path)
     if load_err then
