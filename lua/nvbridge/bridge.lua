@@ -296,27 +296,32 @@ end
 --- (mtime and size, a quick "maybe changed") and the fingerprint of its
 --- bytes, which decides "changed on disk" (a rewrite at the same size with
 --- the mtime put back, as cp -p, rsync, tar or git do, keeps the stat key).
---- data is the file's content when the caller has just read it.
-local function record_disk(b, path, data)
+--- data is the file's content when the caller has just read it, hash its
+--- fingerprint when already computed.
+local function record_disk(b, path, data, hash)
   local stat = uv.fs_stat(path)
   if not stat or stat.type ~= 'file' then
     vim.b[b].nvbridge_disk = nil
     vim.b[b].nvbridge_disk_hash = nil
     return
   end
-  data = data or read_file(path)
+  if not hash then
+    data = data or read_file(path)
+    hash = data and fingerprint(data) or nil
+  end
   vim.b[b].nvbridge_disk = stat_key(stat)
-  vim.b[b].nvbridge_disk_hash = data and fingerprint(data) or nil
+  vim.b[b].nvbridge_disk_hash = hash
 end
 
 --- Whether the file's content differs from the one recorded for b (its
 --- fingerprint); without a recorded fingerprint, whether its stat key
---- does. Returns changed, and the data read (if read).
+--- does. Returns changed, and the fingerprint of the bytes read (if read).
 local function disk_differs(b, path, stat)
   local seen_hash = vim.b[b].nvbridge_disk_hash
   if seen_hash then
     local data = read_file(path)
-    return data == nil or fingerprint(data) ~= seen_hash, data
+    local hash = data and fingerprint(data)
+    return hash == nil or hash ~= seen_hash, hash
   end
   local seen = vim.b[b].nvbridge_disk
   return seen ~= nil and seen ~= stat_key(stat), nil
@@ -383,9 +388,9 @@ local function reconcile(bufnr, deep)
     if vim.b[bufnr].nvbridge_conflict then
       return 'conflict'
     end
-    local changed, data = false, nil
+    local changed, hash = false, nil
     if seen and (deep or seen ~= now) then
-      changed, data = disk_differs(bufnr, path, stat)
+      changed, hash = disk_differs(bufnr, path, stat)
     elseif not seen then
       changed = neovim_sees_conflict(bufnr)
     end
@@ -394,7 +399,7 @@ local function reconcile(bufnr, deep)
       return 'conflict'
     end
     if seen ~= now or not vim.b[bufnr].nvbridge_disk_hash then
-      record_disk(bufnr, path, data)
+      record_disk(bufnr, path, nil, hash)
     end
     return 'same'
   end
@@ -403,9 +408,10 @@ local function reconcile(bufnr, deep)
     return 'same'
   end
   local data = read_file(path)
+  local hash = data and fingerprint(data)
   local changed
   if vim.b[bufnr].nvbridge_disk_hash then
-    changed = data == nil or fingerprint(data) ~= vim.b[bufnr].nvbridge_disk_hash
+    changed = hash == nil or hash ~= vim.b[bufnr].nvbridge_disk_hash
   else
     changed = data ~= buffer_bytes(bufnr)
   end
@@ -416,7 +422,7 @@ local function reconcile(bufnr, deep)
     end)
     state = 'reloaded'
   end
-  record_disk(bufnr, path, data)
+  record_disk(bufnr, path, data, hash)
   return state
 end
 
