@@ -8,6 +8,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/edit"
+	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/preview"
 )
 
@@ -395,4 +396,53 @@ func TestFolderErrors(t *testing.T) {
 		t.Errorf("create through a dangling link inside: %+v", res.Files)
 	}
 	out.untouched()
+}
+
+// TestDiscardInAttachedNeovim: discard_buffer in the user's own Neovim
+// refuses (CONFLICT) to throw away edits the user typed, unless force; the
+// user's :write is recorded, so nvbridge then saves without a false
+// conflict.
+func TestDiscardInAttachedNeovim(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "mine.txt"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := testenv.Listening(t, root)
+	s, _ := testenv.Attached(t, addr, root)
+	e := edit.NewEngine(s)
+	ctx := testenv.Context(t)
+	user := func(code string) {
+		t.Helper()
+		if err := s.ExecLua(ctx, code, nil, filepath.Join(root, "mine.txt")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The user opens the file and types.
+	user(`vim.cmd.edit(vim.fn.fnameescape(...)); vim.api.nvim_buf_set_lines(0, 0, 1, true, { 'typed by the user' })`)
+	_, err = e.DiscardBuffer(ctx, "mine.txt", false)
+	wantCode(t, err, apierr.Conflict)
+	var lines []string
+	if err := s.ExecLua(ctx, `return vim.api.nvim_buf_get_lines(vim.fn.bufnr(...), 0, -1, true)`, &lines, filepath.Join(root, "mine.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 1 || lines[0] != "typed by the user" {
+		t.Fatalf("the refused discard changed the user's buffer: %q", lines)
+	}
+	// The user saves with :write; nvbridge's edit and save then go through.
+	user(`vim.cmd('silent write')`)
+	if _, err := e.Submit(ctx, preview.Changeset{Files: []preview.FileChange{fileChange("mine.txt", te(0, 0, 0, 5, "TYPED"))}}, edit.Options{Save: true}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(root, "mine.txt"))
+	if string(b) != "TYPED by the user\n" {
+		t.Fatalf("disk = %q", b)
+	}
+	// force discards the user's edits.
+	user(`vim.api.nvim_buf_set_lines(vim.fn.bufnr(...), 0, 1, true, { 'again' })`)
+	if r, err := e.DiscardBuffer(ctx, "mine.txt", true); err != nil || !r.Discarded {
+		t.Fatalf("discard with force: %+v, %v", r, err)
+	}
 }
