@@ -219,9 +219,7 @@ func TestWritesStayInRoot(t *testing.T) {
 			id = preview1(preview.Changeset{Files: []preview.FileChange{{Kind: preview.OpDelete, Path: dir + "/e/doomed.txt"}}})
 			v.swapForLink(dir+"/e", out.dir)
 			_, err = v.e.ApplyStored(v.ctx, id, true)
-			if e := apierr.As(err); e == nil || (e.Code != apierr.InvalidParameter && e.Code != apierr.Conflict) {
-				t.Fatalf("delete through a swapped folder: %v", err)
-			}
+			wantCode(t, err, apierr.InvalidParameter)
 			out.untouched()
 
 			// A rename whose source folder became a link: saving would
@@ -230,9 +228,7 @@ func TestWritesStayInRoot(t *testing.T) {
 			id = preview1(preview.Changeset{Files: []preview.FileChange{{Kind: preview.OpRename, Path: dir + "/f/a.txt", NewPath: dir + "/renamed.txt"}}})
 			v.swapForLink(dir+"/f", out.dir)
 			_, err = v.e.ApplyStored(v.ctx, id, true)
-			if e := apierr.As(err); e == nil || (e.Code != apierr.InvalidParameter && e.Code != apierr.Conflict) {
-				t.Fatalf("rename from a swapped folder: %v", err)
-			}
+			wantCode(t, err, apierr.InvalidParameter)
 			out.untouched()
 			if v.disk(dir+"/renamed.txt") != "<missing>" {
 				t.Error("the rename target was written")
