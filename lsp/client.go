@@ -8,6 +8,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -199,6 +201,11 @@ func (c *Client) bound(ctx context.Context) (context.Context, context.CancelFunc
 // Lines returns some lines of some files (0-based line numbers) as the
 // servers see them: loaded buffers first, else the disk.
 func (c *Client) Lines(ctx context.Context, wanted map[string][]int) (map[string]map[int]string, error) {
+	if _, ok := wanted[""]; ok {
+		// Locations with non-file URIs (PathOf ""): no text to read.
+		wanted = maps.Clone(wanted)
+		delete(wanted, "")
+	}
 	if len(wanted) == 0 {
 		return map[string]map[int]string{}, nil
 	}
@@ -233,7 +240,14 @@ func decodeList(raw json.RawMessage, out any) error {
 	return json.Unmarshal(raw, out)
 }
 
-// PathOf converts a server's URI to an absolute path.
+// PathOf converts a server's file URI to an absolute path. A URI of another
+// scheme (untitled:, jdt://, deno:, a malformed one) names no file nvbridge
+// can read: PathOf returns "" for it, and tools report such a location by
+// its uri (no file) instead of dropping it.
 func PathOf(u protocol.DocumentURI) string {
+	parsed, err := url.ParseRequestURI(string(u))
+	if err != nil || parsed.Scheme != uri.FileScheme {
+		return ""
+	}
 	return filepath.Clean(uri.URI(u).Filename())
 }

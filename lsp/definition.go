@@ -70,7 +70,9 @@ func (c *Client) locations(ctx context.Context, file string, t Target, method, h
 	paths := make([]string, len(tools))
 	lines := make([]int, len(tools))
 	for i, l := range tools {
-		paths[i] = c.absPath(l.File)
+		if l.File != "" { // a non-file URI has no source to show
+			paths[i] = c.absPath(l.File)
+		}
 		lines[i] = l.Line - 1
 	}
 	blocks, err := c.sourceBlocks(ctx, paths, lines, DeclarationLines)

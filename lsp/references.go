@@ -30,7 +30,9 @@ type Reference struct {
 
 // FileReferences are the references in one file, in position order.
 type FileReferences struct {
-	File             string      `json:"file"`
+	File string `json:"file,omitempty"`
+	// URI names a non-file document (untitled:, jdt://) instead of File.
+	URI              string      `json:"uri,omitempty"`
 	OutsideWorkspace bool        `json:"outside_workspace,omitempty"`
 	Count            int         `json:"count"`
 	References       []Reference `json:"references"`
@@ -89,7 +91,7 @@ func (c *Client) References(ctx context.Context, file string, t Target, opts Ref
 	out.Files = groupByFile(kept)
 	files := map[string]bool{}
 	for _, l := range all {
-		files[l.File] = true
+		files[l.File+"\x00"+l.URI] = true
 	}
 	out.FileCount = len(files)
 	return out, nil
@@ -99,8 +101,8 @@ func (c *Client) References(ctx context.Context, file string, t Target, opts Ref
 func groupByFile(locs []Location) []FileReferences {
 	out := []FileReferences{}
 	for _, l := range locs {
-		if len(out) == 0 || out[len(out)-1].File != l.File {
-			out = append(out, FileReferences{File: l.File, OutsideWorkspace: l.OutsideWorkspace})
+		if len(out) == 0 || out[len(out)-1].File != l.File || out[len(out)-1].URI != l.URI {
+			out = append(out, FileReferences{File: l.File, URI: l.URI, OutsideWorkspace: l.OutsideWorkspace})
 		}
 		g := &out[len(out)-1]
 		g.References = append(g.References, Reference{
