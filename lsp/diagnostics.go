@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -54,24 +55,41 @@ type diagWire struct {
 // before answering with what it has (marked incomplete).
 var DiagnosticWait = 10 * time.Second
 
+// Freshness says whether diagnostics describe the buffer's current text.
+type Freshness struct {
+	// Complete is true when every attached server published diagnostics
+	// for the current text. An empty list is "nothing there" only then.
+	Complete bool
+	// Why (when not complete) says what is missing, for the caller.
+	Why string
+}
+
 // Diagnostics returns the diagnostics of doc, after waiting (bounded) until
 // every attached server has published diagnostics for the buffer's current
-// text. complete is false when the bound cut the wait short.
-func (c *Client) Diagnostics(ctx context.Context, doc *Document) (diags []Diagnostic, complete bool, err error) {
+// text. Not complete when the bound cut the wait short, or when no server
+// is attached (nothing could have reported anything).
+func (c *Client) Diagnostics(ctx context.Context, doc *Document) (diags []Diagnostic, fresh Freshness, err error) {
 	ids := make([]int, 0, len(doc.Servers))
+	names := make([]string, 0, len(doc.Servers))
 	for _, s := range doc.Servers {
 		ids = append(ids, s.ID)
+		names = append(names, s.Name)
 	}
-	complete = true
-	if len(ids) > 0 {
+	if len(ids) == 0 {
+		fresh.Why = fmt.Sprintf("no language server is attached to %s (filetype %q): nothing checked it", doc.Rel, doc.Buffer.Filetype)
+	} else {
 		raw, err := c.Session.Async(ctx, "wait_diagnostics", doc.Buffer.Bufnr, ids, int(DiagnosticWait/time.Millisecond))
 		if err != nil {
-			return nil, false, err
+			return nil, Freshness{}, err
 		}
-		complete = string(raw) == "true"
+		fresh.Complete = string(raw) == "true"
+		if !fresh.Complete {
+			fresh.Why = fmt.Sprintf("%s had not published diagnostics for the current text within %s",
+				strings.Join(names, ", "), DiagnosticWait)
+		}
 	}
 	diags, err = c.collectDiagnostics(ctx, doc.Buffer.Bufnr)
-	return diags, complete, err
+	return diags, fresh, err
 }
 
 // WorkspaceDiagnostics returns every diagnostic Neovim holds (for open

@@ -15,6 +15,9 @@ type LuaError struct {
 	Code    string `msgpack:"code"`
 	Message string `msgpack:"message"`
 	Path    string `msgpack:"path,omitempty"`
+	// Remediation overrides the code's default one (a crashed server's
+	// answer says how to bring it back).
+	Remediation string `msgpack:"remediation,omitempty"`
 }
 
 // APIError converts e to the error tools return, with the code's
@@ -24,7 +27,11 @@ func (e *LuaError) APIError() *apierr.Error {
 	if code == "" {
 		code = apierr.OperationFailed
 	}
-	return &apierr.Error{Code: code, Message: e.Message, Remediation: remediationFor(code)}
+	remediation := e.Remediation
+	if remediation == "" {
+		remediation = remediationFor(code)
+	}
+	return &apierr.Error{Code: code, Message: e.Message, Remediation: remediation}
 }
 
 // luaErrorOf reads nvbridge_done's error argument (decoded into any: a
@@ -39,6 +46,7 @@ func luaErrorOf(v any) *apierr.Error {
 	e.Code, _ = m["code"].(string)
 	e.Message, _ = m["message"].(string)
 	e.Path, _ = m["path"].(string)
+	e.Remediation, _ = m["remediation"].(string)
 	return e.APIError()
 }
 

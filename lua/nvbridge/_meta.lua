@@ -17,6 +17,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field code string
 ---@field message string
 ---@field path? string the file it is about, when it is about one
+---@field remediation? string overrides the code's default remediation (nvim.LuaError.Remediation)
 
 --- bridge.open's reply (Go: nvim.openReply, nvim.BufferState).
 ---@class nvbridge.OpenReply
