@@ -29,6 +29,9 @@ type LocationsResult struct {
 	Server    string           `json:"server"`
 	Count     int              `json:"count"`
 	Locations []SourceLocation `json:"locations"`
+	// Incomplete says why the answer may be partial (the server was still
+	// analysing the file); absent when it is complete.
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 // Definition returns where the symbol at t in file is defined
@@ -66,7 +69,7 @@ func (c *Client) locations(ctx context.Context, file string, t Target, method, h
 	}
 	tools = SortLocations(tools)
 	out := LocationsResult{Symbol: pos.symbol(), From: pos.where(), Server: pos.server.Name,
-		Count: len(tools), Locations: make([]SourceLocation, len(tools))}
+		Count: len(tools), Locations: make([]SourceLocation, len(tools)), Incomplete: pos.unanalysed}
 	paths := make([]string, len(tools))
 	lines := make([]int, len(tools))
 	for i, l := range tools {

@@ -51,6 +51,9 @@ type ReferencesResult struct {
 	FileCount int              `json:"file_count"`
 	Truncated bool             `json:"truncated"`
 	Files     []FileReferences `json:"files"`
+	// Incomplete says why the answer may be partial (the server was still
+	// analysing the file); absent when it is complete.
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 // References returns the uses of the symbol at t in file, grouped by file
@@ -80,7 +83,7 @@ func (c *Client) References(ctx context.Context, file string, t Target, opts Ref
 		return ReferencesResult{}, err
 	}
 	all = SortLocations(all)
-	out := ReferencesResult{Symbol: pos.symbol(), From: pos.where(), Server: pos.server.Name,
+	out := ReferencesResult{Symbol: pos.symbol(), From: pos.where(), Server: pos.server.Name, Incomplete: pos.unanalysed,
 		IncludeDeclaration: opts.IncludeDeclaration, Total: len(all), Files: []FileReferences{}}
 	kept := all
 	if len(kept) > opts.MaxResults {

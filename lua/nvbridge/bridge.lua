@@ -165,6 +165,17 @@ local function fail(code, message)
   return { code = code, message = message }
 end
 
+--- Clients that publish one text's diagnostics in stages without a document
+--- version (typescript-language-server: tsserver's syntax, semantic and
+--- suggestion checks arrive as separate events, each published, debounced
+--- by 50 ms): only their last publish is complete, and nothing marks it.
+M.staged_publishers = { ['typescript-language-server'] = true, tsserver = true, ts_ls = true, vtsls = true }
+
+local function staged(client_id)
+  local client = vim.lsp.get_client_by_id(client_id)
+  return client ~= nil and M.staged_publishers[client.name] == true
+end
+
 -- The version a server's publish for the current text carries.
 local function buf_version(bufnr)
   return compat.lsp_version(bufnr) or vim.b[bufnr].changedtick
@@ -233,8 +244,29 @@ function M.setup()
 
   -- Every client's exit is observed; a client attaching brings its
   -- server's buffers back up.
+  local namespaces = api.nvim_get_namespaces()
   for _, client in ipairs(get_clients()) do
     hook_exit(client)
+    -- Attached to a running Neovim: buffers a server diagnosed before
+    -- nvbridge connected must not wait for a publish that already
+    -- happened. The client's diagnostic namespace exists once Neovim has
+    -- handled a publish of it; a buffer it is attached to, unchanged since
+    -- its didOpen (version 0) or holding its diagnostics, counts as
+    -- published for its current text.
+    local ns = namespaces[string.format('vim.lsp.%s.%d', client.name, client.id)]
+    if ns and client.initialized then
+      for bufnr in pairs(client.attached_buffers or {}) do
+        if api.nvim_buf_is_loaded(bufnr) and (buf_version(bufnr) == 0 or #vim.diagnostic.get(bufnr, { namespace = ns }) > 0) then
+          published[client.id] = published[client.id] or {}
+          published[client.id][vim.uri_from_bufnr(bufnr)] = {
+            version = buf_version(bufnr),
+            tick = vim.b[bufnr].changedtick,
+            at = 0,
+            seeded = true,
+          }
+        end
+      end
+    end
   end
   api.nvim_create_autocmd('LspAttach', {
     group = group,
@@ -726,6 +758,14 @@ function M.wait_diagnostics(chan, id, bufnr, client_ids, bound_ms)
         end
       elseif seen.tick < tick then
         return nil
+      elseif version == 0 and not staged(client_id) then
+        -- A publish without a version, received after the last change
+        -- (tick), while the document is still at the version 0 of its
+        -- didOpen (Neovim 0.10): it is for the current text (gopls
+        -- publishes so for a document opened at version 0). The buffer
+        -- was loaded from the disk unchanged, so even a publish sent
+        -- before the didOpen describes this text; a reload from the disk
+        -- moves the tick.
       else
         uv.update_time()
         wait = math.max(wait, M.unversioned_quiet_ms - (uv.now() - seen.at))
