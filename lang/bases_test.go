@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/safego"
 )
 
 func TestBaseNames(t *testing.T) {
@@ -71,6 +72,8 @@ func TestSubclassAt(t *testing.T) {
 // TestRunBoundedRecovers: a step that panics is reported as that step's
 // error (the other steps run to the end), never the end of the process.
 func TestRunBoundedRecovers(t *testing.T) {
+	safego.SetLogf(t.Logf) // the stacks go to the test's log
+	defer safego.SetLogf(nil)
 	for _, limit := range []int{1, 2, 0} {
 		ran := make([]bool, 4)
 		panics := runBounded(context.Background(), 4, limit, func(i int) {

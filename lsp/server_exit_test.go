@@ -121,3 +121,52 @@ func TestDiagnosticsNoServer(t *testing.T) {
 		t.Fatalf("read_file = %+v, want diagnostics_complete false with the reason", x)
 	}
 }
+
+// TestServerKilledAttached: attached to a user's Neovim, the servers are
+// the user's: one that dies is reported with the way to restart it, and
+// nvbridge does not restart it behind the user's back.
+func TestServerKilledAttached(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go", "pgrep")
+	root := testenv.CopySample(t, "gobroken")
+	addr := testenv.Listening(t, root, testenv.UserLSPConfig(t, "user-gopls")...)
+	s, client := testenv.Attached(t, addr, root)
+	ctx := testenv.Context(t)
+	client.AttachGrace = testenv.Timeout() // the user's FileType autocmd starts it
+	r, err := client.DiagnosticsFor(ctx, lsp.DiagnosticsQuery{File: "broken.go", MinSeverity: "warning"})
+	if err != nil || len(r.Diagnostics) != 2 {
+		t.Fatalf("diagnostics before the kill: %+v %v", r, err)
+	}
+	doc, err := client.Open(ctx, "broken.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nvimPid int
+	if err := s.ExecLua(ctx, "return vim.fn.getpid()", &nvimPid); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("pgrep", "-P", strconv.Itoa(nvimPid), "-x", "gopls").Output()
+	if err != nil {
+		t.Fatalf("pgrep gopls under Neovim %d: %v", nvimPid, err)
+	}
+	pid, _ := strconv.Atoi(strings.Fields(string(out))[0])
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var noticed bool
+	const awaitDown = `local bufnr, ms = ...
+return vim.wait(ms, function() return #require('nvbridge.bridge').servers_down(bufnr) > 0 end, 20)`
+	if err := s.ExecLua(ctx, awaitDown, &noticed, doc.Buffer.Bufnr, int(testenv.Timeout().Milliseconds())); err != nil || !noticed {
+		t.Fatalf("the exit of the user's gopls was not recorded: %v", err)
+	}
+	_, err = client.DiagnosticsFor(ctx, lsp.DiagnosticsQuery{File: "broken.go"})
+	e := apierr.As(err)
+	if err == nil || e.Code != apierr.PreconditionFailed || !strings.Contains(e.Message, "user-gopls") ||
+		!strings.Contains(e.Message, "signal 9") || !strings.Contains(e.Remediation, ":LspRestart") {
+		t.Fatalf("get_diagnostics after the user's server died: %v (%s), want PRECONDITION_FAILED naming user-gopls, signal 9, :LspRestart", err, e.Remediation)
+	}
+	// Not restarted behind the user's back: no client came back.
+	var clients int
+	if err := s.ExecLua(ctx, "return #vim.lsp.get_clients({ name = 'user-gopls' })", &clients); err != nil || clients != 0 {
+		t.Fatalf("user-gopls clients after the kill: %d %v, want 0", clients, err)
+	}
+}

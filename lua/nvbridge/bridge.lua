@@ -608,10 +608,12 @@ function M.wait_clients(chan, id, bufnr, grace_ms, progress_ms)
     end
     return not expected and grace_ms <= 0
   end
+  -- A buffer whose server died (and is not being restarted): say so at
+  -- once, without a grace period for a server that is not coming.
+  if #ready_clients(bufnr) == 0 and down_error(bufnr) then
+    return done(chan, id, down_error(bufnr))
+  end
   if settled() then
-    if #ready_clients(bufnr) == 0 and down_error(bufnr) then
-      return done(chan, id, down_error(bufnr))
-    end
     return done(chan, id, nil, vim.json.encode(ready_clients(bufnr)))
   end
   local finished = false
