@@ -23,6 +23,7 @@ import (
 func TestServerKilled(t *testing.T) {
 	testenv.Require(t, "nvim", "gopls", "go", "pgrep")
 	s, client := testenv.Embedded(t, testenv.CopySample(t, "gobroken"))
+	testenv.TraceLSP(t, s) // logged if the test fails
 	ctx := testenv.Context(t)
 	want := []string{
 		`broken.go:6:17 error IncompatibleAssign cannot use "three" (untyped string constant) as int value in variable declaration`,
