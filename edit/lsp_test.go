@@ -73,7 +73,7 @@ func TestLanguageServerSeesEdit(t *testing.T) {
 	}, edit.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	diags, complete, err := v.client.Diagnostics(v.ctx, mainDoc)
+	diags, fresh, err := v.client.Diagnostics(v.ctx, mainDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,8 +83,8 @@ func TestLanguageServerSeesEdit(t *testing.T) {
 			found = true
 		}
 	}
-	if !complete || !found {
-		t.Fatalf("diagnostics (complete=%v) do not show the new error on line 17: %+v", complete, diags)
+	if !fresh.Complete || !found {
+		t.Fatalf("diagnostics (complete=%v: %s) do not show the new error on line 17: %+v", fresh.Complete, fresh.Why, diags)
 	}
 	if got := v.disk("main.go"); strings.Contains(got, "broken") {
 		t.Fatal("the edit reached the disk without save")

@@ -73,6 +73,8 @@ type FileExcerpt struct {
 	// DiagnosticsComplete is false when a server had not yet published
 	// diagnostics for the current text within the wait bound.
 	DiagnosticsComplete bool `json:"diagnostics_complete"`
+	// DiagnosticsIncomplete says why they are not complete.
+	DiagnosticsIncomplete string `json:"diagnostics_incomplete,omitempty"`
 }
 
 // ReadLines returns lines [start, end] (1-based, inclusive; 0 means the
@@ -96,12 +98,12 @@ func (c *Client) ReadLines(ctx context.Context, file string, start, end int) (Fi
 	if err != nil {
 		return FileExcerpt{}, err
 	}
-	diags, complete, err := c.Diagnostics(ctx, doc)
+	diags, fresh, err := c.Diagnostics(ctx, doc)
 	if err != nil {
 		return FileExcerpt{}, err
 	}
 	out := FileExcerpt{File: doc.Rel, StartLine: start, EndLine: start + len(lines) - 1, LineCount: n,
-		IsModified: doc.Buffer.Modified, DiagnosticsComplete: complete, Lines: make([]NumberedLine, len(lines))}
+		IsModified: doc.Buffer.Modified, DiagnosticsComplete: fresh.Complete, DiagnosticsIncomplete: fresh.Why, Lines: make([]NumberedLine, len(lines))}
 	for i, text := range lines {
 		out.Lines[i] = NumberedLine{Line: start + i, Text: text}
 	}

@@ -73,6 +73,9 @@ func (c *Client) editOutsideWorkspace(raw json.RawMessage) []string {
 			continue
 		}
 		p := PathOf(protocol.DocumentURI(u))
+		if p == "" {
+			p = string(u) // not a file: named by its URI
+		}
 		if !root.Contains(p) && !seen[p] {
 			seen[p] = true
 			out = append(out, p)

@@ -8,6 +8,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -202,9 +204,12 @@ func (c *Client) bound(ctx context.Context) (context.Context, context.CancelFunc
 // Files the workspace policy holds sensitive (.env, keys, .git/...) are not
 // read: their lines are absent, so results show where, never what.
 func (c *Client) Lines(ctx context.Context, wanted map[string][]int) (map[string]map[int]string, error) {
+	// Locations with non-file URIs (PathOf "") have no text to read, and
+	// sensitive files are not read. The caller's map is left as it is.
 	root := c.Session.Root()
+	wanted = maps.Clone(wanted)
 	for p := range wanted {
-		if root.Sensitive(p) {
+		if p == "" || root.Sensitive(p) {
 			delete(wanted, p)
 		}
 	}
@@ -242,7 +247,14 @@ func decodeList(raw json.RawMessage, out any) error {
 	return json.Unmarshal(raw, out)
 }
 
-// PathOf converts a server's URI to an absolute path.
+// PathOf converts a server's file URI to an absolute path. A URI of another
+// scheme (untitled:, jdt://, deno:, a malformed one) names no file nvbridge
+// can read: PathOf returns "" for it, and tools report such a location by
+// its uri (no file) instead of dropping it.
 func PathOf(u protocol.DocumentURI) string {
+	parsed, err := url.ParseRequestURI(string(u))
+	if err != nil || parsed.Scheme != uri.FileScheme {
+		return ""
+	}
 	return filepath.Clean(uri.URI(u).Filename())
 }

@@ -29,6 +29,9 @@ type LocationsResult struct {
 	Server    string           `json:"server"`
 	Count     int              `json:"count"`
 	Locations []SourceLocation `json:"locations"`
+	// Incomplete says why the answer may be partial (the server was still
+	// analysing the file); absent when it is complete.
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 // Definition returns where the symbol at t in file is defined
@@ -66,11 +69,13 @@ func (c *Client) locations(ctx context.Context, file string, t Target, method, h
 	}
 	tools = SortLocations(tools)
 	out := LocationsResult{Symbol: pos.symbol(), From: pos.where(), Server: pos.server.Name,
-		Count: len(tools), Locations: make([]SourceLocation, len(tools))}
+		Count: len(tools), Locations: make([]SourceLocation, len(tools)), Incomplete: pos.unanalysed}
 	paths := make([]string, len(tools))
 	lines := make([]int, len(tools))
 	for i, l := range tools {
-		paths[i] = c.absPath(l.File)
+		if l.File != "" { // a non-file URI has no source to show
+			paths[i] = c.absPath(l.File)
+		}
 		lines[i] = l.Line - 1
 	}
 	blocks, err := c.sourceBlocks(ctx, paths, lines, DeclarationLines)

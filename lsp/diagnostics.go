@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -50,28 +51,69 @@ type diagWire struct {
 	Namespace int    `json:"namespace"`
 }
 
-// DiagnosticWait bounds how long Diagnostics waits for fresh diagnostics
-// before answering with what it has (marked incomplete).
-var DiagnosticWait = 10 * time.Second
+// DiagnosticWait caps how long a wait for a server's publish may last
+// (Diagnostics, and the first request on a buffer: awaitAnalysis) when the
+// caller's deadline is farther. The wait ends on the event; this is only
+// the safety net, and hitting it is reported (complete: false).
+var DiagnosticWait = 2 * time.Minute
+
+// waitBound is how long a wait for a server's event may last: the caller's
+// remaining time (the client's Timeout when it set none), less a fifth
+// kept for the request that follows, at most DiagnosticWait. A fixed short
+// bound is what a loaded machine overruns (typescript-language-server's
+// first publish came 15 s after didOpen on a busy machine, behind its
+// project load).
+func (c *Client) waitBound(ctx context.Context) time.Duration {
+	budget := c.Timeout
+	if dl, ok := ctx.Deadline(); ok {
+		budget = time.Until(dl)
+	}
+	if budget <= 0 {
+		budget = 30 * time.Second
+	}
+	b := budget - budget/5
+	if b > DiagnosticWait {
+		b = DiagnosticWait
+	}
+	return max(b, time.Millisecond)
+}
+
+// Freshness says whether diagnostics describe the buffer's current text.
+type Freshness struct {
+	// Complete is true when every attached server published diagnostics
+	// for the current text. An empty list is "nothing there" only then.
+	Complete bool
+	// Why (when not complete) says what is missing, for the caller.
+	Why string
+}
 
 // Diagnostics returns the diagnostics of doc, after waiting (bounded) until
 // every attached server has published diagnostics for the buffer's current
-// text. complete is false when the bound cut the wait short.
-func (c *Client) Diagnostics(ctx context.Context, doc *Document) (diags []Diagnostic, complete bool, err error) {
+// text. Not complete when the bound cut the wait short, or when no server
+// is attached (nothing could have reported anything).
+func (c *Client) Diagnostics(ctx context.Context, doc *Document) (diags []Diagnostic, fresh Freshness, err error) {
 	ids := make([]int, 0, len(doc.Servers))
+	names := make([]string, 0, len(doc.Servers))
 	for _, s := range doc.Servers {
 		ids = append(ids, s.ID)
+		names = append(names, s.Name)
 	}
-	complete = true
-	if len(ids) > 0 {
-		raw, err := c.Session.Async(ctx, "wait_diagnostics", doc.Buffer.Bufnr, ids, int(DiagnosticWait/time.Millisecond))
+	if len(ids) == 0 {
+		fresh.Why = fmt.Sprintf("no language server is attached to %s (filetype %q): nothing checked it", doc.Rel, doc.Buffer.Filetype)
+	} else {
+		bound := c.waitBound(ctx)
+		raw, err := c.Session.Async(ctx, "wait_diagnostics", doc.Buffer.Bufnr, ids, int(bound/time.Millisecond))
 		if err != nil {
-			return nil, false, err
+			return nil, Freshness{}, err
 		}
-		complete = string(raw) == "true"
+		fresh.Complete = string(raw) == "true"
+		if !fresh.Complete {
+			fresh.Why = fmt.Sprintf("%s had not published diagnostics for the current text within %s (still loading?)",
+				strings.Join(names, ", "), bound.Round(time.Millisecond))
+		}
 	}
 	diags, err = c.collectDiagnostics(ctx, doc.Buffer.Bufnr)
-	return diags, complete, err
+	return diags, fresh, err
 }
 
 // WorkspaceDiagnostics returns every diagnostic Neovim holds (for open

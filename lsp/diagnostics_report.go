@@ -27,6 +27,9 @@ type DiagnosticsReport struct {
 	// DiagnosticsComplete (file scope only) is false when a server had not
 	// published diagnostics for the current text within the wait bound.
 	DiagnosticsComplete *bool `json:"diagnostics_complete,omitempty"`
+	// Incomplete says why DiagnosticsComplete is false: no server attached,
+	// or the wait for a publish was cut short.
+	Incomplete string `json:"diagnostics_incomplete,omitempty"`
 	// Servers (workspace scope) names the language servers running for
 	// the workspace: only they can have reported anything.
 	Servers []string `json:"servers,omitempty"`
@@ -59,11 +62,12 @@ func (c *Client) DiagnosticsFor(ctx context.Context, q DiagnosticsQuery) (Diagno
 		if err != nil {
 			return DiagnosticsReport{}, err
 		}
-		diags, complete, err := c.Diagnostics(ctx, doc)
+		diags, fresh, err := c.Diagnostics(ctx, doc)
 		if err != nil {
 			return DiagnosticsReport{}, err
 		}
-		out.Scope, out.File, out.DiagnosticsComplete, all = "file", doc.Rel, &complete, diags
+		out.Scope, out.File, out.DiagnosticsComplete, all = "file", doc.Rel, &fresh.Complete, diags
+		out.Incomplete = fresh.Why
 	} else {
 		diags, err := c.WorkspaceDiagnostics(ctx)
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/safego"
 )
 
 // Bounds of the hierarchy tools.
@@ -145,9 +146,11 @@ func (c *Client) walkDirections(ctx context.Context, enc Encoding, root hierItem
 	expand func(dir string) expandFunc) (walkedDirections, error) {
 	walks := make([]walkResult, len(dirs))
 	errs := make([]error, len(dirs))
-	runBounded(ctx, len(dirs), len(dirs), func(i int) {
+	if err := firstError(runBounded(ctx, len(dirs), len(dirs), func(i int) {
 		walks[i], errs[i] = walkHierarchy(ctx, root, lim, expand(dirs[i]))
-	})
+	})); err != nil {
+		return walkedDirections{}, err
+	}
 	// A server may implement one direction only (clangd 14: no outgoing
 	// calls): asked for both, the other is answered and the gap said.
 	var out walkedDirections
@@ -231,9 +234,13 @@ func walkHierarchy(ctx context.Context, root hierItem, lim walkLimits, expand ex
 		}
 		found := make([][]hierEdge, len(todo))
 		errs := make([]error, len(todo))
-		runBounded(ctx, len(todo), lim.concurrency, func(i int) {
+		for i, err := range runBounded(ctx, len(todo), lim.concurrency, func(i int) {
 			found[i], errs[i] = expand(ctx, todo[i].item)
-		})
+		}) {
+			if err != nil {
+				errs[i] = err
+			}
+		}
 		if err := ctx.Err(); err != nil {
 			for _, e := range errs {
 				if e != nil {
@@ -298,16 +305,31 @@ func sortEdges(edges []hierEdge) {
 
 // runBounded calls fn(0..n-1) with at most limit calls running at once
 // (limit <= 0: all at once) and returns when all have returned. Calls not
-// yet started when ctx ends are skipped.
-func runBounded(ctx context.Context, n, limit int, fn func(i int)) {
+// yet started when ctx ends are skipped. A call that panics is recovered
+// (logged with its stack by safego): its index's entry in the returned
+// slice holds the OPERATION_FAILED error; the slice is nil when none
+// panicked.
+func runBounded(ctx context.Context, n, limit int, fn func(i int)) []error {
 	if limit <= 0 || limit > n {
 		limit = n
 	}
+	var mu sync.Mutex
+	var panics []error
+	call := func(i int) {
+		if err := safego.Call("a concurrent LSP step", func() { fn(i) }); err != nil {
+			mu.Lock()
+			if panics == nil {
+				panics = make([]error, n)
+			}
+			panics[i] = err
+			mu.Unlock()
+		}
+	}
 	if limit == 1 {
 		for i := 0; i < n && ctx.Err() == nil; i++ {
-			fn(i)
+			call(i)
 		}
-		return
+		return panics
 	}
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
@@ -316,23 +338,36 @@ func runBounded(ctx context.Context, n, limit int, fn func(i int)) {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
 			wg.Wait()
-			return
+			return panics
 		}
 		wg.Add(1)
 		go func(i int) {
 			defer func() { <-sem; wg.Done() }()
-			fn(i)
+			call(i)
 		}(i)
 	}
 	wg.Wait()
+	return panics
+}
+
+// firstError returns the first non-nil error of errs.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // HierarchyEntry is an item of a call or type hierarchy as tools report it:
 // where its name is declared (1-based line, 0-based character column).
 type HierarchyEntry struct {
-	Name             string `json:"name"`
-	Kind             string `json:"kind"`
-	File             string `json:"file"`
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	File string `json:"file,omitempty"`
+	// URI is set instead of File for a non-file document (untitled:, jdt://).
+	URI              string `json:"uri,omitempty"`
 	Line             int    `json:"line"`
 	Column           int    `json:"column"`
 	Detail           string `json:"detail,omitempty"`
@@ -342,7 +377,8 @@ type HierarchyEntry struct {
 // CallSite is where a call is: 1-based line, 0-based character column and
 // the source line.
 type CallSite struct {
-	File    string `json:"file"`
+	File    string `json:"file,omitempty"`
+	URI     string `json:"uri,omitempty"`
 	Line    int    `json:"line"`
 	Column  int    `json:"column"`
 	Context string `json:"context"`
@@ -429,7 +465,7 @@ func (c *Client) viewHierarchy(ctx context.Context, enc Encoding, roots []hierIt
 	i := 0
 	take := func() Location { l := tl[i]; i++; return l }
 	entry := func(it hierItem, l Location) HierarchyEntry {
-		return HierarchyEntry{Name: it.Name, Kind: SymbolKindName(int(it.Kind)), File: l.File, Line: l.Line,
+		return HierarchyEntry{Name: it.Name, Kind: SymbolKindName(int(it.Kind)), File: l.File, URI: l.URI, Line: l.Line,
 			Column: l.Column, Detail: it.Detail, OutsideWorkspace: l.OutsideWorkspace}
 	}
 	rootEntries := make([]HierarchyEntry, len(roots))
@@ -446,7 +482,7 @@ func (c *Client) viewHierarchy(ctx context.Context, enc Encoding, roots []hierIt
 			}
 			for range n.sites {
 				l := take()
-				v.sites = append(v.sites, CallSite{File: l.File, Line: l.Line, Column: l.Column, Context: l.Context})
+				v.sites = append(v.sites, CallSite{File: l.File, URI: l.URI, Line: l.Line, Column: l.Column, Context: l.Context})
 			}
 			v.children = build(n.children)
 			out = append(out, v)

@@ -186,7 +186,9 @@ func (c *Client) Impact(ctx context.Context, req ImpactRequest) (ImpactResult, e
 			mu.Unlock()
 		},
 	}
-	runBounded(ctx, len(steps), len(steps), func(i int) { steps[i]() })
+	if err := firstError(runBounded(ctx, len(steps), len(steps), func(i int) { steps[i]() })); err != nil {
+		return ImpactResult{}, err
+	}
 	if err := ctx.Err(); err != nil {
 		return ImpactResult{}, apierr.New(apierr.Timeout, "prepare_change timed out",
 			"retry with a smaller depth or a larger timeout; the language server may still be loading the workspace")

@@ -130,9 +130,13 @@ func isIdent(r rune) bool {
 }
 
 // Location is a range in a file as tools report it: 1-based lines, 0-based
-// character columns, the source line as context.
+// character columns, the source line as context. A location a server gave
+// with a non-file URI (untitled:, jdt://, deno:) has URI set and no File;
+// its columns are then the server's own units (there is no text to convert
+// them with).
 type Location struct {
-	File             string `json:"file"`
+	File             string `json:"file,omitempty"`
+	URI              string `json:"uri,omitempty"`
 	Line             int    `json:"line"`
 	Column           int    `json:"column"`
 	EndLine          int    `json:"end_line"`
@@ -163,6 +167,17 @@ func (c *Client) ToolLocations(ctx context.Context, enc Encoding, locs []protoco
 	out := make([]Location, 0, len(locs))
 	for _, l := range locs {
 		p := PathOf(l.URI)
+		if p == "" {
+			out = append(out, Location{
+				URI:              string(l.URI),
+				Line:             int(l.Range.Start.Line) + 1,
+				Column:           int(l.Range.Start.Character),
+				EndLine:          int(l.Range.End.Line) + 1,
+				EndColumn:        int(l.Range.End.Character),
+				OutsideWorkspace: true,
+			})
+			continue
+		}
 		start := texts[p][int(l.Range.Start.Line)]
 		end := texts[p][int(l.Range.End.Line)]
 		loc := Location{
@@ -198,6 +213,9 @@ func SortLocations(locs []Location) []Location {
 		a, b := locs[i], locs[j]
 		if a.File != b.File {
 			return a.File < b.File
+		}
+		if a.URI != b.URI {
+			return a.URI < b.URI
 		}
 		if a.Line != b.Line {
 			return a.Line < b.Line

@@ -41,6 +41,9 @@ type position struct {
 	doc    *Document
 	server Server
 	point  Point
+	// unanalysed says why the answer may be partial: the wait for the
+	// server's first analysis of the file was cut short ("" when not).
+	unanalysed string
 }
 
 // params returns the LSP position parameters for p in its server's encoding.
@@ -76,10 +79,16 @@ func (c *Client) resolve(ctx context.Context, file string, t Target, method, uns
 	if err != nil {
 		return position{}, err
 	}
-	if _, err := c.awaitAnalysis(ctx, doc.Buffer.Bufnr, server); err != nil {
+	ready, err := c.awaitAnalysis(ctx, doc.Buffer.Bufnr, server)
+	if err != nil {
 		return position{}, err
 	}
-	return position{doc: doc, server: server, point: pt}, nil
+	pos := position{doc: doc, server: server, point: pt}
+	if !ready {
+		pos.unanalysed = fmt.Sprintf("%s had not finished analysing %s when asked (no diagnostics published within the wait): the answer may be partial; retry",
+			server.Name, doc.Rel)
+	}
+	return pos, nil
 }
 
 // awaitAnalysis waits, once per buffer and server, until the server has
@@ -100,7 +109,7 @@ func (c *Client) awaitAnalysis(ctx context.Context, bufnr int, server Server) (b
 	if done {
 		return true, nil
 	}
-	raw, err := c.Session.Async(ctx, "wait_diagnostics", bufnr, []int{server.ID}, int(DiagnosticWait/time.Millisecond))
+	raw, err := c.Session.Async(ctx, "wait_diagnostics", bufnr, []int{server.ID}, int(c.waitBound(ctx)/time.Millisecond))
 	if err != nil {
 		return false, err
 	}

@@ -41,7 +41,8 @@ func TestDiagnosticsBroken(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.sample, func(t *testing.T) {
 			testenv.Require(t, "nvim", tt.server)
-			_, client := testenv.Embedded(t, testenv.CopySample(t, tt.sample))
+			s, client := testenv.Embedded(t, testenv.CopySample(t, tt.sample))
+			testenv.TraceLSP(t, s) // logged if the test fails
 			ctx := testenv.Context(t)
 
 			// Nothing open yet: the workspace scope has nothing, and says

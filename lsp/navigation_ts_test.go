@@ -16,7 +16,8 @@ import (
 func TestNavigationTS(t *testing.T) {
 	testenv.Require(t, "nvim", "typescript-language-server")
 	root := testenv.CopySample(t, "ts")
-	_, client := testenv.Embedded(t, root)
+	s, client := testenv.Embedded(t, root)
+	testenv.TraceLSP(t, s) // logged if the test fails
 	ctx := testenv.Context(t)
 
 	t.Run("references right after opening", func(t *testing.T) {

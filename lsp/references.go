@@ -30,7 +30,9 @@ type Reference struct {
 
 // FileReferences are the references in one file, in position order.
 type FileReferences struct {
-	File             string `json:"file"`
+	File string `json:"file,omitempty"`
+	// URI names a non-file document (untitled:, jdt://) instead of File.
+	URI              string `json:"uri,omitempty"`
 	OutsideWorkspace bool   `json:"outside_workspace,omitempty"`
 	// Sensitive: a file the workspace policy protects; its lines are not shown.
 	Sensitive  bool        `json:"sensitive,omitempty"`
@@ -51,6 +53,9 @@ type ReferencesResult struct {
 	FileCount int              `json:"file_count"`
 	Truncated bool             `json:"truncated"`
 	Files     []FileReferences `json:"files"`
+	// Incomplete says why the answer may be partial (the server was still
+	// analysing the file); absent when it is complete.
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 // References returns the uses of the symbol at t in file, grouped by file
@@ -80,7 +85,7 @@ func (c *Client) References(ctx context.Context, file string, t Target, opts Ref
 		return ReferencesResult{}, err
 	}
 	all = SortLocations(all)
-	out := ReferencesResult{Symbol: pos.symbol(), From: pos.where(), Server: pos.server.Name,
+	out := ReferencesResult{Symbol: pos.symbol(), From: pos.where(), Server: pos.server.Name, Incomplete: pos.unanalysed,
 		IncludeDeclaration: opts.IncludeDeclaration, Total: len(all), Files: []FileReferences{}}
 	kept := all
 	if len(kept) > opts.MaxResults {
@@ -91,7 +96,7 @@ func (c *Client) References(ctx context.Context, file string, t Target, opts Ref
 	out.Files = groupByFile(kept)
 	files := map[string]bool{}
 	for _, l := range all {
-		files[l.File] = true
+		files[l.File+"\x00"+l.URI] = true
 	}
 	out.FileCount = len(files)
 	return out, nil
@@ -101,8 +106,8 @@ func (c *Client) References(ctx context.Context, file string, t Target, opts Ref
 func groupByFile(locs []Location) []FileReferences {
 	out := []FileReferences{}
 	for _, l := range locs {
-		if len(out) == 0 || out[len(out)-1].File != l.File {
-			out = append(out, FileReferences{File: l.File, OutsideWorkspace: l.OutsideWorkspace, Sensitive: l.Sensitive})
+		if len(out) == 0 || out[len(out)-1].File != l.File || out[len(out)-1].URI != l.URI {
+			out = append(out, FileReferences{File: l.File, URI: l.URI, OutsideWorkspace: l.OutsideWorkspace, Sensitive: l.Sensitive})
 		}
 		g := &out[len(out)-1]
 		g.References = append(g.References, Reference{

@@ -44,7 +44,9 @@ type Symbol struct {
 	Name   string `json:"name"`
 	Kind   string `json:"kind"`
 	Detail string `json:"detail,omitempty"`
-	File   string `json:"file"`
+	File   string `json:"file,omitempty"`
+	// URI is set instead of File for a non-file document (untitled:, jdt://).
+	URI string `json:"uri,omitempty"`
 	// Line and Column point at the symbol's name (usable as another tool's
 	// position); EndLine and EndColumn end its whole declaration when the
 	// server says where that ends, else its name.
@@ -475,6 +477,18 @@ func (c *Client) toolSymbols(ctx context.Context, flat []flatSymbol) ([]Symbol, 
 		name := s.Range
 		if s.Selection != nil {
 			name = *s.Selection
+		}
+		if p == "" {
+			// A non-file URI: no text, so the server's own units.
+			name := s.Range
+			if s.Selection != nil {
+				name = *s.Selection
+			}
+			out[i] = Symbol{Name: s.Name, Kind: SymbolKindName(s.Kind), Detail: s.Detail, URI: string(s.URI),
+				Line: int(name.Start.Line) + 1, Column: int(name.Start.Character),
+				EndLine: int(s.Range.End.Line) + 1, EndColumn: int(s.Range.End.Character),
+				Container: s.Container, OutsideWorkspace: true}
+			continue
 		}
 		sym := Symbol{Name: s.Name, Kind: SymbolKindName(s.Kind), Detail: s.Detail, File: root.Rel(p),
 			Line: int(name.Start.Line) + 1, Column: col(name.Start),

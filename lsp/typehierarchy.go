@@ -500,7 +500,7 @@ func (fb *typeFallback) supertypes(ctx context.Context, it hierItem) ([]hierEdge
 	found := make([]bool, len(bases))
 	errs := make([]error, len(bases))
 	canDefine := server.Supports(protocol.MethodTextDocumentDefinition)
-	runBounded(ctx, len(bases), hierarchyConcurrency, func(i int) {
+	panics := runBounded(ctx, len(bases), hierarchyConcurrency, func(i int) {
 		b := bases[i]
 		text := lines[b.Line]
 		here := protocol.Location{URI: it.URI, Range: nameRange(text, first+b.Line, b.Byte, b.Name, enc)}
@@ -523,6 +523,9 @@ func (fb *typeFallback) supertypes(ctx context.Context, it hierItem) ([]hierEdge
 			locs[i], found[i] = defs[0], true
 		}
 	})
+	if err := firstError(panics); err != nil {
+		return nil, err
+	}
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

@@ -49,9 +49,12 @@ type UnderstandRequest struct {
 
 // UnderstandSymbol is what the answer is about: its name and declaration.
 type UnderstandSymbol struct {
-	Name      string `json:"name"`
-	Kind      string `json:"kind"`
-	File      string `json:"file"`
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	File string `json:"file,omitempty"`
+	// URI is set instead of File when the declaration is in a non-file
+	// document (untitled:, jdt://).
+	URI       string `json:"uri,omitempty"`
 	Line      int    `json:"line"`
 	Column    int    `json:"column"`
 	Container string `json:"container,omitempty"`
@@ -175,11 +178,17 @@ func (c *Client) Understand(ctx context.Context, req UnderstandRequest) (Underst
 	u := &understanding{c: c, req: req, doc: doc, name: name, defDone: make(chan struct{}),
 		errors: map[string]string{}, notApplicable: map[string]string{}}
 	sections := []func(context.Context){u.definition, u.hover, u.references, u.calls, u.implementations}
+	names := []string{"definition", "hover", "references", "calls", "implementations"}
 	limit := req.Concurrency
 	if limit <= 0 {
 		limit = len(sections)
 	}
-	runBounded(ctx, len(sections), limit, func(i int) { sections[i](ctx) })
+	// A section that panics (a bug meeting an odd answer) fails alone.
+	for i, err := range runBounded(ctx, len(sections), limit, func(i int) { sections[i](ctx) }) {
+		if err != nil {
+			u.fail(names[i], err)
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return UnderstandResult{}, apierr.New(apierr.Timeout, "understand_symbol timed out",
 			"retry with a larger timeout; the language server may still be loading the workspace")
@@ -262,6 +271,14 @@ func (u *understanding) definition(ctx context.Context) {
 	first := locs[0]
 	sec := &DeclarationSource{Location: first, SourceStart: first.Line, SourceEnd: first.Line, Others: locs[1:]}
 	sym := &UnderstandSymbol{Name: u.name, Kind: "unknown", File: first.File, Line: first.Line, Column: first.Column}
+	if first.File == "" {
+		// A non-file URI (untitled:, jdt://): where it is, no source.
+		sym.URI = first.URI
+		u.mu.Lock()
+		u.def, u.decl = sec, sym
+		u.mu.Unlock()
+		return
+	}
 	start, end := first.Line, first.Line+DeclarationLines-1
 	if !first.OutsideWorkspace {
 		if s, ok := u.c.declarationSymbol(ctx, first, u.name); ok {

@@ -75,7 +75,13 @@ func (c *Client) Changeset(ctx context.Context, enc Encoding, workspaceEdit json
 			if _, done := absOf[u]; done {
 				continue
 			}
-			abs, err := root.Resolve(PathOf(u))
+			p := PathOf(u)
+			if p == "" {
+				return preview.Changeset{}, apierr.Errorf(apierr.OperationFailed,
+					"nvbridge edits only files; apply this change yourself",
+					"the server's edit touches %s, which is not a file", u)
+			}
+			abs, err := root.Resolve(p)
 			if err != nil {
 				return preview.Changeset{}, apierr.Errorf(apierr.PreconditionFailed,
 					"nvbridge edits only files inside the workspace root; apply this change yourself",

@@ -24,6 +24,7 @@ import (
 	"github.com/neovim/go-client/nvim"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/safego"
 	bridgelua "github.com/nvbridge/nvbridge/lua"
 	"github.com/nvbridge/nvbridge/workspace"
 )
@@ -115,7 +116,7 @@ func (s *Session) dial(ctx context.Context, addr string) error {
 			"cannot connect to Neovim at %s: %v", addr, err)
 	}
 	s.v = v
-	go s.serve()
+	safego.Go("the Neovim connection", s.serve, s.servePanicked)
 	return nil
 }
 
@@ -153,8 +154,15 @@ func (s *Session) spawn(ctx context.Context, command string) error {
 		return err
 	}
 	s.v = v
-	go s.serve()
+	safego.Go("the Neovim connection", s.serve, s.servePanicked)
 	return nil
+}
+
+// servePanicked ends a session whose connection loop panicked: its calls
+// fail with an error instead of waiting forever.
+func (s *Session) servePanicked(err error) {
+	s.serveErr = err
+	s.markClosed()
 }
 
 func (s *Session) serve() {
@@ -335,7 +343,7 @@ func (s *Session) bounded(ctx context.Context, call func() error) error {
 	default:
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- call() }()
+	safego.Go("a Neovim call", func() { errc <- call() }, func(err error) { errc <- err })
 	select {
 	case err := <-errc:
 		if err != nil && (s.isClosed() || connectionLost(err)) {
@@ -428,6 +436,9 @@ func (s *Session) Async(ctx context.Context, fn string, args ...any) (json.RawMe
 // interface{} because a notification whose arguments do not decode into the
 // handler's types closes the whole connection (go-client).
 func (s *Session) onDone(args ...any) {
+	// go-client runs this on its own goroutine: a panic here must not end
+	// the process (the waiter then meets its own deadline).
+	defer safego.Recover("nvbridge_done", nil)
 	if len(args) < 1 {
 		return
 	}
@@ -477,20 +488,20 @@ func (s *Session) Close() error {
 		return err
 	}
 	quit := make(chan struct{})
-	go func() {
+	safego.Go("quitting Neovim", func() {
+		defer close(quit)
 		_ = s.v.Command("qa!") // returns ErrClosed when Neovim exits
-		close(quit)
-	}()
+	}, nil)
 	select {
 	case <-quit:
 	case <-time.After(3 * time.Second):
 	}
 	_ = s.v.Close()
 	exited := make(chan struct{})
-	go func() {
+	safego.Go("waiting for Neovim", func() {
+		defer close(exited)
 		_ = s.cmd.Wait()
-		close(exited)
-	}()
+	}, nil)
 	select {
 	case <-exited:
 	case <-time.After(3 * time.Second):

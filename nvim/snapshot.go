@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/safego"
 )
 
 // FileSnapshot is a file as Neovim holds it at one moment: its loaded
@@ -160,10 +161,10 @@ func textCacheOf(s *Session) *textCache {
 	}
 	c, loaded := textCaches.LoadOrStore(s, &textCache{})
 	if !loaded {
-		go func() {
+		safego.Go("the text cache cleanup", func() {
 			<-s.Done()
 			textCaches.Delete(s)
-		}()
+		}, nil)
 	}
 	return c.(*textCache)
 }

@@ -24,11 +24,21 @@ func summarizeLocations(r lsp.LocationsResult, what string) string {
 	}
 	if r.Count == 0 {
 		fmt.Fprintf(&b, "no %s found for %s at %s (%s)", what, subject, r.From, r.Server)
+		if r.Incomplete != "" {
+			b.WriteString("; incomplete: " + r.Incomplete)
+		}
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%d %s of %s at %s (%s):", r.Count, what, subject, r.From, r.Server)
+	if r.Incomplete != "" {
+		b.WriteString(" (incomplete: " + r.Incomplete + ")")
+	}
 	for _, l := range r.Locations {
-		fmt.Fprintf(&b, "\n%s:%d:%d", l.File, l.Line, l.Column)
+		where := l.File
+		if where == "" {
+			where = l.URI
+		}
+		fmt.Fprintf(&b, "\n%s:%d:%d", where, l.Line, l.Column)
 		if l.OutsideWorkspace {
 			b.WriteString(" (outside the workspace)")
 		}

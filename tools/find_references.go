@@ -30,8 +30,15 @@ func (r referencesResult) Summary() string {
 	if r.Truncated {
 		fmt.Fprintf(&b, "; showing the first %d", r.Returned)
 	}
+	if r.Incomplete != "" {
+		b.WriteString("; incomplete: " + r.Incomplete)
+	}
 	for _, f := range r.Files {
-		fmt.Fprintf(&b, "\n%s (%d)", f.File, f.Count)
+		where := f.File
+		if where == "" {
+			where = f.URI
+		}
+		fmt.Fprintf(&b, "\n%s (%d)", where, f.Count)
 		for _, ref := range f.References {
 			fmt.Fprintf(&b, "\n  %d:%d  %s", ref.Line, ref.Column, ref.Context)
 		}

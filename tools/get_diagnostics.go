@@ -38,7 +38,11 @@ func (r diagnosticsResult) Summary() string {
 		b.WriteString("; no language server is running yet: pass file to open one and wait for its diagnostics")
 	}
 	if r.DiagnosticsComplete != nil && !*r.DiagnosticsComplete {
-		b.WriteString("; incomplete: a server had not yet published diagnostics for the current text")
+		why := r.Incomplete
+		if why == "" {
+			why = "a server had not yet published diagnostics for the current text"
+		}
+		b.WriteString("; incomplete (not \"nothing there\"): " + why)
 	}
 	for _, d := range r.Diagnostics {
 		fmt.Fprintf(&b, "\n%s:%d:%d %s: %s", d.File, d.Line, d.Column, d.Severity, d.Message)

@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/dap"
 	"github.com/nvbridge/nvbridge/edit"
+	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
 )
@@ -95,11 +95,13 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 	)
 	need := requiredOf(def)
 	handler := func(ctx context.Context, req mcp.CallToolRequest) (result *mcp.CallToolResult, err error) {
+		// The one recover of the tool-dispatch layer: a panic anywhere in
+		// the handler's goroutine is one failed call (stack to the log, a
+		// short OPERATION_FAILED to the caller), never the end of the
+		// process.
 		defer func() {
 			if p := recover(); p != nil {
-				result = errorResult(apierr.Errorf(apierr.OperationFailed,
-					"this is a bug in nvbridge; the server keeps running, please report it with the arguments",
-					"internal error in %s: %v\n%s", name, p, debug.Stack()))
+				result, err = errorResult(safego.Error(name, p)), nil
 			}
 		}()
 		body, err := argumentBody(req.GetRawArguments())

@@ -31,6 +31,7 @@ import (
 
 	gonvim "github.com/neovim/go-client/nvim"
 
+	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/tools"
@@ -208,15 +209,21 @@ func runHelp(args []string, g globalFlags, stdout, stderr io.Writer) int {
 	return 2
 }
 
+// openLog opens the log; recovered panics (any goroutine, any tool call)
+// go to it too.
 func openLog(path string, stderr io.Writer) (*log.Logger, func(), error) {
 	if path == "" {
-		return log.New(stderr, "nvbridge: ", log.LstdFlags), func() {}, nil
+		l := log.New(stderr, "nvbridge: ", log.LstdFlags)
+		safego.SetLogf(l.Printf)
+		return l, func() {}, nil
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, nil, err
 	}
-	return log.New(f, "nvbridge: ", log.LstdFlags), func() { f.Close() }, nil
+	l := log.New(f, "nvbridge: ", log.LstdFlags)
+	safego.SetLogf(l.Printf)
+	return l, func() { f.Close() }, nil
 }
 
 // target resolves where the tools work: the Neovim address ("" for an

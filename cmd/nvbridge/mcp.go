@@ -18,6 +18,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/tools"
 )
 
@@ -75,7 +76,7 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	neovimGone := make(chan struct{})
-	go func() {
+	safego.Go("the Neovim watcher", func() {
 		select {
 		case <-env.Session.Done():
 			logger.Printf("Neovim closed the connection; stopping")
@@ -83,7 +84,7 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 			cancel()
 		case <-ctx.Done():
 		}
-	}()
+	}, nil)
 	code = 0
 	if ln == nil {
 		stdio := server.NewStdioServer(srv)
@@ -143,12 +144,12 @@ func serveHTTP(ctx context.Context, srv *server.MCPServer, ln net.Listener, toke
 	// learns the port.
 	fmt.Fprintf(stderr, "nvbridge: serving MCP on http://%s/mcp\n", ln.Addr())
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
+	safego.Go("the HTTP shutdown", func() {
 		<-ctx.Done()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = hs.Shutdown(shutdownCtx)
-	}()
+	}, nil)
 	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		logger.Printf("http: %v", err)
 		return 1

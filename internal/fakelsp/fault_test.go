@@ -218,6 +218,11 @@ func TestFaults(t *testing.T) {
 	}
 
 	t.Run("crash mid-request", func(t *testing.T) {
+		// Restarts held (a delay no test reaches) to see the answer while
+		// the fake is down; released in "restarted after the crash".
+		if err := s.Call(ctx, "nvbridge.servers", "set_restart_delay", nil, 3600*1000); err != nil {
+			t.Fatal(err)
+		}
 		// A hang would end in TIMEOUT at the test's deadline: the code
 		// proves the crash was reported when it happened.
 		_, code, msg := callTool(ctx, t, env, "find_references", `{"file":"notes.txt","line":1,"symbol":"hello"}`)
@@ -228,11 +233,29 @@ func TestFaults(t *testing.T) {
 	})
 
 	t.Run("after the crash", func(t *testing.T) {
+		// Not "install a language server": the server is installed, it
+		// crashed, and the answer says so and how.
 		_, code, msg := callTool(ctx, t, env, "find_definition", `{"file":"notes.txt","line":1,"symbol":"hello"}`)
-		if code != apierr.Unsupported {
-			t.Fatalf("got %s %q, want UNSUPPORTED (no server left for notes.txt)", code, msg)
+		if code != apierr.PreconditionFailed || !strings.Contains(msg, "fakelsp") || !strings.Contains(msg, "exited with code 3") {
+			t.Fatalf("got %s %q, want PRECONDITION_FAILED naming fakelsp and its exit code", code, msg)
 		}
 		t.Logf("after the crash: %s %s", code, msg)
+	})
+
+	t.Run("restarted after the crash", func(t *testing.T) {
+		if err := s.Call(ctx, "nvbridge.servers", "set_restart_delay", nil, 0); err != nil {
+			t.Fatal(err)
+		}
+		out, code, msg := callTool(ctx, t, env, "get_hover_info", `{"file":"notes.txt","line":2,"symbol":"second"}`)
+		if code != "" {
+			t.Fatalf("hover after the restart: %s %s", code, msg)
+		}
+		// A fresh fake: its log starts with the new initialize and holds
+		// none of the old requests.
+		log, _ := json.Marshal(out)
+		if !strings.Contains(string(log), "initialize") || strings.Contains(string(log), "textDocument/references") {
+			t.Fatalf("hover after the restart answered from %s", log)
+		}
 	})
 
 	t.Run("gopls unaffected by the crash", gopls)

@@ -62,13 +62,16 @@ func Require(t testing.TB, commands ...string) {
 	}
 }
 
-// Timeout is how long a test waits for one event (NVBRIDGE_TEST_TIMEOUT
-// overrides it, e.g. "2m" on a slow machine).
+// Timeout bounds a test's waits: Context gives a whole test (all its
+// subtests) this budget (NVBRIDGE_TEST_TIMEOUT overrides it). It is a
+// safety net, not a measure: on a 2-core machine at load 20 (other work
+// beside the suite) the refactoring tests, whose subtests share one
+// context, needed more than a minute, with the old code as with the new.
 func Timeout() time.Duration {
 	if d, err := time.ParseDuration(os.Getenv("NVBRIDGE_TEST_TIMEOUT")); err == nil {
 		return d
 	}
-	return 60 * time.Second
+	return 3 * time.Minute
 }
 
 // Context returns a context bounded by Timeout and cancelled at cleanup.
@@ -282,4 +285,59 @@ vim.api.nvim_create_autocmd('FileType', {
 		t.Fatal(err)
 	}
 	return []string{"-c", "luafile " + path}
+}
+
+// traceLua records the LSP traffic of every client of the Neovim it runs in
+// (method, publishDiagnostics versions and counts, $/progress kinds, log
+// messages), with milliseconds since it was installed, by wrapping the LSP
+// log's debug function (Neovim logs each message sent and received there).
+const traceLua = `
+_G.nvbridge_trace = {}
+local t0 = vim.uv.hrtime()
+local function rec(dir, msg)
+  local m = msg.method or ('reply ' .. tostring(msg.id))
+  local p, extra = msg.params or {}, ''
+  if msg.method == 'textDocument/publishDiagnostics' then
+    extra = string.format(' version=%s n=%d %s', tostring(p.version), #(p.diagnostics or {}), tostring(p.uri):match('[^/]*$'))
+  elseif msg.method == '$/progress' then
+    local v = p.value or {}
+    extra = string.format(' %s %s %s', tostring(v.kind), tostring(v.title or ''), tostring(v.message or ''))
+  elseif msg.method == 'window/logMessage' then
+    extra = ' ' .. tostring(p.message):sub(1, 120):gsub('\n', ' ')
+  elseif msg.method == 'textDocument/didOpen' then
+    extra = ' version=' .. tostring(p.textDocument and p.textDocument.version)
+  end
+  table.insert(_G.nvbridge_trace, string.format('%8.1f ms %s %s%s', (vim.uv.hrtime() - t0) / 1e6, dir, m, extra))
+end
+local log = require('vim.lsp.log')
+vim.lsp.set_log_level('DEBUG')
+log.debug = function(what, msg)
+  if type(msg) == 'table' and (what == 'rpc.receive' or what == 'rpc.send') then
+    rec(what == 'rpc.send' and '->' or '<-', msg)
+  end
+  return true
+end
+`
+
+// TraceLSP records the LSP traffic between the session's Neovim and its
+// language servers from now on, and logs it when the test fails: what the
+// servers sent, and when, is what a failed wait needs explained.
+func TraceLSP(t testing.TB, s *nvim.Session) {
+	t.Helper()
+	if err := s.ExecLua(Context(t), traceLua, nil); err != nil {
+		t.Fatalf("install the LSP trace: %v", err)
+	}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var lines []string
+		if err := s.ExecLua(ctx, "return _G.nvbridge_trace", &lines); err != nil {
+			t.Logf("LSP trace unavailable: %v", err)
+			return
+		}
+		t.Logf("LSP traffic:\n%s", strings.Join(lines, "\n"))
+	})
 }

@@ -33,6 +33,125 @@ local progress = {}
 -- ran out (see busy: a server indexing after attaching).
 local progress_ended = {}
 
+---@class nvbridge.ServerExit
+---@field name string the client's name
+---@field code integer exit code
+---@field signal integer signal that ended it (0: none)
+---@field restart {attempt: integer, max: integer, delay_ms: integer}? a restart nvbridge scheduled
+---@field gave_up boolean? nvbridge stopped restarting it (too many exits)
+---@field managed boolean? started by nvbridge (embedded mode), else by the user's config
+
+-- Servers that exited abnormally (crash, kill), per buffer they were
+-- attached to and client name, until a client of that name attaches again.
+---@type table<integer, table<string, nvbridge.ServerExit>>
+local down = {}
+
+-- Clients whose exit is observed (client id -> true).
+local exit_hooked = {}
+
+-- Called (scheduled, after Neovim's own cleanup of the client) with the
+-- client's name, config, exit record and buffers, for every abnormal exit.
+-- servers.lua registers one in embedded mode to restart its servers.
+---@type fun(client_id: integer, exit: nvbridge.ServerExit, bufnrs: integer[])[]
+M.exit_listeners = {}
+
+-- Neovim's own rule (vim/lsp.lua on_client_exit): exit code 0 and no
+-- signal but SIGTERM is a requested stop, anything else a crash.
+local function abnormal(code, signal)
+  return code ~= 0 or (signal ~= 0 and signal ~= 15)
+end
+
+local signal_names = { [1] = 'SIGHUP', [2] = 'SIGINT', [6] = 'SIGABRT', [9] = 'SIGKILL', [11] = 'SIGSEGV', [15] = 'SIGTERM' }
+
+--- How a server ended, for messages: "was killed by signal 9 (SIGKILL)".
+function M.describe_exit(e)
+  if e.signal and e.signal ~= 0 then
+    local name = signal_names[e.signal]
+    return string.format('was killed by signal %d%s', e.signal, name and (' (' .. name .. ')') or '')
+  end
+  return string.format('exited with code %d', e.code)
+end
+
+-- Observes a client's exit (its exit code and signal reach only the
+-- client's on_exit callbacks). The callback is appended after Neovim's
+-- own, and its work scheduled: it runs after Neovim detached the buffers
+-- (LspDetach) and forgot the client, so a restart starts a fresh client.
+-- It only records; the user's clients behave exactly as before.
+local function hook_exit(client)
+  if exit_hooked[client.id] or type(client._on_exit_cbs) ~= 'table' then
+    return
+  end
+  exit_hooked[client.id] = true
+  table.insert(client._on_exit_cbs, function(code, signal)
+    local bufnrs = vim.tbl_keys(client.attached_buffers or {})
+    local config = client.config
+    vim.schedule(function()
+      exit_hooked[client.id] = nil
+      progress[client.id] = nil
+      if not abnormal(code, signal) then
+        return
+      end
+      local exit = { name = client.name, code = code, signal = signal, config = config }
+      for _, bufnr in ipairs(bufnrs) do
+        down[bufnr] = down[bufnr] or {}
+        down[bufnr][client.name] = exit
+      end
+      for _, listener in ipairs(M.exit_listeners) do
+        pcall(listener, client.id, exit, bufnrs)
+      end
+    end)
+  end)
+end
+
+M.observe_exit = hook_exit
+
+--- Records that exit's server is down for bufnr (servers.lua, for the
+--- buffers a client was started for but never attached to).
+function M.mark_down(bufnr, exit)
+  down[bufnr] = down[bufnr] or {}
+  down[bufnr][exit.name] = exit
+end
+
+--- The servers that exited abnormally while attached to bufnr and have not
+--- come back (no client of that name attached since), as a list.
+function M.servers_down(bufnr)
+  local out = {}
+  for _, e in pairs(down[bufnr] or {}) do
+    table.insert(out, { name = e.name, code = e.code, signal = e.signal, restart = e.restart or vim.NIL,
+      gave_up = e.gave_up == true, managed = e.managed == true, how = M.describe_exit(e) })
+  end
+  return out
+end
+
+-- The PRECONDITION_FAILED answer for a buffer whose only servers are down,
+-- or nil when none is (or a restart is under way: wait_clients waits for it).
+local function down_error(bufnr)
+  local entries = down[bufnr]
+  if not entries or next(entries) == nil or vim.b[bufnr].nvbridge_lsp_expected then
+    return nil
+  end
+  local parts, remediation = {}, nil
+  for _, e in pairs(entries) do
+    local text = e.name .. ', the language server of this file, ' .. M.describe_exit(e)
+    if e.gave_up then
+      text = text .. string.format('; it exited %d times in a row, so nvbridge stopped restarting it', e.restart and e.restart.max or 0)
+      remediation = remediation or ('check that ' .. e.name .. ' runs (its log: :LspLog in Neovim), then restart nvbridge')
+    elseif e.restart then
+      text = text .. string.format('; nvbridge restarts it (attempt %d of %d, %.1f s after the exit)',
+        e.restart.attempt, e.restart.max, e.restart.delay_ms / 1000)
+      remediation = remediation or 'retry in a moment: the restarted server takes over the open buffers'
+    elseif not e.managed then
+      text = text .. '; nvbridge does not restart the servers your Neovim configuration starts'
+      remediation = remediation or 'restart it in Neovim (:LspRestart with nvim-lspconfig, or :edit the file so your configuration starts it again), then retry'
+    end
+    table.insert(parts, text)
+  end
+  table.sort(parts)
+  return { code = 'PRECONDITION_FAILED', message = table.concat(parts, '; '),
+    remediation = remediation or 'retry once the language server runs again' }
+end
+M.down_error = down_error
+
 local function key(chan, id)
   return chan .. ':' .. id
 end
@@ -44,6 +163,17 @@ end
 
 local function fail(code, message, remediation)
   return { code = code, message = message, remediation = remediation }
+end
+
+--- Clients that publish one text's diagnostics in stages without a document
+--- version (typescript-language-server: tsserver's syntax, semantic and
+--- suggestion checks arrive as separate events, each published, debounced
+--- by 50 ms): only their last publish is complete, and nothing marks it.
+M.staged_publishers = { ['typescript-language-server'] = true, tsserver = true, ts_ls = true, vtsls = true }
+
+local function staged(client_id)
+  local client = vim.lsp.get_client_by_id(client_id)
+  return client ~= nil and M.staged_publishers[client.name] == true
 end
 
 -- The version a server's publish for the current text carries.
@@ -111,6 +241,45 @@ function M.setup()
     api.nvim_exec_autocmds('User', { pattern = 'NvbridgeDiagnostics', modeline = false })
     return out
   end
+
+  -- Every client's exit is observed; a client attaching brings its
+  -- server's buffers back up.
+  local namespaces = api.nvim_get_namespaces()
+  for _, client in ipairs(get_clients()) do
+    hook_exit(client)
+    -- Attached to a running Neovim: buffers a server diagnosed before
+    -- nvbridge connected must not wait for a publish that already
+    -- happened. The client's diagnostic namespace exists once Neovim has
+    -- handled a publish of it; a buffer it is attached to, unchanged since
+    -- its didOpen (version 0) or holding its diagnostics, counts as
+    -- published for its current text.
+    local ns = namespaces[string.format('vim.lsp.%s.%d', client.name, client.id)]
+    if ns and client.initialized then
+      for bufnr in pairs(client.attached_buffers or {}) do
+        if api.nvim_buf_is_loaded(bufnr) and (buf_version(bufnr) == 0 or #vim.diagnostic.get(bufnr, { namespace = ns }) > 0) then
+          published[client.id] = published[client.id] or {}
+          published[client.id][vim.uri_from_bufnr(bufnr)] = {
+            version = buf_version(bufnr),
+            tick = vim.b[bufnr].changedtick,
+            at = 0,
+            seeded = true,
+          }
+        end
+      end
+    end
+  end
+  api.nvim_create_autocmd('LspAttach', {
+    group = group,
+    callback = function(ev)
+      local client = ev.data and vim.lsp.get_client_by_id(ev.data.client_id)
+      if client then
+        hook_exit(client)
+        if down[ev.buf] then
+          down[ev.buf][client.name] = nil
+        end
+      end
+    end,
+  })
 
   api.nvim_create_autocmd('LspProgress', {
     group = group,
@@ -558,6 +727,11 @@ function M.wait_clients(chan, id, bufnr, grace_ms, progress_ms)
     end
     return not expected and grace_ms <= 0
   end
+  -- A buffer whose server died (and is not being restarted): say so at
+  -- once, without a grace period for a server that is not coming.
+  if #ready_clients(bufnr) == 0 and down_error(bufnr) then
+    return done(chan, id, down_error(bufnr))
+  end
   if settled() then
     return done(chan, id, nil, vim.json.encode(ready_clients(bufnr)))
   end
@@ -578,6 +752,9 @@ function M.wait_clients(chan, id, bufnr, grace_ms, progress_ms)
       pcall(api.nvim_del_autocmd, a)
     end
     vim.b[bufnr].nvbridge_grace_spent = true
+    if #ready_clients(bufnr) == 0 and down_error(bufnr) then
+      return done(chan, id, down_error(bufnr))
+    end
     done(chan, id, nil, vim.json.encode(ready_clients(bufnr)))
   end
   local progress_started = false
@@ -702,6 +879,14 @@ function M.wait_diagnostics(chan, id, bufnr, client_ids, bound_ms)
         end
       elseif seen.tick < tick then
         return nil
+      elseif version == 0 and not staged(client_id) then
+        -- A publish without a version, received after the last change
+        -- (tick), while the document is still at the version 0 of its
+        -- didOpen (Neovim 0.10): it is for the current text (gopls
+        -- publishes so for a document opened at version 0). The buffer
+        -- was loaded from the disk unchanged, so even a publish sent
+        -- before the didOpen describes this text; a reload from the disk
+        -- moves the tick.
       else
         uv.update_time()
         wait = math.max(wait, M.unversioned_quiet_ms - (uv.now() - seen.at))

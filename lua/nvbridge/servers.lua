@@ -32,14 +32,137 @@ local function capabilities()
   return caps
 end
 
+--- Restarts of crashed servers: the first after restart_delay_ms, each
+--- next one twice as late (at most restart_max_delay_ms), at most
+--- max_restarts in a row; a server that then ran for stable_ms counts as
+--- recovered (the next crash starts the count again).
+M.restart_delay_ms = 500
+M.restart_max_delay_ms = 30000
+M.max_restarts = 5
+M.stable_ms = 60000
+
+-- Clients this module started: client id -> restart key and the buffers
+-- it was started for (a client that dies before attaching has none
+-- attached, yet those buffers wait for it).
+---@type table<integer, {key: string, bufs: table<integer, boolean>}>
+local started = {}
+
+---@class nvbridge.Restart
+---@field attempts integer crashes in a row
+---@field started_at integer? uv.now() of the last (re)start
+---@field timer userdata? pending restart
+---@field armed_at integer? uv.now() when the pending restart was armed
+---@field run fun()? starts it
+
+---@type table<string, nvbridge.Restart>
+local restarts = {}
+
+local function start_client(config, bufnr)
+  vim.b[bufnr].nvbridge_lsp_expected = true
+  local id = vim.lsp.start(config, { bufnr = bufnr })
+  if id then
+    local key = config.name .. '\0' .. (config.root_dir or '')
+    started[id] = started[id] or { key = key, bufs = {} }
+    started[id].bufs[bufnr] = true
+    local client = vim.lsp.get_client_by_id(id)
+    if client then
+      require('nvbridge.bridge').observe_exit(client)
+    end
+  end
+  return id
+end
+
+local function arm(r, delay)
+  if r.timer then
+    r.timer:stop()
+    r.timer:close()
+    r.timer = nil
+  end
+  if delay <= 0 then
+    r.run()
+    return
+  end
+  r.armed_at = vim.uv.now()
+  r.timer = vim.uv.new_timer()
+  r.timer:start(delay, 0, vim.schedule_wrap(r.run))
+end
+
+-- Called by the bridge after a client exited abnormally (and Neovim has
+-- forgotten it): restarts it, with backoff, on the buffers it served.
+local function on_exit(client_id, exit, bufnrs)
+  local own = started[client_id]
+  started[client_id] = nil
+  if not own or not exit.config then
+    return
+  end
+  local key = own.key
+  for _, bufnr in ipairs(bufnrs) do
+    own.bufs[bufnr] = true
+  end
+  bufnrs = vim.tbl_keys(own.bufs)
+  local bridge = require('nvbridge.bridge')
+  for _, bufnr in ipairs(bufnrs) do
+    if api.nvim_buf_is_valid(bufnr) then
+      -- Nothing is on its way until the restart begins.
+      vim.b[bufnr].nvbridge_lsp_expected = nil
+      bridge.mark_down(bufnr, exit)
+    end
+  end
+  exit.managed = true
+  local now = vim.uv.now()
+  local r = restarts[key] or { attempts = 0 }
+  restarts[key] = r
+  if r.started_at and now - r.started_at >= M.stable_ms then
+    r.attempts = 0
+  end
+  r.started_at = nil
+  r.attempts = r.attempts + 1
+  if r.attempts > M.max_restarts then
+    exit.gave_up = true
+    exit.restart = { attempt = r.attempts - 1, max = M.max_restarts, delay_ms = 0 }
+    return
+  end
+  local delay = math.min(M.restart_delay_ms * 2 ^ (r.attempts - 1), M.restart_max_delay_ms)
+  exit.restart = { attempt = r.attempts, max = M.max_restarts, delay_ms = delay }
+  r.run = function()
+    if r.timer then
+      r.timer:stop()
+      r.timer:close()
+      r.timer = nil
+    end
+    r.armed_at, r.run = nil, nil
+    r.started_at = vim.uv.now()
+    for _, bufnr in ipairs(bufnrs) do
+      if api.nvim_buf_is_loaded(bufnr) then
+        start_client(exit.config, bufnr)
+      end
+    end
+  end
+  arm(r, delay)
+end
+
+--- Sets the first restart's delay (tests hold restarts with a large one to
+--- see the "down" answers, then release them with 0). Pending restarts are
+--- re-armed: due at once when the new delay has already passed.
+---@param ms integer
+function M.set_restart_delay(ms)
+  M.restart_delay_ms = ms
+  local now = vim.uv.now()
+  for _, r in pairs(restarts) do
+    if r.run and r.armed_at then
+      local delay = math.min(ms * 2 ^ (r.attempts - 1), M.restart_max_delay_ms)
+      arm(r, math.max(0, delay - (now - r.armed_at)))
+    end
+  end
+end
+
 local function start_for(bufnr, workspace_root)
   local ft = vim.bo[bufnr].filetype
   for _, spec in ipairs(M.specs) do
     if vim.tbl_contains(spec.filetypes, ft) and vim.fn.executable(spec.cmd[1]) == 1 then
       local root = find_root(bufnr, spec.markers, workspace_root)
       -- Tells bridge.wait_clients that a client is on its way to this buffer.
-      vim.b[bufnr].nvbridge_lsp_expected = true
-      vim.lsp.start({
+      start_client({
         name = spec.name,
         cmd = spec.cmd,
         root_dir = root,
@@ -47,7 +170,7 @@ local function start_for(bufnr, workspace_root)
         settings = spec.settings,
         cmd_env = spec.env,
         capabilities = capabilities(),
-      }, { bufnr = bufnr })
+      }, bufnr)
       return
     end
   end
@@ -71,6 +194,10 @@ function M.setup(workspace_root, specs)
       env = spec.env,
       indexed_with = spec.indexed_with,
     })
+  end
+  local bridge = require('nvbridge.bridge')
+  if not vim.tbl_contains(bridge.exit_listeners, on_exit) then
+    table.insert(bridge.exit_listeners, on_exit)
   end
   local group = api.nvim_create_augroup('nvbridge_servers', { clear = true })
   api.nvim_create_autocmd('FileType', {
