@@ -45,6 +45,7 @@ func luaErrorOf(v any) *apierr.Error {
 	e.Code, _ = m["code"].(string)
 	e.Message, _ = m["message"].(string)
 	e.Path, _ = m["path"].(string)
+	e.Remediation, _ = m["remediation"].(string)
 	return e.APIError()
 }
 
