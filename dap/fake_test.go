@@ -11,6 +11,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/workspace"
 )
 
@@ -23,7 +24,21 @@ func TestMain(m *testing.M) {
 		fakeAdapter(script)
 		os.Exit(0)
 	}
+	registerFake()
 	os.Exit(m.Run())
+}
+
+// registerFake registers the language "fake" (.fake files) in this test
+// binary's registry, its adapter this binary run with NVBRIDGE_FAKE_DAP.
+func registerFake() {
+	exe, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	lang.Register(&lang.Language{Name: "fake", Extensions: []string{".fake"}, Debug: &lang.DebugAdapter{
+		Name: "fake-adapter", Commands: [][]string{{exe, "-test.run=^$"}}, Transport: lang.DebugStdio,
+		Install: "(test fake)", EvaluateContext: "watch",
+		Launch: func(LaunchSpec) map[string]any { return map[string]any{"request": "launch"} }}})
 }
 
 // fakeAdapter answers initialize, then follows script:
@@ -97,21 +112,12 @@ func fakeAdapter(script string) {
 	}
 }
 
-// fakeManager registers the fake adapter for the language "fake", running
-// script, and returns a manager on a temp workspace with a .fake program.
+// fakeManager makes the fake adapter (language "fake", registered by
+// TestMain) run script, and returns a manager on a temp workspace with a
+// .fake program.
 func fakeManager(t *testing.T, script string) (*Manager, string) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Setenv("NVBRIDGE_FAKE_DAP", script)
-	fake := &Adapter{Language: "fake", Name: "fake-adapter", Commands: [][]string{{exe, "-test.run=^$"}}, Transport: Stdio,
-		Extensions: []string{".fake"}, Install: "(test fake)", EvaluateContext: "watch",
-		Launch: func(LaunchSpec) map[string]any { return map[string]any{"request": "launch"} }}
-	saved := adapters
-	adapters = append(append([]*Adapter(nil), adapters...), fake)
-	t.Cleanup(func() { adapters = saved })
 	dir := t.TempDir()
 	if err := os.WriteFile(dir+"/prog.fake", []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)

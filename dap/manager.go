@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/workspace"
 )
 
@@ -111,13 +112,13 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (StartResult, err
 	adapter := adapterFor(language)
 	if adapter == nil {
 		if language == "" {
-			return StartResult{}, apierr.Errorf(apierr.InvalidParameter, "pass language (one of go, python)",
+			return StartResult{}, apierr.Errorf(apierr.InvalidParameter, "pass language (one of "+strings.Join(Languages(), ", ")+")",
 				"cannot tell the language of %s", target)
 		}
-		return StartResult{}, apierr.Errorf(apierr.Unsupported, "debugging is available for go and python",
+		return StartResult{}, apierr.Errorf(apierr.Unsupported, "debugging is available for "+languagesText(" and "),
 			"no debug adapter for %s", language)
 	}
-	if adapter.Language == "python" && req.Program == "" {
+	if adapter.TestFromCwd && req.Program == "" {
 		spec.Program = "" // pytest collects from the working directory
 	}
 	if req.Cwd != "" {
@@ -125,7 +126,7 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (StartResult, err
 			return StartResult{}, err
 		}
 	} else if req.Test != "" {
-		spec.Cwd = dirOf(abs, info.IsDir())
+		spec.Cwd = lang.DirOf(abs, info.IsDir())
 	} else {
 		spec.Cwd = m.root.Dir()
 	}

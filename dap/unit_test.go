@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -44,19 +45,6 @@ func TestParseStat(t *testing.T) {
 	}
 }
 
-func TestGoTestPattern(t *testing.T) {
-	for in, want := range map[string]string{
-		"TestRestock":     "^TestRestock$",
-		"TestA/sub":       "TestA/sub",
-		"Test(A|B)":       "Test(A|B)",
-		"_TestUnderscore": "^_TestUnderscore$",
-	} {
-		if got := goTestPattern(in); got != want {
-			t.Errorf("goTestPattern(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestErrorText(t *testing.T) {
 	e := &godap.ErrorResponse{Response: godap.Response{Command: "evaluate", Message: "generic"}}
 	if got := errorText(e); got != "generic" {
@@ -68,25 +56,36 @@ func TestErrorText(t *testing.T) {
 	}
 }
 
-func TestLaunchConfigurations(t *testing.T) {
-	goCfg := adapterFor("go").Launch(LaunchSpec{Program: "/w/pkg", ProgramDir: true, Test: "TestX", Args: []string{"-test.v"}, TempDir: "/tmp/s"})
-	if goCfg["mode"] != "test" || goCfg["program"] != "/w/pkg" || strings.Join(goCfg["args"].([]string), " ") != "-test.run ^TestX$ -test.v" ||
-		goCfg["output"] != "/tmp/s/__debug_bin" || goCfg["outputMode"] != "remote" {
-		t.Errorf("go test: %v", goCfg)
+// The adapters come from the registry (their launch configurations are
+// tested in lang).
+func TestAdapterLookups(t *testing.T) {
+	if a := adapterFor("go"); a == nil || a.Language != "go" || a.Name != "dlv" || a.Transport != TCP {
+		t.Errorf("go: %+v", a)
 	}
-	goCfg = adapterFor("go").Launch(LaunchSpec{Program: "/w/main.go", Args: []string{"a"}, Cwd: "/w", Env: map[string]string{"K": "V"}, StopOnEntry: true})
-	if goCfg["mode"] != "debug" || goCfg["program"] != "/w/main.go" || goCfg["cwd"] != "/w" || goCfg["stopOnEntry"] != true || goCfg["env"] == nil {
-		t.Errorf("go program: %v", goCfg)
+	if a := adapterFor("python"); a == nil || a.Name != "debugpy" || a.Transport != Stdio {
+		t.Errorf("python: %+v", a)
 	}
-	py := adapterFor("python").Launch(LaunchSpec{Program: "/w/t.py", Test: "restock"})
-	if py["module"] != "pytest" || strings.Join(py["args"].([]string), " ") != "-q -p no:cacheprovider -k restock /w/t.py" || py["program"] != nil {
-		t.Errorf("python test: %v", py)
+	if adapterFor("cobol") != nil || adapterFor("typescript") != nil {
+		t.Error("no adapter for an unknown language or one without a Debug entry")
 	}
-	py = adapterFor("python").Launch(LaunchSpec{Program: "/w/app.py", Args: []string{"x"}})
-	if py["program"] != "/w/app.py" || py["console"] != "internalConsole" || py["module"] != nil {
-		t.Errorf("python program: %v", py)
+	if languageOf("/w/a.go", false) != "go" || languageOf("/w/a.py", false) != "python" || languageOf("/w/a.rb", false) != "" || languageOf("/w/a.ts", false) != "" {
+		t.Error("languageOf a file")
 	}
-	if adapterFor("cobol") != nil || languageOf("/w/a.go", false) != "go" || languageOf("/w/a.py", false) != "python" || languageOf("/w/a.rb", false) != "" {
-		t.Error("language table")
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/README.md", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if languageOf(dir, true) != "" {
+		t.Error("a folder without sources")
+	}
+	if err := os.WriteFile(dir+"/app.py", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if languageOf(dir, true) != "python" {
+		t.Error("a folder with a .py file")
+	}
+	names := strings.Join(Languages(), " ")
+	if names != "fake go python" || languagesText(" and ") != "fake, go and python" {
+		t.Errorf("Languages() = %s, %s", names, languagesText(" and "))
 	}
 }

@@ -53,6 +53,56 @@ var goLang = &Language{
 		return err
 	},
 	SkipDirs: []string{"testdata"},
+	Debug: &DebugAdapter{
+		Name:            "dlv",
+		Commands:        [][]string{{"dlv", "dap", "--listen", "127.0.0.1:0"}},
+		Transport:       DebugTCP,
+		AddrPattern:     regexp.MustCompile(`DAP server listening at: (\S+:\d+)`),
+		Install:         "install dlv (make deps installs it under .deps/bin; or go install github.com/go-delve/delve/cmd/dlv@v1.27.2) and make sure go is on PATH",
+		EvaluateContext: "watch",
+		Launch:          goLaunch,
+	},
+}
+
+// goLaunch is dlv's launch configuration: debug mode for a program, test
+// mode (go test -run) for a test of the package folder.
+func goLaunch(l LaunchSpec) map[string]any {
+	cfg := map[string]any{
+		"request": "launch", "stopOnEntry": l.StopOnEntry,
+		// dlv deletes the binary when the session ends; keep it out
+		// of the workspace.
+		"output": filepath.Join(l.TempDir, "__debug_bin"),
+		// The program's stdout/stderr as output events, not dlv's own.
+		"outputMode": "remote",
+	}
+	args := []string{}
+	if l.Test != "" {
+		cfg["mode"] = "test"
+		cfg["program"] = DirOf(l.Program, l.ProgramDir)
+		args = append(args, "-test.run", goTestPattern(l.Test))
+	} else {
+		cfg["mode"] = "debug"
+		cfg["program"] = l.Program
+	}
+	cfg["args"] = append(args, l.Args...)
+	if l.Cwd != "" {
+		cfg["cwd"] = l.Cwd
+	}
+	if len(l.Env) > 0 {
+		cfg["env"] = l.Env
+	}
+	return cfg
+}
+
+var goIdent = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// goTestPattern anchors a plain test name (TestX runs TestX, not TestXY);
+// anything else (a regexp, TestX/sub) is passed as given.
+func goTestPattern(name string) string {
+	if goIdent.MatchString(name) {
+		return "^" + name + "$"
+	}
+	return name
 }
 
 func goTokens(src string) []Span {

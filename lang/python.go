@@ -57,6 +57,46 @@ var pythonLang = &Language{
 	},
 	Bases:      ClassBases,
 	SubclassAt: ClassSubclassAt,
+	Debug: &DebugAdapter{
+		Name: "debugpy",
+		// debugpy-adapter is the wrapper make deps installs (Debian's
+		// python3-debugpy unpacked into .deps/python, run by /usr/bin/python3).
+		Commands:         [][]string{{"debugpy-adapter"}, {"/usr/bin/python3", "-m", "debugpy.adapter"}},
+		Transport:        DebugStdio,
+		Install:          "install debugpy (make deps unpacks Debian's python3-debugpy under .deps/ and installs .deps/bin/debugpy-adapter; or apt-get install python3-debugpy)",
+		EvaluateContext:  "watch",
+		ExceptionFilters: []string{"uncaught"},
+		Launch:           pyLaunch,
+		TestFromCwd:      true,
+	},
+}
+
+// pyLaunch is debugpy's launch configuration: the program, or pytest -k
+// for a test (of the given file or folder, else collected from Cwd).
+func pyLaunch(l LaunchSpec) map[string]any {
+	cfg := map[string]any{
+		"request": "launch", "stopOnEntry": l.StopOnEntry,
+		"console": "internalConsole", "redirectOutput": true, "justMyCode": true,
+	}
+	if l.Test != "" {
+		cfg["module"] = "pytest"
+		// No .pytest_cache written into the workspace.
+		args := []string{"-q", "-p", "no:cacheprovider", "-k", l.Test}
+		if l.Program != "" {
+			args = append(args, l.Program)
+		}
+		cfg["args"] = append(args, l.Args...)
+	} else {
+		cfg["program"] = l.Program
+		cfg["args"] = append([]string{}, l.Args...)
+	}
+	if l.Cwd != "" {
+		cfg["cwd"] = l.Cwd
+	}
+	if len(l.Env) > 0 {
+		cfg["env"] = l.Env
+	}
+	return cfg
 }
 
 var (

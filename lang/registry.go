@@ -16,6 +16,7 @@ package lang
 
 import (
 	"path"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -80,6 +81,86 @@ type Language struct {
 	// SkipDirs are folder names a workspace scan of this language skips,
 	// beyond hidden, vendored and generated ones (Go: testdata).
 	SkipDirs []string
+
+	// Debug is its debug adapter (DAP) and launch configuration. Nil: no
+	// debugging for this language.
+	Debug *DebugAdapter
+}
+
+// DebugTransport is how nvbridge talks to a debug adapter.
+type DebugTransport string
+
+const (
+	// DebugStdio: DAP over the adapter's stdin/stdout.
+	DebugStdio DebugTransport = "stdio"
+	// DebugTCP: the adapter listens on a loopback port it prints on stdout
+	// (matched by DebugAdapter.AddrPattern); nvbridge connects to it.
+	DebugTCP DebugTransport = "tcp"
+)
+
+// DebugAdapter describes a language's debug adapter: how to start and
+// reach it and how to launch a program or a test with it. It is data and
+// one pure function (Launch); package dap runs it.
+type DebugAdapter struct {
+	// Name is the adapter's name in results ("dlv", "debugpy").
+	Name string
+	// Commands are the ways to start it, tried in order: the first whose
+	// executable is found (on PATH, .deps/bin first under make) is used.
+	Commands  [][]string
+	Transport DebugTransport
+	// AddrPattern finds host:port in the adapter's stdout (DebugTCP only).
+	AddrPattern *regexp.Regexp
+	// Install is the remediation when no command is found.
+	Install string
+	// Launch builds the launch request's arguments.
+	Launch func(LaunchSpec) map[string]any
+	// TestFromCwd: a test asked for without a program is collected from
+	// the working directory (pytest), so LaunchSpec.Program is left empty;
+	// otherwise the workspace root is the program (Go: the root package).
+	TestFromCwd bool
+	// EvaluateContext is the evaluate request's context for expressions.
+	EvaluateContext string
+	// ExceptionFilters are set with setExceptionBreakpoints at start, so
+	// the program stops where an uncaught exception is raised (dlv stops
+	// on a panic by itself).
+	ExceptionFilters []string
+}
+
+// LaunchSpec is what a launch configuration is built from; paths are
+// absolute and already confined to the workspace.
+type LaunchSpec struct {
+	// Program is the file or folder to run, or for a test the package
+	// folder (Go) or the test file or folder (Python); empty for a test
+	// of a TestFromCwd adapter asked for without a program.
+	Program    string
+	ProgramDir bool
+	// Test is a test name (go test -run, pytest -k); empty to run Program.
+	Test        string
+	Args        []string
+	Env         map[string]string
+	Cwd         string
+	StopOnEntry bool
+	// TempDir is the session's private folder (dlv's binary goes there).
+	TempDir string
+}
+
+// Debuggable returns the languages with a debug adapter, by name.
+func Debuggable() []*Language {
+	var out []*Language
+	for _, l := range registered {
+		if l.Debug != nil {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// DirOf is path when it names a folder, else its folder.
+func DirOf(path string, isDir bool) string {
+	if isDir {
+		return path
+	}
+	return filepath.Dir(path)
 }
 
 // ServerSpec describes a language server the embedded Neovim starts for
