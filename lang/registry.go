@@ -11,7 +11,9 @@
 //
 // Adding a language: one file here declaring its Language (see c.go for a
 // small complete one), a sample under testdata/samples/NAME with its root
-// marker, and tests through nvbridge on that sample (lsp/*_NAME_test.go).
+// marker, and tests through nvbridge on that sample (lsp/*_NAME_test.go);
+// to debug it, a Debug entry (go.go and python.go have one) and a test in
+// dap/.
 package lang
 
 import (
