@@ -21,6 +21,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
@@ -278,10 +279,10 @@ func (g *Gopls) Close() {
 	_, _ = g.Conn.Call(ctx, protocol.MethodShutdown, nil, nil)
 	_ = g.Conn.Notify(ctx, protocol.MethodExit, nil)
 	exited := make(chan struct{})
-	go func() {
+	safego.Go("waiting for gopls to exit", func() {
+		defer close(exited)
 		_ = g.cmd.Wait()
-		close(exited)
-	}()
+	}, nil)
 	select {
 	case <-exited:
 	case <-ctx.Done():

@@ -13,6 +13,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/safego"
 )
 
 // requestTimeout bounds a request whose context has no deadline (launch
@@ -47,8 +48,31 @@ func newConn(r io.Reader, w io.WriteCloser, onEvent func(godap.EventMessage), lo
 // serve reads until the stream ends; then every pending and later request
 // fails with the error end(readErr) returns (the session's account of why
 // the adapter went away).
+//
+// A panic while reading or handling a message ends the connection like a
+// broken stream: readErr is then the OPERATION_FAILED error (a
+// *apierr.Error), so the session ends and no waiter is left hanging.
 func (c *conn) serve(end func(readErr error) error) {
-	var readErr error
+	readErr := c.readAll()
+	final := readErr
+	if err := safego.Call("ending the debug adapter's connection", func() { final = end(readErr) }); err != nil {
+		final = err
+	}
+	c.mu.Lock()
+	c.err = final
+	pending := c.pending
+	c.pending = map[int]chan godap.ResponseMessage{}
+	c.mu.Unlock()
+	for _, ch := range pending {
+		close(ch)
+	}
+	close(c.done)
+}
+
+// readAll reads and dispatches messages until the stream ends or a panic
+// is recovered, and returns why it stopped.
+func (c *conn) readAll() (readErr error) {
+	defer safego.Recover("reading the debug adapter's messages", &readErr)
 	for {
 		msg, err := godap.ReadProtocolMessage(c.r)
 		if err != nil {
@@ -58,8 +82,7 @@ func (c *conn) serve(end func(readErr error) error) {
 				// debugpySockets...): the frame is consumed, keep reading.
 				continue
 			}
-			readErr = err
-			break
+			return err
 		}
 		switch m := msg.(type) {
 		case godap.ResponseMessage:
@@ -86,16 +109,6 @@ func (c *conn) serve(end func(readErr error) error) {
 			}})
 		}
 	}
-	final := end(readErr)
-	c.mu.Lock()
-	c.err = final
-	pending := c.pending
-	c.pending = map[int]chan godap.ResponseMessage{}
-	c.mu.Unlock()
-	for _, ch := range pending {
-		close(ch)
-	}
-	close(c.done)
 }
 
 // send writes one message, numbering it.

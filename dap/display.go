@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/nvim"
 )
 
@@ -41,7 +42,7 @@ func (d *Display) attach(m *Manager) {
 	if err := d.nv.Handle("nvbridge_debug_action", d.onAction); err != nil {
 		m.logf("dap: register nvbridge_debug_action: %v", err)
 	}
-	go d.loop()
+	safego.Go("the debug display loop", d.loop, nil)
 }
 
 // poke asks for a render soon (events from the adapter, user actions).
@@ -62,7 +63,8 @@ func (d *Display) loop() {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		d.sync(ctx)
+		// A panic in one render costs that render, not the display.
+		_ = safego.Call("rendering the debug display", func() { d.sync(ctx) })
 		cancel()
 	}
 }
@@ -96,7 +98,7 @@ func (d *Display) onAction(args ...any) {
 	}
 	id, _ := args[0].(string)
 	action, _ := args[1].(string)
-	go func() {
+	safego.Go("a :NvbridgeDebug action", func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		var err error
@@ -110,7 +112,7 @@ func (d *Display) onAction(args ...any) {
 			msg := fmt.Sprintf("nvbridge debug: %s: %v", action, err)
 			_ = d.nv.Call(ctx, "nvbridge.debug_ui", "notify", nil, msg)
 		}
-	}()
+	}, nil)
 }
 
 type displayView struct {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/workspace"
 )
@@ -473,10 +474,10 @@ func (m *Manager) Close() {
 	var wg sync.WaitGroup
 	for _, s := range list {
 		wg.Add(1)
-		go func() {
+		safego.Go("ending a debug session", func() {
 			defer wg.Done()
 			s.end(2 * time.Second)
-		}()
+		}, nil)
 	}
 	wg.Wait()
 	if m.display != nil {

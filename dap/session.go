@@ -18,6 +18,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/workspace"
 )
@@ -157,10 +158,10 @@ func (s *Session) spawn(ctx context.Context) error {
 		return apierr.Errorf(apierr.PreconditionFailed, s.adapter.Install, "cannot start %s: %v", argv[0], err)
 	}
 	s.cmd = cmd
-	go func() {
+	safego.Go("waiting for the debug adapter", func() {
+		defer close(s.exited)
 		s.waitErr = cmd.Wait()
-		close(s.exited)
-	}()
+	}, nil)
 	if s.adapter.Transport == TCP {
 		var a string
 		select {
@@ -179,13 +180,14 @@ func (s *Session) spawn(ctx context.Context) error {
 		r, w = c, c
 		// The connection outlives nothing: when the adapter exits, close it
 		// so the read loop ends even if a child holds the socket.
-		go func() {
+		safego.Go("closing the debug adapter's connection", func() {
 			<-s.exited
 			c.Close()
-		}()
+		}, nil)
 	}
 	s.conn = newConn(r, w, s.onEvent, s.logf)
-	go s.conn.serve(s.onConnEnd)
+	conn := s.conn
+	safego.Go("the debug adapter's read loop", func() { conn.serve(s.onConnEnd) }, nil)
 	return nil
 }
 
@@ -223,10 +225,10 @@ func (s *Session) launch(ctx context.Context, initial map[string][]BreakpointSpe
 	// The launch response may come before or after initialized (debugpy
 	// answers it only after configurationDone): send it concurrently.
 	launched := make(chan error, 1)
-	go func() {
+	safego.Go("the DAP launch request", func() {
 		_, err := s.conn.request(ctx, &godap.LaunchRequest{Request: godap.Request{Command: "launch"}, Arguments: args})
 		launched <- err
-	}()
+	}, func(err error) { launched <- err })
 	var launchErr error
 	launchDone := false
 	select {
@@ -309,7 +311,7 @@ func (s *Session) onEvent(ev godap.EventMessage) {
 		if body.ThreadId != 0 {
 			s.threadID = body.ThreadId
 		}
-		go s.recordProcs()
+		safego.Go("recording the debuggee's processes", s.recordProcs, nil)
 	case *godap.ContinuedEvent:
 		if s.state == StateStopped {
 			s.state = StateRunning
@@ -321,7 +323,7 @@ func (s *Session) onEvent(ev godap.EventMessage) {
 		if !s.state.ended() {
 			s.state = StateTerminated
 			s.ending = true
-			go s.end(3 * time.Second)
+			safego.Go("ending a terminated debug session", func() { s.end(3 * time.Second) }, nil)
 		}
 	case *godap.OutputEvent:
 		if e.Body.Category == "telemetry" {
@@ -395,21 +397,29 @@ func (s *Session) onConnEnd(readErr error) error {
 	if ending {
 		return apierr.New(apierr.PreconditionFailed, "the debug session has ended", "start a new one with start_debug_session")
 	}
-	select {
-	case <-s.exited:
-	case <-time.After(3 * time.Second):
+	var failed *apierr.Error
+	panicked := errors.As(readErr, &failed) // the read loop recovered a panic
+	if !panicked {
+		select {
+		case <-s.exited:
+		case <-time.After(3 * time.Second):
+		}
 	}
 	why := "closed its connection"
-	select {
-	case <-s.exited:
-		if s.waitErr != nil {
-			why = "exited unexpectedly (" + s.waitErr.Error() + ")"
-		} else {
-			why = "exited unexpectedly (exit status 0)"
-		}
-	default:
-		if readErr != nil && !errors.Is(readErr, io.EOF) {
-			why += " (" + readErr.Error() + ")"
+	if panicked {
+		why = "sent a message nvbridge failed on (" + failed.Message + ")"
+	} else {
+		select {
+		case <-s.exited:
+			if s.waitErr != nil {
+				why = "exited unexpectedly (" + s.waitErr.Error() + ")"
+			} else {
+				why = "exited unexpectedly (exit status 0)"
+			}
+		default:
+			if readErr != nil && !errors.Is(readErr, io.EOF) {
+				why += " (" + readErr.Error() + ")"
+			}
 		}
 	}
 	msg := fmt.Sprintf("the debug adapter %s %s; the debug session %s has ended and its program was stopped", s.adapter.Name, why, s.ID)

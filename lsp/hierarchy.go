@@ -341,10 +341,10 @@ func runBounded(ctx context.Context, n, limit int, fn func(i int)) []error {
 			return panics
 		}
 		wg.Add(1)
-		go func(i int) {
+		safego.Go("a concurrent LSP step", func() {
 			defer func() { <-sem; wg.Done() }()
 			call(i)
-		}(i)
+		}, nil)
 	}
 	wg.Wait()
 	return panics

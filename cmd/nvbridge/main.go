@@ -257,7 +257,7 @@ func neovimCwd(ctx context.Context, addr string) (string, error) {
 	defer v.Close()
 	var cwd string
 	done := make(chan error, 1)
-	go func() { done <- v.Call("getcwd", &cwd) }()
+	safego.Go("asking Neovim for its directory", func() { done <- v.Call("getcwd", &cwd) }, func(err error) { done <- err })
 	select {
 	case err := <-done:
 		return cwd, err
