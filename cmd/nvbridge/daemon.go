@@ -35,8 +35,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"golang.org/x/sys/unix"
 
+	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/tools"
 	"github.com/nvbridge/nvbridge/workspace"
@@ -294,12 +296,13 @@ func (s daemonSpot) start(ctx context.Context, g globalFlags, idle time.Duration
 	if err != nil {
 		return fmt.Errorf("start the nvbridge daemon: %w", err)
 	}
-	go cmd.Wait() // reaped here while this process lives, else by init
+	// Reaped here while this process lives, else by init.
+	safego.Go("reaping the daemon", func() { _ = cmd.Wait() }, nil)
 	msg := make(chan string, 1)
-	go func() {
+	safego.Go("reading the daemon's start-up word", func() {
 		b, _ := io.ReadAll(pr) // EOF: ready, failed or gone
 		msg <- string(b)
-	}()
+	}, func(err error) { msg <- err.Error() })
 	select {
 	case m := <-msg:
 		if m == "ok" {
@@ -322,7 +325,7 @@ func lockFile(ctx context.Context, path string) (unlock func(), err error) {
 		return nil, err
 	}
 	done := make(chan error, 1)
-	go func() { done <- unix.Flock(int(f.Fd()), unix.LOCK_EX) }()
+	safego.Go("locking "+path, func() { done <- unix.Flock(int(f.Fd()), unix.LOCK_EX) }, func(err error) { done <- err })
 	select {
 	case err := <-done:
 		if err != nil {
@@ -331,7 +334,7 @@ func lockFile(ctx context.Context, path string) (unlock func(), err error) {
 		}
 		return func() { f.Close() }, nil
 	case <-ctx.Done():
-		go func() { <-done; f.Close() }()
+		safego.Go("unlocking "+path, func() { <-done; f.Close() }, nil)
 		return nil, ctx.Err()
 	}
 }
@@ -484,6 +487,9 @@ type daemon struct {
 	idle   time.Duration
 	ctx    context.Context // cancelled when the daemon stops
 	logger *log.Logger
+	// call runs one tool (callTool; a test replaces it to make a request
+	// panic in the daemon itself).
+	call func(ctx context.Context, env *tools.Env, name string, raw json.RawMessage) (*mcp.CallToolResult, error)
 
 	mu      sync.Mutex
 	active  int
@@ -538,13 +544,13 @@ func serveDaemon(ctx context.Context, g globalFlags, sock string, idle time.Dura
 	if nvimAddr == "" {
 		nvimAddr = "embedded"
 	}
-	d := &daemon{env: env, idle: idle, ctx: ctx, logger: logger, quit: make(chan string, 1), stopped: make(chan struct{}),
+	d := &daemon{env: env, idle: idle, ctx: ctx, logger: logger, call: callTool, quit: make(chan string, 1), stopped: make(chan struct{}),
 		status: daemonStatus{Running: true, PID: os.Getpid(), Version: version, Root: env.Session.Root().Dir(), Nvim: nvimAddr,
 			Socket: sock, IdleTimeout: idle.String(), Started: time.Now()}}
 	// The call that started the daemon connects right after "ready"; on a
 	// busy machine that may take longer than a short idle timeout.
 	d.timer = time.AfterFunc(idle+startGrace, d.idleFire)
-	go d.accept(ln)
+	safego.Go("the daemon's accept loop", func() { d.accept(ln) }, func(err error) { d.stop(err.Error()) })
 	logger.Printf("daemon %d serving %s on %s (idle timeout %s)", os.Getpid(), d.status.Root, sock, idle)
 	tell("ok")
 	var why string
@@ -566,7 +572,7 @@ func serveDaemon(ctx context.Context, g globalFlags, sock string, idle time.Dura
 	// Let the connections answer (the stop request's reply; cancelled
 	// calls' errors) before the process exits; bounded, as a safety net.
 	served := make(chan struct{})
-	go func() { d.conns.Wait(); close(served) }()
+	safego.Go("waiting for the daemon's connections", func() { d.conns.Wait(); close(served) }, nil)
 	select {
 	case <-served:
 	case <-time.After(10 * time.Second):
@@ -612,11 +618,11 @@ func (d *daemon) accept(ln *net.UnixListener) {
 		d.timer.Stop()
 		d.conns.Add(1)
 		d.mu.Unlock()
-		go func() {
+		safego.Go("a daemon connection", func() {
 			defer d.conns.Done()
 			defer d.leave()
 			d.handle(conn)
-		}()
+		}, nil)
 	}
 }
 
@@ -629,17 +635,37 @@ func (d *daemon) leave() {
 	}
 }
 
-// handle serves one connection: hello, one request, one reply.
+// handle serves one connection: hello, one request, one reply. A panic
+// while serving it is logged and answered with OPERATION_FAILED (unless the
+// reply was already sent); the daemon keeps serving other connections.
 func (d *daemon) handle(conn *net.UnixConn) {
 	defer conn.Close()
 	if uid, pid, err := peerUID(conn); err != nil || uid != os.Getuid() {
 		d.logger.Printf("refused a connection from uid %d pid %d (%v)", uid, pid, err)
 		return
 	}
+	replied := false
 	write := func(v any) {
+		if _, ok := v.(daemonReply); ok {
+			replied = true
+		}
 		b, _ := json.Marshal(v)
 		_, _ = conn.Write(append(b, '\n'))
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			e := safego.Error("a daemon request", p)
+			if replied {
+				return
+			}
+			out, err := structuredJSON(errorResult(e))
+			if err != nil {
+				write(daemonReply{Usage: e.Error()})
+				return
+			}
+			write(daemonReply{Result: out, IsError: true})
+		}
+	}()
 	write(daemonHello{Nvbridge: version, PID: os.Getpid()})
 	r := bufio.NewReader(conn)
 	line, err := r.ReadBytes('\n')
@@ -668,11 +694,11 @@ func (d *daemon) handle(conn *net.UnixConn) {
 		d.mu.Unlock()
 		ctx, cancel := context.WithCancel(d.ctx)
 		defer cancel()
-		go func() {
+		safego.Go("watching a daemon client", func() {
 			_, _ = r.ReadByte() // EOF: the client went away
 			cancel()
-		}()
-		res, err := callTool(ctx, d.env, req.Tool, req.Arguments)
+		}, nil)
+		res, err := d.call(ctx, d.env, req.Tool, req.Arguments)
 		if err != nil {
 			write(daemonReply{Usage: err.Error()})
 			return
