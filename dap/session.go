@@ -19,6 +19,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/internal/safego"
+	"github.com/nvbridge/nvbridge/internal/tailbuf"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/workspace"
 )
@@ -56,8 +57,8 @@ type Session struct {
 	cmd      *exec.Cmd
 	netConn  net.Conn
 	conn     *conn
-	stdout   *tailBuffer
-	stderr   *tailBuffer
+	stdout   *tailbuf.Buffer
+	stderr   *tailbuf.Buffer
 	tmp      string
 	caps     godap.Capabilities
 	exited   chan struct{} // closed when the adapter process has exited
@@ -110,7 +111,7 @@ type BreakpointSpec struct {
 func newSession(id string, a *Adapter, root workspace.Root, spec LaunchSpec, program string, logf func(string, ...any), onChange func()) *Session {
 	return &Session{
 		ID: id, adapter: a, root: root, spec: spec, program: program, logf: logf, onChange: onChange,
-		stdout: &tailBuffer{max: 8192}, stderr: &tailBuffer{max: 8192},
+		stdout: tailbuf.New(8192), stderr: tailbuf.New(8192),
 		exited: make(chan struct{}), finished: make(chan struct{}), initialized: make(chan struct{}),
 		state: StateStarting, changed: make(chan struct{}), bps: map[string][]Breakpoint{}, procs: map[int]procStat{},
 		out: outputLog{max: 64 << 10}, // per report; older output is dropped and counted
@@ -590,7 +591,7 @@ func jsonRaw(v any) ([]byte, error) { return marshal(v) }
 // first listen address it prints.
 type addrWatcher struct {
 	mu    sync.Mutex
-	tail  *tailBuffer
+	tail  *tailbuf.Buffer
 	re    *regexp.Regexp
 	found chan string
 	sent  bool
@@ -614,29 +615,6 @@ func (a *addrWatcher) Write(p []byte) (int, error) {
 		a.line = a.line[len(a.line)-4096:]
 	}
 	return len(p), nil
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = t.buf[len(t.buf)-t.max:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }
 
 func lastLines(s string, n int) string {

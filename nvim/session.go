@@ -25,6 +25,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/internal/safego"
+	"github.com/nvbridge/nvbridge/internal/tailbuf"
 	bridgelua "github.com/nvbridge/nvbridge/lua"
 	"github.com/nvbridge/nvbridge/workspace"
 )
@@ -61,7 +62,7 @@ type Session struct {
 	logf     func(string, ...any)
 
 	cmd    *exec.Cmd
-	stderr *tailBuffer
+	stderr *tailbuf.Buffer
 
 	nextID  atomic.Int64
 	mu      sync.Mutex
@@ -131,7 +132,7 @@ func (s *Session) spawn(ctx context.Context, command string) error {
 	// A process group of its own: Close can end the language servers Neovim
 	// started even if Neovim itself hangs.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	s.stderr = &tailBuffer{max: 8192}
+	s.stderr = tailbuf.New(8192)
 	cmd.Stderr = s.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -520,28 +521,3 @@ func (s *Session) Pid() int {
 	}
 	return s.cmd.Process.Pid
 }
-
-// tailBuffer keeps the last max bytes written to it (Neovim's stderr).
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = t.buf[len(t.buf)-t.max:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
-}
-
-var _ io.Writer = (*tailBuffer)(nil)
