@@ -9,9 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"go.lsp.dev/protocol"
-
-	"github.com/nvbridge/nvbridge/internal/fakelsp"
 	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/nvim"
 )
@@ -33,18 +30,7 @@ func TestCancelOverStdio(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("hello world\nsecond line\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec, err := fakelsp.Spec("fakelsp", []string{"text"}, fakelsp.Script{Methods: map[string]string{
-		protocol.MethodTextDocumentDefinition:     fakelsp.Hang,
-		protocol.MethodTextDocumentDocumentSymbol: fakelsp.AwaitPrefix + protocol.MethodTextDocumentDefinition,
-		protocol.MethodTextDocumentHover:          fakelsp.AwaitPrefix + protocol.MethodCancelRequest + ":" + fakelsp.Log,
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := json.Marshal([]nvim.ServerSpec{spec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	body := cancelFakeServers(t)
 	// A per-request timeout beyond the test's: only the client's
 	// cancellation can cancel the hung request while the test waits.
 	timeout := (2 * testenv.Timeout()).String()

@@ -14,9 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"go.lsp.dev/protocol"
-
-	"github.com/nvbridge/nvbridge/internal/fakelsp"
 	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/nvim"
 )
@@ -339,18 +336,7 @@ func TestCallInterrupted(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("hello world\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec, err := fakelsp.Spec("fakelsp", []string{"text"}, fakelsp.Script{Methods: map[string]string{
-		protocol.MethodTextDocumentDefinition:     fakelsp.Hang,
-		protocol.MethodTextDocumentDocumentSymbol: fakelsp.AwaitPrefix + protocol.MethodTextDocumentDefinition,
-		protocol.MethodTextDocumentHover:          fakelsp.AwaitPrefix + protocol.MethodCancelRequest + ":" + fakelsp.Log,
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	servers, err := json.Marshal([]nvim.ServerSpec{spec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	servers := cancelFakeServers(t)
 	c := newCLI(t, "--root", root, "--timeout", (2 * testenv.Timeout()).String())
 	c.env = []string{nvim.ExtraServersEnv + "=" + string(servers)}
 

@@ -17,10 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"go.lsp.dev/protocol"
 	"golang.org/x/sys/unix"
 
 	"github.com/nvbridge/nvbridge/internal/fakelsp"
 	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/nvim"
 )
 
 var (
@@ -391,4 +393,25 @@ func hasProcess(procs []process, name string) bool {
 		}
 	}
 	return false
+}
+
+// cancelFakeServers is the scripted fake server of the cancellation tests,
+// as the JSON of nvim.ExtraServersEnv. It serves text files: definition
+// hangs, documentSymbol is held until the definition request has arrived,
+// and hover until a $/cancelRequest has (it then answers with its log).
+func cancelFakeServers(t *testing.T) []byte {
+	t.Helper()
+	spec, err := fakelsp.Spec("fakelsp", []string{"text"}, fakelsp.Script{Methods: map[string]string{
+		protocol.MethodTextDocumentDefinition:     fakelsp.Hang,
+		protocol.MethodTextDocumentDocumentSymbol: fakelsp.AwaitPrefix + protocol.MethodTextDocumentDefinition,
+		protocol.MethodTextDocumentHover:          fakelsp.AwaitPrefix + protocol.MethodCancelRequest + ":" + fakelsp.Log,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers, err := json.Marshal([]nvim.ServerSpec{spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return servers
 }

@@ -12,9 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.lsp.dev/protocol"
-
-	"github.com/nvbridge/nvbridge/internal/fakelsp"
 	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/tools"
@@ -78,18 +75,7 @@ func TestMCPTypeScriptSDK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := fakelsp.Spec("fakelsp", []string{"text"}, fakelsp.Script{Methods: map[string]string{
-		protocol.MethodTextDocumentDefinition:     fakelsp.Hang,
-		protocol.MethodTextDocumentDocumentSymbol: fakelsp.AwaitPrefix + protocol.MethodTextDocumentDefinition,
-		protocol.MethodTextDocumentHover:          fakelsp.AwaitPrefix + protocol.MethodCancelRequest + ":" + fakelsp.Log,
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	servers, err := json.Marshal([]nvim.ServerSpec{spec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	servers := cancelFakeServers(t)
 	extra := nvim.ExtraServersEnv + "=" + string(servers)
 	// Only the client's cancellation may end the hung request.
 	timeout := (2 * testenv.Timeout()).String()
