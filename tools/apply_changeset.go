@@ -9,7 +9,7 @@ import (
 type applyChangesetArgs struct {
 	ChangesetID string `json:"changeset_id" jsonschema:"the id a preview returned (ids expire after 30 minutes; the last 64 are kept)"`
 	Save        bool   `json:"save,omitempty" jsonschema:"write the touched files after applying (default false): all of them or none (PRECONDITION_FAILED, nothing changed, when one holds unsaved changes nvbridge did not make or changed on disk)"`
-	NoAutocmd bool `json:"noautocmd,omitempty" jsonschema:"save without running the user's write autocmds (BufWritePre formatters); default false: they run, and when they change what is written the answer has written_diff"`
+	NoAutocmd   bool   `json:"noautocmd,omitempty" jsonschema:"save without running the user's write autocmds (BufWritePre formatters); default false: they run, and when they change what is written the answer has written_diff"`
 }
 
 func applyChangesetTool(env *Env) Tool {

@@ -26,7 +26,7 @@ func refactoringTools(env *Env) []Tool {
 
 // saveArg is the save switch of the refactoring tools.
 type saveArg struct {
-	Save bool `json:"save,omitempty" jsonschema:"write the touched files after applying (default false; ignored for a preview): all of them or none (PRECONDITION_FAILED when one holds unsaved changes nvbridge did not make)"`
+	Save      bool `json:"save,omitempty" jsonschema:"write the touched files after applying (default false; ignored for a preview): all of them or none (PRECONDITION_FAILED when one holds unsaved changes nvbridge did not make)"`
 	NoAutocmd bool `json:"noautocmd,omitempty" jsonschema:"save without running the user's write autocmds (BufWritePre formatters); default false: they run, and when they change what is written the answer has written_diff"`
 }
 

@@ -8,7 +8,7 @@ import (
 
 type saveBufferArgs struct {
 	fileArg
-	Force bool `json:"force,omitempty" jsonschema:"write even when the file changed on disk since Neovim loaded it, overwriting that change (default false)"`
+	Force     bool `json:"force,omitempty" jsonschema:"write even when the file changed on disk since Neovim loaded it, overwriting that change (default false)"`
 	NoAutocmd bool `json:"noautocmd,omitempty" jsonschema:"save without running the user's write autocmds (BufWritePre formatters); default false: they run, and when they change what is written the answer has written_diff"`
 }
 

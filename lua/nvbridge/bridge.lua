@@ -632,7 +632,7 @@ end
 
 --- How many buffers nvbridge loaded only to read it keeps loaded (the
 --- servers answer faster about open documents); beyond that the oldest
---- are wiped.
+--- are wiped. The user sets it with vim.g.nvbridge_max_loaded.
 M.max_loaded = 20
 M.loaded_order = M.loaded_order or {}
 
@@ -650,7 +650,7 @@ end
 --- Wipes the oldest read-only buffers beyond M.max_loaded (keep: the one
 --- just loaded); all of them when max is 0 (stop).
 function M.release_extra(keep, max)
-  max = max or M.max_loaded
+  max = max or tonumber(vim.g.nvbridge_max_loaded) or M.max_loaded
   local live = {}
   for _, b in ipairs(M.loaded_order) do
     if api.nvim_buf_is_valid(b) and vim.b[b].nvbridge_loaded == true then
