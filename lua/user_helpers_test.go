@@ -22,6 +22,7 @@ import (
 type userNvim struct {
 	t    *testing.T
 	root string
+	addr string
 	s    *nvim.Session
 	env  *tools.Env
 	c    *client.Client
@@ -41,6 +42,9 @@ func startUser(t *testing.T, root, init string, extra ...string) *userNvim {
 	args := append([]string{"--cmd", "set rtp^=" + repo, "-c", "runtime plugin/nvbridge.lua", "-c", "luafile " + initPath}, extra...)
 	addr := testenv.Listening(t, root, args...)
 	s, lc := testenv.Attached(t, addr, root)
+	// The files here have no language server: do not wait for one to
+	// attach (the user's config starts none).
+	lc.AttachGrace = 0
 	env := tools.NewEnv(s, lc, t.Logf)
 	ctx := testenv.Context(t)
 	if err := tools.AnnounceAgent(ctx, env, "stdio"); err != nil {
@@ -59,7 +63,7 @@ func startUser(t *testing.T, root, init string, extra ...string) *userNvim {
 	if _, err := c.Initialize(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	return &userNvim{t: t, root: root, s: s, env: env, c: c}
+	return &userNvim{t: t, root: root, addr: addr, s: s, env: env, c: c}
 }
 
 // call calls a tool over MCP; it returns the structured content, or the
