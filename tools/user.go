@@ -34,6 +34,7 @@ type toolPreReply struct {
 // withUser wraps a tool's handler with the user's events, hooks, pause and
 // approval (attached mode only).
 func withUser(env *Env, t Tool) Tool {
+	t = withWhere(env, t)
 	if env == nil || env.Session == nil || env.Session.Embedded() {
 		return t
 	}
