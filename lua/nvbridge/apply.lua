@@ -783,6 +783,12 @@ local function prepare(f, find, plan)
     return t
   end
   local b = loaded_buffer(find, f.path)
+  local released = bridge.released[f.path]
+  if e.loaded and not b and released and released.bufnr == e.bufnr and released.changedtick == e.changedtick and released.hash then
+    -- nvbridge unloaded this read-only buffer since the preview: the
+    -- file must still hold what that buffer held.
+    e = { loaded = false, fingerprint = released.hash }
+  end
   if e.loaded then
     if b ~= e.bufnr then
       return nil, fail('CONFLICT', f.path .. ' was closed or reopened in Neovim since the preview', f.path)
@@ -863,6 +869,19 @@ end
 ---@param plan nvbridge.Plan
 ---@return nvbridge.ApplyReply
 function M.apply(plan)
+  -- Buffers this apply loads must not make bridge.load release others it
+  -- holds: releasing waits until the apply is over.
+  bridge.holding = (bridge.holding or 0) + 1
+  local ok, reply = pcall(M._apply, plan)
+  bridge.holding = bridge.holding - 1
+  if not ok then
+    error(reply, 0)
+  end
+  bridge.release_extra()
+  return reply
+end
+
+function M._apply(plan)
   local find = buffer_index()
   local targets = {}
   for _, f in ipairs(plan.files) do

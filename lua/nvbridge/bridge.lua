@@ -635,6 +635,8 @@ end
 --- are wiped. The user sets it with vim.g.nvbridge_max_loaded.
 M.max_loaded = 20
 M.loaded_order = M.loaded_order or {}
+-- Buffers release_extra wiped, by path: {bufnr, changedtick, hash}.
+M.released = M.released or {}
 
 --- Whether b is a buffer nvbridge loaded only to read and may wipe: not
 --- listed (the user did not open it, nvbridge changed nothing in it left
@@ -650,6 +652,9 @@ end
 --- Wipes the oldest read-only buffers beyond M.max_loaded (keep: the one
 --- just loaded); all of them when max is 0 (stop).
 function M.release_extra(keep, max)
+  if (M.holding or 0) > 0 and max ~= 0 then
+    return
+  end
   max = max or tonumber(vim.g.nvbridge_max_loaded) or M.max_loaded
   local live = {}
   for _, b in ipairs(M.loaded_order) do
@@ -662,6 +667,11 @@ function M.release_extra(keep, max)
   for _, b in ipairs(live) do
     if excess > 0 and b ~= keep and releasable(b) then
       excess = excess - 1
+      -- A preview may hold this buffer's state: apply accepts the file
+      -- again when its content is still the one this buffer held.
+      M.released[api.nvim_buf_get_name(b)] = {
+        bufnr = b, changedtick = vim.b[b].changedtick, hash = vim.b[b].nvbridge_disk_hash,
+      }
       pcall(api.nvim_buf_delete, b, { force = false })
       if api.nvim_buf_is_valid(b) then
         pcall(vim.cmd, 'silent! bwipeout ' .. b)

@@ -209,7 +209,10 @@ end
 --- The approval mode: "writes" (default), "always" or "never"; from
 --- require('nvbridge').setup({approve = ...}) or vim.g.nvbridge_approve.
 function M.approve_mode()
-  local mode = config().approve or vim.g.nvbridge_approve or 'writes'
+  -- Without the plugin's setup: "writes" when a UI shows Neovim (the
+  -- approval float can be answered), "never" in a Neovim nobody sees.
+  local default = #api.nvim_list_uis() > 0 and 'writes' or 'never'
+  local mode = config().approve or vim.g.nvbridge_approve or default
   if mode ~= 'writes' and mode ~= 'always' and mode ~= 'never' then
     mode = 'writes'
   end
