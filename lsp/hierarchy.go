@@ -124,9 +124,9 @@ type walkLimits struct {
 
 // walkResult is a walked hierarchy below its root.
 type walkResult struct {
-	nodes     []*hierNode // the first level
-	more      int         // first-level edges max_items left out
-	count     int         // nodes in the whole tree
+	nodes []*hierNode // the first level
+	more  int         // first-level edges max_items left out
+	count int         // nodes in the whole tree
 	// truncated: max_items left out entries of the depth asked.
 	truncated bool
 	// deeper: the probe found edges below the depth asked.

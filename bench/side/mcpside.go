@@ -44,7 +44,13 @@ func Env(repo string) []string {
 func StartBridge(ctx context.Context, binary, repo, root string, extra ...string) (*Bridge, error) {
 	b := &Bridge{}
 	env := Env(repo)
-	args := append(append([]string{}, extra...), "--root", root, "--timeout", "2m", "mcp")
+	args := append([]string{}, extra...)
+	if log := os.Getenv("NVBRIDGE_SIDE_LOG"); log != "" {
+		// Every exchange with Neovim, with its duration (where the time
+		// goes).
+		args = append(args, "--log", log)
+	}
+	args = append(args, "--root", root, "--timeout", "2m", "mcp")
 	tr := transport.NewStdioWithOptions(binary, env, args,
 		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
 			cmd := exec.Command(command, args...)
@@ -57,9 +63,11 @@ func StartBridge(ctx context.Context, binary, repo, root string, extra ...string
 	if err := tr.Start(ctx); err != nil {
 		return nil, fmt.Errorf("start nvbridge: %w", err)
 	}
-	b.Client = client.NewClient(tr)
+	// The initialize handshake of the 2025-11-25 protocol, as the agents'
+	// clients speak it (and ping is a real round trip there).
+	b.Client = client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
 	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
 	init.Params.ClientInfo = mcp.Implementation{Name: "nvbridge-sidebyside", Version: "1"}
 	if _, err := b.Client.Initialize(ctx, init); err != nil {
 		b.Close()

@@ -253,6 +253,11 @@ func buildOps(m *Module, br *Bridge, st *Straight, rounds int) ([]Op, int) {
 		}
 	}
 	ops := []Op{
+		// The MCP path alone (stdio, JSON-RPC, the server's dispatch): no
+		// Neovim, no server.
+		{Name: "mcp_ping", Bridge: func(ctx context.Context, _ int) (int, error) {
+			return 0, br.Client.Ping(ctx)
+		}},
 		{Name: "find_definition",
 			Bridge: bridge("find_definition", posArgs(m.Call), func(c map[string]any) int { return num(c, "count") }),
 			Straight: straight(protocol.MethodTextDocumentDefinition, func() any {
