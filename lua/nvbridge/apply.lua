@@ -777,7 +777,12 @@ local function prepare(f, find, plan)
     if b ~= e.bufnr then
       return nil, fail('CONFLICT', f.path .. ' was closed or reopened in Neovim since the preview', f.path)
     end
-    local err = reconcile(b, f.path, true)
+    -- The content on disk is compared (deep) when this call writes or
+    -- removes the file; an apply into the buffer alone compares the stat
+    -- key (reading and hashing a large file would cost more than the
+    -- edit), and the write that follows compares the content
+    -- (write_buffer: disk_changed), as every write does.
+    local err = reconcile(b, f.path, plan.save or f.kind == 'delete')
     if err then
       return nil, err
     end
