@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -114,5 +115,21 @@ func TestAnswersAfterOpen(t *testing.T) {
 		if got := AnswersAfterOpen(name); got != want {
 			t.Errorf("AnswersAfterOpen(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestTreeSitterFor: the tree-sitter language of a file by its extension.
+func TestTreeSitterFor(t *testing.T) {
+	for file, want := range map[string]string{
+		"a/b.py": "python", "x.pyi": "python", "src/app.ts": "typescript", "m.MTS": "typescript",
+		"c.cts": "typescript", "App.tsx": "tsx", "lib.js": "tsx", "x.jsx": "tsx", "y.mjs": "tsx",
+		"main.c": "c", "init.lua": "lua", "main.go": "", "README": "", "notes.txt": "",
+	} {
+		if got := TreeSitterFor(file); got != want {
+			t.Errorf("TreeSitterFor(%q) = %q, want %q", file, got, want)
+		}
+	}
+	if got := strings.Join(TreeSitterLanguages(), ","); got != "c,lua,python,tsx,typescript" {
+		t.Errorf("TreeSitterLanguages: %s", got)
 	}
 }
