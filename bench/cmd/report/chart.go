@@ -69,7 +69,7 @@ func writeChart(path string, rep side.Report) error {
 			}
 		}
 	}
-	const left, right, top, barH, gap = 250, 60, 70, 10, 12
+	const left, right, top, barH, gap = 250, 60, 70, 13, 12
 	width := 1000
 	height := top + len(ops)*(len(rep.Modules)*barH+gap) + 40
 	img := image.NewRGBA(image.Rect(0, 0, width, height))
