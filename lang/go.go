@@ -26,7 +26,7 @@ var goLang = &Language{
 	Filetypes:  []string{"go", "gomod"},
 	Extensions: []string{".go"},
 	Markers:    []string{"go.work", "go.mod"},
-	Servers:    []ServerSpec{{Name: "gopls", Cmd: []string{"gopls"}}},
+	Servers:    []ServerSpec{{Name: "gopls", Cmd: []string{"gopls"}, AnswersAfterOpen: true}},
 	Ident: Ident{
 		Keywords: WordSet(`break case chan const continue default defer else fallthrough for func go goto if
 			import interface map package range return select struct switch type var`),
