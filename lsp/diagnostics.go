@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/diagdelta"
 )
 
 // Diagnostic is one problem a server reported, in tool positions.
@@ -22,6 +23,10 @@ type Diagnostic struct {
 	Message   string `json:"message"`
 	Source    string `json:"source,omitempty"`
 	Code      string `json:"code,omitempty"`
+	// Fixes are the servers' quick fixes (get_diagnostics include_fixes).
+	Fixes []diagdelta.Fix `json:"fixes,omitempty"`
+
+	text string // the line's text
 }
 
 // Severities in LSP order (1 = error).
@@ -164,6 +169,7 @@ func (c *Client) collectDiagnostics(ctx context.Context, bufnr any) ([]Diagnosti
 			Message:   w.Message,
 			Source:    src,
 			Code:      code,
+			text:      texts[w.File][w.Lnum],
 		})
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -58,6 +58,7 @@ type Session struct {
 	root     workspace.Root
 	embedded bool
 	extra    []ServerSpec
+	command  string // embedded mode's nvim (Options.Command)
 	channel  int
 	logf     func(string, ...any)
 
@@ -91,7 +92,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if addr == "" && opts.UseEnv {
 		addr = os.Getenv("NVIM")
 	}
-	s := &Session{root: opts.Root, logf: logf, extra: opts.ExtraServers, waiters: map[int64]chan asyncResult{}, closed: make(chan struct{}),
+	s := &Session{root: opts.Root, logf: logf, extra: opts.ExtraServers, command: opts.Command, waiters: map[int64]chan asyncResult{}, closed: make(chan struct{}),
 		trace: newTraceRing(opts.TraceLogf)}
 	var err error
 	if addr != "" {
@@ -295,6 +296,13 @@ func luaModules() (map[string]string, error) {
 		return nil
 	})
 	return out, err
+}
+
+// SiblingOptions are the options of a second, embedded Neovim on the same
+// root with the same servers (a verified edit's check runs there, out of
+// the user's sight).
+func (s *Session) SiblingOptions() Options {
+	return Options{Root: s.root, Command: s.command, ExtraServers: s.extra, Logf: s.logf}
 }
 
 // Root is the workspace root.

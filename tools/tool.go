@@ -31,6 +31,9 @@ type Env struct {
 	// it), so that apply_changeset finds the previews every editing tool
 	// made.
 	Edit *edit.Engine
+	// Verifier measures the diagnostics delta of applies and checked
+	// previews (Edit.Verifier); Close ends its second Neovim.
+	Verifier *lsp.Verifier
 	// DAP holds the debug sessions (one manager per session, shown in its
 	// Neovim); Close ends them.
 	DAP *dap.Manager
@@ -45,7 +48,12 @@ func NewEnv(s *nvim.Session, client *lsp.Client, logf func(format string, args .
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	return &Env{Session: s, LSP: client, Edit: edit.NewEngine(s), DAP: dap.NewManager(s.Root(), dap.NewDisplay(s), logf), Logf: logf}
+	env := &Env{Session: s, LSP: client, Edit: edit.NewEngine(s), DAP: dap.NewManager(s.Root(), dap.NewDisplay(s), logf), Logf: logf}
+	if client != nil {
+		env.Verifier = lsp.NewVerifier(client)
+		env.Edit.Verifier = env.Verifier
+	}
+	return env
 }
 
 // Close ends what the environment started beside Neovim: the debug
@@ -53,6 +61,9 @@ func NewEnv(s *nvim.Session, client *lsp.Client, logf func(format string, args .
 func (e *Env) Close() {
 	if e != nil && e.DAP != nil {
 		e.DAP.Close()
+	}
+	if e != nil && e.Verifier != nil {
+		e.Verifier.Close()
 	}
 }
 
