@@ -112,7 +112,20 @@ func (c *Client) Diagnostics(ctx context.Context, doc *Document) (diags []Diagno
 			return nil, Freshness{}, err
 		}
 		fresh.Complete = string(raw) == "true"
-		if !fresh.Complete {
+		if fresh.Complete {
+			// A file whose own text did not change may still be diagnosed
+			// against a dependency's old text: a server that reports its
+			// diagnosis runs (gopls) is done only when none is in
+			// progress after every pending change reached it.
+			st, err := c.waitSettled(ctx, 0, []int{doc.Buffer.Bufnr}, nil, ids)
+			if err != nil {
+				return nil, Freshness{}, err
+			}
+			if !st.Complete {
+				fresh.Complete = false
+				fresh.Why = st.why(c)
+			}
+		} else {
 			fresh.Why = fmt.Sprintf("%s had not published diagnostics for the current text within %s (still loading?)",
 				strings.Join(names, ", "), bound.Round(time.Millisecond))
 		}
