@@ -36,6 +36,12 @@ function M.wait_settled(chan, id, spec, bound_ms)
   local quiet = uv.new_timer()
   local autocmds = {}
   local pinged = {}
+  -- Staged publishers (typescript-language-server) never publish a file
+  -- whose diagnostics were empty and stay empty: per client and buffer,
+  -- 'clean' when the server's synchronous diagnostics are empty and
+  -- Neovim holds none of its diagnostics (no publish will come), else
+  -- 'publish' (wait for one).
+  local synced = {}
   local check
 
   -- What is still missing: nil when settled, else {wait_ms?, pending}.
@@ -53,8 +59,14 @@ function M.wait_settled(chan, id, spec, bound_ms)
             table.insert(pending, { client = client.name, why = string.format('%d diagnosis run(s) still in progress', active) })
           end
         else
+          local staged = bridge.staged(client_id)
           for _, bufnr in ipairs(spec.touched) do
-            if attached(bufnr, client_id) then
+            local sync = staged and (synced[client_id] or {})[bufnr]
+            if not attached(bufnr, client_id) or sync == 'clean' then
+              -- nothing to wait for
+            elseif staged and sync == nil then
+              table.insert(pending, { client = client.name, bufnr = bufnr, why = 'the server has not answered for the new text yet' })
+            else
               local ms = bridge.unsettled_ms(bufnr, { client_id })
               if ms == nil then
                 table.insert(pending, { client = client.name, bufnr = bufnr, why = 'no diagnostics published for the new text' })
@@ -64,7 +76,10 @@ function M.wait_settled(chan, id, spec, bound_ms)
             end
           end
           for _, bufnr in ipairs(spec.dependants) do
-            if attached(bufnr, client_id) then
+            local sync = staged and (synced[client_id] or {})[bufnr]
+            if staged and sync == nil and attached(bufnr, client_id) then
+              table.insert(pending, { client = client.name, bufnr = bufnr, why = 'the server has not answered for the change yet' })
+            elseif attached(bufnr, client_id) and sync ~= 'clean' then
               local seen = bridge.last_publish(client_id, vim.uri_from_bufnr(bufnr))
               if not seen or (seen.seq or 0) <= spec.mark then
                 table.insert(pending, { client = client.name, bufnr = bufnr, why = 'no diagnostics published since the change' })
@@ -123,6 +138,30 @@ function M.wait_settled(chan, id, spec, bound_ms)
   timer:start(bound_ms, 0, vim.schedule_wrap(function()
     finish(false, select(1, missing()))
   end))
+
+  -- Staged publishers: ask tsserver for the diagnostics of the current
+  -- text (a request answered after the change reached it).
+  for _, client_id in ipairs(spec.clients) do
+    local client = vim.lsp.get_client_by_id(client_id)
+    if client and bridge.staged(client_id) and not bridge.diagnosis_progress(client_id) then
+      synced[client_id] = {}
+      local bufs = {}
+      for _, list in ipairs({ spec.touched, spec.dependants }) do
+        for _, bufnr in ipairs(list) do
+          if attached(bufnr, client_id) then
+            table.insert(bufs, bufnr)
+          end
+        end
+      end
+      for _, bufnr in ipairs(bufs) do
+        M.sync_diagnostics(client, bufnr, function(empty)
+          local held = #vim.diagnostic.get(bufnr, { namespace = vim.lsp.diagnostic.get_namespace(client_id) })
+          synced[client_id][bufnr] = (empty and held == 0) and 'clean' or 'publish'
+          vim.schedule(check)
+        end)
+      end
+    end
+  end
 
   -- Progress reporters: send the pending changes, then a request; its
   -- answer comes after every "diagnosing" begin the changes caused.
@@ -203,6 +242,33 @@ function M.open_files(root)
     end
   end
   return vim.json.encode(out)
+end
+
+--- Asks typescript-language-server for tsserver's syntactic and semantic
+--- diagnostics of a buffer's current text (synchronous requests, answered
+--- after every change sent before); on_done(empty) says whether both are
+--- empty. An answer nvbridge cannot read counts as not empty.
+function M.sync_diagnostics(client, bufnr, on_done)
+  compat.flush_changes(client)
+  local file = vim.uri_from_bufnr(bufnr)
+  local left, empty = 2, true
+  local function one(err, result)
+    local body = type(result) == 'table' and (result.body or result) or nil
+    if err or type(body) ~= 'table' or #body > 0 then
+      empty = false
+    end
+    left = left - 1
+    if left == 0 then
+      on_done(empty)
+    end
+  end
+  for _, what in ipairs({ 'syntacticDiagnosticsSync', 'semanticDiagnosticsSync' }) do
+    local ok = pcall(compat.request, client, 'workspace/executeCommand',
+      { command = 'typescript.tsserverRequest', arguments = { what, { file = file } } }, one, bufnr)
+    if not ok then
+      one('failed', nil)
+    end
+  end
 end
 
 --- Replaces a buffer's whole text (the check's second Neovim only: never
