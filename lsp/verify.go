@@ -40,6 +40,14 @@ type Verifier struct {
 // NewVerifier returns the verifier of c's session.
 func NewVerifier(c *Client) *Verifier { return &Verifier{c: c} }
 
+// ShadowStartup is how long the check's second Neovim took to start (0
+// before the first check).
+func (v *Verifier) ShadowStartup() time.Duration {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.shadowStarted
+}
+
 // Close ends the check's second Neovim, if one was started.
 func (v *Verifier) Close() {
 	v.mu.Lock()

@@ -22,7 +22,7 @@ type verifyEnv struct {
 	v   *lsp.Verifier
 }
 
-func newVerifyEnv(t *testing.T, s *nvim.Session, c *lsp.Client) verifyEnv {
+func newVerifyEnv(t testing.TB, s *nvim.Session, c *lsp.Client) verifyEnv {
 	t.Helper()
 	v := lsp.NewVerifier(c)
 	t.Cleanup(v.Close)
@@ -31,7 +31,7 @@ func newVerifyEnv(t *testing.T, s *nvim.Session, c *lsp.Client) verifyEnv {
 	return verifyEnv{ctx: testenv.Context(t), s: s, c: c, e: e, v: v}
 }
 
-func (v verifyEnv) open(t *testing.T, files ...string) {
+func (v verifyEnv) open(t testing.TB, files ...string) {
 	t.Helper()
 	for _, f := range files {
 		if _, err := v.c.Open(v.ctx, f); err != nil {
