@@ -58,6 +58,9 @@ func (c *Client) DiagnosticsFor(ctx context.Context, q DiagnosticsQuery) (Diagno
 			"severity is one of error, warning, info, hint (each includes the more severe ones)",
 			"unknown severity %q", q.MinSeverity)
 	}
+	if q.IncludeFixes && q.File == "" {
+		return DiagnosticsReport{}, apierr.New(apierr.InvalidParameter, "pass file with include_fixes", "include_fixes needs one file")
+	}
 	out := DiagnosticsReport{Scope: "workspace", MinSeverity: min, Counts: map[string]int{}, Diagnostics: []Diagnostic{}}
 	var all []Diagnostic
 	if q.File != "" {
@@ -96,9 +99,6 @@ func (c *Client) DiagnosticsFor(ctx context.Context, q DiagnosticsQuery) (Diagno
 		files[d.File] = true
 	}
 	if q.IncludeFixes {
-		if q.File == "" {
-			return DiagnosticsReport{}, apierr.New(apierr.InvalidParameter, "pass file with include_fixes", "include_fixes needs one file")
-		}
 		for i := range out.Diagnostics {
 			d := &out.Diagnostics[i]
 			if SeverityRank(d.Severity) > 2 {

@@ -35,6 +35,8 @@ type Verifier struct {
 	// shadowStarted is how long the second Neovim took to start (its
 	// first check pays it).
 	shadowStarted time.Duration
+	// lastChecked are the files of the last check (Idle waits for them).
+	lastChecked []string
 }
 
 // NewVerifier returns the verifier of c's session.

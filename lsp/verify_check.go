@@ -136,7 +136,36 @@ func (v *Verifier) Check(ctx context.Context, files []diagdelta.CheckFile) (*dia
 		d.Note = strings.Join(notes, "; ")
 	}
 	d.Refresh()
+	v.lastChecked = paths
 	return d, nil
+}
+
+// Idle waits (bounded) until the check's copy has diagnosed its current
+// texts. After a check the copy is reloaded from the disk and diagnosed
+// again in the background; a check that starts before that ended waits
+// for it (a second diagnosis run), one that starts later pays for its own
+// change only.
+func (v *Verifier) Idle(ctx context.Context) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.shadow == nil || len(v.lastChecked) == 0 {
+		return nil
+	}
+	info, err := v.shadow.buffersOf(ctx, v.lastChecked)
+	if err != nil {
+		return err
+	}
+	var bufs, ids []int
+	for _, bn := range info.Bufnrs {
+		if bn != 0 {
+			bufs = append(bufs, bn)
+		}
+	}
+	for _, cl := range info.Clients {
+		ids = append(ids, cl.ID)
+	}
+	_, err = v.shadow.waitSettled(ctx, 0, bufs, nil, ids)
+	return err
 }
 
 func (c *Client) setText(ctx context.Context, bufnr int, text string) error {

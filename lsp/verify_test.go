@@ -147,7 +147,24 @@ func TestVerifiedEditsGo(t *testing.T) {
 		if !found || !*rep.DiagnosticsComplete {
 			t.Fatalf("get_diagnostics main.go after the apply: %+v", rep)
 		}
-		t.Logf("verdict: %s; fixes of main.go's error: %+v", d.Verdict, inMain.Fixes)
+		// The quick fix gopls offers for the caller in the package, with
+		// the apply_code_action arguments that apply it; get_diagnostics
+		// include_fixes lists the same.
+		if len(inBatch.Fixes) == 0 {
+			t.Fatalf("no quick fix for %+v", *inBatch)
+		}
+		fix := inBatch.Fixes[0]
+		if fix.ApplyCodeAction["file"] != "orders/batch.go" || fix.ApplyCodeAction["line"] != 7 || fix.ApplyCodeAction["title"] != fix.Title || fix.Server != "gopls" {
+			t.Fatalf("fix %+v", fix)
+		}
+		withFixes, err := c.DiagnosticsFor(v.ctx, lsp.DiagnosticsQuery{File: "orders/batch.go", IncludeFixes: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(withFixes.Diagnostics) == 0 || len(withFixes.Diagnostics[0].Fixes) == 0 || withFixes.Diagnostics[0].Fixes[0].Title != fix.Title {
+			t.Fatalf("get_diagnostics include_fixes: %+v", withFixes.Diagnostics)
+		}
+		t.Logf("verdict: %s; fixes: %+v", d.Verdict, inBatch.Fixes)
 	})
 
 	t.Run("edit resolves them", func(t *testing.T) {
