@@ -54,6 +54,7 @@ const w03Patch = `--- a/widgets/w03.go
 // protocolCases has one entry per tool. A tool listed by the server without
 // an entry here fails TestToolsOverMCP: add one when adding a tool.
 var protocolCases = map[string]protocolCase{
+	"get_editor_context": {args: `{"include_buffers":true}`, want: map[string]any{"attached": nil, "buffers": nil}},
 	"get_buffer_info": {args: `{"file":"main.go","include_content":false}`, want: map[string]any{
 		"file": "main.go", "language": "go", "is_modified": false, "line_count": nil, "changedtick": nil,
 		"language_servers.0.name": modeServer,
