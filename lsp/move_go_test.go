@@ -50,9 +50,9 @@ func TestMoveGo(t *testing.T) {
 		t.Helper()
 		for i, l := range strings.Split(e.disk(file), "\n") {
 			if strings.HasPrefix(l, decl) {
-			if symbol == "" {
-				return lsp.Target{Line: i + 1, Column: refInt(0)}
-			}
+				if symbol == "" {
+					return lsp.Target{Line: i + 1, Column: refInt(0)}
+				}
 				return lsp.Target{Line: i + 1, Symbol: symbol}
 			}
 		}
