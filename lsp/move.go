@@ -209,7 +209,7 @@ func importUpdates(l *lang.Language, before map[string]string, after map[string]
 			for _, imp := range l.Imports.Parse(text) {
 				if len(imp.Names) > 0 {
 					for _, n := range imp.Names {
-						k := key(imp) + ":" + n
+						k := n + " from " + imp.Path
 						if m[k] == 0 {
 							order = append(order, k)
 						}
@@ -333,4 +333,39 @@ func (c *Client) dirFiles(dir string, exts ...string) []string {
 	return out
 }
 
-var _ = protocol.MethodTextDocumentReferences
+
+// topLevelAt returns the top-level declaration (a document symbol without
+// a container) around pt, refusing a point on a nested one (a method, a
+// field: the server moves whole top-level statements) or on none.
+func (c *Client) topLevelAt(ctx context.Context, doc *Document, pt Point) (flatSymbol, error) {
+	_, flat, err := c.documentSymbols(ctx, doc.Rel)
+	if err != nil {
+		return flatSymbol{}, err
+	}
+	inside := func(r protocol.Range, p protocol.Position) bool {
+		after := p.Line > r.Start.Line || p.Line == r.Start.Line && p.Character >= r.Start.Character
+		before := p.Line < r.End.Line || p.Line == r.End.Line && p.Character <= r.End.Character
+		return after && before
+	}
+	var top *flatSymbol
+	for i := range flat {
+		s := &flat[i]
+		p := pt.In(s.Enc)
+		if s.Container == "" && inside(s.Range, p) {
+			top = s
+		}
+	}
+	if top == nil {
+		return flatSymbol{}, apierr.Errorf(apierr.InvalidParameter, moveHint,
+			"%s:%d: no top-level declaration here (%q)", doc.Rel, pt.Line+1, strings.TrimSpace(pt.Text))
+	}
+	for i := range flat {
+		s := &flat[i]
+		p := pt.In(s.Enc)
+		if s.Container != "" && s.Selection != nil && inside(*s.Selection, p) && inside(top.Range, s.Range.Start) {
+			return flatSymbol{}, apierr.Errorf(apierr.Unsupported, "point at "+top.Name+" to move it whole",
+				"%s:%d: %s is a member of %s; move_symbol moves top-level declarations", doc.Rel, pt.Line+1, s.Name, top.Name)
+		}
+	}
+	return *top, nil
+}
