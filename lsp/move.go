@@ -333,7 +333,6 @@ func (c *Client) dirFiles(dir string, exts ...string) []string {
 	return out
 }
 
-
 // topLevelAt returns the top-level declaration (a document symbol without
 // a container) around pt, refusing a point on a nested one (a method, a
 // field: the server moves whole top-level statements) or on none.
