@@ -35,7 +35,7 @@ func dropUnusedModuleImports(l *lang.Language, text string, candidate func(lang.
 				continue
 			}
 			stmt := strings.Join(lines[start:end+1], "\n")
-			rest := strings.Join(lines[:start], "\n") + "\n" + strings.Join(lines[end+1:], "\n")
+			rest := withoutImports(l, lines)
 			used := func(name string) bool {
 				return regexp.MustCompile(`(^|[^\w$.])` + regexp.QuoteMeta(name) + `($|[^\w$])`).MatchString(rest)
 			}
@@ -71,7 +71,7 @@ func dropUnusedModuleImports(l *lang.Language, text string, candidate func(lang.
 				drop = start == end && !used(imp.Alias) && !strings.Contains(stmt, ",")
 			case strings.HasPrefix(strings.TrimSpace(stmt), "import ") && !strings.ContainsAny(stmt, "\"'`,"):
 				// Python's import a.b: the first component is the name.
-				drop = start == end && !used(strings.Split(imp.Path, ".")[0])
+				drop = start == end && !used(imp.Path)
 			}
 			if drop {
 				lines = append(lines[:start], lines[end+1:]...)
@@ -83,6 +83,27 @@ func dropUnusedModuleImports(l *lang.Language, text string, candidate func(lang.
 		}
 	}
 	return text
+}
+
+// withoutImports is the text of lines without their import statements
+// (where uses of imported names are counted).
+func withoutImports(l *lang.Language, lines []string) string {
+	drop := map[int]bool{}
+	for _, imp := range l.Imports.Parse(strings.Join(lines, "\n")) {
+		if s, e, ok := importStatement(lines, imp.Line); ok {
+			for i := s; i <= e; i++ {
+				drop[i] = true
+			}
+		}
+	}
+	var b strings.Builder
+	for i, line := range lines {
+		if !drop[i] {
+			b.WriteString(line)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // importStatement finds the lines of the import statement holding line.
