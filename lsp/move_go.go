@@ -553,6 +553,12 @@ func planGoMove(in goMoveInput) (goMoveOutput, error) {
 			edits[r.File] = append(edits[r.File], goEdit{start: r.Offset, end: r.Offset, text: tgtPlaceholder + "."})
 			needTgt[r.File] = true
 		default:
+			for _, spec := range g.f.Imports {
+				if _, ip := importName(spec); ip == srcPath && spec.Name != nil && spec.Name.Name == "." {
+					return out, moveErr(apierr.Unsupported, "replace the dot import with a named one first",
+						"%s dot-imports %s; nvbridge does not rewrite references through a dot import", r.File, srcPath)
+				}
+			}
 			return out, moveErr(apierr.OperationFailed, "report this",
 				"%s: a reference to %s at byte %d is neither qualified nor in its package", r.File, name, r.Offset)
 		}
@@ -569,24 +575,41 @@ func planGoMove(in goMoveInput) (goMoveOutput, error) {
 	var moved []string
 	for _, p := range pieces {
 		text := p.text
+		// Names the moved code took from the target package lose their
+		// qualifier there; names it uses from the source get one.
+		var pe []goEdit
+		g := parsed[p.file]
+		if !out.SamePackage {
+			tgtNames := map[string]bool{}
+			for _, spec := range g.f.Imports {
+				if n, ip := importName(spec); n != "" && ip == tgtPath {
+					tgtNames[n] = true
+				}
+			}
+			ast.Inspect(p.node, func(n ast.Node) bool {
+				if se, ok := n.(*ast.SelectorExpr); ok {
+					if id, ok := se.X.(*ast.Ident); ok && id.Obj == nil && tgtNames[id.Name] {
+						pe = append(pe, goEdit{start: g.off(id.Pos()) - p.start, end: g.off(se.Sel.Pos()) - p.start})
+					}
+				}
+				return true
+			})
+		}
 		if len(deps) > 0 {
-			q := srcPkg
-			var pe []goEdit
-			g := parsed[p.file]
 			for _, id := range identsIn(p.node) {
 				if _, ok := depIdents[id]; ok {
 					at := g.off(id.Pos()) - p.start
-					pe = append(pe, goEdit{start: at, end: at, text: q + "."})
+					pe = append(pe, goEdit{start: at, end: at, text: srcPkg + "."})
 				}
 			}
-			if p.keyword != "" && len(pe) > 0 {
-				return out, moveErr(apierr.Unsupported, "move the whole group, or move the declaration out of its group first",
-					"%s uses names of package %s from inside a %s group", p.what, srcPkg, p.keyword)
-			}
-			if text, err = applyGoEdits(text, pe); err != nil {
-				return out, moveErr(apierr.OperationFailed, "report this", "%v", err)
-			}
-			usedImports[srcPath] = use{name: q, path: srcPath}
+			usedImports[srcPath] = use{name: srcPkg, path: srcPath}
+		}
+		if p.keyword != "" && len(pe) > 0 {
+			return out, moveErr(apierr.Unsupported, "move the declaration out of its group first",
+				"%s names other packages' declarations from inside a %s group", p.what, p.keyword)
+		}
+		if text, err = applyGoEdits(text, pe); err != nil {
+			return out, moveErr(apierr.OperationFailed, "report this", "%v", err)
 		}
 		moved = append(moved, strings.TrimRight(text, "\n"))
 	}
