@@ -167,6 +167,18 @@ func TestMoveGo(t *testing.T) {
 		e.submit("move_go_same_package_new_file", plan.Changeset, true)
 	})
 
+	t.Run("into the package it qualified", func(t *testing.T) {
+		e := e.with(t)
+		plan, err := move("calc/calc.go", at("calc/calc.go", "func Label", "Label"), "geometry/label.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.submit("move_go_into_qualified_package", plan.Changeset, true)
+		if got := e.disk("geometry/label.go"); !strings.Contains(got, "func Label(c Circle) string") || !strings.Contains(got, "\"strings\"") {
+			t.Errorf("geometry/label.go:\n%s", got)
+		}
+	})
+
 	t.Run("the moved workspace builds and its tests pass", func(t *testing.T) {
 		e := e.with(t)
 		e.run("gofmt", "-l", ".")
