@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/diagdelta"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/preview"
 	"github.com/nvbridge/nvbridge/workspace"
@@ -49,11 +50,19 @@ type Engine struct {
 	storedBytes int      // sum of the stored previews' sizes
 	now         func() time.Time
 
+	// Approve, when set, asks the user before any changeset is applied
+	// (attached mode; tools.NewEnv sets it). Previews are not asked about.
+	Approve ApproveFunc
+
 	// testPlan, when set by a test, may alter a plan before it is sent.
 	testPlan func(*luaPlan)
 	// skipRecheck, set by a test, leaves out Go's re-check of the paths
 	// before apply (the Lua guard still runs).
 	skipRecheck bool
+
+	// Verifier, when set, measures the diagnostics delta of every apply
+	// and of previews with Check (tools.NewEnv sets lsp's).
+	Verifier Verifier
 }
 
 // NewEngine returns an engine for the session's workspace.
@@ -70,6 +79,15 @@ func NewEngine(s *nvim.Session) *Engine {
 type Options struct {
 	Preview bool
 	Save    bool
+	// NoAutocmd saves without the user's BufWritePre/BufWritePost
+	// autocmds (a format-on-save); by default they run, and what they
+	// change is reported as Result.WrittenDiff.
+	NoAutocmd bool
+	// Tool names the tool asking, for the user's approval view.
+	Tool string
+	// Check (with Preview) also reports the diagnostics delta the change
+	// would cause, before anything is applied.
+	Check bool
 }
 
 // Result describes a previewed or applied changeset.
@@ -80,6 +98,16 @@ type Result struct {
 	Applied     bool         `json:"applied"`
 	Files       []FileResult `json:"files"`
 	EditCount   int          `json:"edit_count"`
+	// AppliedID names an applied changeset: undo with changeset_id takes
+	// all of it back (every buffer, one step).
+	AppliedID string `json:"applied_changeset_id,omitempty"`
+	// WrittenDiff, when saving wrote something else than what was applied
+	// (the user's format-on-save changed it), is the diff from the applied
+	// text to what is on disk now.
+	WrittenDiff string `json:"written_diff,omitempty"`
+	// Diagnostics is what the change does to the servers' diagnostics:
+	// measured after an apply, or before it with a preview's check.
+	Diagnostics *diagdelta.Delta `json:"diagnostics_delta,omitempty"`
 }
 
 // FileResult describes one file of a changeset. When previewed, IsModified
@@ -103,10 +131,15 @@ func (r Result) Summary() string {
 		fmt.Fprintf(&b, "Preview of %d edit(s) in %d file(s); apply with apply_changeset {\"changeset_id\": %q} (expires %s).\n",
 			r.EditCount, len(r.Files), r.ChangesetID, r.ExpiresAt)
 	case r.Applied:
-		fmt.Fprintf(&b, "Applied %d edit(s) in %d file(s).\n", r.EditCount, len(r.Files))
+		fmt.Fprintf(&b, "Applied %d edit(s) in %d file(s)", r.EditCount, len(r.Files))
+		if r.AppliedID != "" {
+			fmt.Fprintf(&b, " as %s (undo {\"changeset_id\": %q} takes it all back)", r.AppliedID, r.AppliedID)
+		}
+		b.WriteString(".\n")
 	default:
 		b.WriteString("Nothing to change.\n")
 	}
+	b.WriteString(verdictLine(r.Diagnostics))
 	for _, f := range r.Files {
 		name := f.Path
 		if f.NewPath != "" {
@@ -119,6 +152,10 @@ func (r Result) Summary() string {
 		b.WriteByte('\n')
 	}
 	b.WriteString(r.Diff)
+	if r.WrittenDiff != "" {
+		b.WriteString("\nSaving ran the user's write autocmds (format-on-save), which changed what was written; the disk differs from the diff above by:\n")
+		b.WriteString(r.WrittenDiff)
+	}
 	return b.String()
 }
 
@@ -138,6 +175,12 @@ func (e *Engine) Submit(ctx context.Context, cs preview.Changeset, opts Options)
 // ApplyStored applies a previewed changeset exactly as previewed. It refuses
 // with CONFLICT when any target moved since the preview.
 func (e *Engine) ApplyStored(ctx context.Context, id string, save bool) (Result, error) {
+	return e.ApplyStoredWith(ctx, id, Options{Save: save})
+}
+
+// ApplyStoredWith is ApplyStored with the save options (Save, NoAutocmd,
+// Tool).
+func (e *Engine) ApplyStoredWith(ctx context.Context, id string, opts Options) (Result, error) {
 	e.mu.Lock()
 	e.expire()
 	p := e.store[id]
@@ -147,7 +190,7 @@ func (e *Engine) ApplyStored(ctx context.Context, id string, save bool) (Result,
 			"preview the change again (changeset ids expire after "+e.MaxAge.String()+", and only the last "+fmt.Sprint(e.MaxStored)+" are kept, within "+fmt.Sprint(e.MaxStoredBytes)+" bytes in all; an applied one cannot be applied twice)",
 			"no changeset %q", id)
 	}
-	res, err := e.apply(ctx, p, save)
+	res, err := e.apply(ctx, p, opts, id)
 	if err != nil {
 		return Result{}, err
 	}
@@ -181,7 +224,10 @@ type prepared struct {
 	// text cache; only while the changeset is applied at once (a stored
 	// preview does not keep whole documents).
 	after []preview.Document
-	bytes int // size(), once stored
+	// before holds each file's text before the change, for a check; like
+	// after, not kept in a stored preview.
+	before []preview.Document
+	bytes  int // size(), once stored
 }
 
 // size estimates the memory a stored preview holds: its diff, the text of
@@ -202,10 +248,12 @@ func (p *prepared) size() int {
 
 // luaPlan and the types below are what apply.lua's apply receives.
 type luaPlan struct {
-	Files  []luaFile `msgpack:"files"`
-	Save   bool      `msgpack:"save"`
-	Guard  luaGuard  `msgpack:"guard"`
-	FailAt string    `msgpack:"fail_at,omitempty"`
+	ID        string    `msgpack:"id"`
+	Files     []luaFile `msgpack:"files"`
+	Save      bool      `msgpack:"save"`
+	NoAutocmd bool      `msgpack:"noautocmd"`
+	Guard     luaGuard  `msgpack:"guard"`
+	FailAt    string    `msgpack:"fail_at,omitempty"`
 }
 
 // luaGuard is what apply.lua's guard confines every write, creation, rename
@@ -275,6 +323,9 @@ type luaFileResult struct {
 	Bomb        bool   `msgpack:"bomb"`
 	Saved       bool   `msgpack:"saved"`
 	Note        string `msgpack:"note"`
+	// WrittenText is the buffer's text after a save whose autocmds
+	// changed it (format-on-save), as written.
+	WrittenText *string `msgpack:"written_text,omitempty"`
 }
 
 type luaApplyReply struct {
@@ -355,6 +406,7 @@ func (e *Engine) prepare(ctx context.Context, cs preview.Changeset, snaps map[st
 		}
 		out.Files[i] = pf.change
 		p.after = append(p.after, pf.after)
+		p.before = append(p.before, pf.before)
 		p.files = append(p.files, pf.lua)
 		p.results = append(p.results, pf.result)
 		p.edits += pf.result.Edits
@@ -373,6 +425,7 @@ type plannedFile struct {
 	result FileResult         // what the caller is told
 	change preview.FileChange // what the diff shows: relative paths, Old, minimised edits
 	after  preview.Document   // the file's text afterwards
+	before preview.Document   // the file's text now
 }
 
 // prepareFile checks one file change against its snapshot and plans it.
@@ -437,7 +490,7 @@ func (e *Engine) prepareFile(fc preview.FileChange, from, to target, targetDelet
 				"cannot delete %s: its buffer has unsaved changes", from.rel)
 		}
 		r.IsModified = snap.Modified
-		return plannedFile{f, r, fc, preview.Document{}}, nil
+		return plannedFile{f, r, fc, preview.Document{}, current}, nil
 	case preview.OpRename:
 		if to.snap.Err != nil {
 			return plannedFile{}, e.luaError(to.snap.Err)
@@ -481,7 +534,7 @@ func (e *Engine) prepareFile(fc preview.FileChange, from, to target, targetDelet
 		}
 		r.Note = note
 	}
-	return plannedFile{f, r, fc, after}, nil
+	return plannedFile{f, r, fc, after, current}, nil
 }
 
 // creatable refuses a file that cannot be created because a component of
@@ -516,9 +569,17 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 		return Result{Diff: p.diff, Files: p.results}, nil
 	}
 	if !opts.Preview {
-		return e.apply(ctx, p, opts.Save)
+		return e.apply(ctx, p, opts, newID())
 	}
-	p.after = nil
+	var delta *diagdelta.Delta
+	if opts.Check {
+		d, err := e.check(ctx, p)
+		if err != nil {
+			return Result{}, err
+		}
+		delta = d
+	}
+	p.after, p.before = nil, nil
 	p.bytes = p.size()
 	id := newID()
 	e.mu.Lock()
@@ -539,13 +600,22 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 	e.mu.Unlock()
 	return Result{
 		ChangesetID: id, ExpiresAt: p.created.Add(e.MaxAge).UTC().Format(time.RFC3339),
-		Diff: p.diff, Files: p.results, EditCount: p.edits,
+		Diff: p.diff, Files: p.results, EditCount: p.edits, Diagnostics: delta,
 	}, nil
 }
 
 // apply sends the plan to Neovim in one call.
-func (e *Engine) apply(ctx context.Context, p *prepared, save bool) (Result, error) {
-	plan := luaPlan{Files: p.files, Save: save, Guard: e.guard()}
+func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string) (Result, error) {
+	if e.Approve != nil {
+		files := make([]string, 0, len(p.results))
+		for _, r := range p.results {
+			files = append(files, r.Path)
+		}
+		if err := e.Approve(ctx, Approval{Tool: opts.Tool, ChangesetID: id, Diff: p.diff, Files: files}); err != nil {
+			return Result{}, err
+		}
+	}
+	plan := luaPlan{ID: id, Files: p.files, Save: opts.Save, NoAutocmd: opts.NoAutocmd, Guard: e.guard()}
 	if e.testPlan != nil {
 		plan.Files = slices.Clone(plan.Files)
 		e.testPlan(&plan)
@@ -553,6 +623,7 @@ func (e *Engine) apply(ctx context.Context, p *prepared, save bool) (Result, err
 	if err := e.recheck(plan.Files); err != nil {
 		return Result{}, err
 	}
+	baseline, failed := e.before(ctx, p)
 	// Once sent, the call runs to its end in Neovim: wait for the real
 	// outcome rather than report a timeout for a change that happened.
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
@@ -580,15 +651,21 @@ func (e *Engine) apply(ctx context.Context, p *prepared, save bool) (Result, err
 	if len(reply.Files) != len(p.results) {
 		return Result{}, fmt.Errorf("apply returned %d files for %d", len(reply.Files), len(p.results))
 	}
-	out := Result{Diff: p.diff, Applied: true, EditCount: p.edits, Files: make([]FileResult, len(p.results))}
+	out := Result{Diff: p.diff, Applied: true, EditCount: p.edits, Files: make([]FileResult, len(p.results)), AppliedID: id}
+	out.WrittenDiff = e.writtenDiff(p, reply.Files)
 	for i, r := range p.results {
 		lf := reply.Files[i]
+		if lf.WrittenText != nil {
+			r.Note = joinNote(r.Note, "saving ran the user's write autocmds, which changed the text written (see written_diff)")
+			lf.Note = joinNote(lf.Note, "saving ran the user's write autocmds, which changed the text written (see written_diff)")
+			lf.LineCount = len(preview.ParseDocument([]byte(*lf.WrittenText)).Lines)
+		}
 		r.IsModified, r.LineCount, r.Saved, r.Note = lf.Modified, lf.LineCount, lf.Saved, lf.Note
 		if lf.Kind == "delete" {
 			r.LineCount = 0
 		}
 		out.Files[i] = r
-		if i < len(p.after) && lf.Kind != "delete" && len(p.after[i].Lines) > 0 &&
+		if i < len(p.after) && lf.Kind != "delete" && len(p.after[i].Lines) > 0 && lf.WrittenText == nil &&
 			lf.EOL == p.after[i].FinalNewline && (lf.FileFormat == "dos") == (p.after[i].EOL == "\r\n") {
 			path := p.files[i].Path
 			if lf.NewPath != "" {
@@ -597,6 +674,7 @@ func (e *Engine) apply(ctx context.Context, p *prepared, save bool) (Result, err
 			e.s.RememberText(path, lf.Bufnr, lf.ChangedTick, lf.FileFormat, lf.EOL, lf.Bomb, string(p.after[i].Bytes()))
 		}
 	}
+	out.Diagnostics = e.after(ctx, baseline, failed)
 	return out, nil
 }
 

@@ -32,6 +32,9 @@ type Env struct {
 	// it), so that apply_changeset finds the previews every editing tool
 	// made.
 	Edit *edit.Engine
+	// Verifier measures the diagnostics delta of applies and checked
+	// previews (Edit.Verifier); Close ends its second Neovim.
+	Verifier *lsp.Verifier
 	// DAP holds the debug sessions (one manager per session, shown in its
 	// Neovim); Close ends them.
 	DAP *dap.Manager
@@ -49,7 +52,15 @@ func NewEnv(s *nvim.Session, client *lsp.Client, logf func(format string, args .
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	return &Env{Session: s, LSP: client, Edit: edit.NewEngine(s), DAP: dap.NewManager(s.Root(), dap.NewDisplay(s), logf), Logf: logf}
+	env := &Env{Session: s, LSP: client, Edit: edit.NewEngine(s), DAP: dap.NewManager(s.Root(), dap.NewDisplay(s), logf), Logf: logf}
+	if !s.Embedded() {
+		env.Edit.Approve = env.engineApproval // the user approves changes (user.go)
+	}
+	if client != nil {
+		env.Verifier = lsp.NewVerifier(client)
+		env.Edit.Verifier = env.Verifier
+	}
+	return env
 }
 
 // Close ends what the environment started beside Neovim: the debug
@@ -57,6 +68,9 @@ func NewEnv(s *nvim.Session, client *lsp.Client, logf func(format string, args .
 func (e *Env) Close() {
 	if e != nil && e.DAP != nil {
 		e.DAP.Close()
+	}
+	if e != nil && e.Verifier != nil {
+		e.Verifier.Close()
 	}
 }
 
@@ -201,7 +215,7 @@ func All(env *Env) []Tool {
 		all = append(all, group(env)...)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Tool.Name < all[j].Tool.Name })
-	return all
+	return wrapUser(env, all)
 }
 
 // toolGroups lists the functions that build each family of tools; each
