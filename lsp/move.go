@@ -311,9 +311,10 @@ func (c *Client) moveReferences(ctx context.Context, file string, line, char int
 }
 
 // dirFiles lists the files with one of exts directly in dir (workspace
-// relative), sorted.
+// relative), sorted; files the policy protects are left out (never read).
 func (c *Client) dirFiles(dir string, exts ...string) []string {
-	abs := filepath.Join(c.Session.Root().Dir(), filepath.FromSlash(dir))
+	root := c.Session.Root()
+	abs := filepath.Join(root.Dir(), filepath.FromSlash(dir))
 	entries, err := os.ReadDir(abs)
 	if err != nil {
 		return nil
@@ -324,7 +325,7 @@ func (c *Client) dirFiles(dir string, exts ...string) []string {
 			continue
 		}
 		for _, x := range exts {
-			if strings.HasSuffix(e.Name(), x) {
+			if strings.HasSuffix(e.Name(), x) && !root.Sensitive(filepath.Join(abs, e.Name())) {
 				out = append(out, path.Join(dir, e.Name()))
 			}
 		}

@@ -123,8 +123,8 @@ func (c *Client) goImportGraph(importPath func(dir string) string) (graph, tests
 			}
 			return nil
 		}
-		if !strings.HasSuffix(name, ".go") {
-			return nil
+		if !strings.HasSuffix(name, ".go") || c.Session.Root().Sensitive(p) {
+			return nil // the policy's files are never read
 		}
 		rel, _ := filepath.Rel(root, filepath.Dir(p))
 		ip := importPath(filepath.ToSlash(rel))

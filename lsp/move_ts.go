@@ -148,7 +148,7 @@ func (c *Client) moveTS(ctx context.Context, doc *Document, pt Point, target str
 	created := false
 	for _, e := range ans.Body.Edits {
 		u := uri.File(e.FileName)
-		if e.IsNewFile || (filepath.Clean(e.FileName) == tgtAbs && !fileExists(tgtAbs)) {
+		if e.IsNewFile || (filepath.Clean(e.FileName) == tgtAbs && !regularFile(tgtAbs)) {
 			changes = append(changes, map[string]any{"kind": "create", "uri": u})
 			created = created || filepath.Clean(e.FileName) == tgtAbs
 		}
@@ -241,7 +241,7 @@ func changesetTexts(cs preview.Changeset) (before, after map[string]string, err 
 	return before, after, nil
 }
 
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+func regularFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
