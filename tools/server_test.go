@@ -122,6 +122,10 @@ var protocolCases = map[string]protocolCase{
 	"extract_variable": {args: `{"file":"refactor/pricing.go","start_line":15,"start_column":14,"end_line":15,"end_column":33}`, want: map[string]any{
 		"server_name": "newVar", "name": "newVar", "kind": "refactor.extract.variable", "changeset_id": nil,
 	}},
+	"move_symbol": {args: `{"file":"refactor/pricing.go","line":32,"symbol":"cents","target_file":"refactor/money.go"}`, want: map[string]any{
+		"symbol": "cents", "moved.0": "func cents", "created": true, "to": "refactor/money.go", "server": nil,
+		"import_updates.0.file": "refactor/money.go", "import_updates.0.new": "fmt", "changeset_id": nil, "applied": false,
+	}},
 	// Editing, in mutatingOrder, on widgets/w01.go and w03.go (no other
 	// case reads them).
 	"edit_buffer": {args: `{"file":"widgets/w01.go","edits":[{"line_start":3,"line_end":3,"new_text":"// Button returns a clickable button."}]}`, want: map[string]any{
