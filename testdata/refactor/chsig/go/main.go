@@ -1,0 +1,16 @@
+package main
+
+import (
+	"fmt"
+
+	"example.com/chsig/report"
+	"example.com/chsig/shop"
+	"example.com/chsig/store"
+)
+
+func main() {
+	total, err := report.Run(&store.Mem{})
+	fmt.Println(total, err, shop.Price(7, 7, 0, "main"))
+	price := shop.Price // used as a value
+	_ = price
+}
