@@ -118,6 +118,10 @@ var protocolCases = map[string]protocolCase{
 	"extract_variable": {args: `{"file":"refactor/pricing.go","start_line":15,"start_column":14,"end_line":15,"end_column":33}`, want: map[string]any{
 		"server_name": "newVar", "name": "newVar", "kind": "refactor.extract.variable", "changeset_id": nil,
 	}},
+	"change_signature": {args: `{"file":"refactor/pricing.go","line":27,"symbol":"taxOf","params":[{"name":"rate","from":"percent"},{"name":"subtotal","from":"subtotal"}]}`, want: map[string]any{
+		"function": "taxOf", "old_signature": "func taxOf(subtotal, percent int) int", "new_signature": "func taxOf(rate, subtotal int) int",
+		"call_sites_updated.0.line": float64(17), "affected_files.0": "refactor/pricing.go", "changeset_id": nil, "applied": false,
+	}},
 	// Editing, in mutatingOrder, on widgets/w01.go and w03.go (no other
 	// case reads them).
 	"edit_buffer": {args: `{"file":"widgets/w01.go","edits":[{"line_start":3,"line_end":3,"new_text":"// Button returns a clickable button."}]}`, want: map[string]any{
