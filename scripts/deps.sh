@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need into .deps/ (git-ignored), idempotently:
 #   Neovim >= 0.10, gopls, dlv, debugpy (+ pytest), pyright, typescript-language-server,
-#   typescript, clangd 14.
+#   typescript, clangd 14, and the tree-sitter parsers for Python and TypeScript.
 # Each piece is checked first and installed only if missing or the wrong version, so a
 # warm run takes about a second. Any failure stops the script with a message naming the
 # piece; installer output goes to .deps/log/PIECE.log and its tail is shown on failure.
@@ -308,6 +308,67 @@ for p in pyright typescript-language-server typescript; do
 	v=$(grep -A1 "\"node_modules/$p\": {" "$NPM/package-lock.json" | sed -n 's/.*"version": "\(.*\)".*/\1/p')
 	echo "$p: .deps/npm $v ($state)"
 done
+
+# Tree-sitter parsers for Python and TypeScript (the syntax layer: lua/nvbridge/syntax.lua).
+# Neovim 0.10 bundles only C, Lua, Vim script, Vimdoc, Query and Markdown. The grammar
+# packages ship their generated parser (src/parser.c, some with src/scanner.c); they are
+# pinned in scripts/npm/grammars (versions whose parser is ABI 14: Neovim 0.10 loads ABI
+# 13-14 only) and installed into their own prefix .deps/grammars, apart from the language
+# servers' .deps/npm, then compiled with cc into .deps/parser/NAME.so, as nvim-treesitter
+# does. Rebuilt only when the lockfile or a parser source changes (a stamp per parser
+# holds the hash of its sources and of the compile command).
+piece=parsers
+# The real path: npm ci fails ("Missing: grammars@ from lock file") when --prefix goes
+# through a symbolic link (a worktree whose .deps links to another checkout's).
+GRAMMARS=$(cd -P "$DEPS" && pwd)/grammars
+PARSER_DIR=$DEPS/parser
+# NAME:SOURCE_DIR (relative to .deps/grammars/node_modules)
+PARSERS=(python:tree-sitter-python/src typescript:tree-sitter-typescript/typescript/src
+	tsx:tree-sitter-typescript/tsx/src)
+PARSER_ABI_MAX=14 # Neovim 0.10's TREE_SITTER_LANGUAGE_VERSION
+CC=${CC:-cc}
+if ! cmp -s "$ROOT/scripts/npm/grammars/package-lock.json" "$GRAMMARS/.stamp"; then
+	command -v npm >/dev/null || die "need npm on PATH to fetch the tree-sitter grammars"
+	: >"$LOG/parsers.log"
+	rm -rf "$GRAMMARS"
+	mkdir -p "$GRAMMARS"
+	cp "$ROOT/scripts/npm/grammars/package.json" "$ROOT/scripts/npm/grammars/package-lock.json" "$GRAMMARS/"
+	# --ignore-scripts: only the C sources are needed, not the node bindings.
+	run_logged npm ci --prefix "$GRAMMARS" --cache "$DEPS/npm-cache" --no-audit --no-fund --ignore-scripts
+	cp "$ROOT/scripts/npm/grammars/package-lock.json" "$GRAMMARS/.stamp"
+fi
+command -v "$CC" >/dev/null || die "need a C compiler ($CC) to build the tree-sitter parsers: apt-get install gcc"
+mkdir -p "$PARSER_DIR"
+for entry in "${PARSERS[@]}"; do
+	name=${entry%%:*} src=$GRAMMARS/node_modules/${entry#*:}
+	[[ -f $src/parser.c ]] || die "$src/parser.c is missing (npm package incomplete?)"
+	abi=$(sed -n 's/^#define LANGUAGE_VERSION \([0-9]*\).*/\1/p' "$src/parser.c")
+	((abi >= 13 && abi <= PARSER_ABI_MAX)) ||
+		die "$name's parser is ABI ${abi:-unknown}; Neovim 0.10 loads ABI 13-$PARSER_ABI_MAX: pin an older grammar in scripts/npm/grammars"
+	files=("$src/parser.c")
+	[[ -f $src/scanner.c ]] && files+=("$src/scanner.c")
+	cmd=("$CC" -shared -fPIC -O2 -I"$src" "${files[@]}" -o "$PARSER_DIR/$name.so.tmp")
+	stamp=$({ printf '%s\n' "${cmd[@]}"; cat "${files[@]}"; } | sha256sum | cut -d' ' -f1)
+	if [[ -f $PARSER_DIR/$name.so && $(cat "$PARSER_DIR/.$name.stamp" 2>/dev/null) == "$stamp" ]]; then
+		echo "parser $name: .deps/parser/$name.so ABI $abi (cached)"
+		continue
+	fi
+	run_logged "${cmd[@]}"
+	mv "$PARSER_DIR/$name.so.tmp" "$PARSER_DIR/$name.so" # atomic: a running Neovim never sees half a file
+	echo "$stamp" >"$PARSER_DIR/.$name.stamp"
+	echo "parser $name: .deps/parser/$name.so ABI $abi (built)"
+done
+# The parsers must load in the Neovim the tests use (an ABI mismatch shows here, not later).
+if nvim_bin=$(PATH=$BIN:$PATH command -v nvim); then
+	check='local ok = true
+for _, n in ipairs({"python", "typescript", "tsx"}) do
+  local good, err = pcall(vim.treesitter.language.add, n, { path = vim.env.NVBRIDGE_PARSER_DIR .. "/" .. n .. ".so" })
+  if not good then io.stderr:write(n .. ": " .. tostring(err) .. "\n"); ok = false end
+end
+io.stdout:write(ok and "ok" or "fail")'
+	out=$(NVBRIDGE_PARSER_DIR=$PARSER_DIR "$nvim_bin" --headless --clean -n -i NONE -c "lua $check" -c qa 2>&1) || true
+	[[ $out == ok ]] || die "Neovim ($nvim_bin) does not load the parsers in .deps/parser: $out"
+fi
 
 piece=env.sh
 # shellcheck disable=SC2016 # $PATH is meant to expand when env.sh is sourced

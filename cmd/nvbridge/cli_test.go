@@ -87,6 +87,7 @@ func TestVersionFindsCheckoutDeps(t *testing.T) {
 			"private deps: " + filepath.Join(checkout, ".deps", "bin") + " (next to the binary",
 			"nvim: " + filepath.Join(checkout, ".deps", "bin", "nvim") + " (NVIM v0.",
 			"gopls: " + filepath.Join(checkout, ".deps", "bin", "gopls"),
+			"tree-sitter parsers: " + filepath.Join(checkout, ".deps", "parser"),
 		}
 		for _, w := range want {
 			if !strings.Contains(string(out), w) {

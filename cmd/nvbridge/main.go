@@ -300,6 +300,7 @@ func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env
 	defer cancel()
 	opts := nvim.Options{
 		Addr: addr, UseEnv: true, Root: root, Command: g.nvimCmd, Logf: logger.Printf, ExtraServers: extra,
+		ParserDir: parserDir(),
 	}
 	if g.logFile != "" {
 		// The log file gets every RPC and LSP exchange as it happens.
