@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -81,12 +82,18 @@ type sigParam struct {
 	Default  string // the declaration's default value ("" for none)
 	Text     string // the whole parameter as written
 	Variadic bool   // Go ...T, Python *args, TS ...rest
-	Keyword  bool   // Python **kwargs or a parameter after a bare *
+	Keyword  bool   // a Python keyword-only parameter (after * or *args)
+	KwSplat  bool   // Python **kwargs
 	// Group numbers parameters declared together (Go's a, b int), from 1.
 	Group int
 	// Uses are the byte offsets of the identifiers in the body that refer
 	// to this parameter.
 	Uses []int
+	// Shorthand are uses as a TypeScript shorthand property ({name}).
+	Shorthand []int
+	// Start and End span the parameter (tree-sitter languages).
+	Start, End int
+	Optional   bool // TypeScript name?: T
 }
 
 // sigFunc is a function or method declaration found in a file's text.
@@ -107,6 +114,10 @@ type sigFunc struct {
 	// Method: a method (Go receiver, interface method, class member):
 	// implementations and overrides are searched.
 	Method bool
+	// Lead, Seps and Trail are the text around and between the parameters
+	// (tree-sitter languages), reused for the new list.
+	Lead, Trail string
+	Seps        []string
 	// Multiline: the parameters were written one per line.
 	Multiline bool
 	Indent    string // the indentation of a parameter on its own line
@@ -133,23 +144,24 @@ type sigCall struct {
 type sigSyntax interface {
 	// funcAt returns the declaration whose name starts at or covers off,
 	// nil when there is none.
-	funcAt(text string, off int) (*sigFunc, error)
+	funcAt(ctx context.Context, rel, text string, off int) (*sigFunc, error)
 	// callAt returns the call whose callee name is at off, or the reason
 	// the reference is not a call nvbridge can rewrite.
-	callAt(text string, off int) (*sigCall, string)
-	// renderParams renders a parameter list (the rewritten part).
+	callAt(ctx context.Context, rel, text string, off int) (*sigCall, string, error)
+	// renderParams renders the rewritten part of fn's parameter list (a
+	// plain comma-separated list for a zero fn).
 	renderParams(fn *sigFunc, params []renderedParam) string
-	// pure says whether an added argument's text is free of side effects
-	// (only used to phrase reports).
-	language() string
 }
 
 // renderedParam is a parameter of a new declaration.
 type renderedParam struct {
 	Name, Type, Default string
 	Variadic, Keyword   bool
+	KwSplat, Optional   bool
+	Start, End          int    // the old parameter's span (-1 for an added one)
 	Text                string // kept verbatim when nothing about it changed
 	Group               int    // sigParam.Group; 0 for an added or retyped one
+	Added               bool
 }
 
 // newParam is a resolved entry of the new list.
@@ -355,7 +367,7 @@ func (p *sigPlanner) declaration(ctx context.Context, loc Location) (*sigDecl, e
 	if err != nil {
 		return nil, apierr.Errorf(apierr.OperationFailed, "retry", "%s:%d: %v", loc.File, loc.Line, err)
 	}
-	fn, err := p.syn.funcAt(f.text, off)
+	fn, err := p.syn.funcAt(ctx, f.rel, f.text, off)
 	if err != nil || fn == nil {
 		return nil, err
 	}
@@ -433,6 +445,12 @@ func (p *sigPlanner) resolve(target *sigDecl) error {
 			if p.lang != nil && p.lang.Name == "go" && strings.TrimSpace(sp.Type) == "" {
 				return bad("params[%d]: the added Go parameter %q needs a type", i, sp.Name)
 			}
+			if p.lang != nil && p.lang.Name == "typescript" && strings.TrimSpace(sp.Type) == "" {
+				np.Type = literalType(sp.Default)
+				if np.Type == "" {
+					return bad("params[%d]: the added parameter %q needs a type (its default is not a number, string or boolean literal)", i, sp.Name)
+				}
+			}
 		}
 		p.params = append(p.params, np)
 	}
@@ -483,7 +501,9 @@ func (p *sigPlanner) related(ctx context.Context, def Location, target *sigDecl)
 			impls, err := p.c.Implementations(ctx, at.File, Target{Line: at.Line, Column: &col})
 			if err != nil {
 				if apierr.CodeOf(err) == apierr.Unsupported {
-					return nil // pyright: no implementation search; overrides come from the syntax
+					// pyright: no implementation search; overrides from the
+					// workspace's methods of that name and their classes' bases.
+					return p.overridesBySyntax(ctx, target, seen)
 				}
 				return err
 			}
@@ -579,7 +599,11 @@ func (p *sigPlanner) references(ctx context.Context) error {
 	var calls []call
 	var refusals []string
 	for _, s := range sites {
-		if d, _ := p.syn.funcAt(s.file.text, s.off); d != nil && d.NameOff == s.off {
+		d, err := p.syn.funcAt(ctx, s.file.rel, s.file.text, s.off)
+		if err != nil {
+			return err
+		}
+		if d != nil && d.NameOff == s.off {
 			// Another declaration of the name (an override the server
 			// lists as a reference): rewritten when it has the same shape.
 			at := s.file.location(d.NameOff)
@@ -593,7 +617,10 @@ func (p *sigPlanner) references(ctx context.Context) error {
 				continue
 			}
 		}
-		cl, why := p.syn.callAt(s.file.text, s.off)
+		cl, why, err := p.syn.callAt(ctx, s.file.rel, s.file.text, s.off)
+		if err != nil {
+			return err
+		}
 		if cl == nil {
 			p.plan.LeftAlone = append(p.plan.LeftAlone, SignatureSite{Location: s.loc, Reason: why})
 			continue
@@ -660,11 +687,11 @@ func (p *sigPlanner) rewriteDecl(d *sigDecl) error {
 	var out []renderedParam
 	for _, np := range p.params {
 		if np.from < 0 {
-			out = append(out, renderedParam{Name: np.Name, Type: np.Type, Default: np.Default})
+			out = append(out, renderedParam{Name: np.Name, Type: np.Type, Default: np.Default, Start: -1, End: -1, Added: true})
 			continue
 		}
 		old := fn.Params[np.from]
-		rp := renderedParam{Name: old.Name, Type: old.Type, Default: old.Default, Variadic: old.Variadic, Keyword: old.Keyword, Text: old.Text, Group: old.Group}
+		rp := renderedParam{Name: old.Name, Type: old.Type, Default: old.Default, Variadic: old.Variadic, Keyword: old.Keyword, KwSplat: old.KwSplat, Optional: old.Optional, Text: old.Text, Group: old.Group, Start: old.Start, End: old.End}
 		targetName := p.target.fn.Params[np.from].Name
 		if d == p.target || old.Name == targetName {
 			if old.Name != np.Name && old.Name != "" {
@@ -676,6 +703,9 @@ func (p *sigPlanner) rewriteDecl(d *sigDecl) error {
 				for _, u := range old.Uses {
 					d.file.edits = append(d.file.edits, byteEdit{u, u + len(old.Name), np.Name})
 				}
+				for _, u := range old.Shorthand {
+					d.file.edits = append(d.file.edits, byteEdit{u, u + len(old.Name), old.Name + ": " + np.Name})
+				}
 			}
 		}
 		if np.Type != "" && np.Type != old.Type {
@@ -684,9 +714,6 @@ func (p *sigPlanner) rewriteDecl(d *sigDecl) error {
 		out = append(out, rp)
 	}
 	text := p.syn.renderParams(fn, out)
-	if fn.LeadComma && text != "" {
-		text = ", " + text
-	}
 	d.file.edits = append(d.file.edits, byteEdit{fn.ListStart, fn.ListEnd, text})
 	if d == p.target {
 		newHeader := fn.Signature
@@ -801,6 +828,7 @@ func (p *sigPlanner) rewriteCall(f *sigFile, cl *sigCall) (text, why, refusal st
 			switch {
 			case a.Name != "":
 				s = np.Name + s[len(a.Name):] // name=value: the name follows a rename
+				keywords = true
 			case keywords:
 				s = np.Name + "=" + s
 			}
@@ -815,11 +843,8 @@ func (p *sigPlanner) rewriteCall(f *sigFile, cl *sigCall) (text, why, refusal st
 }
 
 // joinArgs joins new arguments with the call's own separators (a call
-// written one argument per line stays so), ", " where it has none.
+// written one argument per line stays so).
 func joinArgs(f *sigFile, cl *sigCall, parts []string) string {
-	if len(parts) == 0 {
-		return ""
-	}
 	lead, trail := "", ""
 	var seps []string
 	if n := len(cl.Args); n > 0 {
@@ -829,17 +854,32 @@ func joinArgs(f *sigFile, cl *sigCall, parts []string) string {
 			seps = append(seps, f.text[cl.Args[i-1].End:cl.Args[i].Start])
 		}
 	}
-	if strings.TrimSpace(lead) != "" || strings.TrimSpace(strings.Trim(trail, ", \t\r\n")) != "" {
-		lead, trail = "", "" // comments: do not move them around
+	return joinParts(lead, seps, trail, parts)
+}
+
+// joinParts joins list items with a list's own separators: the text
+// before the first item, between items (the last one again for more
+// items), after the last one; ", " where the list had none or where its
+// text holds more than commas and white space (a comment stays out).
+func joinParts(lead string, seps []string, trail string, parts []string) string {
+	if len(parts) == 0 {
+		return ""
+	}
+	blank := func(s string) bool { return strings.Trim(s, ", \t\r\n") == "" }
+	if !blank(lead) || !blank(trail) {
+		lead, trail = "", ""
+	}
+	if strings.Contains(lead, ",") && !strings.HasPrefix(strings.TrimLeft(lead, " \t\r\n"), ",") {
+		lead = ""
 	}
 	var b strings.Builder
 	b.WriteString(lead)
 	for i, s := range parts {
 		if i > 0 {
 			switch {
-			case i-1 < len(seps) && strings.Trim(seps[i-1], ", \t\r\n") == "":
+			case i-1 < len(seps) && blank(seps[i-1]):
 				b.WriteString(seps[i-1])
-			case len(seps) > 0 && strings.Trim(seps[len(seps)-1], ", \t\r\n") == "":
+			case len(seps) > 0 && blank(seps[len(seps)-1]):
 				b.WriteString(seps[len(seps)-1])
 			default:
 				b.WriteString(", ")
@@ -910,3 +950,86 @@ func (p *sigPlanner) rewrite() error {
 
 // oneLine collapses runs of white space.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// notCalled is why a reference that is no call is left alone.
+const notCalled = "not called here (used as a value, e.g. assigned or passed): the new signature may not fit; change it by hand"
+
+// literalType is the TypeScript type of a literal default ("" for other
+// expressions).
+func literalType(def string) string {
+	d := strings.TrimSpace(def)
+	switch {
+	case d == "true" || d == "false":
+		return "boolean"
+	case len(d) >= 2 && (d[0] == '"' || d[0] == '\'' || d[0] == '`') && d[len(d)-1] == d[0]:
+		return "string"
+	}
+	if _, err := strconv.ParseFloat(strings.TrimPrefix(d, "-"), 64); err == nil {
+		return "number"
+	}
+	return ""
+}
+
+// overridesBySyntax finds overrides where the server has no implementation
+// search (pyright): the workspace's methods of the target's name whose
+// class derives, directly or through others found so, from the target's
+// class (bases matched by name).
+func (p *sigPlanner) overridesBySyntax(ctx context.Context, target *sigDecl, seen map[string]bool) error {
+	ts, ok := p.syn.(tsSigSyntax)
+	if !ok {
+		return nil
+	}
+	class, _, err := ts.classOf(ctx, target.file.rel, target.file.text, target.fn.NameOff)
+	if err != nil || class == "" {
+		return err
+	}
+	res, err := p.c.Symbols(ctx, SymbolsQuery{File: target.loc.File, Query: target.fn.Name, MaxResults: 500})
+	if err != nil {
+		return err
+	}
+	type cand struct {
+		d     *sigDecl
+		class string
+		bases []string
+	}
+	var cands []cand
+	for _, sym := range res.Symbols {
+		if sym.Name != target.fn.Name || sym.File == "" || sym.OutsideWorkspace {
+			continue
+		}
+		d, err := p.declaration(ctx, Location{File: sym.File, Line: sym.Line, Column: sym.Column})
+		if err != nil {
+			return err
+		}
+		if d == nil || seen[declKey(d.loc)] || !d.fn.Method {
+			continue
+		}
+		cl, bases, err := ts.classOf(ctx, d.file.rel, d.file.text, d.fn.NameOff)
+		if err != nil {
+			return err
+		}
+		cands = append(cands, cand{d, cl, bases})
+	}
+	family := map[string]bool{class: true}
+	for grown := true; grown; {
+		grown = false
+		for _, c := range cands {
+			if seen[declKey(c.d.loc)] {
+				continue
+			}
+			for _, b := range c.bases {
+				if family[b] {
+					seen[declKey(c.d.loc)], family[c.class], grown = true, true, true
+					if len(c.d.fn.Params) != len(target.fn.Params) {
+						p.plan.LeftAlone = append(p.plan.LeftAlone, SignatureSite{Location: c.d.loc,
+							Reason: fmt.Sprintf("an override with %d parameters where %s has %d: change it by hand", len(c.d.fn.Params), target.fn.Name, len(target.fn.Params))})
+					} else {
+						p.decls = append(p.decls, c.d)
+					}
+					break
+				}
+			}
+		}
+	}
+	return nil
+}

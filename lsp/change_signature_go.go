@@ -5,6 +5,7 @@ package lsp
 // are free of side effects.
 
 import (
+	"context"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -13,7 +14,6 @@ import (
 
 type goSigSyntax struct{}
 
-func (goSigSyntax) language() string { return "go" }
 
 func parseGo(text string) (*token.FileSet, *ast.File) {
 	fset := token.NewFileSet()
@@ -22,7 +22,7 @@ func parseGo(text string) (*token.FileSet, *ast.File) {
 	return fset, f
 }
 
-func (goSigSyntax) funcAt(text string, off int) (*sigFunc, error) {
+func (goSigSyntax) funcAt(_ context.Context, _, text string, off int) (*sigFunc, error) {
 	fset, file := parseGo(text)
 	if file == nil {
 		return nil, nil
@@ -192,10 +192,10 @@ func shadows(st ast.Stmt, declares func([]*ast.Ident) bool) bool {
 	return false
 }
 
-func (goSigSyntax) callAt(text string, off int) (*sigCall, string) {
+func (goSigSyntax) callAt(_ context.Context, _, text string, off int) (*sigCall, string, error) {
 	fset, file := parseGo(text)
 	if file == nil {
-		return nil, "the file does not parse"
+		return nil, "the file does not parse", nil
 	}
 	at := func(p token.Pos) int { return fset.Position(p).Offset }
 	var out *sigCall
@@ -243,9 +243,9 @@ func (goSigSyntax) callAt(text string, off int) (*sigCall, string) {
 		return false
 	})
 	if out == nil {
-		return nil, "not called here (used as a value, e.g. assigned or passed): the new signature may not fit; change it by hand"
+		return nil, notCalled, nil
 	}
-	return out, ""
+	return out, "", nil
 }
 
 // goPure says whether evaluating e can have no side effect (conservative:

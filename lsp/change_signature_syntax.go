@@ -6,10 +6,16 @@ import (
 )
 
 // signatureSyntax picks the syntax change_signature reads doc's language
-// with.
+// with: go/parser for Go, tree-sitter (package syntax) for Python and
+// TypeScript/JavaScript.
 func (c *Client) signatureSyntax(l *lang.Language, doc *Document) (sigSyntax, error) {
-	if l != nil && l.Name == "go" {
+	switch {
+	case l != nil && l.Name == "go":
 		return goSigSyntax{}, nil
+	case l != nil && l.Name == "python":
+		return tsSigSyntax{c: c.Session, python: true}, nil
+	case l != nil && l.Name == "typescript":
+		return tsSigSyntax{c: c.Session}, nil
 	}
 	name := doc.Buffer.Filetype
 	if l != nil {
