@@ -14,7 +14,6 @@ import (
 
 type goSigSyntax struct{}
 
-
 func parseGo(text string) (*token.FileSet, *ast.File) {
 	fset := token.NewFileSet()
 	// Errors are tolerated: a file being edited still has most of its tree.

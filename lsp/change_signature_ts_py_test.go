@@ -105,7 +105,7 @@ func TestChangeSignatureTypeScript(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if plan.NewSignature != `export function price(qty: number, unit: number, percent = 0, note?: string, currency: string = "EUR"): number` {
+		if plan.NewSignature != `function price(qty: number, unit: number, percent = 0, note?: string, currency: string = "EUR"): number` {
 			t.Errorf("new signature %q", plan.NewSignature)
 		}
 		if len(plan.CallSites) != 5 {
