@@ -124,13 +124,26 @@ func goUses(body *ast.BlockStmt, name string, at func(token.Pos) int) []int {
 			case *ast.SelectorExpr:
 				walk(n.X, 0)
 				return false // x.name is a field, not the parameter
-			case *ast.KeyValueExpr:
-				if _, ok := n.Key.(*ast.Ident); ok {
-					// A struct literal's field name; a map key would be a use,
-					// but without types the field reading is the safe one.
-					walk(n.Value, 0)
-					return false
+			case *ast.CompositeLit:
+				if _, isMap := n.Type.(*ast.MapType); isMap {
+					return true // a map literal's keys are expressions
 				}
+				if n.Type != nil {
+					walk(n.Type, 0)
+				}
+				for _, el := range n.Elts {
+					if kv, ok := el.(*ast.KeyValueExpr); ok {
+						if _, ok := kv.Key.(*ast.Ident); ok {
+							// A struct literal's field name (or, in a literal
+							// whose type is not written, a map key: without
+							// types the field reading is taken).
+							walk(kv.Value, 0)
+							continue
+						}
+					}
+					walk(el, 0)
+				}
+				return false
 			case *ast.FuncLit:
 				for _, f := range n.Type.Params.List {
 					if declares(f.Names) {
