@@ -73,6 +73,11 @@ type ChangeSignaturePlan struct {
 	// LeftAlone are the references not rewritten, each with the reason.
 	LeftAlone []SignatureSite
 	Files     []string
+	// Engine says what computed the edits: the server's rewrite (gopls
+	// refactor.rewrite.removeUnusedParam, moveParamLeft) or nvbridge's
+	// "references and syntax"; EngineNote why the server's was not used.
+	Engine     string
+	EngineNote string
 }
 
 // sigParam is a parameter of a declaration as its syntax shows it.
@@ -234,7 +239,58 @@ func (c *Client) ChangeSignature(ctx context.Context, req ChangeSignatureRequest
 	if err := p.rewrite(); err != nil {
 		return ChangeSignaturePlan{}, err
 	}
+	p.plan.Engine = "references and syntax"
+	if kind, at := p.serverRewrite(); kind != "" {
+		// The server's own rewrite for the steps it has (gopls: removing an
+		// unused parameter, moving one left), checked by the same analysis.
+		col := at.Column
+		ap, err := c.PlanCodeAction(ctx, ActionQuery{File: at.File, Range: RangeSpec{Start: Target{Line: at.Line, Column: &col}},
+			Pick: ActionPick{Kind: kind}})
+		switch {
+		case err != nil:
+			p.plan.EngineNote = fmt.Sprintf("%s did not rewrite (%s): %s", server.Name, kind, apierr.As(err).Message)
+		case len(ap.Changeset.Files) == 0:
+			p.plan.EngineNote = fmt.Sprintf("%s's %s changed nothing", server.Name, kind)
+		default:
+			p.plan.Changeset, p.plan.Engine = ap.Changeset, server.Name+" "+kind
+			p.plan.Files = nil
+			for _, fc := range ap.Changeset.Files {
+				p.plan.Files = append(p.plan.Files, fc.Path)
+			}
+		}
+	}
 	return p.plan, nil
+}
+
+// serverRewrite names the gopls code action that makes the whole change
+// in one step, and where to ask for it: removing one parameter (nothing
+// else changing) or swapping two neighbours.
+func (p *sigPlanner) serverRewrite() (string, Location) {
+	if p.lang == nil || p.lang.Name != "go" || len(p.renamed) > 0 {
+		return "", Location{}
+	}
+	fn := p.target.fn
+	for _, np := range p.params {
+		if np.from < 0 || (np.Type != "" && np.Type != fn.Params[np.from].Type) {
+			return "", Location{}
+		}
+	}
+	at := func(j int) Location { return p.target.file.location(fn.Params[j].Start) }
+	switch {
+	case len(p.removed) == 1 && !p.reorders && fn.Params[p.removed[0]].Name != "":
+		return "refactor.rewrite.removeUnusedParam", at(p.removed[0])
+	case len(p.removed) == 0 && p.reorders:
+		var moved []int
+		for i, np := range p.params {
+			if np.from != i {
+				moved = append(moved, i)
+			}
+		}
+		if len(moved) == 2 && moved[1] == moved[0]+1 && fn.Params[moved[1]].Name != "" {
+			return "refactor.rewrite.moveParamLeft", at(moved[1])
+		}
+	}
+	return "", Location{}
 }
 
 // sigFile is one file the change reads.

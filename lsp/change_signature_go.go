@@ -80,11 +80,13 @@ func goFunc(text string, at func(token.Pos) int, name *ast.Ident, ft *ast.FuncTy
 		typ := text[at(fld.Type.Pos()):at(fld.Type.End())]
 		_, variadic := fld.Type.(*ast.Ellipsis)
 		if len(fld.Names) == 0 {
-			fn.Params = append(fn.Params, sigParam{Type: typ, Text: typ, Variadic: variadic, Group: g + 1})
+			fn.Params = append(fn.Params, sigParam{Type: typ, Text: typ, Variadic: variadic, Group: g + 1,
+				Start: at(fld.Type.Pos()), End: at(fld.Type.End())})
 			continue
 		}
 		for _, id := range fld.Names {
-			fn.Params = append(fn.Params, sigParam{Name: id.Name, Type: typ, Text: id.Name + " " + typ, Variadic: variadic, Group: g + 1})
+			fn.Params = append(fn.Params, sigParam{Name: id.Name, Type: typ, Text: id.Name + " " + typ, Variadic: variadic, Group: g + 1,
+				Start: at(id.Pos()), End: at(id.End())})
 		}
 	}
 	if body == nil {

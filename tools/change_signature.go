@@ -32,12 +32,17 @@ type changeSignatureResult struct {
 	CallSites     []lsp.SignatureSite `json:"call_sites_updated"`
 	LeftAlone     []lsp.SignatureSite `json:"left_alone"`
 	AffectedFiles []string            `json:"affected_files"`
+	Engine        string              `json:"engine"`
+	EngineNote    string              `json:"engine_note,omitempty"`
 	*edit.Result
 }
 
 func (r changeSignatureResult) Summary() string {
-	s := fmt.Sprintf("Change signature (%s): %s -> %s; %d declaration(s) and %d call site(s) in %d file(s).",
-		r.Server, r.OldSignature, r.NewSignature, len(r.Declarations), len(r.CallSites), len(r.AffectedFiles))
+	s := fmt.Sprintf("Change signature (%s, by %s): %s -> %s; %d declaration(s) and %d call site(s) in %d file(s).",
+		r.Server, r.Engine, r.OldSignature, r.NewSignature, len(r.Declarations), len(r.CallSites), len(r.AffectedFiles))
+	if r.EngineNote != "" {
+		s += " (" + r.EngineNote + ")"
+	}
 	for _, l := range r.LeftAlone {
 		s += fmt.Sprintf("\nLeft alone: %s:%d: %s", l.File, l.Line, l.Reason)
 	}
@@ -46,7 +51,7 @@ func (r changeSignatureResult) Summary() string {
 
 func changeSignatureTool(env *Env) Tool {
 	return newTool("change_signature", "Change a function's signature",
-		"Give the function or method at a position (its declaration or a call) a new parameter list, updating the declaration, every call site the language server finds, Go interface methods and their other implementations, and overrides, as one changeset. params is the whole new list: {name, from} keeps, renames or moves a current parameter; {name, type?, default} adds one (default is the argument every call site gets: required, INVALID_PARAMETER without it); a parameter not named by any from is removed (PRECONDITION_FAILED when its body still uses it, or when a call site passes an argument with side effects for it, unless allow_side_effects). Call sites that cannot be rewritten (used as a value, spread arguments) are left alone and listed with the reason. By default nothing changes: you get the unified diff and a changeset_id for apply_changeset; preview=false applies at once, one undo step per buffer.",
+		"Give the function or method at a position (its declaration or a call) a new parameter list, updating the declaration, every call site the language server finds, Go interface methods and their other implementations, and overrides, as one changeset. Where gopls has the rewrite (removing one unused parameter, swapping two neighbours) its code action computes the edit; otherwise the server's references plus the syntax (go/parser, tree-sitter) do, and engine says which. params is the whole new list: {name, from} keeps, renames or moves a current parameter; {name, type?, default} adds one (default is the argument every call site gets: required, INVALID_PARAMETER without it); a parameter not named by any from is removed (PRECONDITION_FAILED when its body still uses it, or when a call site passes an argument with side effects for it, unless allow_side_effects). Call sites that cannot be rewritten (used as a value, spread arguments) are left alone and listed with the reason. By default nothing changes: you get the unified diff and a changeset_id for apply_changeset; preview=false applies at once, one undo step per buffer.",
 		mutating,
 		func(ctx context.Context, in changeSignatureArgs) (changeSignatureResult, error) {
 			req := lsp.ChangeSignatureRequest{File: in.File, Target: in.target(), AllowSideEffects: in.AllowSideEffects}
@@ -60,6 +65,6 @@ func changeSignatureTool(env *Env) Tool {
 			r, err := submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg)
 			return changeSignatureResult{Function: plan.Function, Server: plan.Server, OldSignature: plan.OldSignature,
 				NewSignature: plan.NewSignature, Declarations: plan.Declarations, CallSites: plan.CallSites,
-				LeftAlone: plan.LeftAlone, AffectedFiles: plan.Files, Result: r}, err
+				LeftAlone: plan.LeftAlone, AffectedFiles: plan.Files, Engine: plan.Engine, EngineNote: plan.EngineNote, Result: r}, err
 		})
 }

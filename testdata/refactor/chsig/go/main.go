@@ -13,4 +13,5 @@ func main() {
 	fmt.Println(total, err, shop.Price(7, 7, 0, "main"))
 	price := shop.Price // used as a value
 	_ = price
+	fmt.Println(shop.Discount(100, 5, "main"), report.Sale(10))
 }

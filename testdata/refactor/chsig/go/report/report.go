@@ -20,3 +20,8 @@ func Run(s store.Store) (int, error) {
 func Direct(m *store.Mem) error {
 	return m.Save("direct", shop.Price(1, 1, 0, "d"))
 }
+
+// Sale is x less 20%.
+func Sale(x int) int {
+	return shop.Discount(x, 20, "sale")
+}

@@ -10,3 +10,9 @@ func TestPrice(t *testing.T) {
 		t.Fatalf("Total = %d, want 1903", got)
 	}
 }
+
+func TestDiscount(t *testing.T) {
+	if got := Discount(200, 10, "test"); got != 180 {
+		t.Fatalf("Discount = %d, want 180", got)
+	}
+}
