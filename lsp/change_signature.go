@@ -678,7 +678,9 @@ func (p *sigPlanner) references(ctx context.Context) error {
 			return err
 		}
 		if cl == nil {
-			p.plan.LeftAlone = append(p.plan.LeftAlone, SignatureSite{Location: s.loc, Reason: why})
+			if why != importRef {
+				p.plan.LeftAlone = append(p.plan.LeftAlone, SignatureSite{Location: s.loc, Reason: why})
+			}
 			continue
 		}
 		calls = append(calls, call{s, cl})
@@ -1089,3 +1091,6 @@ func (p *sigPlanner) overridesBySyntax(ctx context.Context, target *sigDecl, see
 	}
 	return nil
 }
+
+// importRef marks a reference in an import or export (no call site).
+const importRef = "import"

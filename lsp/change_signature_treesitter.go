@@ -221,7 +221,7 @@ func (s tsSigSyntax) callAt(ctx context.Context, rel, text string, off int) (*si
 		return nil, "", err
 	}
 	if n == nil {
-		return nil, notCalled, nil
+		return nil, s.notCalled(ctx, src, row, col), nil
 	}
 	fun := n.Child("function")
 	if fun == nil {
@@ -238,7 +238,7 @@ func (s tsSigSyntax) callAt(ctx context.Context, rel, text string, off int) (*si
 		callee = fun.Child("property")
 	}
 	if callee == nil || callee.StartByte != off {
-		return nil, notCalled, nil
+		return nil, s.notCalled(ctx, src, row, col), nil
 	}
 	args := n.Child("arguments")
 	if args == nil || (args.Type != "argument_list" && args.Type != "arguments") {
@@ -399,4 +399,18 @@ func (s tsSigSyntax) classOf(ctx context.Context, rel, text string, off int) (st
 		}
 	}
 	return name.Text, bases, nil
+}
+
+// importTypes are the nodes of an import or export of a name: references
+// there are no call sites and need no change.
+var importTypes = []string{"import_statement", "import_from_statement", "import_specifier", "export_specifier", "aliased_import", "future_import_statement"}
+
+// notCalled is the reason a reference that is no call is left alone:
+// importRef for an import or export.
+func (s tsSigSyntax) notCalled(ctx context.Context, src syntax.Source, row, col int) string {
+	n, _, err := syntax.Enclosing(ctx, s.c, src, row, col, importTypes, 0)
+	if err == nil && n != nil {
+		return importRef
+	}
+	return notCalled
 }
