@@ -124,6 +124,28 @@ func TestChangeSignatureGo(t *testing.T) {
 		if len(plan.CallSites) != 3 {
 			t.Errorf("call sites:\n%s", sigSites(plan.CallSites))
 		}
+		// Applied without saving, one undo step per buffer brings each back.
+		before := map[string]string{}
+		for _, f := range plan.Files {
+			before[f] = e.disk(f)
+		}
+		e.submitNoSave("chsig_go_store", plan.Changeset)
+		for _, f := range plan.Files {
+			if text, modified := e.buffer(f); !modified || text == before[f] {
+				t.Fatalf("%s not changed in its buffer", f)
+			}
+			if _, err := e.engine.Undo(ctx, f); err != nil {
+				t.Fatalf("undo %s: %v", f, err)
+			}
+			if text, modified := e.buffer(f); modified || text != before[f] {
+				t.Errorf("%s after one undo: modified=%v, differs: %v", f, modified, text != before[f])
+			}
+		}
+		plan, err = c.ChangeSignature(ctx, lsp.ChangeSignatureRequest{File: "store/store.go", Target: lsp.Target{Line: 8, Symbol: "Save"},
+			Params: []lsp.SignatureParam{{Name: "value", From: "value"}, {Name: "name", From: "key"}, {Name: "ttl", Type: "int", Default: "0"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
 		e.submit("chsig_go_store", plan.Changeset, true)
 		e.run("go", "build", "./...")
 		e.run("go", "test", "./...")

@@ -28,6 +28,7 @@ func TestRefactoringCatalog(t *testing.T) {
 		"organize_imports":  {"file"},
 		"extract_function":  {"file", "start_line", "end_line"},
 		"extract_variable":  {"file", "start_line", "end_line"},
+		"change_signature":  {"file", "line", "params"},
 	}
 	list := map[string]bool{}
 	for _, tool := range tools.All(&tools.Env{}) {
