@@ -519,8 +519,35 @@ func (p *sigPlanner) resolve(target *sigDecl) error {
 			p.reorders = true
 		}
 		last = np.from
-		if fn.Params[np.from].Variadic && i != len(p.params)-1 {
-			return bad("the variadic parameter %q must stay last", np.Name)
+		if fn.Params[np.from].Variadic {
+			for _, after := range p.params[i+1:] {
+				if after.from < 0 || !(fn.Params[after.from].Keyword || fn.Params[after.from].KwSplat) {
+					return bad("the variadic parameter %q must stay last (in Python, before keyword-only parameters and **kwargs only)", np.Name)
+				}
+			}
+		}
+	}
+	// Python: a parameter without a default cannot follow one with a
+	// default; TypeScript: a required one cannot follow an optional one.
+	optional := ""
+	for _, np := range p.params {
+		if np.from < 0 {
+			if optional == "" && p.lang != nil && p.lang.Name == "python" {
+				continue // added: rendered without a default until one came before
+			}
+			continue
+		}
+		prm := fn.Params[np.from]
+		if prm.Keyword || prm.KwSplat || prm.Variadic {
+			break
+		}
+		switch {
+		case (p.lang != nil && p.lang.Name == "python" && prm.Default != "") || prm.Optional:
+			if optional == "" {
+				optional = np.Name
+			}
+		case optional != "" && p.lang != nil && (p.lang.Name == "python" || (p.lang.Name == "typescript" && prm.Default == "")):
+			return bad("%q (no default) cannot follow %q (which has one): give the new list another order", np.Name, optional)
 		}
 	}
 	for j := range fn.Params {
@@ -796,32 +823,50 @@ func (p *sigPlanner) rewriteDecl(d *sigDecl) error {
 func (p *sigPlanner) rewriteCall(f *sigFile, cl *sigCall) (text, why, refusal string) {
 	params := p.target.fn.Params
 	n := len(params)
-	variadic := n > 0 && params[n-1].Variadic
 	args := make([][]sigArg, n) // per old parameter (a variadic one takes several)
-	passed := make([]bool, n)
 	byName := map[string]int{}
+	// Positional arguments fill the parameters before the variadic one (or
+	// before the first keyword-only one), the rest go to the variadic one;
+	// keyword arguments go by name, unknown names to **kwargs.
+	vi, kwi, posLimit := -1, -1, n
 	for i, prm := range params {
 		byName[prm.Name] = i
+		switch {
+		case prm.Variadic && vi < 0:
+			vi, posLimit = i, i
+		case prm.KwSplat:
+			kwi = i
+		}
+		if (prm.Keyword || prm.KwSplat) && vi < 0 && posLimit == n {
+			posLimit = i
+		}
 	}
+	variadic := vi >= 0
 	pos := 0
 	for _, a := range cl.Args {
 		switch {
-		case a.Spread && !(variadic && pos >= n-1):
+		case a.Spread && strings.HasPrefix(a.Text, "**") && kwi >= 0:
+			args[kwi] = append(args[kwi], a)
+		case a.Spread && !(vi >= 0 && pos >= vi):
 			return "", "passes a spread argument (" + a.Text + "): which parameters it fills is not known from the syntax", ""
 		case a.Name != "":
 			i, ok := byName[a.Name]
-			if !ok {
+			switch {
+			case ok && !params[i].Variadic && !params[i].KwSplat:
+				args[i] = append(args[i], a)
+			case kwi >= 0:
+				args[kwi] = append(args[kwi], a)
+			default:
 				return "", fmt.Sprintf("passes the keyword argument %q, which %s does not declare", a.Name, p.target.fn.Name), ""
 			}
-			args[i], passed[i] = append(args[i], a), true
-		case variadic && pos >= n-1:
-			args[n-1], passed[n-1] = append(args[n-1], a), true
+		case pos < posLimit:
+			args[pos] = append(args[pos], a)
 			pos++
-		case pos >= n:
-			return "", fmt.Sprintf("passes %d arguments where %s declares %d", len(cl.Args), p.target.fn.Name, n), ""
+		case vi >= 0:
+			args[vi] = append(args[vi], a)
+			pos++
 		default:
-			args[pos], passed[pos] = append(args[pos], a), true
-			pos++
+			return "", fmt.Sprintf("passes %d arguments where %s declares %d", len(cl.Args), p.target.fn.Name, n), ""
 		}
 	}
 	if p.lang != nil && p.lang.Name == "go" && !variadic && len(cl.Args) != n {
@@ -884,9 +929,13 @@ func (p *sigPlanner) rewriteCall(f *sigFile, cl *sigCall) (text, why, refusal st
 		for _, a := range as {
 			s := f.withEdits(a.Start, a.End)
 			switch {
-			case a.Name != "":
+			case a.Name != "" && a.Name == params[np.from].Name:
 				s = np.Name + s[len(a.Name):] // name=value: the name follows a rename
 				keywords = true
+			case a.Name != "" || params[np.from].KwSplat:
+				keywords = true // into **kwargs, as written
+			case params[np.from].Variadic && keywords:
+				return "", "its arguments for *" + params[np.from].Name + " would follow keyword arguments", ""
 			case keywords:
 				s = np.Name + "=" + s
 			}
