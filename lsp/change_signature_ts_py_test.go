@@ -19,6 +19,17 @@ import (
 
 func TestChangeSignaturePython(t *testing.T) {
 	e := newSigEnv(t, "python", "pyright-langserver", "pyright", "git")
+	e.write("shop/tags.py", `"""Tags: *args, keyword-only parameters, **kwargs."""
+
+
+def tag(name: str, *parts: str, sep: str = "-", **extra: str) -> str:
+    return sep.join([name, *parts, *extra.values()])
+
+
+A = tag("a")
+B = tag("b", "c", "d", sep="+", x="y")
+C = tag("e", *["f"], **{"g": "h"})
+`)
 	e.start()
 	ctx := testenv.Context(t)
 	c := e.client
@@ -55,6 +66,23 @@ func TestChangeSignaturePython(t *testing.T) {
 			t.Errorf("left alone:\n%s", got)
 		}
 		e.submit("chsig_py_price", plan.Changeset, true)
+		if got := pyrightErrors(t, e); got > baseline {
+			t.Errorf("pyright: %d errors after the change, %d before", got, baseline)
+		}
+	})
+
+	t.Run("variadic, keyword-only and **kwargs", func(t *testing.T) {
+		e := e.with(t)
+		plan, err := c.ChangeSignature(ctx, lsp.ChangeSignatureRequest{File: "shop/tags.py", Target: lsp.Target{Line: 4, Symbol: "tag"},
+			Params: []lsp.SignatureParam{{Name: "name", From: "name"}, {Name: "upper", Type: "bool", Default: "False"},
+				{Name: "parts", From: "parts"}, {Name: "separator", From: "sep"}, {Name: "extra", From: "extra"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plan.NewSignature != `def tag(name: str, upper: bool, *parts: str, separator: str = "-", **extra: str) -> str` || len(plan.CallSites) != 3 {
+			t.Errorf("new signature %q, call sites:\n%s", plan.NewSignature, sigSites(plan.CallSites))
+		}
+		e.submit("chsig_py_tags", plan.Changeset, true)
 		if got := pyrightErrors(t, e); got > baseline {
 			t.Errorf("pyright: %d errors after the change, %d before", got, baseline)
 		}
