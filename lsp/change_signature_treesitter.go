@@ -57,11 +57,32 @@ func (s tsSigSyntax) funcAt(ctx context.Context, rel, text string, off int) (*si
 	}
 	row, col := rowCol(text, off)
 	n, ancestors, err := syntax.Enclosing(ctx, s.c, src, row, col, tsFunctionTypes, 3)
-	if err != nil || n == nil {
+	if err != nil {
 		return nil, err
 	}
-	name, params := n.Child("name"), n.Child("parameters")
-	if name == nil || params == nil || !name.Contains(off) {
+	var name *syntax.Node
+	if n != nil {
+		name = n.Child("name")
+	}
+	if (name == nil || !name.Contains(off)) && !s.python {
+		// const f = (a, b) => ... / function (a, b) {...}: the name is the variable's.
+		v, _, err := syntax.Enclosing(ctx, s.c, src, row, col, []string{"variable_declarator"}, 4)
+		if err != nil {
+			return nil, err
+		}
+		if v != nil {
+			if val := v.Child("value"); val != nil && (val.Type == "arrow_function" || val.Type == "function_expression") {
+				if nm := v.Child("name"); nm != nil && nm.Contains(off) {
+					n, name, ancestors = val, nm, nil
+				}
+			}
+		}
+	}
+	if n == nil || name == nil || !name.Contains(off) {
+		return nil, nil
+	}
+	params := n.Child("parameters")
+	if params == nil {
 		return nil, nil
 	}
 	fn := &sigFunc{Name: name.Text, NameOff: name.StartByte, BodyNames: map[string]bool{}}
@@ -73,8 +94,12 @@ func (s tsSigSyntax) funcAt(ctx context.Context, rel, text string, off int) (*si
 		header = text[n.StartByte:body.StartByte]
 	}
 	header = strings.TrimRight(strings.TrimSpace(header), ":;{ ")
+	if n.Type == "arrow_function" || n.Type == "function_expression" {
+		header = name.Text + " = " + strings.TrimSuffix(strings.TrimSpace(header), "=>")
+		header = strings.TrimSpace(header)
+	}
 	fn.Signature = oneLine(header)
-	fn.Method = n.Type != "function_definition" && n.Type != "function_declaration" && n.Type != "generator_function_declaration" && n.Type != "function_signature"
+	fn.Method = n.Type == "method_definition" || n.Type == "method_signature" || n.Type == "abstract_method_signature"
 	if s.python {
 		for _, a := range ancestors {
 			if a == "block" || a == "decorated_definition" {
