@@ -22,13 +22,15 @@ import (
 )
 
 func TestRefactoringCatalog(t *testing.T) {
+	// file, line and the range are optional where at: "cursor" or range:
+	// "selection" can stand for them (tools/where.go).
 	required := map[string][]string{
-		"rename_symbol":     {"file", "line", "new_name"},
-		"apply_code_action": {"file", "line"},
+		"rename_symbol":     {"new_name"},
+		"apply_code_action": {},
 		"organize_imports":  {"file"},
-		"extract_function":  {"file", "start_line", "end_line"},
-		"extract_variable":  {"file", "start_line", "end_line"},
-		"change_signature":  {"file", "line", "params"},
+		"extract_function":  {},
+		"extract_variable":  {},
+		"change_signature":  {"params"},
 	}
 	list := map[string]bool{}
 	for _, tool := range tools.All(&tools.Env{}) {
