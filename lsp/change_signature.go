@@ -123,6 +123,9 @@ type sigFunc struct {
 	// (tree-sitter languages), reused for the new list.
 	Lead, Trail string
 	Seps        []string
+	// Comments: the parameter list holds comments (rewriting it would
+	// lose them).
+	Comments bool
 	// Multiline: the parameters were written one per line.
 	Multiline bool
 	Indent    string // the indentation of a parameter on its own line
@@ -142,6 +145,7 @@ type sigArg struct {
 type sigCall struct {
 	ListStart, ListEnd int // the text between the parentheses
 	Args               []sigArg
+	Comments           bool // comments between the parentheses
 }
 
 // sigSyntax finds declarations and calls in one language's text. Offsets
@@ -756,6 +760,10 @@ func (p *sigPlanner) sameLanguage(rel string) bool {
 func (p *sigPlanner) rewriteDecl(d *sigDecl) error {
 	fn := d.fn
 	where := fmt.Sprintf("%s:%d", d.loc.File, d.loc.Line)
+	if fn.Comments {
+		return apierr.Errorf(apierr.PreconditionFailed, "move the comments out of the parameter list (e.g. into the doc comment), then retry",
+			"the parameter list of %s (%s) holds comments that rewriting it would lose", fn.Name, where)
+	}
 	for _, j := range p.removed {
 		if uses := fn.Params[j].Uses; len(uses) > 0 {
 			var lines []string
@@ -821,6 +829,9 @@ func (p *sigPlanner) rewriteDecl(d *sigDecl) error {
 // rewriteCall computes a call site's new argument list. why says why the
 // site is left alone; refusal why the whole change is refused.
 func (p *sigPlanner) rewriteCall(f *sigFile, cl *sigCall) (text, why, refusal string) {
+	if cl.Comments {
+		return "", "comments between its arguments (rewriting the list would lose them): change it by hand", ""
+	}
 	params := p.target.fn.Params
 	n := len(params)
 	args := make([][]sigArg, n) // per old parameter (a variadic one takes several)

@@ -17,7 +17,7 @@ type goSigSyntax struct{}
 func parseGo(text string) (*token.FileSet, *ast.File) {
 	fset := token.NewFileSet()
 	// Errors are tolerated: a file being edited still has most of its tree.
-	f, _ := parser.ParseFile(fset, "x.go", text, parser.SkipObjectResolution)
+	f, _ := parser.ParseFile(fset, "x.go", text, parser.SkipObjectResolution|parser.ParseComments)
 	return fset, f
 }
 
@@ -40,6 +40,7 @@ func (goSigSyntax) funcAt(_ context.Context, _, text string, off int) (*sigFunc,
 			if covers(n.Name) {
 				out = goFunc(text, at, n.Name, n.Type, n.Body)
 				out.Method = n.Recv != nil
+				out.Comments = goComments(file, n.Type.Params.Opening, n.Type.Params.Closing)
 				head := text[at(n.Pos()):at(n.Type.End())]
 				out.Signature = oneLine(head)
 				return false
@@ -52,6 +53,7 @@ func (goSigSyntax) funcAt(_ context.Context, _, text string, off int) (*sigFunc,
 				}
 				out = goFunc(text, at, m.Names[0], ft, nil)
 				out.Method = true
+				out.Comments = goComments(file, ft.Params.Opening, ft.Params.Closing)
 				out.Signature = oneLine(m.Names[0].Name + text[at(ft.Params.Pos()):at(ft.End())])
 				return false
 			}
@@ -246,7 +248,7 @@ func (goSigSyntax) callAt(_ context.Context, _, text string, off int) (*sigCall,
 		if id == nil || at(id.Pos()) != off {
 			return true
 		}
-		out = &sigCall{ListStart: at(call.Lparen) + 1, ListEnd: at(call.Rparen)}
+		out = &sigCall{ListStart: at(call.Lparen) + 1, ListEnd: at(call.Rparen), Comments: goComments(file, call.Lparen, call.Rparen)}
 		for i, a := range call.Args {
 			arg := sigArg{Text: text[at(a.Pos()):at(a.End())], Start: at(a.Pos()), End: at(a.End()), Pure: goPure(a)}
 			if call.Ellipsis.IsValid() && i == len(call.Args)-1 {
@@ -337,4 +339,14 @@ func (goSigSyntax) renderParams(fn *sigFunc, params []renderedParam) string {
 		return "\n" + fn.Indent + strings.Join(parts, ",\n"+fn.Indent) + ",\n"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// goComments says whether a comment lies between two positions.
+func goComments(f *ast.File, from, to token.Pos) bool {
+	for _, g := range f.Comments {
+		if g.Pos() > from && g.End() <= to {
+			return true
+		}
+	}
+	return false
 }

@@ -109,6 +109,11 @@ func (s tsSigSyntax) funcAt(ctx context.Context, rel, text string, off int) (*si
 			break
 		}
 	}
+	for _, ch := range params.Children {
+		if ch.Type == "comment" {
+			fn.Comments = true
+		}
+	}
 	keyword := false
 	for i, p := range params.NamedChildren() {
 		prm := sigParam{Start: p.StartByte, End: p.EndByte, Text: p.Text, Keyword: keyword}
@@ -270,6 +275,11 @@ func (s tsSigSyntax) callAt(ctx context.Context, rel, text string, off int) (*si
 		return nil, "not an argument list (a tagged template or a generator argument)", nil
 	}
 	cl := &sigCall{ListStart: args.StartByte + 1, ListEnd: args.EndByte - 1}
+	for _, ch := range args.Children {
+		if ch.Type == "comment" {
+			cl.Comments = true
+		}
+	}
 	for _, a := range args.NamedChildren() {
 		arg := sigArg{Text: a.Text, Start: a.StartByte, End: a.EndByte, Pure: s.pure(a)}
 		switch a.Type {

@@ -134,3 +134,18 @@ func TestLiteralType(t *testing.T) {
 		}
 	}
 }
+
+func TestGoSigComments(t *testing.T) {
+	src := "package p\n\nfunc F(a int, // why\n\tb int) {}\n\nfunc G(a, b int) {}\n\nfunc h() {\n\tG(1 /* one */, 2)\n\tG(1, 2) // after\n}\n"
+	ctx := context.Background()
+	f, _ := goSigSyntax{}.funcAt(ctx, "p.go", src, strings.Index(src, "F("))
+	g, _ := goSigSyntax{}.funcAt(ctx, "p.go", src, strings.Index(src, "G("))
+	if f == nil || !f.Comments || g == nil || g.Comments {
+		t.Errorf("declarations: F %+v, G %+v", f, g)
+	}
+	c1, _, _ := goSigSyntax{}.callAt(ctx, "p.go", src, strings.Index(src, "G(1 /*"))
+	c2, _, _ := goSigSyntax{}.callAt(ctx, "p.go", src, strings.Index(src, "G(1, 2)"))
+	if c1 == nil || !c1.Comments || c2 == nil || c2.Comments {
+		t.Errorf("calls: %+v, %+v", c1, c2)
+	}
+}
