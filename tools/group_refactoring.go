@@ -22,6 +22,7 @@ func refactoringTools(env *Env) []Tool {
 		extractFunctionTool(env),
 		extractVariableTool(env),
 		moveSymbolTool(env),
+		changeSignatureTool(env),
 	}
 }
 

@@ -126,6 +126,10 @@ var protocolCases = map[string]protocolCase{
 		"symbol": "cents", "moved.0": "func cents", "created": true, "to": "refactor/money.go", "server": nil,
 		"import_updates.0.file": "refactor/money.go", "import_updates.0.new": "fmt", "changeset_id": nil, "applied": false,
 	}},
+	"change_signature": {args: `{"file":"refactor/pricing.go","line":27,"symbol":"taxOf","params":[{"name":"rate","from":"percent"},{"name":"subtotal","from":"subtotal"}]}`, want: map[string]any{
+		"function": "taxOf", "old_signature": "func taxOf(subtotal, percent int) int", "new_signature": "func taxOf(rate, subtotal int) int",
+		"call_sites_updated.0.line": float64(17), "affected_files.0": "refactor/pricing.go", "changeset_id": nil, "applied": false,
+	}},
 	// Editing, in mutatingOrder, on widgets/w01.go and w03.go (no other
 	// case reads them).
 	"edit_buffer": {args: `{"file":"widgets/w01.go","edits":[{"line_start":3,"line_end":3,"new_text":"// Button returns a clickable button."}]}`, want: map[string]any{
