@@ -57,6 +57,9 @@ func NewEnv(s *nvim.Session, client *lsp.Client, logf func(format string, args .
 		env.Verifier = lsp.NewVerifier(client)
 		env.Edit.Verifier = env.Verifier
 	}
+	if !s.Embedded() {
+		env.Edit.Approve = env.engineApproval // the user approves changes (user.go)
+	}
 	return env
 }
 
@@ -212,7 +215,7 @@ func All(env *Env) []Tool {
 		all = append(all, group(env)...)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Tool.Name < all[j].Tool.Name })
-	return all
+	return wrapUser(env, all)
 }
 
 // toolGroups lists the functions that build each family of tools; each
