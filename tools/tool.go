@@ -53,12 +53,12 @@ func NewEnv(s *nvim.Session, client *lsp.Client, logf func(format string, args .
 		logf = func(string, ...any) {}
 	}
 	env := &Env{Session: s, LSP: client, Edit: edit.NewEngine(s), DAP: dap.NewManager(s.Root(), dap.NewDisplay(s), logf), Logf: logf}
-	if !s.Embedded() {
-		env.Edit.Approve = env.engineApproval // the user approves changes (user.go)
-	}
 	if client != nil {
 		env.Verifier = lsp.NewVerifier(client)
 		env.Edit.Verifier = env.Verifier
+	}
+	if !s.Embedded() {
+		env.Edit.Approve = env.engineApproval // the user approves changes (user.go)
 	}
 	return env
 }

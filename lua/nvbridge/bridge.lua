@@ -336,6 +336,7 @@ function M.setup()
       end
       local loaded = api.nvim_buf_is_loaded(bufnr)
       for client_id in pairs(clients) do
+        publish_seq = publish_seq + 1
         published[client_id] = published[client_id] or {}
         publish_seq = publish_seq + 1
         published[client_id][uri] = {
