@@ -21,6 +21,7 @@ func refactoringTools(env *Env) []Tool {
 		organizeImportsTool(env),
 		extractFunctionTool(env),
 		extractVariableTool(env),
+		inlineFunctionTool(env),
 	}
 }
 
