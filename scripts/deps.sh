@@ -74,6 +74,39 @@ debian_mirror() {
 	[[ -n $uri ]] && echo "$uri"
 }
 
+# private_apt_download SUITE APTDIR PKG...: download Debian SUITE's PKGs into APTDIR/debs
+# through a private apt index in APTDIR, from the mirror the system itself uses. The
+# system's sources, lists and lock stay as they are: SourceList=/dev/null hides the
+# system's sources; NoLocking skips the system lock; Sandbox::User=root avoids the _apt
+# user, which cannot write into .deps. A suite's own index is read, so a newer suite the
+# machine may have configured is never picked.
+private_apt_download() {
+	local suite=$1 apt=$2 mirror
+	shift 2
+	mirror=$(debian_mirror) || die "no Debian mirror URI in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
+	mkdir -p "$apt/parts" "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/debs"
+	cat >"$apt/parts/$suite.sources" <<-EOF
+		Types: deb
+		URIs: $mirror
+		Suites: $suite
+		Components: main
+		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+	EOF
+	local o=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$apt/parts"
+		-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
+		-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+	run_logged apt-get "${o[@]}" update
+	# apt-get download saves into the current directory.
+	(cd "$apt/debs" && apt-get "${o[@]}" download "$@") >>"$LOG/$piece.log" 2>&1 ||
+		{ tail -n 25 "$LOG/$piece.log" >&2; die "apt-get download $* ($suite) failed"; }
+}
+
+# unpack_debs APTDIR DEST: unpack every downloaded package of APTDIR/debs into DEST.
+unpack_debs() {
+	local deb
+	for deb in "$1"/debs/*.deb; do run_logged dpkg-deb -x "$deb" "$2"; done
+}
+
 # nvim_private: unpack trixie's neovim 0.10 and its libraries (incl. libc6 and its
 # loader) into .deps/nvim without touching the system: bookworm's glibc 2.36 is too old
 # for trixie's nvim, and `apt-get install -t trixie` would upgrade the system libc.
@@ -82,28 +115,11 @@ nvim_private() {
 	if ! command -v apt-get >/dev/null || ! command -v dpkg-deb >/dev/null; then
 		die "no nvim >= 0.$NVIM_MIN_MINOR on PATH and no apt-get/dpkg-deb to fetch one: install Neovim >= 0.$NVIM_MIN_MINOR"
 	fi
-	local apt=$DEPS/apt tmp=$DEPS/nvim.tmp debs=$DEPS/apt/debs mirror
-	mirror=$(debian_mirror) || die "no Debian mirror URI in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
-	rm -rf "$tmp" "$debs"
-	mkdir -p "$apt/parts" "$apt/lists/partial" "$apt/cache/archives/partial" "$debs" "$tmp"
-	cat >"$apt/parts/trixie.sources" <<-EOF
-		Types: deb
-		URIs: $mirror
-		Suites: trixie
-		Components: main
-		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-	EOF
-	# SourceList=/dev/null hides the system's sources; NoLocking lets us skip the system
-	# lock; Sandbox::User=root avoids the _apt user, which cannot write into .deps.
-	local o=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$apt/parts"
-		-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
-		-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
-	run_logged apt-get "${o[@]}" update
-	cd "$debs" || die "cannot cd to $debs" # apt-get download saves into the current directory
-	run_logged apt-get "${o[@]}" download "${NVIM_PKGS[@]}"
-	cd "$ROOT"
-	local deb
-	for deb in "$debs"/*.deb; do run_logged dpkg-deb -x "$deb" "$tmp"; done
+	local apt=$DEPS/apt tmp=$DEPS/nvim.tmp
+	rm -rf "$tmp" "$apt"
+	mkdir -p "$tmp"
+	private_apt_download trixie "$apt" "${NVIM_PKGS[@]}"
+	unpack_debs "$apt" "$tmp"
 	# nvim looks for its bundled treesitter parsers (lua, vimdoc, markdown: ftplugins and
 	# LSP hover floats start treesitter) in EXE_PREFIX/lib/nvim, with EXE_PREFIX two levels
 	# above the executable. The executable is the loader (usr/lib/TRIPLE/ld.so), so it
@@ -126,26 +142,11 @@ nvim_private() {
 clangd_private() {
 	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
 		die "no apt-get/dpkg-deb to fetch clangd $CLANGD_VERSION: install clangd $CLANGD_VERSION and put it on PATH as .deps/bin/clangd"
-	local apt=$DEPS/apt-bookworm tmp=$DEPS/clangd.tmp debs=$DEPS/apt-bookworm/debs mirror
-	mirror=$(debian_mirror) || die "no Debian mirror URI in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
+	local apt=$DEPS/apt-bookworm tmp=$DEPS/clangd.tmp
 	rm -rf "$tmp" "$apt"
-	mkdir -p "$apt/parts" "$apt/lists/partial" "$apt/cache/archives/partial" "$debs" "$tmp"
-	cat >"$apt/parts/bookworm.sources" <<-EOF
-		Types: deb
-		URIs: $mirror
-		Suites: bookworm
-		Components: main
-		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-	EOF
-	local o=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$apt/parts"
-		-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
-		-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
-	run_logged apt-get "${o[@]}" update
-	cd "$debs" || die "cannot cd to $debs"
-	run_logged apt-get "${o[@]}" download "${CLANGD_PKGS[@]}"
-	cd "$ROOT"
-	local deb
-	for deb in "$debs"/*.deb; do run_logged dpkg-deb -x "$deb" "$tmp"; done
+	mkdir -p "$tmp"
+	private_apt_download bookworm "$apt" "${CLANGD_PKGS[@]}"
+	unpack_debs "$apt" "$tmp"
 	[[ -x $tmp/usr/lib/llvm-$CLANGD_VERSION/bin/clangd ]] || die "the clangd-$CLANGD_VERSION package has no usr/lib/llvm-$CLANGD_VERSION/bin/clangd"
 	rm -rf "$DEPS/clangd" "$apt"
 	mv "$tmp" "$DEPS/clangd"
@@ -218,27 +219,14 @@ else
 	: >"$LOG/debugpy.log"
 	py_apt=$DEPS/apt-py py_tmp=$DEPS/python.tmp
 	rm -rf "$py_apt" "$py_tmp"
-	mkdir -p "$py_apt/parts" "$py_apt/lists/partial" "$py_apt/cache/archives/partial" "$py_apt/debs" "$py_tmp"
+	mkdir -p "$py_apt/debs" "$py_tmp"
 	# The system's own index first (Debian, Ubuntu with universe); where its lists are
-	# empty or lack the packages, a private bookworm index (as for Neovim's trixie one).
+	# empty or lack the packages, a private bookworm index.
 	if ! (cd "$py_apt/debs" && apt-get -o APT::Sandbox::User=root download "${PY_PKGS[@]}") >>"$LOG/debugpy.log" 2>&1; then
 		rm -f "$py_apt/debs"/*.deb
-		py_mirror=$(debian_mirror) || die "no Debian mirror URI in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
-		cat >"$py_apt/parts/bookworm.sources" <<-EOF
-			Types: deb
-			URIs: $py_mirror
-			Suites: bookworm
-			Components: main
-			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-		EOF
-		py_o=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$py_apt/parts"
-			-o "Dir::State::Lists=$py_apt/lists" -o "Dir::Cache=$py_apt/cache"
-			-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
-		run_logged apt-get "${py_o[@]}" update
-		(cd "$py_apt/debs" && apt-get "${py_o[@]}" download "${PY_PKGS[@]}") >>"$LOG/debugpy.log" 2>&1 ||
-			{ tail -n 25 "$LOG/debugpy.log" >&2; die "apt-get download ${PY_PKGS[*]} failed"; }
+		private_apt_download bookworm "$py_apt" "${PY_PKGS[@]}"
 	fi
-	for deb in "$py_apt/debs"/*.deb; do run_logged dpkg-deb -x "$deb" "$py_tmp"; done
+	unpack_debs "$py_apt" "$py_tmp"
 	rm -rf "$PY_PREFIX" "$py_apt"
 	mv "$py_tmp" "$PY_PREFIX"
 	# Wrappers: the prefix is found relative to the wrapper, so .deps may move.

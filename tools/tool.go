@@ -21,6 +21,7 @@ import (
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/websearch"
 )
 
 // Env is what handlers work with.
@@ -34,6 +35,9 @@ type Env struct {
 	// DAP holds the debug sessions (one manager per session, shown in its
 	// Neovim); Close ends them.
 	DAP *dap.Manager
+	// Search is the configured web search provider; nil (no web_search
+	// tool) when none is.
+	Search *websearch.Client
 	// Logf receives handler diagnostics (never stdout).
 	Logf func(format string, args ...any)
 }
@@ -70,6 +74,8 @@ type hints struct {
 	readOnly    bool
 	destructive bool
 	idempotent  bool
+	// openWorld: the tool reaches outside the workspace (web_search).
+	openWorld bool
 }
 
 var (
@@ -91,7 +97,7 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 		mcp.WithReadOnlyHintAnnotation(h.readOnly),
 		mcp.WithDestructiveHintAnnotation(h.destructive),
 		mcp.WithIdempotentHintAnnotation(h.idempotent),
-		mcp.WithOpenWorldHintAnnotation(false),
+		mcp.WithOpenWorldHintAnnotation(h.openWorld),
 	)
 	need := requiredOf(def)
 	handler := func(ctx context.Context, req mcp.CallToolRequest) (result *mcp.CallToolResult, err error) {
@@ -207,6 +213,7 @@ var toolGroups = []func(*Env) []Tool{
 	refactoringTools,
 	structureTools,
 	debugTools,
+	webTools,
 }
 
 // NewServer returns an MCP server serving every tool.
