@@ -23,6 +23,7 @@ import (
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // maxScratchFiles bounds the module copied for the Go inliner.
@@ -144,17 +145,54 @@ func (c *Client) inlineGo(ctx context.Context, st *inlineState) error {
 			st.plan.DefinitionRemoved = true
 		}
 	}
-	// gofmt the files that were gofmt-clean before (the inliner's
-	// insertions are not always formatted, e.g. its import order).
+	// gofmt what the inliner inserted (its text is not always formatted:
+	// import order, indentation of inserted lines): the whole file when it
+	// was gofmt-clean before, else only the lines the inlining changed.
 	for rel, clean := range wasFormatted {
-		if !clean {
+		out, err := format.Source([]byte(st.scratch[rel]))
+		if err != nil || string(out) == st.scratch[rel] {
 			continue
 		}
-		if out, err := format.Source([]byte(st.scratch[rel])); err == nil {
+		if clean {
 			st.scratch[rel] = string(out)
+		} else {
+			st.scratch[rel] = formatInside(flatText(st.orig[rel]), st.scratch[rel], string(out))
 		}
 	}
 	return nil
+}
+
+// formatInside applies to inlined the changes formatting made (formatted)
+// that lie within the lines the inlining changed (orig to inlined), give
+// or take one line, and no other.
+func formatInside(orig, inlined, formatted string) string {
+	doc := preview.ParseDocument([]byte(inlined))
+	edits := func(text string) []preview.TextEdit {
+		whole := preview.TextEdit{EndLine: len(doc.Lines), NewText: text}
+		out, err := preview.Minimize(doc, []preview.TextEdit{whole})
+		if err != nil {
+			return nil
+		}
+		return out
+	}
+	changed := edits(orig) // ranges of inlined that differ from orig
+	var keep []preview.TextEdit
+	for _, f := range edits(formatted) {
+		for _, c := range changed {
+			if f.StartLine >= c.StartLine-1 && f.EndLine <= c.EndLine+1 {
+				keep = append(keep, f)
+				break
+			}
+		}
+	}
+	if len(keep) == 0 {
+		return inlined
+	}
+	out, err := preview.Apply(doc, keep)
+	if err != nil {
+		return inlined
+	}
+	return docFlatText(out)
 }
 
 // classifyGo tells calls from other uses, with go/parser.
