@@ -49,7 +49,11 @@ func NewEnv(s *nvim.Session, client *lsp.Client, logf func(format string, args .
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	return &Env{Session: s, LSP: client, Edit: edit.NewEngine(s), DAP: dap.NewManager(s.Root(), dap.NewDisplay(s), logf), Logf: logf}
+	env := &Env{Session: s, LSP: client, Edit: edit.NewEngine(s), DAP: dap.NewManager(s.Root(), dap.NewDisplay(s), logf), Logf: logf}
+	if !s.Embedded() {
+		env.Edit.Approve = env.engineApproval // the user approves changes (user.go)
+	}
+	return env
 }
 
 // Close ends what the environment started beside Neovim: the debug
@@ -201,7 +205,7 @@ func All(env *Env) []Tool {
 		all = append(all, group(env)...)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Tool.Name < all[j].Tool.Name })
-	return all
+	return wrapUser(env, all)
 }
 
 // toolGroups lists the functions that build each family of tools; each
