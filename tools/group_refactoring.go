@@ -23,6 +23,7 @@ func refactoringTools(env *Env) []Tool {
 		extractVariableTool(env),
 		moveSymbolTool(env),
 		changeSignatureTool(env),
+		inlineFunctionTool(env),
 	}
 }
 

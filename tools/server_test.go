@@ -119,6 +119,10 @@ var protocolCases = map[string]protocolCase{
 	"extract_function": {args: `{"file":"refactor/pricing.go","start_line":13,"end_line":21,"name":"totals"}`, want: map[string]any{
 		"server_name": "newFunction", "name": "totals", "renamed_occurrences": 2, "changeset_id": nil, "applied": false,
 	}},
+	"inline_function": {args: `{"file":"refactor/pricing.go","line":27,"symbol":"taxOf"}`, want: map[string]any{
+		"function": "taxOf", "replacements.0.file": "refactor/pricing.go", "replacements.0.line": float64(17),
+		"definition_removed": true, "affected_files.0": "refactor/pricing.go", "changeset_id": nil, "applied": false,
+	}},
 	"extract_variable": {args: `{"file":"refactor/pricing.go","start_line":15,"start_column":14,"end_line":15,"end_column":33}`, want: map[string]any{
 		"server_name": "newVar", "name": "newVar", "kind": "refactor.extract.variable", "changeset_id": nil,
 	}},
