@@ -506,6 +506,11 @@ func (e *Engine) creatable(t target) error {
 
 // finish stores or applies a prepared changeset.
 func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result, error) {
+	// A cancelled (or timed out) request keeps no half-built changeset
+	// and applies nothing.
+	if err := apierr.FromContext(ctx, "the change", "retry with a larger timeout"); err != nil {
+		return Result{}, err
+	}
 	changes := p.edits
 	for _, f := range p.files {
 		if f.Kind != "edit" {
@@ -551,6 +556,10 @@ func (e *Engine) apply(ctx context.Context, p *prepared, save bool) (Result, err
 		e.testPlan(&plan)
 	}
 	if err := e.recheck(plan.Files); err != nil {
+		return Result{}, err
+	}
+	// The last moment a cancellation stops the change: nothing is sent.
+	if err := apierr.FromContext(ctx, "the change", "retry with a larger timeout"); err != nil {
 		return Result{}, err
 	}
 	// Once sent, the call runs to its end in Neovim: wait for the real

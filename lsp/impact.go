@@ -189,9 +189,9 @@ func (c *Client) Impact(ctx context.Context, req ImpactRequest) (ImpactResult, e
 	if err := firstError(runBounded(ctx, len(steps), len(steps), func(i int) { steps[i]() })); err != nil {
 		return ImpactResult{}, err
 	}
-	if err := ctx.Err(); err != nil {
-		return ImpactResult{}, apierr.New(apierr.Timeout, "prepare_change timed out",
-			"retry with a smaller depth or a larger timeout; the language server may still be loading the workspace")
+	if err := apierr.FromContext(ctx, "prepare_change",
+		"retry with a smaller depth or a larger timeout; the language server may still be loading the workspace"); err != nil {
+		return ImpactResult{}, err
 	}
 	if refs == nil && calls == nil {
 		// Nothing to weigh: report the sub-requests' failure.

@@ -379,7 +379,7 @@ func ctxError(ctx context.Context) error {
 		return apierr.New(apierr.Timeout, "the request timed out",
 			"retry with a larger timeout (--timeout or the tool's timeout_ms); the language server may still be loading the workspace")
 	}
-	return apierr.New(apierr.Timeout, "the request was cancelled", "retry if the cancellation was not intended")
+	return apierr.New(apierr.Cancelled, "the request was cancelled", "retry if the cancellation was not intended")
 }
 
 // Async starts bridge.<fn>(channel, id, args...) in Neovim and waits for its

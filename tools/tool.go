@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -116,6 +117,14 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 			return errorResult(err), nil
 		}
 		out, err := run(ctx, in)
+		if errors.Is(ctx.Err(), context.Canceled) {
+			// The caller cancelled: whatever the domain made of its ended
+			// context (often a TIMEOUT-looking error), the answer is
+			// CANCELLED. The transports (cmd/nvbridge) drop the answer
+			// to a request the client cancelled, as MCP specifies; this
+			// reaches clients that still read one (in-process).
+			return errorResult(apierr.FromContext(ctx, name, "")), nil
+		}
 		if err != nil {
 			return errorResult(err), nil
 		}
