@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/nvbridge/nvbridge/internal/progress"
 )
 
 // DefaultMaxReferences bounds a references answer when the caller gives no
@@ -72,6 +74,7 @@ func (c *Client) References(ctx context.Context, file string, t Target, opts Ref
 		TextDocumentPositionParams: pos.params(),
 		Context:                    protocol.ReferenceContext{IncludeDeclaration: opts.IncludeDeclaration},
 	}
+	progress.Report(ctx, 0, 0, "asking "+pos.server.Name+" for the references of "+pos.symbol())
 	var raw json.RawMessage
 	if err := c.Request(ctx, pos.doc, pos.server, protocol.MethodTextDocumentReferences, params, &raw); err != nil {
 		return ReferencesResult{}, err

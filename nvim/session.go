@@ -24,6 +24,7 @@ import (
 	"github.com/neovim/go-client/nvim"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/progress"
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/internal/tailbuf"
 	bridgelua "github.com/nvbridge/nvbridge/lua"
@@ -67,6 +68,8 @@ type Session struct {
 	nextID  atomic.Int64
 	mu      sync.Mutex
 	waiters map[int64]chan asyncResult
+	// reporters receive the progress of async operations (progress.go).
+	reporters map[int64]progress.Func
 
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -168,6 +171,9 @@ func (s *Session) servePanicked(err error) {
 
 func (s *Session) serve() {
 	if err := s.v.RegisterHandler("nvbridge_done", s.onDone); err != nil {
+		s.logf("nvbridge: register handler: %v", err)
+	}
+	if err := s.v.RegisterHandler("nvbridge_progress", s.onProgress); err != nil {
 		s.logf("nvbridge: register handler: %v", err)
 	}
 	err := s.v.Serve()
@@ -395,6 +401,8 @@ func (s *Session) Async(ctx context.Context, fn string, args ...any) (json.RawMe
 	}
 	s.waiters[id] = ch
 	s.mu.Unlock()
+	s.watchProgress(id, progress.From(ctx))
+	defer s.unwatchProgress(id)
 	forget := func() {
 		s.mu.Lock()
 		delete(s.waiters, id)

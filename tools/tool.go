@@ -116,7 +116,7 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 		if err := need.check(body); err != nil {
 			return errorResult(err), nil
 		}
-		out, err := run(ctx, in)
+		out, err := run(withProgress(ctx, req), in)
 		if errors.Is(ctx.Err(), context.Canceled) {
 			// The caller cancelled: whatever the domain made of its ended
 			// context (often a TIMEOUT-looking error), the answer is

@@ -26,7 +26,8 @@ local in_flight = {}
 ---@type table<integer, table<string, {version: integer?, tick: integer}>>
 local published = {}
 
--- Active $/progress tokens per client, from LspProgress events.
+-- Active $/progress work per client, from LspProgress events: token ->
+-- {title, message, percentage} (the begin's title kept through reports).
 ---@type table<integer, table<any, boolean>>
 local progress = {}
 -- Clients that ended $/progress work at least once, or whose wait for it
@@ -293,7 +294,12 @@ function M.setup()
       end
       progress[client_id] = progress[client_id] or {}
       if value.kind == 'begin' or value.kind == 'report' then
-        progress[client_id][params.token] = true
+        local prev = progress[client_id][params.token]
+        progress[client_id][params.token] = {
+          title = value.title or (type(prev) == 'table' and prev.title) or nil,
+          message = value.message,
+          percentage = value.percentage,
+        }
       elseif value.kind == 'end' then
         progress[client_id][params.token] = nil
         progress_ended[client_id] = true
@@ -704,6 +710,53 @@ local function busy(clients)
   return false
 end
 
+--- Relays the $/progress of the buffer's clients to the caller of async
+--- operation id while it waits (a server indexing before it can answer), as
+--- nvbridge_progress(id, {server, title, message, percentage}): the work
+--- under way now, then each LspProgress of those clients. Returns the
+--- function that stops relaying.
+local function relay_progress(chan, id, bufnr)
+  local stopped = false
+  local function relay(client, work)
+    if stopped or type(work) ~= 'table' then
+      return
+    end
+    vim.rpcnotify(chan, 'nvbridge_progress', id, {
+      server = client.name,
+      title = work.title,
+      message = work.message,
+      percentage = work.percentage,
+    })
+  end
+  for _, client in ipairs(get_clients({ bufnr = bufnr })) do
+    for _, work in pairs(progress[client.id] or {}) do
+      relay(client, work)
+    end
+  end
+  local autocmd = api.nvim_create_autocmd('LspProgress', {
+    callback = function(ev)
+      local data = ev.data or {}
+      local params = data.params or {}
+      if not data.client_id or params.token == nil then
+        return
+      end
+      for _, client in ipairs(get_clients({ bufnr = bufnr })) do
+        if client.id == data.client_id then
+          local value = params.value or {}
+          local work = (progress[client.id] or {})[params.token]
+          relay(client, work or { title = value.title, message = value.message or (value.kind == 'end' and 'finished' or nil) })
+        end
+      end
+    end,
+  })
+  return function()
+    if not stopped then
+      stopped = true
+      pcall(api.nvim_del_autocmd, autocmd)
+    end
+  end
+end
+
 --- Completes with the buffer's initialized clients once they are ready: at
 --- least one attached and none reporting $/progress work (such as gopls
 --- loading the workspace). When none is attached and none is expected (no
@@ -739,6 +792,7 @@ function M.wait_clients(chan, id, bufnr, grace_ms, progress_ms)
   local attach_timer = uv.new_timer()
   local progress_timer = uv.new_timer()
   local autocmds = {}
+  local stop_relay = relay_progress(chan, id, bufnr)
   local function finish()
     if finished then
       return
@@ -751,6 +805,7 @@ function M.wait_clients(chan, id, bufnr, grace_ms, progress_ms)
     for _, a in ipairs(autocmds) do
       pcall(api.nvim_del_autocmd, a)
     end
+    stop_relay()
     vim.b[bufnr].nvbridge_grace_spent = true
     if #ready_clients(bufnr) == 0 and down_error(bufnr) then
       return done(chan, id, down_error(bufnr))
@@ -901,6 +956,7 @@ function M.wait_diagnostics(chan, id, bufnr, client_ids, bound_ms)
   local timer = uv.new_timer()
   local quiet = uv.new_timer()
   local autocmd
+  local stop_relay = relay_progress(chan, id, bufnr)
   local function finish(complete)
     if finished then
       return
@@ -911,6 +967,7 @@ function M.wait_diagnostics(chan, id, bufnr, client_ids, bound_ms)
       t:close()
     end
     pcall(api.nvim_del_autocmd, autocmd)
+    stop_relay()
     done(chan, id, nil, complete and 'true' or 'false')
   end
   local function check()
