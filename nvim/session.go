@@ -59,6 +59,7 @@ type Session struct {
 	root     workspace.Root
 	embedded bool
 	extra    []ServerSpec
+	addr     string // the address dialled ("" when embedded)
 	channel  int
 	logf     func(string, ...any)
 
@@ -98,6 +99,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		trace: newTraceRing(opts.TraceLogf)}
 	var err error
 	if addr != "" {
+		s.addr = addr
 		err = s.dial(ctx, addr)
 	} else {
 		err = s.spawn(ctx, opts.Command)

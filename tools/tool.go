@@ -37,6 +37,9 @@ type Env struct {
 	DAP *dap.Manager
 	// Logf receives handler diagnostics (never stdout).
 	Logf func(format string, args ...any)
+	// Modes are the session's mode and read-only switch (modes.go); nil
+	// is mode all, writable.
+	Modes *Modes
 }
 
 // NewEnv returns the environment handlers share; its changeset engine is
@@ -46,7 +49,8 @@ func NewEnv(s *nvim.Session, client *lsp.Client, logf func(format string, args .
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	return &Env{Session: s, LSP: client, Edit: edit.NewEngine(s), DAP: dap.NewManager(s.Root(), dap.NewDisplay(s), logf), Logf: logf}
+	modes, _ := NewModes(ModeAll, false)
+	return &Env{Session: s, LSP: client, Edit: edit.NewEngine(s), DAP: dap.NewManager(s.Root(), dap.NewDisplay(s), logf), Logf: logf, Modes: modes}
 }
 
 // Close ends what the environment started beside Neovim: the debug
@@ -216,16 +220,26 @@ var toolGroups = []func(*Env) []Tool{
 	refactoringTools,
 	structureTools,
 	debugTools,
+	sessionTools,
 }
 
 // NewServer returns an MCP server serving every tool.
 func NewServer(env *Env, version string) *server.MCPServer {
+	all := All(env)
+	defs := map[string]mcp.Tool{}
+	for _, t := range all {
+		defs[t.Tool.Name] = t.Tool
+	}
+	fams := toolFamilies(env)
 	s := server.NewMCPServer("nvbridge", version,
-		server.WithToolCapabilities(false),
+		// listChanged: set_mode changes the list.
+		server.WithToolCapabilities(true),
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
+		server.WithHooks(modeHooks(env, fams)),
+		server.WithToolHandlerMiddleware(modeGuard(env, fams, defs)),
 	)
-	s.AddTools(All(env)...)
+	s.AddTools(all...)
 	return s
 }
 

@@ -1068,4 +1068,46 @@ function M.get_lines(wanted)
   return vim.json.encode(out)
 end
 
+--- Every language server client of this Neovim and every server that went
+--- down (exited abnormally, not back), for get_status, as JSON: clients
+--- {id, name, version, root_dir, initialized, stopped, indexing, work,
+--- buffers, methods}, down {name, how, restart, gave_up, managed}.
+function M.clients_status()
+  local out = { clients = {}, down = {} }
+  for _, client in ipairs(get_clients()) do
+    local work = {}
+    for _, w in pairs(progress[client.id] or {}) do
+      if type(w) == 'table' then
+        table.insert(work, { title = w.title or '', message = w.message or '', percentage = w.percentage or vim.NIL })
+      end
+    end
+    local bufnrs = vim.tbl_keys(client.attached_buffers or {})
+    local info = client.server_info or {}
+    local stopped = compat.is_stopped(client)
+    table.insert(out.clients, {
+      id = client.id,
+      name = client.name,
+      version = type(info.version) == 'string' and info.version or '',
+      root_dir = client.config and type(client.config.root_dir) == 'string' and client.config.root_dir or '',
+      initialized = client.initialized == true,
+      stopped = stopped == true,
+      indexing = not stopped and busy({ client }) or false,
+      work = work,
+      buffers = #bufnrs,
+      methods = bufnrs[1] and supported_methods(client, bufnrs[1]) or vim.empty_dict(),
+    })
+  end
+  local seen = {}
+  for _, entries in pairs(down) do
+    for name, e in pairs(entries) do
+      if not seen[name] then
+        seen[name] = true
+        table.insert(out.down, { name = name, how = M.describe_exit(e), restart = e.restart or vim.NIL,
+          gave_up = e.gave_up == true, managed = e.managed == true })
+      end
+    end
+  end
+  return vim.json.encode(out)
+end
+
 return M
