@@ -37,7 +37,7 @@ type StatusResult struct {
 	Mode          string                 `json:"mode"`
 	ReadOnly      bool                   `json:"read_only"`
 	Neovim        *nvim.NeovimInfo       `json:"neovim,omitempty"`
-	Servers       []lsp.ServerStatus     `json:"servers"`
+	Servers       []lsp.ServerStatus     `json:"language_servers"`
 	Configured    []lsp.ConfiguredServer `json:"configured"`
 	DebugAdapters []dap.AdapterStatus    `json:"debug_adapters"`
 }
@@ -71,14 +71,20 @@ func (r StatusResult) Summary() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-type getStatusArgs struct{}
+type getStatusArgs struct {
+	IncludeConfigured *bool `json:"include_configured,omitempty" jsonschema:"also list the servers nvbridge would start in its embedded Neovim and whether each is installed (default true)"`
+}
 
 func getStatusTool(env *Env) Tool {
 	return newTool("get_status", "Status",
 		"Say what works now, before relying on it: Neovim (embedded or attached, version, address), each language server (name, version, root, state starting|indexing|ready|crashed, the tools it serves and cannot), the servers nvbridge would start and whether they are installed, the debug adapters found, the root, the mode, and an overall health available|degraded|unavailable with each problem's reason and remediation. Call it first in a session, or when tools start failing.",
 		readOnly,
-		func(ctx context.Context, _ getStatusArgs) (StatusResult, error) {
-			return status(ctx, env), nil
+		func(ctx context.Context, in getStatusArgs) (StatusResult, error) {
+			out := status(ctx, env)
+			if in.IncludeConfigured != nil && !*in.IncludeConfigured {
+				out.Configured = []lsp.ConfiguredServer{}
+			}
+			return out, nil
 		})
 }
 

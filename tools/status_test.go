@@ -33,7 +33,7 @@ type statusAnswer struct {
 	Servers []struct {
 		Name, State, Exit, Restart, Root string
 		Tools, Unsupported               []string
-	} `json:"servers"`
+	} `json:"language_servers"`
 	Configured []struct {
 		Name      string
 		Installed bool

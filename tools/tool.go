@@ -83,6 +83,10 @@ var (
 	// is previewable and undoable, so none is marked destructive unless it
 	// deletes user data.
 	mutating = hints{}
+	// destructive tools may delete or overwrite user data: apply_changeset
+	// (file deletions), apply_patch, save_buffer (force overwrites the
+	// disk), discard_buffer (drops unsaved changes).
+	destructive = hints{destructive: true}
 )
 
 // newTool builds a tool whose arguments decode strictly into In (unknown
@@ -92,6 +96,7 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 	def := mcp.NewTool(name,
 		mcp.WithDescription(description),
 		mcp.WithInputSchema[In](),
+		mcp.WithRawOutputSchema(outputSchema[Out]()),
 		mcp.WithTitleAnnotation(title),
 		mcp.WithReadOnlyHintAnnotation(h.readOnly),
 		mcp.WithDestructiveHintAnnotation(h.destructive),
