@@ -21,6 +21,7 @@ var cLang = &Language{
 	// includes) holds for C++ and Objective-C sources too.
 	Filetypes:  []string{"c", "cpp", "objc", "objcpp"},
 	Extensions: []string{".c", ".h"},
+	TreeSitter: map[string]string{"": "c"}, // bundled with Neovim
 	Markers:    []string{"compile_commands.json", "compile_flags.txt"},
 	// clangd starts its background index about 20 ms after attaching.
 	Servers: []ServerSpec{{Name: "clangd", Cmd: []string{"clangd"}, IndexedWith: []string{"compile_commands.json"}}},

@@ -18,6 +18,7 @@ var luaLang = &Language{
 	Display:    "Lua",
 	Filetypes:  []string{"lua"},
 	Extensions: []string{".lua"},
+	TreeSitter: map[string]string{"": "lua"}, // bundled with Neovim
 	Ident: Ident{
 		Keywords: WordSet(`and break do else elseif end false for function goto if in local nil not or repeat
 			return then true until while`),

@@ -19,6 +19,7 @@ var pythonLang = &Language{
 	Display:    "Python",
 	Filetypes:  []string{"python"},
 	Extensions: []string{".py", ".pyi"},
+	TreeSitter: map[string]string{"": "python"},
 	Markers:    []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"},
 	Servers: []ServerSpec{{
 		Name:     "pyright",

@@ -87,6 +87,43 @@ type Language struct {
 	// Debug is its debug adapter (DAP) and launch configuration. Nil: no
 	// debugging for this language.
 	Debug *DebugAdapter
+
+	// TreeSitter names the tree-sitter language (parser) of its files by
+	// extension (lower case, with the dot); the "" key covers every other
+	// extension. Nil: no tree-sitter parser (Go uses go/parser). Neovim
+	// bundles c and lua; `make deps` builds python, typescript and tsx
+	// into .deps/parser (package syntax, lua/nvbridge/syntax.lua).
+	TreeSitter map[string]string
+}
+
+// TreeSitterFor names the tree-sitter language that parses path, "" when
+// its language has none (or is unknown).
+func TreeSitterFor(path string) string {
+	l := ForFile(path)
+	if l == nil || l.TreeSitter == nil {
+		return ""
+	}
+	if ts, ok := l.TreeSitter[strings.ToLower(filepath.Ext(path))]; ok {
+		return ts
+	}
+	return l.TreeSitter[""]
+}
+
+// TreeSitterLanguages lists every tree-sitter language the registry names,
+// sorted.
+func TreeSitterLanguages() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range registered {
+		for _, ts := range l.TreeSitter {
+			if ts != "" && !seen[ts] {
+				seen[ts] = true
+				out = append(out, ts)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // DebugTransport is how nvbridge talks to a debug adapter.

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -103,5 +104,21 @@ func TestFileConventions(t *testing.T) {
 		if got := PackageOf(rel); got != want {
 			t.Errorf("PackageOf(%q) = %q, want %q", rel, got, want)
 		}
+	}
+}
+
+// TestTreeSitterFor: the tree-sitter language of a file by its extension.
+func TestTreeSitterFor(t *testing.T) {
+	for file, want := range map[string]string{
+		"a/b.py": "python", "x.pyi": "python", "src/app.ts": "typescript", "m.MTS": "typescript",
+		"c.cts": "typescript", "App.tsx": "tsx", "lib.js": "tsx", "x.jsx": "tsx", "y.mjs": "tsx",
+		"main.c": "c", "init.lua": "lua", "main.go": "", "README": "", "notes.txt": "",
+	} {
+		if got := TreeSitterFor(file); got != want {
+			t.Errorf("TreeSitterFor(%q) = %q, want %q", file, got, want)
+		}
+	}
+	if got := strings.Join(TreeSitterLanguages(), ","); got != "c,lua,python,tsx,typescript" {
+		t.Errorf("TreeSitterLanguages: %s", got)
 	}
 }

@@ -21,6 +21,9 @@ var typescriptLang = &Language{
 	Display:    "TypeScript/JavaScript",
 	Filetypes:  []string{"typescript", "typescriptreact", "javascript", "javascriptreact"},
 	Extensions: tsExtensions,
+	// TypeScript files parse with the typescript grammar; TSX and every
+	// JavaScript file with tsx (JavaScript with JSX is a subset of it).
+	TreeSitter: map[string]string{".ts": "typescript", ".mts": "typescript", ".cts": "typescript", "": "tsx"},
 	Markers:    []string{"tsconfig.json", "jsconfig.json", "package.json"},
 	Servers: []ServerSpec{{
 		Name:        "typescript-language-server",

@@ -27,6 +27,7 @@ import (
 	"github.com/nvbridge/nvbridge/internal/progress"
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/internal/tailbuf"
+	"github.com/nvbridge/nvbridge/lang"
 	bridgelua "github.com/nvbridge/nvbridge/lua"
 	"github.com/nvbridge/nvbridge/workspace"
 )
@@ -51,6 +52,11 @@ type Options struct {
 	// TraceLogf, when set, receives every exchange the session records
 	// in its trace (Session.Trace) as it happens (--log).
 	TraceLogf func(format string, args ...any)
+	// ParserDir holds tree-sitter parsers NAME.so (`make deps` builds
+	// .deps/parser): registered for the registry's tree-sitter languages,
+	// in attached mode only those the user's Neovim has no parser for
+	// (lua/nvbridge/syntax.lua: setup). Empty: only Neovim's own.
+	ParserDir string
 }
 
 // Session is one connection to Neovim. It is safe for concurrent use.
@@ -61,7 +67,12 @@ type Session struct {
 	extra    []ServerSpec
 	addr     string // the address dialled ("" when embedded)
 	channel  int
-	logf     func(string, ...any)
+
+	// parserDir and parsers: the tree-sitter parsers (Options.ParserDir)
+	// and how each language is served (Parsers).
+	parserDir string
+	parsers   map[string]string
+	logf      func(string, ...any)
 
 	cmd    *exec.Cmd
 	stderr *tailbuf.Buffer
@@ -95,7 +106,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if addr == "" && opts.UseEnv {
 		addr = os.Getenv("NVIM")
 	}
-	s := &Session{root: opts.Root, logf: logf, extra: opts.ExtraServers, waiters: map[int64]chan asyncResult{}, closed: make(chan struct{}),
+	s := &Session{root: opts.Root, logf: logf, extra: opts.ExtraServers, parserDir: opts.ParserDir, waiters: map[int64]chan asyncResult{}, closed: make(chan struct{}),
 		trace: newTraceRing(opts.TraceLogf)}
 	var err error
 	if addr != "" {
@@ -246,6 +257,10 @@ require('nvbridge.bridge').setup()
 	if s.channel == 0 {
 		return errors.New("cannot read the RPC channel id from Neovim")
 	}
+	// Tree-sitter parsers: paths and names are arguments (syntax.setup).
+	if err := s.Call(ctx, "nvbridge.syntax", "setup", &s.parsers, s.parserDir, lang.TreeSitterLanguages(), s.embedded); err != nil {
+		return fmt.Errorf("register the tree-sitter parsers: %w", err)
+	}
 	specs, err := serversJSON(s.extra)
 	if err != nil {
 		return err
@@ -304,6 +319,11 @@ func luaModules() (map[string]string, error) {
 	})
 	return out, err
 }
+
+// Parsers says how each tree-sitter language of the registry is served:
+// "nvbridge" (Options.ParserDir's parser), "user" (the user's or Neovim's
+// own), "missing", or why ours did not load.
+func (s *Session) Parsers() map[string]string { return s.parsers }
 
 // Root is the workspace root.
 func (s *Session) Root() workspace.Root { return s.root }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need into .deps/ (git-ignored), idempotently:
 #   Neovim >= 0.10, gopls, dlv, debugpy (+ pytest), pyright, typescript-language-server,
-#   typescript, clangd 14.
+#   typescript, clangd 14, and the tree-sitter parsers for Python and TypeScript.
 # Each piece is checked first and installed only if missing or the wrong version, so a
 # warm run takes about a second. Any failure stops the script with a message naming the
 # piece; installer output goes to .deps/log/PIECE.log and its tail is shown on failure.
@@ -74,6 +74,39 @@ debian_mirror() {
 	[[ -n $uri ]] && echo "$uri"
 }
 
+# private_apt_download SUITE APTDIR PKG...: download Debian SUITE's PKGs into APTDIR/debs
+# through a private apt index in APTDIR, from the mirror the system itself uses. The
+# system's sources, lists and lock stay as they are: SourceList=/dev/null hides the
+# system's sources; NoLocking skips the system lock; Sandbox::User=root avoids the _apt
+# user, which cannot write into .deps. A suite's own index is read, so a newer suite the
+# machine may have configured is never picked.
+private_apt_download() {
+	local suite=$1 apt=$2 mirror
+	shift 2
+	mirror=$(debian_mirror) || die "no Debian mirror URI in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
+	mkdir -p "$apt/parts" "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/debs"
+	cat >"$apt/parts/$suite.sources" <<-EOF
+		Types: deb
+		URIs: $mirror
+		Suites: $suite
+		Components: main
+		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+	EOF
+	local o=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$apt/parts"
+		-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
+		-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+	run_logged apt-get "${o[@]}" update
+	# apt-get download saves into the current directory.
+	(cd "$apt/debs" && apt-get "${o[@]}" download "$@") >>"$LOG/$piece.log" 2>&1 ||
+		{ tail -n 25 "$LOG/$piece.log" >&2; die "apt-get download $* ($suite) failed"; }
+}
+
+# unpack_debs APTDIR DEST: unpack every downloaded package of APTDIR/debs into DEST.
+unpack_debs() {
+	local deb
+	for deb in "$1"/debs/*.deb; do run_logged dpkg-deb -x "$deb" "$2"; done
+}
+
 # nvim_private: unpack trixie's neovim 0.10 and its libraries (incl. libc6 and its
 # loader) into .deps/nvim without touching the system: bookworm's glibc 2.36 is too old
 # for trixie's nvim, and `apt-get install -t trixie` would upgrade the system libc.
@@ -82,28 +115,11 @@ nvim_private() {
 	if ! command -v apt-get >/dev/null || ! command -v dpkg-deb >/dev/null; then
 		die "no nvim >= 0.$NVIM_MIN_MINOR on PATH and no apt-get/dpkg-deb to fetch one: install Neovim >= 0.$NVIM_MIN_MINOR"
 	fi
-	local apt=$DEPS/apt tmp=$DEPS/nvim.tmp debs=$DEPS/apt/debs mirror
-	mirror=$(debian_mirror) || die "no Debian mirror URI in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
-	rm -rf "$tmp" "$debs"
-	mkdir -p "$apt/parts" "$apt/lists/partial" "$apt/cache/archives/partial" "$debs" "$tmp"
-	cat >"$apt/parts/trixie.sources" <<-EOF
-		Types: deb
-		URIs: $mirror
-		Suites: trixie
-		Components: main
-		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-	EOF
-	# SourceList=/dev/null hides the system's sources; NoLocking lets us skip the system
-	# lock; Sandbox::User=root avoids the _apt user, which cannot write into .deps.
-	local o=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$apt/parts"
-		-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
-		-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
-	run_logged apt-get "${o[@]}" update
-	cd "$debs" || die "cannot cd to $debs" # apt-get download saves into the current directory
-	run_logged apt-get "${o[@]}" download "${NVIM_PKGS[@]}"
-	cd "$ROOT"
-	local deb
-	for deb in "$debs"/*.deb; do run_logged dpkg-deb -x "$deb" "$tmp"; done
+	local apt=$DEPS/apt tmp=$DEPS/nvim.tmp
+	rm -rf "$tmp" "$apt"
+	mkdir -p "$tmp"
+	private_apt_download trixie "$apt" "${NVIM_PKGS[@]}"
+	unpack_debs "$apt" "$tmp"
 	# nvim looks for its bundled treesitter parsers (lua, vimdoc, markdown: ftplugins and
 	# LSP hover floats start treesitter) in EXE_PREFIX/lib/nvim, with EXE_PREFIX two levels
 	# above the executable. The executable is the loader (usr/lib/TRIPLE/ld.so), so it
@@ -126,26 +142,11 @@ nvim_private() {
 clangd_private() {
 	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
 		die "no apt-get/dpkg-deb to fetch clangd $CLANGD_VERSION: install clangd $CLANGD_VERSION and put it on PATH as .deps/bin/clangd"
-	local apt=$DEPS/apt-bookworm tmp=$DEPS/clangd.tmp debs=$DEPS/apt-bookworm/debs mirror
-	mirror=$(debian_mirror) || die "no Debian mirror URI in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
+	local apt=$DEPS/apt-bookworm tmp=$DEPS/clangd.tmp
 	rm -rf "$tmp" "$apt"
-	mkdir -p "$apt/parts" "$apt/lists/partial" "$apt/cache/archives/partial" "$debs" "$tmp"
-	cat >"$apt/parts/bookworm.sources" <<-EOF
-		Types: deb
-		URIs: $mirror
-		Suites: bookworm
-		Components: main
-		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-	EOF
-	local o=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$apt/parts"
-		-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
-		-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
-	run_logged apt-get "${o[@]}" update
-	cd "$debs" || die "cannot cd to $debs"
-	run_logged apt-get "${o[@]}" download "${CLANGD_PKGS[@]}"
-	cd "$ROOT"
-	local deb
-	for deb in "$debs"/*.deb; do run_logged dpkg-deb -x "$deb" "$tmp"; done
+	mkdir -p "$tmp"
+	private_apt_download bookworm "$apt" "${CLANGD_PKGS[@]}"
+	unpack_debs "$apt" "$tmp"
 	[[ -x $tmp/usr/lib/llvm-$CLANGD_VERSION/bin/clangd ]] || die "the clangd-$CLANGD_VERSION package has no usr/lib/llvm-$CLANGD_VERSION/bin/clangd"
 	rm -rf "$DEPS/clangd" "$apt"
 	mv "$tmp" "$DEPS/clangd"
@@ -218,27 +219,14 @@ else
 	: >"$LOG/debugpy.log"
 	py_apt=$DEPS/apt-py py_tmp=$DEPS/python.tmp
 	rm -rf "$py_apt" "$py_tmp"
-	mkdir -p "$py_apt/parts" "$py_apt/lists/partial" "$py_apt/cache/archives/partial" "$py_apt/debs" "$py_tmp"
+	mkdir -p "$py_apt/debs" "$py_tmp"
 	# The system's own index first (Debian, Ubuntu with universe); where its lists are
-	# empty or lack the packages, a private bookworm index (as for Neovim's trixie one).
+	# empty or lack the packages, a private bookworm index.
 	if ! (cd "$py_apt/debs" && apt-get -o APT::Sandbox::User=root download "${PY_PKGS[@]}") >>"$LOG/debugpy.log" 2>&1; then
 		rm -f "$py_apt/debs"/*.deb
-		py_mirror=$(debian_mirror) || die "no Debian mirror URI in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
-		cat >"$py_apt/parts/bookworm.sources" <<-EOF
-			Types: deb
-			URIs: $py_mirror
-			Suites: bookworm
-			Components: main
-			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-		EOF
-		py_o=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$py_apt/parts"
-			-o "Dir::State::Lists=$py_apt/lists" -o "Dir::Cache=$py_apt/cache"
-			-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
-		run_logged apt-get "${py_o[@]}" update
-		(cd "$py_apt/debs" && apt-get "${py_o[@]}" download "${PY_PKGS[@]}") >>"$LOG/debugpy.log" 2>&1 ||
-			{ tail -n 25 "$LOG/debugpy.log" >&2; die "apt-get download ${PY_PKGS[*]} failed"; }
+		private_apt_download bookworm "$py_apt" "${PY_PKGS[@]}"
 	fi
-	for deb in "$py_apt/debs"/*.deb; do run_logged dpkg-deb -x "$deb" "$py_tmp"; done
+	unpack_debs "$py_apt" "$py_tmp"
 	rm -rf "$PY_PREFIX" "$py_apt"
 	mv "$py_tmp" "$PY_PREFIX"
 	# Wrappers: the prefix is found relative to the wrapper, so .deps may move.
@@ -308,6 +296,67 @@ for p in pyright typescript-language-server typescript; do
 	v=$(grep -A1 "\"node_modules/$p\": {" "$NPM/package-lock.json" | sed -n 's/.*"version": "\(.*\)".*/\1/p')
 	echo "$p: .deps/npm $v ($state)"
 done
+
+# Tree-sitter parsers for Python and TypeScript (the syntax layer: lua/nvbridge/syntax.lua).
+# Neovim 0.10 bundles only C, Lua, Vim script, Vimdoc, Query and Markdown. The grammar
+# packages ship their generated parser (src/parser.c, some with src/scanner.c); they are
+# pinned in scripts/npm/grammars (versions whose parser is ABI 14: Neovim 0.10 loads ABI
+# 13-14 only) and installed into their own prefix .deps/grammars, apart from the language
+# servers' .deps/npm, then compiled with cc into .deps/parser/NAME.so, as nvim-treesitter
+# does. Rebuilt only when the lockfile or a parser source changes (a stamp per parser
+# holds the hash of its sources and of the compile command).
+piece=parsers
+# The real path: npm ci fails ("Missing: grammars@ from lock file") when --prefix goes
+# through a symbolic link (a worktree whose .deps links to another checkout's).
+GRAMMARS=$(cd -P "$DEPS" && pwd)/grammars
+PARSER_DIR=$DEPS/parser
+# NAME:SOURCE_DIR (relative to .deps/grammars/node_modules)
+PARSERS=(python:tree-sitter-python/src typescript:tree-sitter-typescript/typescript/src
+	tsx:tree-sitter-typescript/tsx/src)
+PARSER_ABI_MAX=14 # Neovim 0.10's TREE_SITTER_LANGUAGE_VERSION
+CC=${CC:-cc}
+if ! cmp -s "$ROOT/scripts/npm/grammars/package-lock.json" "$GRAMMARS/.stamp"; then
+	command -v npm >/dev/null || die "need npm on PATH to fetch the tree-sitter grammars"
+	: >"$LOG/parsers.log"
+	rm -rf "$GRAMMARS"
+	mkdir -p "$GRAMMARS"
+	cp "$ROOT/scripts/npm/grammars/package.json" "$ROOT/scripts/npm/grammars/package-lock.json" "$GRAMMARS/"
+	# --ignore-scripts: only the C sources are needed, not the node bindings.
+	run_logged npm ci --prefix "$GRAMMARS" --cache "$DEPS/npm-cache" --no-audit --no-fund --ignore-scripts
+	cp "$ROOT/scripts/npm/grammars/package-lock.json" "$GRAMMARS/.stamp"
+fi
+command -v "$CC" >/dev/null || die "need a C compiler ($CC) to build the tree-sitter parsers: apt-get install gcc"
+mkdir -p "$PARSER_DIR"
+for entry in "${PARSERS[@]}"; do
+	name=${entry%%:*} src=$GRAMMARS/node_modules/${entry#*:}
+	[[ -f $src/parser.c ]] || die "$src/parser.c is missing (npm package incomplete?)"
+	abi=$(sed -n 's/^#define LANGUAGE_VERSION \([0-9]*\).*/\1/p' "$src/parser.c")
+	((abi >= 13 && abi <= PARSER_ABI_MAX)) ||
+		die "$name's parser is ABI ${abi:-unknown}; Neovim 0.10 loads ABI 13-$PARSER_ABI_MAX: pin an older grammar in scripts/npm/grammars"
+	files=("$src/parser.c")
+	[[ -f $src/scanner.c ]] && files+=("$src/scanner.c")
+	cmd=("$CC" -shared -fPIC -O2 -I"$src" "${files[@]}" -o "$PARSER_DIR/$name.so.tmp")
+	stamp=$({ printf '%s\n' "${cmd[@]}"; cat "${files[@]}"; } | sha256sum | cut -d' ' -f1)
+	if [[ -f $PARSER_DIR/$name.so && $(cat "$PARSER_DIR/.$name.stamp" 2>/dev/null) == "$stamp" ]]; then
+		echo "parser $name: .deps/parser/$name.so ABI $abi (cached)"
+		continue
+	fi
+	run_logged "${cmd[@]}"
+	mv "$PARSER_DIR/$name.so.tmp" "$PARSER_DIR/$name.so" # atomic: a running Neovim never sees half a file
+	echo "$stamp" >"$PARSER_DIR/.$name.stamp"
+	echo "parser $name: .deps/parser/$name.so ABI $abi (built)"
+done
+# The parsers must load in the Neovim the tests use (an ABI mismatch shows here, not later).
+if nvim_bin=$(PATH=$BIN:$PATH command -v nvim); then
+	check='local ok = true
+for _, n in ipairs({"python", "typescript", "tsx"}) do
+  local good, err = pcall(vim.treesitter.language.add, n, { path = vim.env.NVBRIDGE_PARSER_DIR .. "/" .. n .. ".so" })
+  if not good then io.stderr:write(n .. ": " .. tostring(err) .. "\n"); ok = false end
+end
+io.stdout:write(ok and "ok" or "fail")'
+	out=$(NVBRIDGE_PARSER_DIR=$PARSER_DIR "$nvim_bin" --headless --clean -n -i NONE -c "lua $check" -c qa 2>&1) || true
+	[[ $out == ok ]] || die "Neovim ($nvim_bin) does not load the parsers in .deps/parser: $out"
+fi
 
 piece=env.sh
 # shellcheck disable=SC2016 # $PATH is meant to expand when env.sh is sourced

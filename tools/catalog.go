@@ -7,8 +7,12 @@ import (
 
 // WriteCatalog writes every tool's definition (name, description, input
 // schema, annotations) as a JSON array. Definitions do not need a session.
-func WriteCatalog(w io.Writer) error {
-	all := All(&Env{})
+func WriteCatalog(w io.Writer) error { return WriteCatalogFor(w, &Env{}) }
+
+// WriteCatalogFor writes the tools env serves: the optional ones (web_search)
+// only when configured.
+func WriteCatalogFor(w io.Writer, env *Env) error {
+	all := All(env)
 	defs := make([]any, len(all))
 	for i, t := range all {
 		defs[i] = t.Tool

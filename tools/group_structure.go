@@ -5,6 +5,7 @@ func structureTools(env *Env) []Tool {
 	return []Tool{
 		analyzeDependenciesTool(env),
 		getCallHierarchyTool(env),
+		getProjectStructureTool(env),
 		getTypeHierarchyTool(env),
 		prepareChangeTool(env),
 		understandSymbolTool(env),

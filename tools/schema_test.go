@@ -10,6 +10,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/nvbridge/nvbridge/tools"
+	"github.com/nvbridge/nvbridge/websearch"
 )
 
 var (
@@ -25,7 +26,7 @@ func outputSchemas(t *testing.T) map[string]*jsonschema.Schema {
 	schemasOnce.Do(func() {
 		schemas = map[string]*jsonschema.Schema{}
 		c := jsonschema.NewCompiler()
-		for _, tool := range tools.All(nil) {
+		for _, tool := range tools.All(&tools.Env{Search: &websearch.Client{}}) {
 			if tool.Tool.RawOutputSchema == nil {
 				schemasErr = &json.UnsupportedValueError{Str: tool.Tool.Name + " has no outputSchema"}
 				return
@@ -79,7 +80,7 @@ func TestOutputSchemasDeclared(t *testing.T) {
 	outputSchemas(t)
 	destructive := map[string]bool{"apply_changeset": true, "save_buffer": true, "apply_patch": true, "discard_buffer": true,
 		"stop_debug_session": true} // ends the debugged program
-	for _, tool := range tools.All(nil) {
+	for _, tool := range tools.All(&tools.Env{Search: &websearch.Client{}}) {
 		d := tool.Tool.Annotations.DestructiveHint
 		if got := d != nil && *d; got != destructive[tool.Tool.Name] {
 			t.Errorf("%s: destructiveHint %v, want %v", tool.Tool.Name, got, destructive[tool.Tool.Name])

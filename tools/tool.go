@@ -22,6 +22,7 @@ import (
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/websearch"
 )
 
 // Env is what handlers work with.
@@ -35,6 +36,9 @@ type Env struct {
 	// DAP holds the debug sessions (one manager per session, shown in its
 	// Neovim); Close ends them.
 	DAP *dap.Manager
+	// Search is the configured web search provider; nil (no web_search
+	// tool) when none is.
+	Search *websearch.Client
 	// Logf receives handler diagnostics (never stdout).
 	Logf func(format string, args ...any)
 	// Modes are the session's mode and read-only switch (modes.go); nil
@@ -75,6 +79,8 @@ type hints struct {
 	readOnly    bool
 	destructive bool
 	idempotent  bool
+	// openWorld: the tool reaches outside the workspace (web_search).
+	openWorld bool
 }
 
 var (
@@ -101,7 +107,7 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 		mcp.WithReadOnlyHintAnnotation(h.readOnly),
 		mcp.WithDestructiveHintAnnotation(h.destructive),
 		mcp.WithIdempotentHintAnnotation(h.idempotent),
-		mcp.WithOpenWorldHintAnnotation(false),
+		mcp.WithOpenWorldHintAnnotation(h.openWorld),
 	)
 	need := requiredOf(def)
 	handler := func(ctx context.Context, req mcp.CallToolRequest) (result *mcp.CallToolResult, err error) {
@@ -225,6 +231,7 @@ var toolGroups = []func(*Env) []Tool{
 	refactoringTools,
 	structureTools,
 	debugTools,
+	webTools,
 	sessionTools,
 }
 

@@ -87,6 +87,7 @@ func TestVersionFindsCheckoutDeps(t *testing.T) {
 			"private deps: " + filepath.Join(checkout, ".deps", "bin") + " (next to the binary",
 			"nvim: " + filepath.Join(checkout, ".deps", "bin", "nvim") + " (NVIM v0.",
 			"gopls: " + filepath.Join(checkout, ".deps", "bin", "gopls"),
+			"tree-sitter parsers: " + filepath.Join(checkout, ".deps", "parser"),
 		}
 		for _, w := range want {
 			if !strings.Contains(string(out), w) {
@@ -144,4 +145,33 @@ func jsonText(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// `nvbridge tools` lists web_search only when a provider is configured, and
+// refuses a provider configuration that cannot work.
+func TestToolsListsWebSearchWhenConfigured(t *testing.T) {
+	t.Setenv("NVBRIDGE_SEARXNG_URL", "")
+	t.Setenv("BRAVE_API_KEY", "")
+	for _, c := range []struct {
+		args   []string
+		code   int
+		listed bool
+	}{
+		{[]string{"tools"}, 0, false},
+		{[]string{"tools", "--searxng-url", "http://127.0.0.1:8888"}, 0, true},
+		{[]string{"--search-provider", "brave", "tools"}, 2, false}, // no key
+		{[]string{"tools", "--searxng-url", "ftp://example.com"}, 2, false},
+	} {
+		var stdout, stderr strings.Builder
+		code := run(c.args, &stdout, &stderr)
+		listed := strings.Contains(stdout.String(), `"name": "web_search"`)
+		if code != c.code || listed != c.listed {
+			t.Errorf("%v: exit %d, web_search listed %v (stderr %q); want exit %d, listed %v", c.args, code, listed, stderr.String(), c.code, c.listed)
+		}
+	}
+	t.Setenv("BRAVE_API_KEY", "k")
+	var stdout, stderr strings.Builder
+	if code := run([]string{"tools"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), `"name": "web_search"`) {
+		t.Errorf("with $BRAVE_API_KEY: exit %d, web_search not listed (stderr %q)", code, stderr.String())
+	}
 }

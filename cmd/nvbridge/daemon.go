@@ -117,6 +117,7 @@ func locateDaemon(ctx context.Context, g globalFlags) (daemonSpot, error) {
 		os.Getenv(nvim.ExtraServersEnv), os.Getenv("PATH"),
 		strings.Join(g.policy.Deny, "\x00"), strings.Join(g.policy.Allow, "\x00"),
 		strconv.FormatBool(g.policy.AllowHardlinks), string(project),
+		g.search.Provider, g.search.FromEnv().SearXNGURL, g.search.FromEnv().BraveKey,
 	})
 	sum := sha256.Sum256(identity)
 	dir, err := daemonDir()

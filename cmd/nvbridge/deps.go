@@ -46,6 +46,19 @@ func privateDeps() (dir, how string) {
 	return "", ""
 }
 
+// parserDir is the folder of the tree-sitter parsers `make deps` builds
+// (.deps/parser, beside the private deps' bin), "" when there is none.
+func parserDir() string {
+	dir, _ := privateDeps()
+	if dir == "" {
+		return ""
+	}
+	if p := filepath.Join(filepath.Dir(dir), "parser"); isDir(p) {
+		return p
+	}
+	return ""
+}
+
 // usePrivateDeps puts privateDeps first on PATH, for Neovim and for the
 // language servers Neovim starts.
 func usePrivateDeps() {
@@ -97,6 +110,11 @@ func runVersion(stdout io.Writer) int {
 			first = "does not start"
 		}
 		fmt.Fprintf(stdout, "nvim: %s (%s)\n", p, strings.TrimSpace(first))
+	}
+	if p := parserDir(); p != "" {
+		fmt.Fprintf(stdout, "tree-sitter parsers: %s\n", p)
+	} else {
+		fmt.Fprintln(stdout, "tree-sitter parsers: none of nvbridge's (make deps builds them; Neovim's own are used)")
 	}
 	for _, c := range versionCommands() {
 		if p, err := exec.LookPath(c); err == nil {

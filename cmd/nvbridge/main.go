@@ -35,6 +35,7 @@ import (
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/tools"
+	"github.com/nvbridge/nvbridge/websearch"
 	"github.com/nvbridge/nvbridge/workspace"
 )
 
@@ -48,6 +49,9 @@ type globalFlags struct {
 	timeout time.Duration
 	logFile string
 	policy  workspace.Config
+	// search configures the web_search provider (flags here, keys from
+	// the environment).
+	search websearch.Config
 }
 
 // globs is a repeatable flag of glob patterns.
@@ -77,6 +81,17 @@ func (g *globalFlags) register(fs *flag.FlagSet) {
 	fs.Var(globs{&g.policy.Deny}, "deny", "also treat files matching GLOB as sensitive: never read, shown or changed (repeatable; see "+workspace.ProjectFile+")")
 	fs.Var(globs{&g.policy.Allow}, "allow-sensitive", "let nvbridge use files matching GLOB although the deny list covers them, e.g. --allow-sensitive .env.example (repeatable)")
 	fs.BoolVar(&g.policy.AllowHardlinks, "allow-hardlinks", g.policy.AllowHardlinks, "write to files that have other hard links (refused by default: another name may be outside the root)")
+	fs.StringVar(&g.search.Provider, "search-provider", g.search.Provider, "web_search provider: searxng or brave (default: whichever is configured; web_search is listed only when one is)")
+	fs.StringVar(&g.search.SearXNGURL, "searxng-url", g.search.SearXNGURL, "base URL of a SearXNG instance with format=json enabled, for web_search (default $"+websearch.EnvSearXNGURL+"); Brave Search reads its key from $"+websearch.EnvBraveKey)
+}
+
+// searchClient is the configured web_search provider (nil when none is).
+func (g globalFlags) searchClient() (*websearch.Client, error) {
+	c, err := websearch.New(g.search.FromEnv())
+	if err != nil {
+		return nil, fmt.Errorf("web search: %w", err)
+	}
+	return c, nil
 }
 
 const mainUsage = `usage: nvbridge [global flags] COMMAND [flags] [args]
@@ -285,10 +300,15 @@ func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env
 	if err != nil {
 		return nil, nil, err
 	}
+	search, err := g.searchClient()
+	if err != nil {
+		return nil, nil, err
+	}
 	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	opts := nvim.Options{
 		Addr: addr, UseEnv: true, Root: root, Command: g.nvimCmd, Logf: logger.Printf, ExtraServers: extra,
+		ParserDir: parserDir(),
 	}
 	if g.logFile != "" {
 		// The log file gets every RPC and LSP exchange as it happens.
@@ -301,6 +321,7 @@ func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env
 	client := lsp.NewClient(s)
 	client.Timeout = g.timeout
 	env := tools.NewEnv(s, client, logger.Printf)
+	env.Search = search
 	// Debug sessions end first (their adapters and programs), then Neovim.
 	return env, func() { env.Close(); s.Close() }, nil
 }
@@ -321,7 +342,12 @@ func runTools(g globalFlags, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nvbridge tools: unexpected argument %q\n", rest[0])
 		return 2
 	}
-	if err := tools.WriteCatalog(stdout); err != nil {
+	search, err := g.searchClient()
+	if err != nil {
+		fmt.Fprintln(stderr, "nvbridge:", err)
+		return 2
+	}
+	if err := tools.WriteCatalogFor(stdout, &tools.Env{Search: search}); err != nil {
 		fmt.Fprintln(stderr, "nvbridge:", err)
 		return 1
 	}

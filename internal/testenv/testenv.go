@@ -62,6 +62,19 @@ func Require(t testing.TB, commands ...string) {
 	}
 }
 
+// ParserDir is the tree-sitter parsers' folder `make deps` builds
+// (.deps/parser); it fails the test when a parser is missing.
+func ParserDir(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(RepoRoot(t), ".deps", "parser")
+	for _, name := range []string{"python", "typescript", "tsx"} {
+		if _, err := os.Stat(filepath.Join(dir, name+".so")); err != nil {
+			t.Fatalf("the tree-sitter parser %s is not built: run `make deps` (builds .deps/parser/%s.so)", name, name)
+		}
+	}
+	return dir
+}
+
 // Timeout bounds a test's waits: Context gives a whole test (all its
 // subtests) this budget (NVBRIDGE_TEST_TIMEOUT overrides it). It is a
 // safety net, not a measure: on a 2-core machine at load 20 (other work
@@ -192,6 +205,9 @@ func EmbeddedWith(t testing.TB, root string, opts nvim.Options) (*nvim.Session, 
 		t.Fatal(err)
 	}
 	opts.Root, opts.Logf = r, t.Logf
+	if opts.ParserDir == "" {
+		opts.ParserDir = ParserDir(t)
+	}
 	s, err := nvim.Open(Context(t), opts)
 	if err != nil {
 		t.Fatalf("start embedded Neovim: %v", err)
@@ -243,7 +259,7 @@ func Attached(t testing.TB, addr, root string) (*nvim.Session, *lsp.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := nvim.Open(Context(t), nvim.Options{Addr: addr, Root: r, Logf: t.Logf})
+	s, err := nvim.Open(Context(t), nvim.Options{Addr: addr, Root: r, Logf: t.Logf, ParserDir: ParserDir(t)})
 	if err != nil {
 		t.Fatalf("attach to Neovim at %s: %v", addr, err)
 	}

@@ -181,3 +181,58 @@ error('nvbridge._meta is a type description, not a module')
 ---@field line integer 0-based
 ---@field col integer 0-based byte column
 ---@field system boolean
+
+--- What syntax.lua parses (Go: syntax.Source): a loaded buffer's current
+--- text (bufnr), else the text given.
+---@class nvbridge.SyntaxSource
+---@field lang string tree-sitter language ("python", "typescript", "tsx")
+---@field text? string
+---@field bufnr? integer
+
+--- syntax.query's options (Go: syntax.queryOpts).
+---@class nvbridge.SyntaxQueryOpts
+---@field depth? integer levels of children to include with each captured node
+---@field start_row? integer only matches from this row (0-based)
+---@field end_row? integer only matches up to this row (inclusive)
+
+--- A syntax node (Go: syntax.Node): Neovim positions (0-based rows, byte
+--- columns) and byte offsets into the parsed text.
+---@class nvbridge.SyntaxNode
+---@field type string
+---@field field string the field name in its parent ("" when none)
+---@field named boolean
+---@field start_row integer
+---@field start_col integer
+---@field end_row integer
+---@field end_col integer
+---@field start_byte integer
+---@field end_byte integer
+---@field text string
+---@field children? nvbridge.SyntaxNode[] named children and those with a field name, when asked for
+
+--- One capture of a query match (Go: syntax.Capture).
+---@class nvbridge.SyntaxCapture
+---@field name string
+---@field node nvbridge.SyntaxNode
+
+--- One query match (Go: syntax.Match).
+---@class nvbridge.SyntaxMatch
+---@field pattern integer
+---@field captures nvbridge.SyntaxCapture[]
+
+--- syntax.query's reply (Go: syntax.queryReply).
+---@class nvbridge.SyntaxMatches
+---@field matches? nvbridge.SyntaxMatch[]
+---@field err? nvbridge.Error
+
+--- syntax.enclosing's reply (Go: syntax.enclosingReply): no node when none
+--- of the types encloses the position.
+---@class nvbridge.SyntaxEnclosing
+---@field node? nvbridge.SyntaxNode
+---@field ancestors? string[] the node's ancestors' types, innermost first
+---@field err? nvbridge.Error
+
+--- syntax.errors's reply (Go: syntax.errorsReply).
+---@class nvbridge.SyntaxErrors
+---@field errors? nvbridge.SyntaxNode[]
+---@field err? nvbridge.Error
