@@ -54,8 +54,9 @@ const w03Patch = `--- a/widgets/w03.go
 // protocolCases has one entry per tool. A tool listed by the server without
 // an entry here fails TestToolsOverMCP: add one when adding a tool.
 var protocolCases = map[string]protocolCase{
-	"get_status": {args: `{}`, want: map[string]any{"health": "available", "mode": "all", "neovim.version": nil, "language_servers.0.state": "ready"}},
-	"set_mode":   {args: `{"mode":"all"}`, want: map[string]any{"mode": "all", "previous": "all"}},
+	"get_project_structure": {args: `{"max_depth":1}`, want: map[string]any{"root": nil, "files": nil, "listed": nil}},
+	"get_status":            {args: `{}`, want: map[string]any{"health": "available", "mode": "all", "neovim.version": nil, "language_servers.0.state": "ready"}},
+	"set_mode":              {args: `{"mode":"all"}`, want: map[string]any{"mode": "all", "previous": "all"}},
 	"get_buffer_info": {args: `{"file":"main.go","include_content":false}`, want: map[string]any{
 		"file": "main.go", "language": "go", "is_modified": false, "line_count": nil, "changedtick": nil,
 		"language_servers.0.name": modeServer,
