@@ -12,7 +12,7 @@ import (
 
 // sessionTools are about the session itself; every mode shows them.
 func sessionTools(env *Env) []Tool {
-	return []Tool{getStatusTool(env), setModeTool(env)}
+	return []Tool{getStatusTool(env), setModeTool(env), suggestToolsTool(env)}
 }
 
 // Health values of get_status.

@@ -55,6 +55,7 @@ const w03Patch = `--- a/widgets/w03.go
 // an entry here fails TestToolsOverMCP: add one when adding a tool.
 var protocolCases = map[string]protocolCase{
 	"get_project_structure": {args: `{"max_depth":1}`, want: map[string]any{"root": nil, "files": nil, "listed": nil}},
+	"suggest_tools":         {args: `{"intent":"rename a function everywhere"}`, want: map[string]any{"suggestions.0.tool": "rename_symbol"}},
 	"get_status":            {args: `{}`, want: map[string]any{"health": "available", "mode": "all", "neovim.version": nil, "language_servers.0.state": "ready"}},
 	"set_mode":              {args: `{"mode":"all"}`, want: map[string]any{"mode": "all", "previous": "all"}},
 	"get_buffer_info": {args: `{"file":"main.go","include_content":false}`, want: map[string]any{

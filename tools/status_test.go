@@ -252,3 +252,82 @@ func TestModes(t *testing.T) {
 		t.Errorf("the buffer after a refused edit: %s", b)
 	}
 }
+
+// TestPromptsAndSuggestions over the protocol: prompts/list lists the three
+// flows, prompts/get fills one with its arguments (and refuses a missing
+// one); suggest_tools picks the tool an intent means, with an example, and
+// only among the tools the mode shows.
+func TestPromptsAndSuggestions(t *testing.T) {
+	testenv.Require(t, "nvim")
+	root := t.TempDir()
+	s, client := testenv.Embedded(t, root)
+	env := tools.NewEnv(s, client, t.Logf)
+	t.Cleanup(env.Close)
+	c := mcpClient(t, env)
+	ctx := testenv.Context(t)
+	list, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range list.Prompts {
+		names = append(names, p.Name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"debug_failing_test", "fix_diagnostics", "rename_safely"}) {
+		t.Fatalf("prompts/list: %v", names)
+	}
+	req := mcp.GetPromptRequest{}
+	req.Params.Name = "rename_safely"
+	req.Params.Arguments = map[string]string{"file": "a.go", "line": "3", "symbol": "Old", "new_name": "New"}
+	got, err := c.GetPrompt(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := got.Messages[0].Content.(mcp.TextContent).Text
+	for _, want := range []string{`prepare_change {"file":"a.go","line":3,"symbol":"Old"}`, `"new_name":"New"}`, "apply_changeset", "get_diagnostics"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("rename_safely lacks %q:\n%s", want, msg)
+		}
+	}
+	req.Params.Arguments = map[string]string{"file": "a.go"}
+	if _, err := c.GetPrompt(ctx, req); err == nil || !strings.Contains(err.Error(), "line") {
+		t.Errorf("a prompt without a required argument: %v", err)
+	}
+
+	suggest := func(intent string) []string {
+		t.Helper()
+		res := mcpCall(t, c, "suggest_tools", `{"intent":`+strconvQuote(intent)+`}`)
+		var out struct {
+			Suggestions []struct{ Tool, Example string }
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(b, &out)
+		var names []string
+		for _, s := range out.Suggestions {
+			if s.Example == "" {
+				t.Errorf("%s: no example", s.Tool)
+			}
+			names = append(names, s.Tool)
+		}
+		return names
+	}
+	for intent, want := range map[string]string{
+		"rename a function everywhere":        "rename_symbol",
+		"fix the compile errors in main.go":   "get_diagnostics",
+		"debug a failing test":                "start_debug_session",
+		"who uses this method":                "find_references",
+		"replace a typo in a comment":         "replace_in_buffer",
+		"apply a unified diff I already have": "apply_patch",
+	} {
+		if got := suggest(intent); len(got) == 0 || got[0] != want {
+			t.Errorf("suggest_tools %q = %v, want %s first", intent, got, want)
+		}
+	}
+	mcpCall(t, c, "set_mode", `{"mode":"explore"}`)
+	if got := suggest("rename a function everywhere"); slices.Contains(got, "rename_symbol") {
+		t.Errorf("mode explore suggests rename_symbol: %v", got)
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

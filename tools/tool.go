@@ -246,12 +246,14 @@ func NewServer(env *Env, version string) *server.MCPServer {
 	s := server.NewMCPServer("nvbridge", version,
 		// listChanged: set_mode changes the list.
 		server.WithToolCapabilities(true),
+		server.WithPromptCapabilities(false),
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
 		server.WithHooks(modeHooks(env, fams)),
 		server.WithToolHandlerMiddleware(modeGuard(env, fams, defs)),
 	)
 	s.AddTools(all...)
+	addPrompts(s)
 	return s
 }
 
