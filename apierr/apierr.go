@@ -28,6 +28,10 @@ const (
 	Cancelled       Code = "CANCELLED"
 	OperationFailed Code = "OPERATION_FAILED"
 	PartialResult   Code = "PARTIAL_RESULT"
+	// Rejected: the user refused the call (an approval rejected, a
+	// before_tool hook in their Neovim said no); the message carries
+	// their note.
+	Rejected Code = "REJECTED"
 )
 
 // Error is a failure a tool reports to its caller.

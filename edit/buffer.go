@@ -28,6 +28,9 @@ type luaBufferReply struct {
 	Saved       bool           `msgpack:"saved"`
 	Discarded   bool           `msgpack:"discarded"`
 	Note        string         `msgpack:"note"`
+	Path        string         `msgpack:"path,omitempty"`
+	WrittenText *string        `msgpack:"written_text,omitempty"`
+	BeforeText  *string        `msgpack:"before_text,omitempty"`
 	Err         *nvim.LuaError `msgpack:"err"`
 }
 
@@ -78,19 +81,37 @@ func (e *Engine) Undo(ctx context.Context, file string) (UndoResult, error) {
 type SaveResult struct {
 	BufferState
 	Saved bool `json:"saved"`
+	// WrittenDiff: the user's write autocmds (format-on-save) changed the
+	// buffer while it was saved; the diff from the text before the save to
+	// what was written.
+	WrittenDiff string `json:"written_diff,omitempty"`
 }
 
 // Save writes file's buffer. It refuses with CONFLICT when the file changed
 // on disk since it was loaded, unless force.
 func (e *Engine) Save(ctx context.Context, file string, force bool) (SaveResult, error) {
+	return e.SaveWith(ctx, file, force, false)
+}
+
+// SaveWith is Save, without the user's write autocmds when noautocmd.
+func (e *Engine) SaveWith(ctx context.Context, file string, force, noautocmd bool) (SaveResult, error) {
 	st, r, err := e.bufferCall(ctx, "save", file, map[apierr.Code]string{
 		apierr.Conflict:        "compare with get_buffer_diff, then save_buffer with force=true to overwrite the file, or discard_buffer to take the disk's version",
 		apierr.OperationFailed: "check that the file's folder exists and is writable",
-	}, force, e.guard())
+	}, force, e.guard(), noautocmd)
 	if err != nil {
 		return SaveResult{}, err
 	}
-	return SaveResult{BufferState: st, Saved: r.Saved}, nil
+	out := SaveResult{BufferState: st, Saved: r.Saved}
+	if r.WrittenText != nil && r.BeforeText != nil {
+		before := preview.ParseDocument([]byte(*r.BeforeText))
+		after := preview.ParseDocument([]byte(*r.WrittenText))
+		if edits, err := preview.Minimize(before, []preview.TextEdit{wholeText(before, after)}); err == nil {
+			out.WrittenDiff, _ = preview.UnifiedDiff(preview.Changeset{Files: []preview.FileChange{{Path: st.File, Kind: preview.OpEdit, Old: before, Edits: edits}}})
+		}
+		out.Note = joinNote(out.Note, "saving ran the user's write autocmds, which changed the text written (see written_diff)")
+	}
+	return out, nil
 }
 
 // DiscardResult is discard_buffer's answer.

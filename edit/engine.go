@@ -49,6 +49,10 @@ type Engine struct {
 	storedBytes int      // sum of the stored previews' sizes
 	now         func() time.Time
 
+	// Approve, when set, asks the user before any changeset is applied
+	// (attached mode; tools.NewEnv sets it). Previews are not asked about.
+	Approve ApproveFunc
+
 	// testPlan, when set by a test, may alter a plan before it is sent.
 	testPlan func(*luaPlan)
 	// skipRecheck, set by a test, leaves out Go's re-check of the paths
@@ -70,6 +74,12 @@ func NewEngine(s *nvim.Session) *Engine {
 type Options struct {
 	Preview bool
 	Save    bool
+	// NoAutocmd saves without the user's BufWritePre/BufWritePost
+	// autocmds (a format-on-save); by default they run, and what they
+	// change is reported as Result.WrittenDiff.
+	NoAutocmd bool
+	// Tool names the tool asking, for the user's approval view.
+	Tool string
 }
 
 // Result describes a previewed or applied changeset.
@@ -80,6 +90,13 @@ type Result struct {
 	Applied     bool         `json:"applied"`
 	Files       []FileResult `json:"files"`
 	EditCount   int          `json:"edit_count"`
+	// AppliedID names an applied changeset: undo with changeset_id takes
+	// all of it back (every buffer, one step).
+	AppliedID string `json:"applied_changeset_id,omitempty"`
+	// WrittenDiff, when saving wrote something else than what was applied
+	// (the user's format-on-save changed it), is the diff from the applied
+	// text to what is on disk now.
+	WrittenDiff string `json:"written_diff,omitempty"`
 }
 
 // FileResult describes one file of a changeset. When previewed, IsModified
@@ -103,7 +120,11 @@ func (r Result) Summary() string {
 		fmt.Fprintf(&b, "Preview of %d edit(s) in %d file(s); apply with apply_changeset {\"changeset_id\": %q} (expires %s).\n",
 			r.EditCount, len(r.Files), r.ChangesetID, r.ExpiresAt)
 	case r.Applied:
-		fmt.Fprintf(&b, "Applied %d edit(s) in %d file(s).\n", r.EditCount, len(r.Files))
+		fmt.Fprintf(&b, "Applied %d edit(s) in %d file(s)", r.EditCount, len(r.Files))
+		if r.AppliedID != "" {
+			fmt.Fprintf(&b, " as %s (undo {\"changeset_id\": %q} takes it all back)", r.AppliedID, r.AppliedID)
+		}
+		b.WriteString(".\n")
 	default:
 		b.WriteString("Nothing to change.\n")
 	}
@@ -119,6 +140,10 @@ func (r Result) Summary() string {
 		b.WriteByte('\n')
 	}
 	b.WriteString(r.Diff)
+	if r.WrittenDiff != "" {
+		b.WriteString("\nSaving ran the user's write autocmds (format-on-save), which changed what was written; the disk differs from the diff above by:\n")
+		b.WriteString(r.WrittenDiff)
+	}
 	return b.String()
 }
 
@@ -138,6 +163,12 @@ func (e *Engine) Submit(ctx context.Context, cs preview.Changeset, opts Options)
 // ApplyStored applies a previewed changeset exactly as previewed. It refuses
 // with CONFLICT when any target moved since the preview.
 func (e *Engine) ApplyStored(ctx context.Context, id string, save bool) (Result, error) {
+	return e.ApplyStoredWith(ctx, id, Options{Save: save})
+}
+
+// ApplyStoredWith is ApplyStored with the save options (Save, NoAutocmd,
+// Tool).
+func (e *Engine) ApplyStoredWith(ctx context.Context, id string, opts Options) (Result, error) {
 	e.mu.Lock()
 	e.expire()
 	p := e.store[id]
@@ -147,7 +178,7 @@ func (e *Engine) ApplyStored(ctx context.Context, id string, save bool) (Result,
 			"preview the change again (changeset ids expire after "+e.MaxAge.String()+", and only the last "+fmt.Sprint(e.MaxStored)+" are kept, within "+fmt.Sprint(e.MaxStoredBytes)+" bytes in all; an applied one cannot be applied twice)",
 			"no changeset %q", id)
 	}
-	res, err := e.apply(ctx, p, save)
+	res, err := e.apply(ctx, p, opts, id)
 	if err != nil {
 		return Result{}, err
 	}
@@ -202,10 +233,12 @@ func (p *prepared) size() int {
 
 // luaPlan and the types below are what apply.lua's apply receives.
 type luaPlan struct {
-	Files  []luaFile `msgpack:"files"`
-	Save   bool      `msgpack:"save"`
-	Guard  luaGuard  `msgpack:"guard"`
-	FailAt string    `msgpack:"fail_at,omitempty"`
+	ID        string    `msgpack:"id"`
+	Files     []luaFile `msgpack:"files"`
+	Save      bool      `msgpack:"save"`
+	NoAutocmd bool      `msgpack:"noautocmd"`
+	Guard     luaGuard  `msgpack:"guard"`
+	FailAt    string    `msgpack:"fail_at,omitempty"`
 }
 
 // luaGuard is what apply.lua's guard confines every write, creation, rename
@@ -275,6 +308,9 @@ type luaFileResult struct {
 	Bomb        bool   `msgpack:"bomb"`
 	Saved       bool   `msgpack:"saved"`
 	Note        string `msgpack:"note"`
+	// WrittenText is the buffer's text after a save whose autocmds
+	// changed it (format-on-save), as written.
+	WrittenText *string `msgpack:"written_text,omitempty"`
 }
 
 type luaApplyReply struct {
@@ -521,7 +557,7 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 		return Result{Diff: p.diff, Files: p.results}, nil
 	}
 	if !opts.Preview {
-		return e.apply(ctx, p, opts.Save)
+		return e.apply(ctx, p, opts, newID())
 	}
 	p.after = nil
 	p.bytes = p.size()
@@ -549,8 +585,17 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 }
 
 // apply sends the plan to Neovim in one call.
-func (e *Engine) apply(ctx context.Context, p *prepared, save bool) (Result, error) {
-	plan := luaPlan{Files: p.files, Save: save, Guard: e.guard()}
+func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string) (Result, error) {
+	if e.Approve != nil {
+		files := make([]string, 0, len(p.results))
+		for _, r := range p.results {
+			files = append(files, r.Path)
+		}
+		if err := e.Approve(ctx, Approval{Tool: opts.Tool, ChangesetID: id, Diff: p.diff, Files: files}); err != nil {
+			return Result{}, err
+		}
+	}
+	plan := luaPlan{ID: id, Files: p.files, Save: opts.Save, NoAutocmd: opts.NoAutocmd, Guard: e.guard()}
 	if e.testPlan != nil {
 		plan.Files = slices.Clone(plan.Files)
 		e.testPlan(&plan)
@@ -589,15 +634,21 @@ func (e *Engine) apply(ctx context.Context, p *prepared, save bool) (Result, err
 	if len(reply.Files) != len(p.results) {
 		return Result{}, fmt.Errorf("apply returned %d files for %d", len(reply.Files), len(p.results))
 	}
-	out := Result{Diff: p.diff, Applied: true, EditCount: p.edits, Files: make([]FileResult, len(p.results))}
+	out := Result{Diff: p.diff, Applied: true, EditCount: p.edits, Files: make([]FileResult, len(p.results)), AppliedID: id}
+	out.WrittenDiff = e.writtenDiff(p, reply.Files)
 	for i, r := range p.results {
 		lf := reply.Files[i]
+		if lf.WrittenText != nil {
+			r.Note = joinNote(r.Note, "saving ran the user's write autocmds, which changed the text written (see written_diff)")
+			lf.Note = joinNote(lf.Note, "saving ran the user's write autocmds, which changed the text written (see written_diff)")
+			lf.LineCount = len(preview.ParseDocument([]byte(*lf.WrittenText)).Lines)
+		}
 		r.IsModified, r.LineCount, r.Saved, r.Note = lf.Modified, lf.LineCount, lf.Saved, lf.Note
 		if lf.Kind == "delete" {
 			r.LineCount = 0
 		}
 		out.Files[i] = r
-		if i < len(p.after) && lf.Kind != "delete" && len(p.after[i].Lines) > 0 &&
+		if i < len(p.after) && lf.Kind != "delete" && len(p.after[i].Lines) > 0 && lf.WrittenText == nil &&
 			lf.EOL == p.after[i].FinalNewline && (lf.FileFormat == "dos") == (p.after[i].EOL == "\r\n") {
 			path := p.files[i].Path
 			if lf.NewPath != "" {

@@ -1,6 +1,7 @@
 package edit_test
 
 import (
+	"github.com/nvbridge/nvbridge/apierr"
 	"strings"
 	"testing"
 
@@ -76,8 +77,10 @@ func TestNoFinalNewline(t *testing.T) {
 	}
 }
 
-// TestUserModifiedNeverSavedSilently: save=true writes the touched buffers
-// except one the user had modified before the edit, and says so.
+// TestUserModifiedNeverSavedSilently: save=true saves every file of a
+// changeset or none: one buffer holding the user's unsaved edit refuses
+// the whole changeset (PRECONDITION_FAILED naming it, nothing changed or
+// saved); without save it applies and leaves the buffers unsaved.
 func TestUserModifiedNeverSavedSilently(t *testing.T) {
 	v := newEnv(t, map[string]string{"m/user.txt": "keep\nme\n", "m/clean.txt": "c1\nc2\n"})
 	v.userEdit("m/user.txt", 0, "user typed this")
@@ -93,55 +96,71 @@ func TestUserModifiedNeverSavedSilently(t *testing.T) {
 	if !strings.Contains(res.Files[0].Note, "unsaved") {
 		t.Errorf("preview does not warn about the unsaved buffer: %+v", res.Files[0])
 	}
-	res, err = v.e.ApplyStored(v.ctx, res.ChangesetID, true)
+	_, err = v.e.ApplyStored(v.ctx, res.ChangesetID, true)
+	e := wantCode(t, err, apierr.PreconditionFailed)
+	if !strings.Contains(e.Message, "m/user.txt") || !strings.Contains(e.Message, "all") && !strings.Contains(e.Message, "none") {
+		t.Errorf("the refusal does not name the file and the rule: %s", e.Message)
+	}
+	if got := v.buffer("m/user.txt").Text; got != "user typed this\nme\n" {
+		t.Errorf("user.txt buffer = %q: changed by a refused changeset", got)
+	}
+	if b := v.buffer("m/clean.txt"); b.Loaded && b.Text != "c1\nc2\n" {
+		t.Errorf("clean.txt buffer = %q: changed by a refused changeset", b.Text)
+	}
+	for rel, want := range map[string]string{"m/user.txt": "keep\nme\n", "m/clean.txt": "c1\nc2\n"} {
+		if got := v.disk(rel); got != want {
+			t.Errorf("%s on disk = %q: saved although the changeset was refused", rel, got)
+		}
+	}
+	res, err = v.e.ApplyStored(v.ctx, res.ChangesetID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	user, clean := res.Files[0], res.Files[1]
-	if user.Saved || !strings.Contains(user.Note, "not saved") || !user.IsModified {
-		t.Errorf("user.txt result %+v: must not be saved, and say so", user)
-	}
-	if !clean.Saved || clean.IsModified {
-		t.Errorf("clean.txt result %+v: must be saved", clean)
-	}
-	if got := v.disk("m/user.txt"); got != "keep\nme\n" {
-		t.Errorf("user.txt on disk = %q: saved behind the user's back", got)
+	if res.Files[0].Saved || res.Files[1].Saved {
+		t.Errorf("saved without save: %+v", res.Files)
 	}
 	if got := v.buffer("m/user.txt").Text; got != "user typed this\nME\n" {
 		t.Errorf("user.txt buffer = %q", got)
 	}
-	if got := v.disk("m/clean.txt"); got != "C1\nc2\n" {
-		t.Errorf("clean.txt on disk = %q", got)
-	}
 }
 
 // TestOwnUnsavedChangesAreSaved: unsaved changes nvbridge made itself do
-// not stop save=true; once the user edits after them, they do.
+// not stop save=true; once the user edits after them, they do (the whole
+// change is refused).
 func TestOwnUnsavedChangesAreSaved(t *testing.T) {
 	v := newEnv(t, map[string]string{"o/ours.txt": "1\n2\n3\n"})
-	step := func(line int, text string, save bool) edit.FileResult {
+	step := func(line int, text string, save bool) (edit.FileResult, error) {
 		t.Helper()
 		res, err := v.e.EditLines(v.ctx, "o/ours.txt", []edit.LineEdit{{LineStart: line, LineEnd: line, NewText: text}}, edit.Options{Save: save})
 		if err != nil {
+			return edit.FileResult{}, err
+		}
+		return res.Files[0], nil
+	}
+	must := func(f edit.FileResult, err error) edit.FileResult {
+		t.Helper()
+		if err != nil {
 			t.Fatal(err)
 		}
-		return res.Files[0]
+		return f
 	}
-	step(1, "one", false)
-	step(2, "two", false)
-	if f := step(3, "three", true); !f.Saved {
+	must(step(1, "one", false))
+	must(step(2, "two", false))
+	if f := must(step(3, "three", true)); !f.Saved {
 		t.Fatalf("not saved: %+v", f)
 	}
 	if got := v.disk("o/ours.txt"); got != "one\ntwo\nthree\n" {
 		t.Fatalf("disk = %q", got)
 	}
-	step(1, "ONE", false)
+	must(step(1, "ONE", false))
 	v.userEdit("o/ours.txt", 1, "user")
-	if f := step(3, "THREE", true); f.Saved || !strings.Contains(f.Note, "not saved") {
-		t.Fatalf("saved over the user's change: %+v", f)
-	}
+	_, err := step(3, "THREE", true)
+	wantCode(t, err, apierr.PreconditionFailed)
 	if got := v.disk("o/ours.txt"); got != "one\ntwo\nthree\n" {
 		t.Fatalf("disk = %q", got)
+	}
+	if got := v.buffer("o/ours.txt").Text; got != "ONE\nuser\nthree\n" {
+		t.Fatalf("buffer = %q: a refused change was applied", got)
 	}
 }
 

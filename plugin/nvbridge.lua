@@ -5,7 +5,11 @@ if vim.g.loaded_nvbridge then
 end
 vim.g.loaded_nvbridge = true
 
-vim.api.nvim_create_user_command('NvbridgeStart', function(opts)
+local function cmd(name, fn, opts)
+  vim.api.nvim_create_user_command(name, fn, opts)
+end
+
+cmd('NvbridgeStart', function(opts)
   require('nvbridge').start({ http = opts.args ~= '' and opts.args or nil })
 end, {
   nargs = '?',
@@ -15,15 +19,46 @@ end, {
   end,
 })
 
-vim.api.nvim_create_user_command('NvbridgeStop', function()
+cmd('NvbridgeStop', function()
   require('nvbridge').stop()
-end, { desc = 'Stop the nvbridge server started by :NvbridgeStart' })
+end, { desc = 'Stop nvbridge: the HTTP server, every connected agent, its autocmds and buffers' })
 
-vim.api.nvim_create_user_command('NvbridgeStatus', function()
+cmd('NvbridgeStatus', function()
   require('nvbridge').status()
-end, { desc = 'Show whether nvbridge runs and how to connect an MCP client' })
+end, { desc = 'Show the nvbridge server and the connected agents (stdio and HTTP) with their last calls' })
 
-vim.api.nvim_create_user_command('NvbridgeDebug', function(opts)
+cmd('NvbridgePause', function()
+  require('nvbridge').pause()
+end, { desc = 'Refuse writing tool calls ("paused by the user") until :NvbridgeResume' })
+
+cmd('NvbridgeResume', function()
+  require('nvbridge').resume()
+end, { desc = 'Let agents change buffers and files again' })
+
+cmd('NvbridgeUndo', function(opts)
+  require('nvbridge').undo(opts.args ~= '' and opts.args or nil)
+end, { nargs = '?', desc = 'Undo the last changeset an agent applied (or the one named) in every buffer it changed' })
+
+cmd('NvbridgeApprove', function(opts)
+  local decision, note = opts.args:match('^(%S+)%s*(.*)$')
+  require('nvbridge').approve(decision or 'accept', note ~= '' and note or nil)
+end, {
+  nargs = '*',
+  desc = 'Answer the waiting approval: accept | reject [note] | edit',
+  complete = function()
+    return { 'accept', 'reject', 'edit' }
+  end,
+})
+
+cmd('NvbridgeChanges', function()
+  require('nvbridge').changes()
+end, { desc = 'Quickfix list of everything agents changed in this session' })
+
+cmd('NvbridgeLog', function()
+  require('nvbridge').log()
+end, { desc = "Show nvbridge's log of tool calls, approvals and changes" })
+
+cmd('NvbridgeDebug', function(opts)
   require('nvbridge.debug_ui').command(opts.args)
 end, {
   nargs = '?',
@@ -32,3 +67,17 @@ end, {
     return require('nvbridge.debug_ui').complete()
   end,
 })
+
+-- Findable by `nvbridge mcp --nvim auto`: a small discovery file naming
+-- this Neovim's address and working directory (see :help nvbridge-auto).
+if vim.g.nvbridge_discovery ~= false then
+  vim.api.nvim_create_autocmd('VimEnter', {
+    once = true,
+    callback = function()
+      require('nvbridge').advertise()
+    end,
+  })
+  if vim.v.vim_did_enter == 1 then
+    require('nvbridge').advertise()
+  end
+end

@@ -16,7 +16,8 @@ type editBufferArgs struct {
 	fileArg
 	Edits []lineEditArg `json:"edits" jsonschema:"line edits, all numbered against the file as it is now; they must not overlap"`
 	previewArg
-	Save bool `json:"save,omitempty" jsonschema:"write the file after applying (default false); a buffer with unsaved changes nvbridge did not make is never saved"`
+	Save      bool `json:"save,omitempty" jsonschema:"write the file after applying (default false); a buffer with unsaved changes nvbridge did not make is never saved"`
+	NoAutocmd bool `json:"noautocmd,omitempty" jsonschema:"save without running the user's write autocmds (BufWritePre formatters); default false: they run, and when they change what is written the answer has written_diff"`
 }
 
 func editBufferTool(env *Env) Tool {
@@ -28,7 +29,7 @@ func editBufferTool(env *Env) Tool {
 			for i, e := range in.Edits {
 				edits[i] = edit.LineEdit{LineStart: e.LineStart, LineEnd: e.LineEnd, NewText: e.NewText}
 			}
-			r, err := env.Edit.EditLines(ctx, in.File, edits, edit.Options{Preview: in.preview(), Save: in.Save})
+			r, err := env.Edit.EditLines(ctx, in.File, edits, edit.Options{Preview: in.preview(), Save: in.Save, NoAutocmd: in.NoAutocmd, Tool: "edit_buffer"})
 			return singleFileResult(r), err
 		})
 }

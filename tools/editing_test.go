@@ -98,12 +98,18 @@ vim.api.nvim_buf_set_lines(b, 4, 5, true, { 'delta (user)' })`, nil, filepath.Jo
 	pp := okCall("apply_patch", `{"patch":`+jsonString(patch)+`}`)
 	okCall("discard_changeset", `{"changeset_id":"`+get(pp, "changeset_id").(string)+`"}`)
 	wantError(t, mcpCall(t, c, "discard_changeset", `{"changeset_id":"`+get(pp, "changeset_id").(string)+`"}`), apierr.ResourceNotFound)
-	pp = okCall("apply_patch", `{"patch":`+jsonString(patch)+`,"preview":false,"save":true}`)
-	if get(pp, "files.0.saved") != false || !strings.Contains(get(pp, "files.0.note").(string), "not made by nvbridge") || get(pp, "files.1.saved") != true {
-		t.Fatalf("apply_patch with save: %v", pp)
+	// save: true saves all the files or none: notes.txt holds the user's
+	// edit, so the whole changeset is refused, nothing changed.
+	wantError(t, mcpCall(t, c, "apply_patch", `{"patch":`+jsonString(patch)+`,"preview":false,"save":true}`), apierr.PreconditionFailed, "notes.txt", "not make")
+	if disk("other.txt") != "one\ntwo\n" || disk("notes.txt") != "alpha\nbeta\ngamma\nbeta\n" {
+		t.Fatalf("disk after a refused save: %q %q", disk("other.txt"), disk("notes.txt"))
 	}
-	if disk("other.txt") != "one\ntwo\nthree\n" || disk("notes.txt") != "alpha\nbeta\ngamma\nbeta\n" {
-		t.Fatalf("disk: %q %q", disk("other.txt"), disk("notes.txt"))
+	pp = okCall("apply_patch", `{"patch":`+jsonString(patch)+`,"preview":false}`)
+	if get(pp, "files.0.saved") != false || get(pp, "files.1.saved") != false {
+		t.Fatalf("apply_patch without save: %v", pp)
+	}
+	if sv := okCall("save_buffer", `{"file":"other.txt"}`); get(sv, "saved") != true || disk("other.txt") != "one\ntwo\nthree\n" {
+		t.Fatalf("save_buffer other.txt: %v, disk %q", sv, disk("other.txt"))
 	}
 	bad := "--- a/other.txt\n+++ b/other.txt\n@@ -1 +1 @@\n-uno\n+1\n"
 	wantError(t, mcpCall(t, c, "apply_patch", `{"patch":`+jsonString(bad)+`}`), apierr.Conflict, "hunk 1", "uno")

@@ -26,12 +26,13 @@ func refactoringTools(env *Env) []Tool {
 
 // saveArg is the save switch of the refactoring tools.
 type saveArg struct {
-	Save bool `json:"save,omitempty" jsonschema:"write the touched files after applying (default false; ignored for a preview); a buffer that had unsaved changes before is never saved"`
+	Save      bool `json:"save,omitempty" jsonschema:"write the touched files after applying (default false; ignored for a preview): all of them or none (PRECONDITION_FAILED when one holds unsaved changes nvbridge did not make)"`
+	NoAutocmd bool `json:"noautocmd,omitempty" jsonschema:"save without running the user's write autocmds (BufWritePre formatters); default false: they run, and when they change what is written the answer has written_diff"`
 }
 
 // submit previews or applies a refactoring's changeset.
 func submit(ctx context.Context, env *Env, cs preview.Changeset, p previewArg, s saveArg) (*edit.Result, error) {
-	r, err := env.Edit.Submit(ctx, cs, edit.Options{Preview: p.preview(), Save: s.Save})
+	r, err := env.Edit.Submit(ctx, cs, edit.Options{Preview: p.preview(), Save: s.Save, NoAutocmd: s.NoAutocmd})
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,11 @@ func NewEnv(s *nvim.Session, client *lsp.Client, logf func(format string, args .
 		logf = func(string, ...any) {}
 	}
 	modes, _ := NewModes(ModeAll, false)
-	return &Env{Session: s, LSP: client, Edit: edit.NewEngine(s), DAP: dap.NewManager(s.Root(), dap.NewDisplay(s), logf), Logf: logf, Modes: modes}
+	env := &Env{Session: s, LSP: client, Edit: edit.NewEngine(s), DAP: dap.NewManager(s.Root(), dap.NewDisplay(s), logf), Logf: logf, Modes: modes}
+	if !s.Embedded() {
+		env.Edit.Approve = env.engineApproval // the user approves changes (user.go)
+	}
+	return env
 }
 
 // Close ends what the environment started beside Neovim: the debug
@@ -219,7 +223,7 @@ func All(env *Env) []Tool {
 		all = append(all, group(env)...)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Tool.Name < all[j].Tool.Name })
-	return all
+	return wrapUser(env, all)
 }
 
 // toolGroups lists the functions that build each family of tools; each

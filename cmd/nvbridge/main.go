@@ -74,7 +74,7 @@ func (g globs) Set(v string) error {
 // set registers them too, with what was parsed so far as the default.
 func (g *globalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.root, "root", g.root, "workspace root: tools' paths are relative to it and confined to it (default: Neovim's working directory when attached, else .)")
-	fs.StringVar(&g.addr, "nvim", g.addr, "address of a running Neovim to attach to (socket path or host:port); default $NVIM, else an embedded Neovim")
+	fs.StringVar(&g.addr, "nvim", g.addr, "address of a running Neovim to attach to (socket path or host:port), or auto: the Neovim with the nvbridge plugin whose working directory contains the root; default $NVIM, else an embedded Neovim")
 	fs.StringVar(&g.nvimCmd, "nvim-cmd", g.nvimCmd, "Neovim executable for the embedded mode (default: nvim on PATH, the checkout's .deps/bin first)")
 	fs.DurationVar(&g.timeout, "timeout", g.timeout, "bound on one language server request")
 	fs.StringVar(&g.logFile, "log", g.logFile, "write logs to this file (default stderr; never stdout)")
@@ -291,6 +291,17 @@ func neovimCwd(ctx context.Context, addr string) (string, error) {
 
 // connect opens the Neovim session and the tool environment.
 func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env, func(), error) {
+	if g.addr == "auto" {
+		root := g.root
+		if root == "" {
+			root = "."
+		}
+		addr, err := discoverNvim(root) // auto.go
+		if err != nil {
+			return nil, nil, err
+		}
+		g.addr = addr
+	}
 	rootDir, addr := g.target(ctx)
 	root, err := workspace.NewWith(rootDir, g.policy)
 	if err != nil {

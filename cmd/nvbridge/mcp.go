@@ -83,6 +83,13 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 	defer closeEnv()
 	env.Modes = modes
 	srv := tools.NewServer(env, version)
+	transport := "stdio"
+	if ln != nil {
+		transport = "http " + ln.Addr().String()
+	}
+	if err := tools.AnnounceAgent(ctx, env, transport); err != nil {
+		logger.Printf("announce to Neovim: %v", err)
+	}
 
 	// The session ending (Neovim quit) ends the server too.
 	ctx, cancel := context.WithCancel(ctx)

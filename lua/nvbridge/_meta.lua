@@ -97,8 +97,10 @@ error('nvbridge._meta is a type description, not a module')
 
 --- apply.apply's plan (Go: edit.luaPlan).
 ---@class nvbridge.Plan
+---@field id string the changeset's id (undo of a whole changeset)
 ---@field files nvbridge.PlanFile[]
 ---@field save boolean
+---@field noautocmd boolean save without the user's write autocmds
 ---@field guard nvbridge.Guard
 ---@field fail_at? string fault injection for tests: fail at this path
 
@@ -122,6 +124,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field bomb boolean
 ---@field saved boolean
 ---@field note string
+---@field written_text? string the text a save wrote when the user's write autocmds changed it
 
 --- apply.apply's reply (Go: edit.luaApplyReply).
 ---@class nvbridge.ApplyReply
@@ -138,6 +141,9 @@ error('nvbridge._meta is a type description, not a module')
 ---@field saved boolean
 ---@field discarded boolean
 ---@field note string
+---@field path? string undo_all: the file
+---@field written_text? string save: the text written when the user's write autocmds changed it
+---@field before_text? string save: the text before those autocmds ran
 ---@field err? nvbridge.Error
 
 --- actions.begin_capture's reply (Go: lsp.captureBegin).

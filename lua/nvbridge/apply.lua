@@ -690,8 +690,8 @@ end
 --- checking that its file is still expected (the real path Go checked) and
 --- may be written (guard). A renamed buffer's old file is removed once the
 --- new one is written.
----@return boolean saved, string? note, table? err
-local function write_buffer(b, force, g, expected)
+---@return boolean saved, string? note, table? err, string? written
+local function write_buffer(b, force, g, expected, noautocmd)
   local path = api.nvim_buf_get_name(b)
   local gerr = guard(g, path, expected, 'write')
   if gerr then
@@ -712,10 +712,20 @@ local function write_buffer(b, force, g, expected)
   if not vim.bo[b].eol then
     vim.bo[b].fixeol = false
   end
+  -- The user's BufWritePre/BufWritePost autocmds (a formatter) run unless
+  -- noautocmd: what they change is reported as what was written.
+  local before = buffer_text(b)
   local ok, err = pcall(api.nvim_buf_call, b, function()
-    vim.cmd('silent keepalt keepjumps write!')
+    vim.cmd((noautocmd and 'noautocmd ' or '') .. 'silent keepalt keepjumps write!')
   end)
   vim.bo[b].fixeol = fixeol
+  local written
+  if ok and api.nvim_buf_is_valid(b) then
+    local after = buffer_text(b)
+    if after ~= before then
+      written = after
+    end
+  end
   if not ok then
     return false, 'not saved: ' .. tostring(err)
   end
@@ -728,11 +738,11 @@ local function write_buffer(b, force, g, expected)
     if uv.fs_lstat(from) and not (other and api.nvim_buf_is_loaded(other)) then
       local rerr = guard(g, from, from, 'remove')
       if rerr then
-        return true, 'saved, but the old file was not removed: ' .. rerr.message
+        return true, 'saved, but the old file was not removed: ' .. rerr.message, nil, written
       end
       local removed, rm_err = os.remove(from)
       if not removed then
-        return true, 'saved, but the old file ' .. from .. ' could not be removed: ' .. tostring(rm_err)
+        return true, 'saved, but the old file ' .. from .. ' could not be removed: ' .. tostring(rm_err), nil, written
       end
     end
   end
@@ -742,7 +752,7 @@ local function write_buffer(b, force, g, expected)
     records[#records].tick = vim.b[b].changedtick
     set_undo_records(b, records)
   end
-  return true
+  return true, nil, nil, written
 end
 
 --- Validates one file of a plan; returns its target or an error.
@@ -773,6 +783,12 @@ local function prepare(f, find, plan)
     return t
   end
   local b = loaded_buffer(find, f.path)
+  local released = bridge.released[f.path]
+  if e.loaded and not b and released and released.bufnr == e.bufnr and released.changedtick == e.changedtick and released.hash then
+    -- nvbridge unloaded this read-only buffer since the preview: the
+    -- file must still hold what that buffer held.
+    e = { loaded = false, fingerprint = released.hash }
+  end
   if e.loaded then
     if b ~= e.bufnr then
       return nil, fail('CONFLICT', f.path .. ' was closed or reopened in Neovim since the preview', f.path)
@@ -853,6 +869,19 @@ end
 ---@param plan nvbridge.Plan
 ---@return nvbridge.ApplyReply
 function M.apply(plan)
+  -- Buffers this apply loads must not make bridge.load release others it
+  -- holds: releasing waits until the apply is over.
+  bridge.holding = (bridge.holding or 0) + 1
+  local ok, reply = pcall(M._apply, plan)
+  bridge.holding = bridge.holding - 1
+  if not ok then
+    error(reply, 0)
+  end
+  bridge.release_extra()
+  return reply
+end
+
+function M._apply(plan)
   local find = buffer_index()
   local targets = {}
   for _, f in ipairs(plan.files) do
@@ -864,6 +893,35 @@ function M.apply(plan)
     if err then
       rollback(targets)
       return { err = err }
+    end
+  end
+
+  -- save: every file of the changeset is saved, or none: a file that could
+  -- not be written (the user's own unsaved changes, a file changed on disk)
+  -- refuses the whole changeset before anything changes.
+  if plan.save then
+    local blocked = {}
+    for _, t in ipairs(targets) do
+      local b = t.b
+      if b and t.f.kind ~= 'delete' and api.nvim_buf_is_loaded(b) then
+        if modified_by_user(b) then
+          table.insert(blocked, t.f.path .. ' has unsaved changes nvbridge did not make')
+        elseif not t.f.overwrite and disk_changed(b) then
+          table.insert(blocked, t.f.path .. ' changed on disk since it was loaded')
+        end
+      end
+    end
+    if #blocked > 0 then
+      rollback(targets)
+      return {
+        err = fail(
+          'PRECONDITION_FAILED',
+          'save: true saves every file of a changeset or none, and ' .. table.concat(blocked, '; ')
+            .. ' (nothing was changed or saved)',
+          nil,
+          'save or discard those changes in Neovim first, or apply without save (the edits then stay unsaved in the buffers, shown to the user)'
+        ),
+      }
     end
   end
 
@@ -940,7 +998,7 @@ function M.apply(plan)
         if t.user_modified then
           r.note = 'not saved: the buffer had unsaved changes (not made by nvbridge) before this edit; review them, then save_buffer'
         else
-          r.saved, r.note = write_buffer(b, f.overwrite, plan.guard, f.new_path or f.path)
+          r.saved, r.note, _, r.written_text = write_buffer(b, f.overwrite, plan.guard, f.new_path or f.path, plan.noautocmd)
         end
       elseif f.kind == 'rename' then
         r.note = 'renamed in Neovim; the file moves on disk when the buffer is saved (save_buffer)'
@@ -954,10 +1012,34 @@ function M.apply(plan)
     r.saved = r.saved == true
     table.insert(out, r)
   end
+  local ok_user, user = pcall(require, 'nvbridge.user')
+  if ok_user then
+    pcall(user.applied, plan, targets)
+  end
   return { files = out }
 end
 
 -- Buffer state tools ---------------------------------------------------------
+
+--- The view (cursor, topline, ...) of every window showing b, for
+--- restore_views after an undo (which moves the cursor to the change).
+function M.save_views(b)
+  local views = {}
+  for _, w in ipairs(vim.fn.win_findbuf(b)) do
+    views[w] = api.nvim_win_call(w, vim.fn.winsaveview)
+  end
+  return views
+end
+
+function M.restore_views(views)
+  for w, view in pairs(views) do
+    if api.nvim_win_is_valid(w) then
+      pcall(api.nvim_win_call, w, function()
+        vim.fn.winrestview(view)
+      end)
+    end
+  end
+end
 
 --- Undoes the last nvbridge change in the buffer of path, unless the buffer
 --- was edited after it.
@@ -988,9 +1070,11 @@ function M.undo(path)
     }
   end
   if top.before ~= top.after then
+    local views = M.save_views(b)
     api.nvim_buf_call(b, function()
       vim.cmd('silent undo ' .. top.before)
     end)
+    M.restore_views(views)
   end
   if undo_seq(b) ~= top.before then
     return { err = fail('OPERATION_FAILED', 'Neovim could not undo the change in ' .. path, path) }
@@ -1002,13 +1086,54 @@ function M.undo(path)
   return d
 end
 
+--- Undoes the last nvbridge change in every buffer of paths as one step:
+--- all are checked first (each buffer's last nvbridge change must be the
+--- one it holds, nothing typed since), then all are undone; nothing is
+--- undone when one refuses. Every window keeps its view.
+---@param paths string[]
+---@return {files: nvbridge.BufferReply[], err: nvbridge.Error?}
+function M.undo_all(paths)
+  local find = buffer_index()
+  for _, path in ipairs(paths) do
+    local b = loaded_buffer(find, path)
+    if not b then
+      return { err = fail('PRECONDITION_FAILED', path .. ' is no longer open in Neovim: the changeset cannot be undone', path) }
+    end
+    local records = undo_records(b)
+    local top = records[#records]
+    if not top then
+      return { err = fail('PRECONDITION_FAILED', 'no nvbridge change to undo in ' .. path, path) }
+    end
+    if undo_seq(b) ~= top.after then
+      return {
+        err = fail('CONFLICT', path .. ' was edited (or undone) after the changeset; nothing was undone', path),
+      }
+    end
+  end
+  local out = {}
+  for _, path in ipairs(paths) do
+    local d = M.undo(path)
+    d.path = path
+    if d.err then
+      d.err.message = d.err.message .. ' (earlier files of the changeset were undone)'
+      return { err = d.err }
+    end
+    table.insert(out, d)
+  end
+  return { files = out }
+end
+
+local function written_before(b)
+  return buffer_text(b)
+end
+
 --- Writes the buffer of path. Refuses (CONFLICT) when the file changed on
 --- disk since it was loaded, unless force; refuses, force or not, when the
 --- file it would write is not path (a symlink appeared on the way), lies
 --- outside the root or has other hard links (guard).
 ---@param g nvbridge.Guard
 ---@return nvbridge.BufferReply
-function M.save(path, force, g)
+function M.save(path, force, g, noautocmd)
   local st = uv.fs_stat(path)
   if st and st.type == 'directory' then
     return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', path, 'name a file inside it') }
@@ -1032,7 +1157,8 @@ function M.save(path, force, g)
       err = fail('CONFLICT', path .. ' changed on disk since it was loaded; saving would overwrite that change', path),
     }
   end
-  local saved, note, err = write_buffer(b, force, g, path)
+  local before = written_before(b)
+  local saved, note, err, written = write_buffer(b, force, g, path, noautocmd == true)
   if err then
     return { err = err }
   end
@@ -1040,7 +1166,10 @@ function M.save(path, force, g)
     return { err = fail('OPERATION_FAILED', note, path) }
   end
   local d = describe(b)
-  d.saved, d.note = true, note
+  d.saved, d.note, d.written_text = true, note, written
+  if written then
+    d.before_text = before
+  end
   return d
 end
 

@@ -26,9 +26,13 @@ local in_flight = {}
 ---@type table<integer, table<string, {version: integer?, tick: integer}>>
 local published = {}
 
+-- Per client and URI: the document version last sent (LspNotify).
+---@type table<integer, table<string, integer>>
+local sent = {}
+
 -- Active $/progress work per client, from LspProgress events: token ->
 -- {title, message, percentage} (the begin's title kept through reports).
----@type table<integer, table<any, boolean>>
+---@type table<integer, table<any, {title: string?, message: string?, percentage: number?}>>
 local progress = {}
 -- Clients that ended $/progress work at least once, or whose wait for it
 -- ran out (see busy: a server indexing after attaching).
@@ -218,6 +222,37 @@ local function describe(client, bufnr)
   }
 end
 
+--- Removes everything setup installed (the augroup and its autocmds) and
+--- wipes the buffers nvbridge loaded only to read: nothing of nvbridge's is
+--- left in the user's Neovim (:NvbridgeStop). A later connect sets up again.
+function M.teardown()
+  pcall(api.nvim_del_augroup_by_name, 'nvbridge')
+  M._setup_done = false
+  M.release_extra(nil, 0)
+  for k, op in pairs(in_flight) do
+    if op.cancel then
+      pcall(op.cancel)
+    end
+    in_flight[k] = nil
+  end
+end
+
+--- Asks the user to approve a change (user.lua; async like the LSP
+--- requests: nvbridge_done answers).
+function M.approve(chan, id, req)
+  return require('nvbridge.user').approve(chan, id, req)
+end
+
+--- Lets another module (user.lua's approvals) be cancelled like an
+--- operation of this one (bridge.cancel).
+function M.track(chan, id, cancel)
+  in_flight[key(chan, id)] = { cancel = cancel }
+end
+
+function M.untrack(chan, id)
+  in_flight[key(chan, id)] = nil
+end
+
 --- Installs the event hooks once per Neovim (idempotent: the Go side calls it
 --- on every connect and several bridges may share one Neovim).
 function M.setup()
@@ -227,21 +262,96 @@ function M.setup()
   M._setup_done = true
   local group = api.nvim_create_augroup('nvbridge', { clear = true })
 
-  local original = vim.lsp.handlers['textDocument/publishDiagnostics']
-  vim.lsp.handlers['textDocument/publishDiagnostics'] = function(err, result, ctx, config)
-    if result and result.uri and ctx and ctx.client_id then
-      published[ctx.client_id] = published[ctx.client_id] or {}
-      local bufnr = vim.uri_to_bufnr(result.uri)
-      published[ctx.client_id][result.uri] = {
-        version = result.version,
-        tick = api.nvim_buf_is_loaded(bufnr) and vim.b[bufnr].changedtick or 0,
-        at = uv.now(),
-      }
-    end
-    local out = original(err, result, ctx, config)
-    api.nvim_exec_autocmds('User', { pattern = 'NvbridgeDiagnostics', modeline = false })
-    return out
-  end
+  -- Publishes are observed with DiagnosticChanged in nvbridge's own
+  -- augroup (removed by teardown): the user's publishDiagnostics handler
+  -- is never replaced. Neovim runs the event for each publish it handles,
+  -- with the buffer and the diagnostics (each naming its namespace, so its
+  -- client); an empty publish names no namespace: it is the publish of
+  -- every attached client that holds no diagnostics for the buffer now.
+  -- The event carries no document version: a publish is recorded for the
+  -- version the document has when it arrives (servers publish for the
+  -- latest version they received).
+  -- The version of each document last sent to each server (didOpen,
+  -- didChange): a publish describes at most that version (Neovim sends
+  -- didChange debounced, so the buffer's own version may be ahead).
+  api.nvim_create_autocmd('LspNotify', {
+    group = group,
+    callback = function(ev)
+      local data = ev.data or {}
+      if data.method ~= 'textDocument/didChange' and data.method ~= 'textDocument/didOpen' then
+        return
+      end
+      local doc = data.params and data.params.textDocument
+      if doc and doc.uri and doc.version and data.client_id then
+        sent[data.client_id] = sent[data.client_id] or {}
+        sent[data.client_id][doc.uri] = doc.version
+      end
+    end,
+  })
+
+  api.nvim_create_autocmd('DiagnosticChanged', {
+    group = group,
+    callback = function(ev)
+      local bufnr = ev.buf
+      if not bufnr or not api.nvim_buf_is_valid(bufnr) then
+        return
+      end
+      local uri = vim.uri_from_bufnr(bufnr)
+      local by_ns = {}
+      for name, ns in pairs(api.nvim_get_namespaces()) do
+        local id = name:match('^vim%.lsp%..*%.(%d+)$')
+        if id then
+          by_ns[ns] = tonumber(id)
+        end
+      end
+      local clients = {}
+      local diags = ev.data and ev.data.diagnostics or {}
+      if #diags > 0 then
+        for _, d in ipairs(diags) do
+          if d.namespace and by_ns[d.namespace] then
+            clients[by_ns[d.namespace]] = true
+          end
+        end
+      else
+        for _, client in ipairs(get_clients({ bufnr = bufnr })) do
+          local ns
+          for n, id in pairs(by_ns) do
+            if id == client.id then
+              ns = n
+            end
+          end
+          if ns and #vim.diagnostic.get(bufnr, { namespace = ns }) == 0 then
+            clients[client.id] = true
+          end
+        end
+      end
+      local loaded = api.nvim_buf_is_loaded(bufnr)
+      for client_id in pairs(clients) do
+        published[client_id] = published[client_id] or {}
+        published[client_id][uri] = {
+          -- Staged publishers (no version, several publishes per text)
+          -- keep the quiet-window rule of wait_diagnostics.
+          version = (loaded and not staged(client_id)) and ((sent[client_id] or {})[uri] or buf_version(bufnr)) or nil,
+          tick = loaded and vim.b[bufnr].changedtick or 0,
+          at = uv.now(),
+        }
+      end
+      if next(clients) then
+        api.nvim_exec_autocmds('User', { pattern = 'NvbridgeDiagnostics', modeline = false })
+      end
+    end,
+  })
+
+  -- A buffer the user opens in a window is theirs: nvbridge no longer
+  -- unloads it.
+  api.nvim_create_autocmd('BufWinEnter', {
+    group = group,
+    callback = function(ev)
+      if vim.b[ev.buf].nvbridge_loaded then
+        vim.b[ev.buf].nvbridge_loaded = nil
+      end
+    end,
+  })
 
   -- Every client's exit is observed; a client attaching brings its
   -- server's buffers back up.
@@ -515,9 +625,68 @@ local function load(path)
   if not ok then
     return nil, tostring(err)
   end
-  vim.bo[b].buflisted = true
+  -- Loaded only to be read: not listed (the user's :ls and :bnext do not
+  -- see it), remembered so that it is unloaded when no longer needed.
+  if not vim.bo[b].buflisted then
+    vim.b[b].nvbridge_loaded = true
+    table.insert(M.loaded_order, b)
+  end
   record_disk(b, path)
+  M.release_extra(b)
   return b
+end
+
+--- How many buffers nvbridge loaded only to read it keeps loaded (the
+--- servers answer faster about open documents); beyond that the oldest
+--- are wiped. The user sets it with vim.g.nvbridge_max_loaded.
+M.max_loaded = 20
+M.loaded_order = M.loaded_order or {}
+-- Buffers release_extra wiped, by path: {bufnr, changedtick, hash}.
+M.released = M.released or {}
+
+--- Whether b is a buffer nvbridge loaded only to read and may wipe: not
+--- listed (the user did not open it, nvbridge changed nothing in it left
+--- unsaved), unmodified, shown in no window.
+local function releasable(b)
+  return api.nvim_buf_is_valid(b)
+    and vim.b[b].nvbridge_loaded == true
+    and not vim.bo[b].buflisted
+    and not vim.bo[b].modified
+    and #vim.fn.win_findbuf(b) == 0
+end
+
+--- Wipes the oldest read-only buffers beyond M.max_loaded (keep: the one
+--- just loaded); all of them when max is 0 (stop).
+function M.release_extra(keep, max)
+  if (M.holding or 0) > 0 and max ~= 0 then
+    return
+  end
+  max = max or tonumber(vim.g.nvbridge_max_loaded) or M.max_loaded
+  local live = {}
+  for _, b in ipairs(M.loaded_order) do
+    if api.nvim_buf_is_valid(b) and vim.b[b].nvbridge_loaded == true then
+      table.insert(live, b)
+    end
+  end
+  local excess = #live - max
+  local kept = {}
+  for _, b in ipairs(live) do
+    if excess > 0 and b ~= keep and releasable(b) then
+      excess = excess - 1
+      -- A preview may hold this buffer's state: apply accepts the file
+      -- again when its content is still the one this buffer held.
+      M.released[api.nvim_buf_get_name(b)] = {
+        bufnr = b, changedtick = vim.b[b].changedtick, hash = vim.b[b].nvbridge_disk_hash,
+      }
+      pcall(api.nvim_buf_delete, b, { force = false })
+      if api.nvim_buf_is_valid(b) then
+        pcall(vim.cmd, 'silent! bwipeout ' .. b)
+      end
+    elseif api.nvim_buf_is_valid(b) then
+      table.insert(kept, b)
+    end
+  end
+  M.loaded_order = kept
 end
 
 -- Runs :checktime for one modified buffer with a FileChangedShell handler
@@ -591,6 +760,12 @@ local function reconcile(bufnr, deep)
     changed = data ~= buffer_bytes(bufnr)
   end
   local state = 'same'
+  if changed and M.shown_noautoread(bufnr) then
+    -- The user shows this buffer and asked not to have it reloaded under
+    -- them ('noautoread'): leave it, tell them, and let the caller say so.
+    M.tell_stale(bufnr, path, hash)
+    return 'stale'
+  end
   if changed then
     api.nvim_buf_call(bufnr, function()
       vim.cmd('silent keepalt keepjumps edit!')
@@ -599,6 +774,30 @@ local function reconcile(bufnr, deep)
   end
   record_disk(bufnr, path, data, hash)
   return state
+end
+
+--- Whether bufnr is shown in one of the user's windows with 'autoread'
+--- off (its global-local value as Neovim applies it to this buffer).
+function M.shown_noautoread(bufnr)
+  if #vim.fn.win_findbuf(bufnr) == 0 then
+    return false
+  end
+  return vim.fn.getbufvar(bufnr, '&autoread') == 0
+end
+
+--- Tells the user, once per content on disk, that a buffer they show was
+--- not reloaded.
+function M.tell_stale(bufnr, path, hash)
+  if vim.b[bufnr].nvbridge_stale_told == (hash or '') then
+    return
+  end
+  vim.b[bufnr].nvbridge_stale_told = hash or ''
+  vim.schedule(function()
+    vim.notify(
+      'nvbridge: ' .. vim.fn.fnamemodify(path, ':~:.') .. " changed on disk; not reloaded ('noautoread'): :checktime or :edit to load it",
+      vim.log.levels.WARN
+    )
+  end)
 end
 
 -- Reloads every other loaded, unmodified file buffer whose file changed on
@@ -677,6 +876,15 @@ function M.open(path, must_exist)
   if state == 'conflict' then
     return {
       err = fail('CONFLICT', path .. ' has unsaved changes in Neovim and was also changed on disk'),
+    }
+  end
+  if state == 'stale' then
+    return {
+      err = fail(
+        'PRECONDITION_FAILED',
+        path .. " changed on disk, and the user shows it in Neovim with 'noautoread': it was not reloaded under them",
+        'ask the user to reload it (:checktime or :edit), or read the file from disk with read_file'
+      ),
     }
   end
   refresh_others(bufnr)

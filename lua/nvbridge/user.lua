@@ -1,0 +1,518 @@
+--- The user's side of what agents do through nvbridge, in their Neovim:
+--- the agents connected (stdio and HTTP), the User NvbridgeToolPre /
+--- NvbridgeToolPost events and before_tool hooks, the pause, the approval
+--- of changesets, the changes this session (quickfix, highlights) and the
+--- log. Called from Go with data as arguments (Session.Call), and from the
+--- plugin's commands.
+---
+--- State lives in package.loaded['nvbridge._user_state'], so that a new
+--- version of this module registered by another nvbridge keeps it.
+local M = {}
+
+local api = vim.api
+local uv = vim.uv or vim.loop
+
+local state = package.loaded['nvbridge._user_state']
+if not state then
+  state = {
+    agents = {}, -- chan -> {chan, transport, since, calls = {{tool, ok, at, summary}}}
+    paused = false,
+    log = {}, -- lines
+    changes = {}, -- quickfix items
+    changesets = {}, -- {id, paths}, oldest first
+    pending = {}, -- approvals waiting, oldest first
+  }
+  package.loaded['nvbridge._user_state'] = state
+end
+M.state = state
+
+local LOG_MAX = 1000
+local CALLS_MAX = 10
+local CHANGESETS_MAX = 64
+
+M.ns = api.nvim_create_namespace('nvbridge_changes')
+M.highlight_ms = 1500
+
+--- The user plugin's configuration (require('nvbridge').setup), when the
+--- plugin is loaded.
+local function config()
+  local p = package.loaded['nvbridge']
+  return type(p) == 'table' and type(p.config) == 'table' and p.config or {}
+end
+
+local function hooks(event)
+  local p = package.loaded['nvbridge']
+  local h = type(p) == 'table' and type(p._hooks) == 'table' and p._hooks[event]
+  return h or {}
+end
+
+local function log(line)
+  table.insert(state.log, os.date('%H:%M:%S ') .. line)
+  while #state.log > LOG_MAX do
+    table.remove(state.log, 1)
+  end
+  local b = state.log_buf
+  if b and api.nvim_buf_is_valid(b) then
+    vim.bo[b].modifiable = true
+    api.nvim_buf_set_lines(b, -1, -1, false, { state.log[#state.log] })
+    vim.bo[b].modifiable = false
+    vim.bo[b].modified = false
+  end
+end
+M.log = log
+
+local function fail(code, message, remediation)
+  return { code = code, message = message, remediation = remediation }
+end
+
+-- Agents -----------------------------------------------------------------------
+
+--- Registers the nvbridge on channel chan (called by Go on connect).
+---@param chan integer
+---@param transport string "stdio" | "http ADDR" | ...
+function M.register(chan, transport)
+  state.agents[chan] = { chan = chan, transport = transport, since = os.time(), calls = {} }
+  log(('agent connected: channel %d (%s)'):format(chan, transport))
+  return true
+end
+
+--- The agents still connected (channels that closed are dropped).
+function M.agents()
+  local out = {}
+  for chan, a in pairs(state.agents) do
+    local ok, info = pcall(api.nvim_get_chan_info, chan)
+    if ok and info and next(info) then
+      table.insert(out, a)
+    else
+      state.agents[chan] = nil
+    end
+  end
+  table.sort(out, function(x, y)
+    return x.chan < y.chan
+  end)
+  return out
+end
+
+--- Closes every agent's channel: each nvbridge sees its Neovim go away and
+--- stops. Returns how many were disconnected.
+function M.disconnect_all()
+  local n = 0
+  for _, a in ipairs(M.agents()) do
+    if pcall(vim.fn.chanclose, a.chan) then
+      n = n + 1
+    end
+    state.agents[a.chan] = nil
+  end
+  -- Approvals waiting for the user are answered: nobody will read them.
+  for _, p in ipairs(vim.deepcopy(state.pending)) do
+    M.answer('reject', 'nvbridge was stopped by the user', p.key)
+  end
+  return n
+end
+
+-- Discovery ------------------------------------------------------------------------
+
+--- The discovery file of this Neovim (nvbridge mcp --nvim auto reads every
+--- such file): stdpath('state')/nvbridge/nvim-PID.json.
+function M.discovery_path()
+  return vim.fs.joinpath(vim.fn.stdpath('state'), 'nvbridge', 'nvim-' .. uv.os_getpid() .. '.json')
+end
+
+--- Writes the discovery file: this Neovim's address, cwd and pid.
+function M.write_discovery()
+  local addr = vim.v.servername
+  if addr == nil or addr == '' then
+    return false
+  end
+  local path = M.discovery_path()
+  vim.fn.mkdir(vim.fs.dirname(path), 'p')
+  local body = vim.json.encode({ address = addr, cwd = vim.fn.getcwd(), pid = uv.os_getpid() })
+  return pcall(vim.fn.writefile, { body }, path)
+end
+
+function M.remove_discovery()
+  pcall(os.remove, M.discovery_path())
+end
+
+-- Tool events, hooks and the pause -----------------------------------------
+
+--- Called by Go before every tool call. Runs User NvbridgeToolPre and the
+--- before_tool hooks; returns {refuse = Error} when the call must not run
+--- (paused, a hook refused), else {}.
+---@param chan integer
+---@param tool string
+---@param args_json string
+---@param writes boolean the tool may change buffers or files
+function M.tool_pre(chan, tool, args_json, writes)
+  local ok, args = pcall(vim.json.decode, args_json)
+  if not ok then
+    args = {}
+  end
+  local agent = state.agents[chan]
+  if not agent then
+    agent = { chan = chan, transport = 'unknown', since = os.time(), calls = {} }
+    state.agents[chan] = agent
+  end
+  log(('%s %s'):format(tool, args_json:sub(1, 200)))
+  local data = { tool = tool, arguments = args, writes = writes, channel = chan }
+  pcall(api.nvim_exec_autocmds, 'User', { pattern = 'NvbridgeToolPre', modeline = false, data = data })
+  if writes and state.paused then
+    log(tool .. ' refused: paused')
+    return { refuse = fail('PRECONDITION_FAILED', 'paused by the user: nvbridge does not change buffers or files now',
+      'wait until the user resumes nvbridge (:NvbridgeResume); read-only tools still answer') }
+  end
+  for _, fn in ipairs(hooks('before_tool')) do
+    local hok, allow, reason = pcall(fn, { tool = tool, arguments = args, writes = writes })
+    if not hok then
+      log(tool .. ': before_tool hook failed: ' .. tostring(allow))
+    elseif allow == false then
+      local msg = 'refused by the user\'s before_tool hook' .. (reason and (': ' .. tostring(reason)) or '')
+      log(tool .. ' ' .. msg)
+      return { refuse = fail('REJECTED', msg, 'do not retry the same call; ask the user, or do something else') }
+    end
+  end
+  return { mode = M.approve_mode() }
+end
+
+--- Called by Go after every tool call with its outcome: runs User
+--- NvbridgeToolPost and records the call.
+function M.tool_post(chan, tool, ok, summary)
+  local agent = state.agents[chan]
+  if agent then
+    table.insert(agent.calls, { tool = tool, ok = ok, at = os.time(), summary = summary })
+    while #agent.calls > CALLS_MAX do
+      table.remove(agent.calls, 1)
+    end
+  end
+  log(('%s -> %s %s'):format(tool, ok and 'ok' or 'error', (summary or ''):gsub('\n', ' '):sub(1, 200)))
+  local data = { tool = tool, ok = ok, summary = summary, channel = chan }
+  pcall(api.nvim_exec_autocmds, 'User', { pattern = 'NvbridgeToolPost', modeline = false, data = data })
+  return true
+end
+
+function M.pause()
+  state.paused = true
+  log('paused by the user')
+end
+
+function M.resume()
+  state.paused = false
+  log('resumed by the user')
+end
+
+function M.paused()
+  return state.paused
+end
+
+-- Approval -------------------------------------------------------------------------
+
+--- The approval mode: "writes" (default), "always" or "never"; from
+--- require('nvbridge').setup({approve = ...}) or vim.g.nvbridge_approve.
+function M.approve_mode()
+  -- Without the plugin's setup: "writes" when a UI shows Neovim (the
+  -- approval float can be answered), "never" in a Neovim nobody sees.
+  local default = #api.nvim_list_uis() > 0 and 'writes' or 'never'
+  local mode = config().approve or vim.g.nvbridge_approve or default
+  if mode ~= 'writes' and mode ~= 'always' and mode ~= 'never' then
+    mode = 'writes'
+  end
+  return mode
+end
+
+--- How long an approval waits for the user (ms).
+function M.approve_timeout_ms()
+  return tonumber(config().approve_timeout_ms or vim.g.nvbridge_approve_timeout_ms) or 300000
+end
+
+local function close_view(p)
+  if p.win and api.nvim_win_is_valid(p.win) then
+    pcall(api.nvim_win_close, p.win, true)
+  end
+  if p.buf and api.nvim_buf_is_valid(p.buf) then
+    pcall(api.nvim_buf_delete, p.buf, { force = true })
+  end
+end
+
+local function finish(p, err)
+  for i, q in ipairs(state.pending) do
+    if q == p then
+      table.remove(state.pending, i)
+      break
+    end
+  end
+  if p.timer then
+    p.timer:stop()
+    p.timer:close()
+    p.timer = nil
+  end
+  close_view(p)
+  require('nvbridge.bridge').untrack(p.chan, p.id)
+  vim.rpcnotify(p.chan, 'nvbridge_done', p.id, err, err and vim.NIL or 'true')
+end
+
+local function show(p)
+  if #api.nvim_list_uis() == 0 then
+    return -- headless: the user answers with :NvbridgeApprove
+  end
+  local lines = {
+    ('nvbridge: %s wants to change %d file(s). a: accept  r: reject  e: edit then accept  q: reject'):format(
+      p.tool ~= '' and p.tool or 'an agent', #p.files),
+  }
+  vim.list_extend(lines, vim.split(p.diff, '\n', { plain = true }))
+  local b = api.nvim_create_buf(false, true)
+  api.nvim_buf_set_lines(b, 0, -1, false, lines)
+  vim.bo[b].filetype = 'diff'
+  vim.bo[b].modifiable = false
+  vim.bo[b].bufhidden = 'wipe'
+  local width = math.min(vim.o.columns - 4, 120)
+  local height = math.min(vim.o.lines - 4, #lines)
+  p.buf = b
+  p.win = api.nvim_open_win(b, true, {
+    relative = 'editor', row = 1, col = math.floor((vim.o.columns - width) / 2), width = width, height = height,
+    border = 'rounded', title = ' nvbridge approval ', style = 'minimal',
+  })
+  local function map(lhs, fn)
+    vim.keymap.set('n', lhs, fn, { buffer = b, nowait = true })
+  end
+  map('a', function() M.answer('accept', nil, p.key) end)
+  map('e', function() M.answer('edit', nil, p.key) end)
+  map('r', function()
+    local note = vim.fn.input('reason (optional): ')
+    M.answer('reject', note ~= '' and note or nil, p.key)
+  end)
+  map('q', function() M.answer('reject', nil, p.key) end)
+end
+
+--- Asks the user to approve a change (async: answers nvbridge_done on
+--- chan with id when they decide, or TIMEOUT after the bound). Runs User
+--- NvbridgeApprove with the request in data (tests answer from there).
+---@param req {tool: string, diff: string, files: string[], changeset_id: string?, timeout_ms: integer?}
+function M.approve(chan, id, req)
+  local p = {
+    key = chan .. ':' .. id, chan = chan, id = id, tool = req.tool or '', diff = req.diff or '',
+    files = req.files or {}, changeset_id = req.changeset_id,
+  }
+  table.insert(state.pending, p)
+  require('nvbridge.bridge').track(chan, id, vim.schedule_wrap(function()
+    if not p.done then
+      p.done = true
+      log('approval cancelled by the agent')
+      finish(p, fail('TIMEOUT', 'cancelled'))
+    end
+  end))
+  local bound = tonumber(req.timeout_ms) or M.approve_timeout_ms()
+  p.timer = uv.new_timer()
+  p.timer:start(bound, 0, vim.schedule_wrap(function()
+    if not p.done then
+      p.done = true
+      log('approval timed out after ' .. bound .. ' ms')
+      finish(p, fail('TIMEOUT', ('the user did not answer the approval request within %d ms (nothing was changed)'):format(bound),
+        'ask the user to look at Neovim and retry; the bound is approve_timeout_ms in the plugin setup'))
+    end
+  end))
+  log(('approval requested: %s, %d file(s)'):format(p.tool, #p.files))
+  pcall(show, p)
+  pcall(api.nvim_exec_autocmds, 'User', {
+    pattern = 'NvbridgeApprove', modeline = false,
+    data = { tool = p.tool, files = p.files, diff = p.diff, changeset_id = p.changeset_id },
+  })
+end
+
+--- Answers an approval: the one with key, else the oldest waiting.
+--- decision: "accept", "reject" or "edit" (accept, then open the first
+--- changed file so the user can edit it). Returns whether one was waiting.
+---@param decision string
+---@param note string?
+---@param key string?
+function M.answer(decision, note, key)
+  local p
+  for _, q in ipairs(state.pending) do
+    if key == nil or q.key == key then
+      p = q
+      break
+    end
+  end
+  if not p or p.done then
+    return false
+  end
+  p.done = true
+  if decision == 'accept' or decision == 'edit' then
+    log('approved: ' .. p.tool)
+    finish(p, nil)
+    if decision == 'edit' and p.files[1] then
+      M.pending_edit = p.files[1]
+    end
+  else
+    log('rejected: ' .. p.tool .. (note and (' (' .. note .. ')') or ''))
+    finish(p, fail('REJECTED', 'the user rejected the change' .. (note and (': ' .. note) or '') .. ' (nothing was changed)',
+      'do not apply it again as is; take the user\'s note into account'))
+  end
+  return true
+end
+
+function M.pending()
+  return #state.pending
+end
+
+-- Changes --------------------------------------------------------------------------
+
+--- Called by apply.lua after a changeset was applied: records its changed
+--- ranges (quickfix, brief highlight) and its buffers under its id (undo of
+--- a whole changeset).
+function M.applied(plan, targets)
+  local paths = {}
+  for _, t in ipairs(targets) do
+    local f, b = t.f, t.b
+    if f.kind ~= 'delete' and b and api.nvim_buf_is_valid(b) then
+      local path = f.new_path or f.path
+      if t.pushed then
+        table.insert(paths, path)
+      end
+      -- Buffers left with unsaved changes are shown to the user (listed).
+      if vim.bo[b].modified and not vim.bo[b].buflisted then
+        vim.bo[b].buflisted = true
+        vim.b[b].nvbridge_loaded = nil
+      end
+      local n = api.nvim_buf_line_count(b)
+      for _, op in ipairs(f.ops or {}) do
+        local sr = op[1]
+        local nl = #vim.split(op[5], '\n', { plain = true })
+        local er = math.min(sr + nl - 1, n - 1)
+        local text = (api.nvim_buf_get_lines(b, math.min(sr, n - 1), math.min(sr, n - 1) + 1, false)[1] or '')
+        table.insert(state.changes, {
+          filename = path, lnum = sr + 1, col = op[2] + 1,
+          text = (plan.id and (plan.id .. ': ') or '') .. vim.trim(text):sub(1, 120),
+        })
+        if #vim.fn.win_findbuf(b) > 0 then
+          pcall(vim.hl and vim.hl.range or vim.highlight.range, b, M.ns, 'DiffText', { sr, 0 }, { er, -1 })
+        end
+      end
+    end
+  end
+  if plan.id and plan.id ~= '' and #paths > 0 then
+    table.insert(state.changesets, { id = plan.id, paths = paths })
+    while #state.changesets > CHANGESETS_MAX do
+      table.remove(state.changesets, 1)
+    end
+  end
+  log(('applied %s: %s'):format(plan.id or 'a change', table.concat(paths, ', ')))
+  local timer = uv.new_timer()
+  timer:start(M.highlight_ms, 0, vim.schedule_wrap(function()
+    timer:close()
+    for _, b in ipairs(api.nvim_list_bufs()) do
+      pcall(api.nvim_buf_clear_namespace, b, M.ns, 0, -1)
+    end
+  end))
+end
+
+--- The paths of changeset id (or the last one when id is nil).
+function M.changeset(id)
+  for i = #state.changesets, 1, -1 do
+    local c = state.changesets[i]
+    if id == nil or c.id == id then
+      return c
+    end
+  end
+end
+
+function M.forget_changeset(id)
+  for i, c in ipairs(state.changesets) do
+    if c.id == id then
+      table.remove(state.changesets, i)
+      return
+    end
+  end
+end
+
+--- Undoes a whole changeset (the last one when id is nil) across its
+--- buffers; returns apply.undo_all's reply plus the id.
+function M.undo_changeset(id)
+  local c = M.changeset(id)
+  if not c then
+    return { err = fail('RESOURCE_NOT_FOUND', id and ('no applied changeset ' .. id .. ' in this Neovim') or 'no changeset was applied in this session') }
+  end
+  local r = require('nvbridge.apply').undo_all(c.paths)
+  if not r.err then
+    M.forget_changeset(c.id)
+    log('undid ' .. c.id)
+  end
+  r.id = c.id
+  return r
+end
+
+-- Commands -------------------------------------------------------------------------
+
+function M.changes_to_quickfix()
+  vim.fn.setqflist({}, ' ', { title = 'nvbridge changes', items = state.changes })
+  return #state.changes
+end
+
+function M.open_log()
+  local b = state.log_buf
+  if not (b and api.nvim_buf_is_valid(b)) then
+    b = api.nvim_create_buf(false, true)
+    pcall(api.nvim_buf_set_name, b, 'nvbridge://log')
+    vim.bo[b].bufhidden = 'hide'
+    state.log_buf = b
+  end
+  vim.bo[b].modifiable = true
+  api.nvim_buf_set_lines(b, 0, -1, false, state.log)
+  vim.bo[b].modifiable = false
+  vim.bo[b].modified = false
+  vim.cmd('botright split')
+  api.nvim_win_set_buf(0, b)
+  return b
+end
+
+--- Removes everything nvbridge installed in this Neovim: the bridge's
+--- autocmds, buffers loaded only to read, highlights, the discovery file;
+--- disconnects every agent. Returns a summary of what was done.
+function M.stop_all()
+  local n = M.disconnect_all()
+  local bridge = package.loaded['nvbridge.bridge']
+  if bridge then
+    bridge.teardown()
+  end
+  for _, b in ipairs(api.nvim_list_bufs()) do
+    pcall(api.nvim_buf_clear_namespace, b, M.ns, 0, -1)
+  end
+  M.remove_discovery()
+  state.paused = false
+  log(('stopped: %d agent(s) disconnected'):format(n))
+  return { agents = n }
+end
+
+--- The editor as the user sees it, for get_editor_context.
+function M.editor_context()
+  local win = api.nvim_get_current_win()
+  local b = api.nvim_win_get_buf(win)
+  local cur = api.nvim_win_get_cursor(win)
+  local line = api.nvim_buf_get_lines(b, cur[1] - 1, cur[1], false)[1] or ''
+  local out = {
+    file = api.nvim_buf_get_name(b),
+    cursor = { line = cur[1], column = vim.fn.strchars(line:sub(1, cur[2])) },
+    visible = { first = vim.fn.line('w0', win), last = vim.fn.line('w$', win) },
+    mode = api.nvim_get_mode().mode,
+    buffers = {},
+  }
+  local s, e = api.nvim_buf_get_mark(b, '<'), api.nvim_buf_get_mark(b, '>')
+  if s[1] > 0 and e[1] > 0 then
+    local sl = api.nvim_buf_get_lines(b, s[1] - 1, s[1], false)[1] or ''
+    local el = api.nvim_buf_get_lines(b, e[1] - 1, e[1], false)[1] or ''
+    out.selection = {
+      start_line = s[1], start_column = vim.fn.strchars(sl:sub(1, s[2])),
+      end_line = e[1], end_column = math.min(vim.fn.strchars(el:sub(1, e[2])) + 1, vim.fn.strchars(el)),
+    }
+  end
+  for _, bb in ipairs(api.nvim_list_bufs()) do
+    if vim.bo[bb].buflisted and api.nvim_buf_get_name(bb) ~= '' and vim.bo[bb].buftype == '' then
+      table.insert(out.buffers, {
+        file = api.nvim_buf_get_name(bb), modified = vim.bo[bb].modified,
+        visible = #vim.fn.win_findbuf(bb) > 0, loaded = api.nvim_buf_is_loaded(bb),
+      })
+    end
+  end
+  return vim.json.encode(out)
+end
+
+return M

@@ -1,0 +1,67 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+type getEditorContextArgs struct{}
+
+type editorContextResult struct {
+	File      string `json:"file" jsonschema:"the file in the user's current window (relative to the root; absolute when outside it)"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	Selection *struct {
+		StartLine   int `json:"start_line"`
+		StartColumn int `json:"start_column"`
+		EndLine     int `json:"end_line"`
+		EndColumn   int `json:"end_column"`
+	} `json:"selection,omitempty"`
+	VisibleFirst int                 `json:"visible_first_line"`
+	VisibleLast  int                 `json:"visible_last_line"`
+	Mode         string              `json:"mode"`
+	Buffers      []editorContextFile `json:"buffers"`
+}
+
+type editorContextFile struct {
+	File     string `json:"file"`
+	Modified bool   `json:"modified"`
+	Visible  bool   `json:"visible"`
+}
+
+func (r editorContextResult) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%d:%d (lines %d-%d visible, mode %s)", r.File, r.Line, r.Column, r.VisibleFirst, r.VisibleLast, r.Mode)
+	if s := r.Selection; s != nil {
+		fmt.Fprintf(&b, "; last selection %d:%d-%d:%d", s.StartLine, s.StartColumn, s.EndLine, s.EndColumn)
+	}
+	for _, f := range r.Buffers {
+		fmt.Fprintf(&b, "\n  %s", f.File)
+		if f.Modified {
+			b.WriteString(" [modified]")
+		}
+		if f.Visible {
+			b.WriteString(" [visible]")
+		}
+	}
+	return b.String()
+}
+
+func getEditorContextTool(env *Env) Tool {
+	return newTool("get_editor_context", "Where the user is",
+		`Where the user is in their Neovim: the file in the current window, the cursor (1-based line, 0-based character column), the last visual selection, the visible lines, the mode, and the open buffers (modified or visible). Position tools also accept at: "cursor" and range tools range: "selection". Attached mode only (PRECONDITION_FAILED in an embedded Neovim).`,
+		readOnly,
+		func(ctx context.Context, _ getEditorContextArgs) (editorContextResult, error) {
+			ed, err := readEditor(ctx, env)
+			if err != nil {
+				return editorContextResult{}, err
+			}
+			out := editorContextResult{File: ed.File, Line: ed.Cursor.Line, Column: ed.Cursor.Column, Selection: ed.Selection,
+				VisibleFirst: ed.Visible.First, VisibleLast: ed.Visible.Last, Mode: ed.Mode, Buffers: []editorContextFile{}}
+			for _, f := range ed.Buffers {
+				out.Buffers = append(out.Buffers, editorContextFile{File: f.File, Modified: f.Modified, Visible: f.Visible})
+			}
+			return out, nil
+		})
+}

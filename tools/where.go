@@ -1,0 +1,189 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/nvbridge/nvbridge/apierr"
+)
+
+// Where the user is: position tools accept at: "cursor" (the file, line
+// and column of the cursor in the user's current window) and range tools
+// range: "selection" (the last visual selection there) instead of file and
+// line numbers. The argument is rewritten before the tool's own strict
+// decoding, so every position and range tool gets it without a change of
+// its own.
+
+// editorContext is user.editor_context's answer (JSON).
+type editorContext struct {
+	File   string `json:"file"`
+	Cursor struct {
+		Line   int `json:"line"`
+		Column int `json:"column"`
+	} `json:"cursor"`
+	Selection *struct {
+		StartLine   int `json:"start_line"`
+		StartColumn int `json:"start_column"`
+		EndLine     int `json:"end_line"`
+		EndColumn   int `json:"end_column"`
+	} `json:"selection"`
+	Visible struct {
+		First int `json:"first"`
+		Last  int `json:"last"`
+	} `json:"visible"`
+	Mode    string `json:"mode"`
+	Buffers []struct {
+		File     string `json:"file"`
+		Modified bool   `json:"modified"`
+		Visible  bool   `json:"visible"`
+		Loaded   bool   `json:"loaded"`
+	} `json:"buffers"`
+}
+
+// readEditor asks the user's Neovim where they are; files are made
+// relative to the workspace root (a file outside it keeps its absolute
+// path and is flagged by the caller).
+func readEditor(ctx context.Context, env *Env) (editorContext, error) {
+	var out editorContext
+	if env == nil || env.Session == nil {
+		return out, apierr.New(apierr.PreconditionFailed, "no Neovim session", "start nvbridge attached to a Neovim")
+	}
+	if env.Session.Embedded() {
+		return out, apierr.New(apierr.PreconditionFailed, "nvbridge runs its own headless Neovim: there is no user's cursor or selection",
+			"pass file and line numbers, or attach nvbridge to the user's Neovim (--nvim, $NVIM or --nvim auto)")
+	}
+	var raw string
+	if err := env.Session.Call(ctx, "nvbridge.user", "editor_context", &raw); err != nil {
+		return out, err
+	}
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		return out, apierr.Errorf(apierr.OperationFailed, "report this", "read the editor context: %v", err)
+	}
+	out.File = env.relPath(out.File)
+	for i := range out.Buffers {
+		out.Buffers[i].File = env.relPath(out.Buffers[i].File)
+	}
+	return out, nil
+}
+
+// relPath is abs relative to the workspace root (Root.Rel: absolute when
+// outside it).
+func (e *Env) relPath(abs string) string {
+	if abs == "" || !filepath.IsAbs(abs) {
+		return abs
+	}
+	return e.Session.Root().Rel(abs)
+}
+
+// withWhere adds at: "cursor" to position tools and range: "selection" to
+// range tools (schema and handling).
+func withWhere(env *Env, t Tool) Tool {
+	var schema map[string]any
+	if t.Tool.RawInputSchema == nil || json.Unmarshal(t.Tool.RawInputSchema, &schema) != nil {
+		return t
+	}
+	props, _ := schema["properties"].(map[string]any)
+	has := func(names ...string) bool {
+		for _, n := range names {
+			if _, ok := props[n]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	var kind string
+	var optional []string
+	switch {
+	case has("file", "start_line", "end_line"):
+		kind, optional = "range", []string{"file", "start_line", "end_line"}
+		props["range"] = map[string]any{"type": "string", "enum": []string{"selection"},
+			"description": `"selection": the range is the user's last visual selection in their current window (file, start and end filled in); attached to the user's Neovim only`}
+	case has("file", "line", "end_line"):
+		kind, optional = "range", []string{"file", "line"}
+		props["range"] = map[string]any{"type": "string", "enum": []string{"selection"},
+			"description": `"selection": the range is the user's last visual selection in their current window (file, line, column, end_line, end_column filled in); attached to the user's Neovim only`}
+		props["at"] = map[string]any{"type": "string", "enum": []string{"cursor"},
+			"description": `"cursor": the position is the user's cursor in their current window (file, line and column filled in); attached to the user's Neovim only`}
+	case has("file", "line") && (has("column") || has("symbol")):
+		kind, optional = "at", []string{"file", "line"}
+		props["at"] = map[string]any{"type": "string", "enum": []string{"cursor"},
+			"description": `"cursor": the position is the user's cursor in their current window (file, line and column filled in); attached to the user's Neovim only`}
+	default:
+		return t
+	}
+	if req, ok := schema["required"].([]any); ok {
+		kept := []any{}
+		for _, r := range req {
+			if name, _ := r.(string); !slices.Contains(optional, name) {
+				kept = append(kept, r)
+			}
+		}
+		schema["required"] = kept
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return t
+	}
+	t.Tool.RawInputSchema = raw
+	inner := t.Handler
+	t.Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		body, err := argumentBody(req.GetRawArguments())
+		if err != nil {
+			return inner(ctx, req)
+		}
+		var args map[string]any
+		if json.Unmarshal(body, &args) != nil {
+			return inner(ctx, req)
+		}
+		at, hasAt := args["at"]
+		rng, hasRange := args["range"]
+		if !hasAt && !hasRange {
+			return inner(ctx, req)
+		}
+		delete(args, "at")
+		delete(args, "range")
+		if hasAt && at != "cursor" || hasRange && rng != "selection" {
+			return errorResult(apierr.New(apierr.InvalidParameter, `at must be "cursor" and range must be "selection"`,
+				"omit them and pass file and line numbers, or use those values")), nil
+		}
+		ed, err := readEditor(ctx, env)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		if filepath.IsAbs(ed.File) || ed.File == "" {
+			return errorResult(apierr.Errorf(apierr.PreconditionFailed, "pass file and line numbers instead",
+				"the user's current window shows %q, which is not a file inside the workspace", ed.File)), nil
+		}
+		args["file"] = ed.File
+		switch {
+		case hasRange:
+			if ed.Selection == nil {
+				return errorResult(apierr.New(apierr.PreconditionFailed, "the user has made no visual selection in this buffer",
+					"ask the user to select the range (v or V), or pass the range's lines")), nil
+			}
+			sel := ed.Selection
+			if kind == "range" && has("start_line") {
+				args["start_line"], args["start_column"] = sel.StartLine, sel.StartColumn
+			} else {
+				args["line"], args["column"] = sel.StartLine, sel.StartColumn
+				delete(args, "symbol")
+			}
+			args["end_line"], args["end_column"] = sel.EndLine, sel.EndColumn
+		default:
+			args["line"], args["column"] = ed.Cursor.Line, ed.Cursor.Column
+			delete(args, "symbol")
+		}
+		rewritten, err := json.Marshal(args)
+		if err != nil {
+			return inner(ctx, req)
+		}
+		req.Params.Arguments = json.RawMessage(rewritten)
+		req.Params.RawArguments = json.RawMessage(rewritten)
+		return inner(ctx, req)
+	}
+	return t
+}
