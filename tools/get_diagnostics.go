@@ -10,9 +10,10 @@ import (
 )
 
 type getDiagnosticsArgs struct {
-	File       string `json:"file,omitempty" jsonschema:"one file (relative to the workspace root): waits for the servers' diagnostics of its current text; omit for every diagnostic Neovim holds"`
-	Severity   string `json:"severity,omitempty" jsonschema:"minimum severity: error, warning, info or hint (default hint: all)"`
-	MaxResults int    `json:"max_results,omitempty" jsonschema:"list at most this many diagnostics (default: all); total and counts still count every one"`
+	File         string `json:"file,omitempty" jsonschema:"one file (relative to the workspace root): waits for the servers' diagnostics of its current text; omit for every diagnostic Neovim holds"`
+	Severity     string `json:"severity,omitempty" jsonschema:"minimum severity: error, warning, info or hint (default hint: all)"`
+	IncludeFixes bool   `json:"include_fixes,omitempty" jsonschema:"with file: also list each error's and warning's quick fixes with the apply_code_action arguments that apply them"`
+	MaxResults   int    `json:"max_results,omitempty" jsonschema:"list at most this many diagnostics (default: all); total and counts still count every one"`
 	offsetArg
 }
 
@@ -62,6 +63,9 @@ func (r diagnosticsResult) Summary() string {
 		if len(tags) > 0 {
 			fmt.Fprintf(&b, " [%s]", strings.Join(tags, " "))
 		}
+		for _, f := range d.Fixes {
+			fmt.Fprintf(&b, "\n    fix: %s (apply_code_action title %q)", f.Title, f.Title)
+		}
 	}
 	return b.String()
 }
@@ -77,7 +81,7 @@ func getDiagnosticsTool(env *Env) Tool {
 			if in.MaxResults < 0 {
 				return diagnosticsResult{}, apierr.Errorf(apierr.InvalidParameter, "pass max_results of 1 or more, or omit it", "max_results %d is negative", in.MaxResults)
 			}
-			r, err := env.LSP.DiagnosticsFor(ctx, lsp.DiagnosticsQuery{File: in.File, MinSeverity: in.Severity})
+			r, err := env.LSP.DiagnosticsFor(ctx, lsp.DiagnosticsQuery{File: in.File, MinSeverity: in.Severity, IncludeFixes: in.IncludeFixes})
 			if err != nil {
 				return diagnosticsResult{}, err
 			}

@@ -54,10 +54,9 @@ const w03Patch = `--- a/widgets/w03.go
 // protocolCases has one entry per tool. A tool listed by the server without
 // an entry here fails TestToolsOverMCP: add one when adding a tool.
 var protocolCases = map[string]protocolCase{
-	"get_project_structure": {args: `{"max_depth":1}`, want: map[string]any{"root": nil, "files": nil, "listed": nil}},
-	"suggest_tools":         {args: `{"intent":"rename a function everywhere"}`, want: map[string]any{"suggestions.0.tool": "rename_symbol"}},
-	"get_status":            {args: `{}`, want: map[string]any{"health": "available", "mode": "all", "neovim.version": nil, "language_servers.0.state": "ready"}},
-	"set_mode":              {args: `{"mode":"all"}`, want: map[string]any{"mode": "all", "previous": "all"}},
+	"suggest_tools": {args: `{"intent":"rename a function everywhere"}`, want: map[string]any{"suggestions.0.tool": "rename_symbol"}},
+	"get_status":    {args: `{}`, want: map[string]any{"health": "available", "mode": "all", "neovim.version": nil, "language_servers.0.state": "ready"}},
+	"set_mode":      {args: `{"mode":"all"}`, want: map[string]any{"mode": "all", "previous": "all"}},
 	"get_buffer_info": {args: `{"file":"main.go","include_content":false}`, want: map[string]any{
 		"file": "main.go", "language": "go", "is_modified": false, "line_count": nil, "changedtick": nil,
 		"language_servers.0.name": modeServer,
@@ -97,6 +96,9 @@ var protocolCases = map[string]protocolCase{
 	}},
 	"analyze_dependencies": {args: `{"file":"main.go"}`, want: map[string]any{
 		"file": "main.go", "language": "go", "imports.0.path": "fmt", "imports_source": nil, "importers": nil,
+	}},
+	"get_project_structure": {args: `{"path":".","max_depth":1}`, want: map[string]any{
+		"root.path": ".", "root.children.0.name": "config", "root.children.0.type": "dir", "files": nil, "dirs": nil, "listed": nil,
 	}},
 	"prepare_change": {args: `{"file":"orders/orders.go","line":33,"symbol":"Process","depth":1}`, want: map[string]any{
 		"symbol.name": "Process", "symbol.line": 33, "references": 4, "direct_callers.0.call_sites.0.file": nil, "risk": nil,
