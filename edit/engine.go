@@ -559,6 +559,11 @@ func (e *Engine) creatable(t target) error {
 
 // finish stores or applies a prepared changeset.
 func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result, error) {
+	// A cancelled (or timed out) request keeps no half-built changeset
+	// and applies nothing.
+	if err := apierr.FromContext(ctx, "the change", "retry with a larger timeout"); err != nil {
+		return Result{}, err
+	}
 	changes := p.edits
 	for _, f := range p.files {
 		if f.Kind != "edit" {
@@ -621,6 +626,10 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 		e.testPlan(&plan)
 	}
 	if err := e.recheck(plan.Files); err != nil {
+		return Result{}, err
+	}
+	// The last moment a cancellation stops the change: nothing is sent.
+	if err := apierr.FromContext(ctx, "the change", "retry with a larger timeout"); err != nil {
 		return Result{}, err
 	}
 	baseline, failed := e.before(ctx, p)

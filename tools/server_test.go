@@ -55,6 +55,9 @@ const w03Patch = `--- a/widgets/w03.go
 // an entry here fails TestToolsOverMCP: add one when adding a tool.
 var protocolCases = map[string]protocolCase{
 	"get_editor_context": {args: `{"include_buffers":true}`, want: map[string]any{"attached": nil, "buffers": nil}},
+	"suggest_tools": {args: `{"intent":"rename a function everywhere"}`, want: map[string]any{"suggestions.0.tool": "rename_symbol"}},
+	"get_status":    {args: `{}`, want: map[string]any{"health": "available", "mode": "all", "neovim.version": nil, "language_servers.0.state": "ready"}},
+	"set_mode":      {args: `{"mode":"all"}`, want: map[string]any{"mode": "all", "previous": "all"}},
 	"get_buffer_info": {args: `{"file":"main.go","include_content":false}`, want: map[string]any{
 		"file": "main.go", "language": "go", "is_modified": false, "line_count": nil, "changedtick": nil,
 		"language_servers.0.name": modeServer,
@@ -263,6 +266,7 @@ func toolsOverMCP(t *testing.T, c *client.Client, server string) {
 			if txt, ok := res.Content[0].(mcp.TextContent); !ok || strings.TrimSpace(txt.Text) == "" {
 				t.Fatalf("first content is not a non-empty text: %#v", res.Content[0])
 			}
+			checkOutputSchema(t, tool.Name, res)
 			got := content(t, res)
 			results[tool.Name] = got
 			for path, want := range tc.want {
@@ -295,6 +299,7 @@ func toolsOverMCP(t *testing.T, c *client.Client, server string) {
 			args := withField(t, validArgs(protocolCases[tool.Name], results), "bogus_field", 1)
 			res := mcpCall(t, c, tool.Name, args)
 			t.Run(tool.Name, func(t *testing.T) {
+				checkOutputSchema(t, tool.Name, res) // a failure's body too
 				wantError(t, res, apierr.InvalidParameter, "bogus_field")
 			})
 		}
