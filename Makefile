@@ -14,7 +14,7 @@ PREFIX ?= $(HOME)/.local
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build install test vet fmt-check demo bench bench-side clean
+.PHONY: all build install test vet fmt-check demo bench bench-side bench-report clean
 
 all: build
 
@@ -39,13 +39,32 @@ test: deps fmt-check vet
 demo: deps build
 	./nvbridge --root testdata/samples/go demo
 
+# Go benchmarks (3 iterations each) and a one-round smoke run of the
+# side-by-side harness on the sample.
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout $(TEST_TIMEOUT) ./...
+	$(GO) run ./bench/cmd/sidebyside -rounds 2 -modules sample -cold 1 -attached 1
 
-# find_references through nvbridge vs straight to gopls, with the ratio
-# (timed runs, unlike the 3x smoke run of `make bench`).
+# Every read tool and the hierarchies through nvbridge (a real MCP session
+# with the built binary) vs the same requests straight to gopls, interleaved,
+# p50/p95 and ratios, on the sample and on real modules fetched from the Go
+# module proxy (zap v1.21.0, golang.org/x/tools v0.30.0).
+BENCH_ROUNDS ?= 20
+BENCH_MODULES ?= sample,zap,x/tools
 bench-side: deps
-	$(GO) run ./bench/cmd/sidebyside
+	$(GO) run ./bench/cmd/sidebyside -rounds $(BENCH_ROUNDS) -modules $(BENCH_MODULES)
+
+# bench/results/REPORT.md and chart.png from a full run (tens of minutes on
+# x/tools): the side-by-side harness plus the Go->Neovim round trip and the
+# changeset throughput benchmarks, 5 runs (each run measures every variant
+# in turn, so nvbridge's apply and Neovim's alternate).
+MICRO_BENCH = $(GO) test -run '^$$' -bench 'BenchmarkRoundTrip$$|BenchmarkBigBuffer' -benchtime 10x -count 1 -timeout $(TEST_TIMEOUT) ./bench ./edit
+bench-report: deps
+	mkdir -p bench/results
+	rm -f bench/results/microbench.txt
+	for i in 1 2 3 4 5; do $(MICRO_BENCH) >> bench/results/microbench.txt || exit 1; done
+	$(GO) run ./bench/cmd/sidebyside -rounds $(BENCH_ROUNDS) -modules $(BENCH_MODULES) -json bench/results/sidebyside.json > bench/results/sidebyside.txt
+	$(GO) run ./bench/cmd/report -side bench/results/sidebyside.json -micro bench/results/microbench.txt -micro-cmd "5 x $(MICRO_BENCH)" -out bench/results
 
 clean:
 	rm -f nvbridge

@@ -345,6 +345,27 @@ func TestChangedOnDiskByContent(t *testing.T) {
 		}
 	})
 
+	t.Run("apply_changeset without save", func(t *testing.T) {
+		// Nothing reaches the disk, so the stat key is compared, not the
+		// content; the rewrite moved the ctime (no tool puts it back), so
+		// the buffer is found changed all the same.
+		v.write("same/e.txt", "echo\n")
+		v.open("same/e.txt")
+		res, err := v.e.Submit(v.ctx, preview.Changeset{Files: []preview.FileChange{fileChange("same/e.txt", te(0, 0, 0, 4, "ECHO"))}}, edit.Options{Preview: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rewrite("same/e.txt", "OUTS\n")
+		_, err = v.e.ApplyStored(v.ctx, res.ChangesetID, false)
+		wantCode(t, err, apierr.Conflict)
+		if got := v.disk("same/e.txt"); got != "OUTS\n" {
+			t.Errorf("disk = %q", got)
+		}
+		if got := v.buffer("same/e.txt").Text; got != "OUTS\n" {
+			t.Errorf("buffer = %q", got)
+		}
+	})
+
 	t.Run("an unmodified buffer is reloaded", func(t *testing.T) {
 		v.open("same/c.txt")
 		rewrite("same/c.txt", "OUTSIDE\n")

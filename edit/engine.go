@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/diagdelta"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/preview"
 	"github.com/nvbridge/nvbridge/workspace"
@@ -58,6 +59,10 @@ type Engine struct {
 	// skipRecheck, set by a test, leaves out Go's re-check of the paths
 	// before apply (the Lua guard still runs).
 	skipRecheck bool
+
+	// Verifier, when set, measures the diagnostics delta of every apply
+	// and of previews with Check (tools.NewEnv sets lsp's).
+	Verifier Verifier
 }
 
 // NewEngine returns an engine for the session's workspace.
@@ -80,6 +85,9 @@ type Options struct {
 	NoAutocmd bool
 	// Tool names the tool asking, for the user's approval view.
 	Tool string
+	// Check (with Preview) also reports the diagnostics delta the change
+	// would cause, before anything is applied.
+	Check bool
 }
 
 // Result describes a previewed or applied changeset.
@@ -97,6 +105,9 @@ type Result struct {
 	// (the user's format-on-save changed it), is the diff from the applied
 	// text to what is on disk now.
 	WrittenDiff string `json:"written_diff,omitempty"`
+	// Diagnostics is what the change does to the servers' diagnostics:
+	// measured after an apply, or before it with a preview's check.
+	Diagnostics *diagdelta.Delta `json:"diagnostics_delta,omitempty"`
 }
 
 // FileResult describes one file of a changeset. When previewed, IsModified
@@ -128,6 +139,7 @@ func (r Result) Summary() string {
 	default:
 		b.WriteString("Nothing to change.\n")
 	}
+	b.WriteString(verdictLine(r.Diagnostics))
 	for _, f := range r.Files {
 		name := f.Path
 		if f.NewPath != "" {
@@ -212,7 +224,10 @@ type prepared struct {
 	// text cache; only while the changeset is applied at once (a stored
 	// preview does not keep whole documents).
 	after []preview.Document
-	bytes int // size(), once stored
+	// before holds each file's text before the change, for a check; like
+	// after, not kept in a stored preview.
+	before []preview.Document
+	bytes  int // size(), once stored
 }
 
 // size estimates the memory a stored preview holds: its diff, the text of
@@ -391,6 +406,7 @@ func (e *Engine) prepare(ctx context.Context, cs preview.Changeset, snaps map[st
 		}
 		out.Files[i] = pf.change
 		p.after = append(p.after, pf.after)
+		p.before = append(p.before, pf.before)
 		p.files = append(p.files, pf.lua)
 		p.results = append(p.results, pf.result)
 		p.edits += pf.result.Edits
@@ -409,6 +425,7 @@ type plannedFile struct {
 	result FileResult         // what the caller is told
 	change preview.FileChange // what the diff shows: relative paths, Old, minimised edits
 	after  preview.Document   // the file's text afterwards
+	before preview.Document   // the file's text now
 }
 
 // prepareFile checks one file change against its snapshot and plans it.
@@ -473,7 +490,7 @@ func (e *Engine) prepareFile(fc preview.FileChange, from, to target, targetDelet
 				"cannot delete %s: its buffer has unsaved changes", from.rel)
 		}
 		r.IsModified = snap.Modified
-		return plannedFile{f, r, fc, preview.Document{}}, nil
+		return plannedFile{f, r, fc, preview.Document{}, current}, nil
 	case preview.OpRename:
 		if to.snap.Err != nil {
 			return plannedFile{}, e.luaError(to.snap.Err)
@@ -517,7 +534,7 @@ func (e *Engine) prepareFile(fc preview.FileChange, from, to target, targetDelet
 		}
 		r.Note = note
 	}
-	return plannedFile{f, r, fc, after}, nil
+	return plannedFile{f, r, fc, after, current}, nil
 }
 
 // creatable refuses a file that cannot be created because a component of
@@ -554,7 +571,15 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 	if !opts.Preview {
 		return e.apply(ctx, p, opts, newID())
 	}
-	p.after = nil
+	var delta *diagdelta.Delta
+	if opts.Check {
+		d, err := e.check(ctx, p)
+		if err != nil {
+			return Result{}, err
+		}
+		delta = d
+	}
+	p.after, p.before = nil, nil
 	p.bytes = p.size()
 	id := newID()
 	e.mu.Lock()
@@ -575,7 +600,7 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 	e.mu.Unlock()
 	return Result{
 		ChangesetID: id, ExpiresAt: p.created.Add(e.MaxAge).UTC().Format(time.RFC3339),
-		Diff: p.diff, Files: p.results, EditCount: p.edits,
+		Diff: p.diff, Files: p.results, EditCount: p.edits, Diagnostics: delta,
 	}, nil
 }
 
@@ -598,6 +623,7 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 	if err := e.recheck(plan.Files); err != nil {
 		return Result{}, err
 	}
+	baseline, failed := e.before(ctx, p)
 	// Once sent, the call runs to its end in Neovim: wait for the real
 	// outcome rather than report a timeout for a change that happened.
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
@@ -648,6 +674,7 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 			e.s.RememberText(path, lf.Bufnr, lf.ChangedTick, lf.FileFormat, lf.EOL, lf.Bomb, string(p.after[i].Bytes()))
 		}
 	}
+	out.Diagnostics = e.after(ctx, baseline, failed)
 	return out, nil
 }
 

@@ -26,7 +26,13 @@ var goLang = &Language{
 	Filetypes:  []string{"go", "gomod"},
 	Extensions: []string{".go"},
 	Markers:    []string{"go.work", "go.mod"},
-	Servers:    []ServerSpec{{Name: "gopls", Cmd: []string{"gopls"}}},
+	// verboseWorkDoneProgress: gopls then reports each diagnosis run
+	// ("diagnosing didChange", ...) with $/progress; its end is the only
+	// event saying it re-checked the files depending on a change (it
+	// publishes only diagnostics that changed). The diagnostics delta of
+	// verified edits waits on it.
+	Servers: []ServerSpec{{Name: "gopls", Cmd: []string{"gopls"}, AnswersAfterOpen: true,
+		Settings: map[string]any{"gopls": map[string]any{"verboseWorkDoneProgress": true}}}},
 	Ident: Ident{
 		Keywords: WordSet(`break case chan const continue default defer else fallthrough for func go goto if
 			import interface map package range return select struct switch type var`),

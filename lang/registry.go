@@ -224,6 +224,14 @@ type ServerSpec struct {
 	// has begun and ended once, answers about other files are incomplete,
 	// so requests wait for it (bounded, like any progress).
 	IndexedWith []string `json:"indexed_with,omitempty"`
+	// AnswersAfterOpen: the server answers a request about a file sent
+	// after that file's didOpen from the opened text, and holds requests
+	// until its own workspace load has ended (gopls: every request waits
+	// for the initial load inside the server). Navigation then sends its
+	// request at once instead of waiting for the server's first publish of
+	// diagnostics for a newly opened file (which, for gopls, comes only
+	// after type-checking the file's package: 20-100 ms per file).
+	AnswersAfterOpen bool `json:"-"`
 }
 
 // BaseRef is a base type named in a class header: its line (index into
@@ -315,6 +323,21 @@ func ServerSpecs() []ServerSpec {
 		}
 	}
 	return out
+}
+
+// AnswersAfterOpen reports whether the named server's spec says it
+// answers requests about a file right after its didOpen
+// (ServerSpec.AnswersAfterOpen). Unknown names (a user's own client name in
+// attached mode) answer false: the wait is the safe default.
+func AnswersAfterOpen(server string) bool {
+	for _, l := range registered {
+		for _, s := range l.Servers {
+			if s.Name == server {
+				return s.AnswersAfterOpen
+			}
+		}
+	}
+	return false
 }
 
 // ServerLanguage returns the language whose servers include the named one.

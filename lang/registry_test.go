@@ -107,6 +107,17 @@ func TestFileConventions(t *testing.T) {
 	}
 }
 
+func TestAnswersAfterOpen(t *testing.T) {
+	// gopls answers from the opened text and waits for its own load;
+	// the others are waited for (their first answers are partial), and so
+	// is a name no spec declares (a user's own client in attached mode).
+	for name, want := range map[string]bool{"gopls": true, "pyright": false, "typescript-language-server": false, "clangd": false, "user-gopls": false} {
+		if got := AnswersAfterOpen(name); got != want {
+			t.Errorf("AnswersAfterOpen(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
 // TestTreeSitterFor: the tree-sitter language of a file by its extension.
 func TestTreeSitterFor(t *testing.T) {
 	for file, want := range map[string]string{

@@ -25,6 +25,11 @@ type CallHierarchyOptions struct {
 	// MaxItems bounds the entries per direction (default
 	// DefaultHierarchyMaxItems).
 	MaxItems int
+	// CountMore asks the level below the depth too, only to count (an
+	// entry's More) the calls the depth left out: one more request per
+	// entry at the depth limit. Off by default: depth 1 is then two
+	// requests, prepare and one per direction.
+	CountMore bool
 }
 
 // CallEntry is a caller (incoming) or a callee (outgoing) with the calls
@@ -61,10 +66,15 @@ type CallHierarchyResult struct {
 	Incoming  []CallEntry            `json:"incoming"`
 	Outgoing  []CallEntry            `json:"outgoing"`
 	Totals    map[string]*CallTotals `json:"totals"`
-	// Truncated is true when depth or max_items left calls out (entries
-	// carry "more").
+	// Truncated is true when max_items left out entries within the depth
+	// asked (the entry above carries "more"). Calls below the depth are
+	// not truncation: with CountMore, entries at the depth limit carry
+	// "more" for them.
 	Truncated bool     `json:"truncated"`
 	Notes     []string `json:"notes,omitempty"`
+	// deeper: the walk counted calls below the depth (CountMore or
+	// prepare_change's probe).
+	deeper bool
 }
 
 // CallHierarchy returns the callers and/or callees of the function at t in
@@ -81,7 +91,7 @@ func (c *Client) CallHierarchy(ctx context.Context, file string, t Target, opts 
 		return CallHierarchyResult{}, err
 	}
 	return c.callHierarchyAt(ctx, pos, opts, walkLimits{depth: opts.Depth, maxItems: opts.MaxItems,
-		concurrency: hierarchyConcurrency, probe: true, leaf: c.outsideWorkspace})
+		concurrency: hierarchyConcurrency, probe: opts.CountMore, leaf: c.outsideWorkspace})
 }
 
 // prepareCalls asks the server for the call hierarchy item(s) at pos.
@@ -175,7 +185,7 @@ func (c *Client) callHierarchyAt(ctx context.Context, pos position, opts CallHie
 	if err != nil {
 		return CallHierarchyResult{}, err
 	}
-	out.Symbol, out.Truncated = walked.root, walked.truncated
+	out.Symbol, out.Truncated, out.deeper = walked.root, walked.truncated, walked.deeper
 	out.Notes = append(out.Notes, walked.notes...)
 	for i, dir := range dirs {
 		entries := shapeViews(walked.views[i], func(v hierView, children []CallEntry) CallEntry {

@@ -75,14 +75,23 @@ func TestCallHierarchyGopls(t *testing.T) {
 		}
 	})
 
-	t.Run("depth 2 cuts the chain: truncated with more", func(t *testing.T) {
+	t.Run("depth 2 stops the chain: not truncated, more only when asked", func(t *testing.T) {
 		res, err := client.CallHierarchy(ctx, "config/config.go", stAt(45, "validateConfig"), lsp.CallHierarchyOptions{Direction: "incoming", Depth: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
 		l := res.Incoming[0].Callers[0]
-		if l.Name != "LoadConfig" || l.More != 1 || len(l.Callers) != 0 || !res.Truncated {
+		// Nothing within depth 2 was left out; main (depth 3) was not asked.
+		if l.Name != "LoadConfig" || l.More != 0 || len(l.Callers) != 0 || res.Truncated {
 			t.Fatalf("LoadConfig = %+v truncated=%v", l, res.Truncated)
+		}
+		res, err = client.CallHierarchy(ctx, "config/config.go", stAt(45, "validateConfig"), lsp.CallHierarchyOptions{Direction: "incoming", Depth: 2, CountMore: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l = res.Incoming[0].Callers[0]
+		if l.Name != "LoadConfig" || l.More != 1 || len(l.Callers) != 0 || res.Truncated {
+			t.Fatalf("count_more: LoadConfig = %+v truncated=%v", l, res.Truncated)
 		}
 	})
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/diagdelta"
 )
 
 // Diagnostic is one problem a server reported, in tool positions.
@@ -22,6 +23,10 @@ type Diagnostic struct {
 	Message   string `json:"message"`
 	Source    string `json:"source,omitempty"`
 	Code      string `json:"code,omitempty"`
+	// Fixes are the servers' quick fixes (get_diagnostics include_fixes).
+	Fixes []diagdelta.Fix `json:"fixes,omitempty"`
+
+	text string // the line's text
 }
 
 // Severities in LSP order (1 = error).
@@ -107,7 +112,20 @@ func (c *Client) Diagnostics(ctx context.Context, doc *Document) (diags []Diagno
 			return nil, Freshness{}, err
 		}
 		fresh.Complete = string(raw) == "true"
-		if !fresh.Complete {
+		if fresh.Complete {
+			// A file whose own text did not change may still be diagnosed
+			// against a dependency's old text: a server that reports its
+			// diagnosis runs (gopls) is done only when none is in
+			// progress after every pending change reached it.
+			st, err := c.waitSettled(ctx, 0, []int{doc.Buffer.Bufnr}, nil, ids)
+			if err != nil {
+				return nil, Freshness{}, err
+			}
+			if !st.Complete {
+				fresh.Complete = false
+				fresh.Why = st.why(c)
+			}
+		} else {
 			fresh.Why = fmt.Sprintf("%s had not published diagnostics for the current text within %s (still loading?)",
 				strings.Join(names, ", "), bound.Round(time.Millisecond))
 		}
@@ -164,6 +182,7 @@ func (c *Client) collectDiagnostics(ctx context.Context, bufnr any) ([]Diagnosti
 			Message:   w.Message,
 			Source:    src,
 			Code:      code,
+			text:      texts[w.File][w.Lnum],
 		})
 	}
 	sort.SliceStable(out, func(i, j int) bool {

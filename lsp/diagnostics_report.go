@@ -16,6 +16,9 @@ type DiagnosticsQuery struct {
 	// MinSeverity keeps diagnostics at least this severe: "error",
 	// "warning", "info" or "hint" (default "hint": all).
 	MinSeverity string
+	// IncludeFixes (with File) lists each error's and warning's quick
+	// fixes (QuickFixes).
+	IncludeFixes bool
 }
 
 // DiagnosticsReport answers get_diagnostics.
@@ -55,6 +58,9 @@ func (c *Client) DiagnosticsFor(ctx context.Context, q DiagnosticsQuery) (Diagno
 			"severity is one of error, warning, info, hint (each includes the more severe ones)",
 			"unknown severity %q", q.MinSeverity)
 	}
+	if q.IncludeFixes && q.File == "" {
+		return DiagnosticsReport{}, apierr.New(apierr.InvalidParameter, "pass file with include_fixes", "include_fixes needs one file")
+	}
 	out := DiagnosticsReport{Scope: "workspace", MinSeverity: min, Counts: map[string]int{}, Diagnostics: []Diagnostic{}}
 	var all []Diagnostic
 	if q.File != "" {
@@ -91,6 +97,19 @@ func (c *Client) DiagnosticsFor(ctx context.Context, q DiagnosticsQuery) (Diagno
 		out.Diagnostics = append(out.Diagnostics, d)
 		out.Counts[d.Severity]++
 		files[d.File] = true
+	}
+	if q.IncludeFixes {
+		for i := range out.Diagnostics {
+			d := &out.Diagnostics[i]
+			if SeverityRank(d.Severity) > 2 {
+				continue
+			}
+			fixes, err := c.QuickFixes(ctx, q.File, *d)
+			if err != nil {
+				return DiagnosticsReport{}, err
+			}
+			d.Fixes = fixes
+		}
 	}
 	out.Total, out.Files = len(out.Diagnostics), len(files)
 	return out, nil

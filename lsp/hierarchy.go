@@ -113,7 +113,10 @@ type walkLimits struct {
 	// concurrency bounds the requests in flight (1: one after another).
 	concurrency int
 	// probe asks the next level of the nodes at the depth limit, only to
-	// count what the depth left out (so truncated is exact).
+	// count what the depth left out (their more): one request per node at
+	// the limit, so only when the caller asks for it (count_more) or needs
+	// it (prepare_change's risk). What the depth leaves out is not
+	// "truncated" (it was not asked); it is reported as deeper.
 	probe bool
 	// leaf says an item is listed but never expanded (nil: none is).
 	leaf func(hierItem) bool
@@ -121,10 +124,13 @@ type walkLimits struct {
 
 // walkResult is a walked hierarchy below its root.
 type walkResult struct {
-	nodes     []*hierNode // the first level
-	more      int         // first-level edges max_items left out
-	count     int         // nodes in the whole tree
+	nodes []*hierNode // the first level
+	more  int         // first-level edges max_items left out
+	count int         // nodes in the whole tree
+	// truncated: max_items left out entries of the depth asked.
 	truncated bool
+	// deeper: the probe found edges below the depth asked.
+	deeper bool
 }
 
 type expandFunc func(ctx context.Context, it hierItem) ([]hierEdge, error)
@@ -135,6 +141,7 @@ type walkedDirections struct {
 	views     [][]hierView // per direction, in the order asked
 	more      []int        // per direction: first-level edges max_items left out
 	truncated bool
+	deeper    bool
 	// notes say which direction the server does not implement (asked
 	// with the other one, which is answered).
 	notes []string
@@ -176,6 +183,7 @@ func (c *Client) walkDirections(ctx context.Context, enc Encoding, root hierItem
 		trees[i] = w.nodes
 		out.more[i] = w.more
 		out.truncated = out.truncated || w.truncated
+		out.deeper = out.deeper || w.deeper
 	}
 	roots, views, err := c.viewHierarchy(ctx, enc, []hierItem{root}, trees...)
 	if err != nil {
@@ -226,9 +234,10 @@ func walkHierarchy(ctx context.Context, root hierItem, lim walkLimits, expand ex
 		}
 		last := depth >= lim.depth
 		if len(todo) == 0 || (last && !lim.probe) || (res.count >= lim.maxItems && !lim.probe) {
-			if len(todo) > 0 {
-				// Nodes left unexpanded with no probe: the walk may be cut.
-				res.truncated = res.truncated || !last || res.count >= lim.maxItems
+			if len(todo) > 0 && !last {
+				// max_items stopped the walk above the depth asked: what
+				// those nodes have below them is left out.
+				res.truncated = true
 			}
 			break
 		}
@@ -264,7 +273,11 @@ func walkHierarchy(ctx context.Context, root hierItem, lim walkLimits, expand ex
 					}
 				}
 				if n.more > 0 {
-					res.truncated = true
+					if last {
+						res.deeper = true
+					} else {
+						res.truncated = true
+					}
 				}
 				continue
 			}

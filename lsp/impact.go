@@ -218,7 +218,7 @@ func (c *Client) Impact(ctx context.Context, req ImpactRequest) (ImpactResult, e
 	}
 	var callSec *CallsSection
 	if calls != nil {
-		out.Truncated = out.Truncated || calls.Truncated
+		out.Truncated = out.Truncated || calls.Truncated || calls.deeper
 		callers := flattenCallers(calls.Incoming)
 		for _, cl := range callers {
 			if cl.OutsideWorkspace {

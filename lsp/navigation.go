@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
 )
 
 // navigationMethods are the requests worth naming when a server lacks
@@ -100,8 +101,13 @@ func (c *Client) resolve(ctx context.Context, file string, t Target, method, uns
 // pyright's workspace/symbol is empty for ~2 s. A server's first publish
 // for a buffer means it has analysed that file (and loaded its project).
 // The wait happens once: a server that never publishes for a file costs the
-// bound only the first time.
+// bound only the first time. A server that answers from the opened text and
+// waits for its own workspace load (lang.ServerSpec.AnswersAfterOpen:
+// gopls) is not waited for.
 func (c *Client) awaitAnalysis(ctx context.Context, bufnr int, server Server) (bool, error) {
+	if lang.AnswersAfterOpen(server.Name) {
+		return true, nil
+	}
 	key := analysisKey{bufnr, server.ID}
 	c.analysedMu.Lock()
 	done := c.analysed[key]

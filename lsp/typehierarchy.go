@@ -97,7 +97,7 @@ func (c *Client) TypeHierarchy(ctx context.Context, file string, t Target, opts 
 	if _, err := c.awaitAnalysis(ctx, doc.Buffer.Bufnr, doc.Servers[0]); err != nil {
 		return TypeHierarchyResult{}, err
 	}
-	lim := walkLimits{depth: opts.Depth, maxItems: opts.MaxItems, concurrency: hierarchyConcurrency, probe: true, leaf: c.outsideWorkspace}
+	lim := walkLimits{depth: opts.Depth, maxItems: opts.MaxItems, concurrency: hierarchyConcurrency, leaf: c.outsideWorkspace}
 	if server, err := doc.ServerFor(MethodTextDocumentPrepareTypeHierarchy); err == nil {
 		return c.typeHierarchyAt(ctx, position{doc: doc, server: server, point: pt}, opts, lim)
 	}

@@ -64,6 +64,7 @@ type Session struct {
 	root     workspace.Root
 	embedded bool
 	extra    []ServerSpec
+	command  string // embedded mode's nvim (Options.Command)
 	channel  int
 
 	// parserDir and parsers: the tree-sitter parsers (Options.ParserDir)
@@ -102,7 +103,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if addr == "" && opts.UseEnv {
 		addr = os.Getenv("NVIM")
 	}
-	s := &Session{root: opts.Root, logf: logf, extra: opts.ExtraServers, parserDir: opts.ParserDir, waiters: map[int64]chan asyncResult{}, closed: make(chan struct{}),
+	s := &Session{root: opts.Root, logf: logf, extra: opts.ExtraServers, command: opts.Command, parserDir: opts.ParserDir, waiters: map[int64]chan asyncResult{}, closed: make(chan struct{}),
 		trace: newTraceRing(opts.TraceLogf)}
 	var err error
 	if addr != "" {
@@ -310,6 +311,13 @@ func luaModules() (map[string]string, error) {
 		return nil
 	})
 	return out, err
+}
+
+// SiblingOptions are the options of a second, embedded Neovim on the same
+// root with the same servers (a verified edit's check runs there, out of
+// the user's sight).
+func (s *Session) SiblingOptions() Options {
+	return Options{Root: s.root, Command: s.command, ExtraServers: s.extra, ParserDir: s.parserDir, Logf: s.logf}
 }
 
 // Parsers says how each tree-sitter language of the registry is served:

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/neovim/go-client/nvim"
+
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/internal/safego"
 )
@@ -53,6 +55,9 @@ type FileSnapshot struct {
 	RenamedFrom string `msgpack:"renamed_from"`
 	// same: Neovim skipped the text, which the session's text cache holds.
 	Same bool `msgpack:"same"`
+	// fetch: Neovim left the text of a large buffer for Snapshot to read
+	// (readLines).
+	Fetch bool `msgpack:"fetch"`
 
 	Err *LuaError `msgpack:"err"`
 }
@@ -65,7 +70,17 @@ type SnapshotOptions struct {
 	WithDisk bool `msgpack:"with_disk"`
 	// known is what the text cache holds, so Neovim can skip those texts.
 	Known map[string]bufferKey `msgpack:"known,omitempty"`
+	// APILinesMin: buffers of at least this many lines are left for
+	// Snapshot to read with nvim_buf_get_lines (apiLinesMin).
+	APILinesMin int `msgpack:"api_lines_min,omitempty"`
 }
+
+// apiLinesMin is the size from which a buffer's text is read with
+// nvim_buf_get_lines from Go rather than joined in Lua: the API serializes
+// the lines straight from the buffer, without a Lua string per line (on
+// 100,000 lines, 3-5 times faster; below a few thousand lines the extra
+// round trip costs more than it saves).
+const apiLinesMin = 5000
 
 // Snapshot reads files (absolute paths, already confined to the workspace)
 // as Neovim holds them, all in one call. A per-file problem (a reconcile
@@ -81,6 +96,7 @@ func (s *Session) Snapshot(ctx context.Context, paths []string, opts SnapshotOpt
 	}
 	cache := textCacheOf(s)
 	opts.Known = cache.known(paths)
+	opts.APILinesMin = apiLinesMin
 	var out []FileSnapshot
 	if err := s.Call(ctx, "nvbridge.apply", "snapshot", &out, paths, opts); err != nil {
 		return nil, err
@@ -88,6 +104,11 @@ func (s *Session) Snapshot(ctx context.Context, paths []string, opts SnapshotOpt
 	for i := range out {
 		f := &out[i]
 		if f.Loaded && f.Err == nil {
+			if f.Fetch {
+				if err := s.readLines(ctx, f); err != nil {
+					return nil, err
+				}
+			}
 			key := bufferKey{f.Bufnr, f.ChangedTick, f.FileFormat, f.EOL, f.Bomb}
 			if f.Same {
 				text, ok := cache.get(f.Path, key)
@@ -111,6 +132,49 @@ func (s *Session) Snapshot(ctx context.Context, paths []string, opts SnapshotOpt
 		}
 	}
 	return out, nil
+}
+
+// readLines fills f.Text from the buffer's lines, read with
+// nvim_buf_get_lines in one atomic call with its changedtick: the text is
+// the snapshot's only if the tick is still the one the snapshot saw (else
+// the user typed in between: CONFLICT, nothing is applied).
+func (s *Session) readLines(ctx context.Context, f *FileSnapshot) error {
+	var lines [][]byte
+	var tick int
+	err := s.bounded(ctx, func() error {
+		b := s.v.NewBatch()
+		b.BufferLines(nvim.Buffer(f.Bufnr), 0, -1, false, &lines)
+		b.BufferVar(nvim.Buffer(f.Bufnr), "changedtick", &tick)
+		return b.Execute()
+	})
+	if err != nil {
+		return err
+	}
+	if tick != f.ChangedTick {
+		return apierr.Errorf(apierr.Conflict, "retry; the buffer was being edited in Neovim",
+			"%s changed while it was read (changedtick %d, then %d)", f.Path, f.ChangedTick, tick)
+	}
+	nl := "\n"
+	if f.FileFormat == "dos" {
+		nl = "\r\n"
+	}
+	n := 0
+	for _, l := range lines {
+		n += len(l) + len(nl)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteString(nl)
+		}
+		b.Write(l)
+	}
+	if f.EOL {
+		b.WriteString(nl)
+	}
+	f.Text, f.Fetch = b.String(), false
+	return nil
 }
 
 func allLinesEndInCR(text string) bool {

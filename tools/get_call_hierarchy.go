@@ -13,6 +13,7 @@ type getCallHierarchyArgs struct {
 	Direction string `json:"direction,omitempty" jsonschema:"incoming (callers), outgoing (callees) or both (default both)"`
 	Depth     int    `json:"depth,omitempty" jsonschema:"levels to follow, 1-10 (default 1: direct callers/callees only)"`
 	MaxItems  int    `json:"max_items,omitempty" jsonschema:"at most this many entries per direction, all levels counted (default 100); truncated says when entries were left out"`
+	CountMore bool   `json:"count_more,omitempty" jsonschema:"also count, as each deepest entry's more, the calls below the depth asked (one more request per entry at the depth limit; default false)"`
 }
 
 type callHierarchyResult struct{ lsp.CallHierarchyResult }
@@ -50,10 +51,10 @@ func writeCallEntries(b *strings.Builder, entries []lsp.CallEntry, level int) {
 
 func getCallHierarchyTool(env *Env) Tool {
 	return newTool("get_call_hierarchy", "Call hierarchy",
-		"Who calls a function and what it calls, to a depth (textDocument/prepareCallHierarchy, callHierarchy/incomingCalls and outgoingCalls). Give the line and either the function's name on that line or its column (its declaration or a call to it). Each entry has name, kind, file, line, column, detail and every call site with its line, column and source line; callers/callees nest the next level. A function already on the path is reported with cycle=true and not expanded again; one expanded elsewhere with repeated=true. Entries outside the workspace (standard library, dependencies) are listed but not expanded. totals count each direction; truncated (and an entry's more) say when depth or max_items left calls out.",
+		"Who calls a function and what it calls, to a depth (textDocument/prepareCallHierarchy, callHierarchy/incomingCalls and outgoingCalls). Give the line and either the function's name on that line or its column (its declaration or a call to it). Each entry has name, kind, file, line, column, detail and every call site with its line, column and source line; callers/callees nest the next level. A function already on the path is reported with cycle=true and not expanded again; one expanded elsewhere with repeated=true. Entries outside the workspace (standard library, dependencies) are listed but not expanded. totals count each direction; truncated (and an entry's more) say when max_items left entries out of the depth asked; count_more also counts, per deepest entry, the calls below the depth.",
 		readOnly,
 		func(ctx context.Context, in getCallHierarchyArgs) (callHierarchyResult, error) {
-			r, err := env.LSP.CallHierarchy(ctx, in.File, in.target(), lsp.CallHierarchyOptions{Direction: in.Direction, Depth: in.Depth, MaxItems: in.MaxItems})
+			r, err := env.LSP.CallHierarchy(ctx, in.File, in.target(), lsp.CallHierarchyOptions{Direction: in.Direction, Depth: in.Depth, MaxItems: in.MaxItems, CountMore: in.CountMore})
 			return callHierarchyResult{r}, err
 		})
 }

@@ -9,8 +9,9 @@ import (
 )
 
 type getDiagnosticsArgs struct {
-	File     string `json:"file,omitempty" jsonschema:"one file (relative to the workspace root): waits for the servers' diagnostics of its current text; omit for every diagnostic Neovim holds"`
-	Severity string `json:"severity,omitempty" jsonschema:"minimum severity: error, warning, info or hint (default hint: all)"`
+	File         string `json:"file,omitempty" jsonschema:"one file (relative to the workspace root): waits for the servers' diagnostics of its current text; omit for every diagnostic Neovim holds"`
+	Severity     string `json:"severity,omitempty" jsonschema:"minimum severity: error, warning, info or hint (default hint: all)"`
+	IncludeFixes bool   `json:"include_fixes,omitempty" jsonschema:"with file: also list each error's and warning's quick fixes with the apply_code_action arguments that apply them"`
 }
 
 type diagnosticsResult struct{ lsp.DiagnosticsReport }
@@ -56,6 +57,9 @@ func (r diagnosticsResult) Summary() string {
 		if len(tags) > 0 {
 			fmt.Fprintf(&b, " [%s]", strings.Join(tags, " "))
 		}
+		for _, f := range d.Fixes {
+			fmt.Fprintf(&b, "\n    fix: %s (apply_code_action title %q)", f.Title, f.Title)
+		}
 	}
 	return b.String()
 }
@@ -65,7 +69,7 @@ func getDiagnosticsTool(env *Env) Tool {
 		"Get the language servers' diagnostics (errors, warnings...) for one file, after waiting for the servers to check its current text (diagnostics_complete says whether they did in time), or for the whole workspace (every diagnostic Neovim holds, without waiting). Filter by minimum severity. Lines are 1-based, columns 0-based in characters.",
 		readOnly,
 		func(ctx context.Context, in getDiagnosticsArgs) (diagnosticsResult, error) {
-			r, err := env.LSP.DiagnosticsFor(ctx, lsp.DiagnosticsQuery{File: in.File, MinSeverity: in.Severity})
+			r, err := env.LSP.DiagnosticsFor(ctx, lsp.DiagnosticsQuery{File: in.File, MinSeverity: in.Severity, IncludeFixes: in.IncludeFixes})
 			return diagnosticsResult{r}, err
 		})
 }

@@ -23,10 +23,13 @@ func editingTools(env *Env) []Tool {
 
 // previewArg is the preview switch every changeset tool takes.
 type previewArg struct {
-	Preview *bool `json:"preview,omitempty" jsonschema:"true (the default): change nothing, return the unified diff and a changeset_id for apply_changeset; false: apply at once"`
+	Preview *bool `json:"preview,omitempty" jsonschema:"true (the default): change nothing, return the unified diff and a changeset_id for apply_changeset; false: apply at once (the result then has diagnostics_delta: errors and warnings the change introduced and resolved)"`
+	Check   bool  `json:"check,omitempty" jsonschema:"with a preview: also report diagnostics_delta before anything is applied (the servers diagnose the new text in a second Neovim the user never sees; the first check starts it)"`
 }
 
 func (p previewArg) preview() bool { return p.Preview == nil || *p.Preview }
+
+func (p previewArg) check() bool { return p.Check && p.preview() }
 
 // bufferState is the state of the one buffer a single-file tool edited.
 type bufferState struct {

@@ -33,7 +33,7 @@ type saveArg struct {
 
 // submit previews or applies a refactoring's changeset.
 func submit(ctx context.Context, env *Env, cs preview.Changeset, p previewArg, s saveArg) (*edit.Result, error) {
-	r, err := env.Edit.Submit(ctx, cs, edit.Options{Preview: p.preview(), Save: s.Save, NoAutocmd: s.NoAutocmd})
+	r, err := env.Edit.Submit(ctx, cs, edit.Options{Preview: p.preview(), Save: s.Save, NoAutocmd: s.NoAutocmd, Check: p.check()})
 	if err != nil {
 		return nil, err
 	}

@@ -94,6 +94,9 @@ var protocolCases = map[string]protocolCase{
 	"analyze_dependencies": {args: `{"file":"main.go"}`, want: map[string]any{
 		"file": "main.go", "language": "go", "imports.0.path": "fmt", "imports_source": nil, "importers": nil,
 	}},
+	"get_project_structure": {args: `{"path":".","max_depth":1}`, want: map[string]any{
+		"root.path": ".", "root.children.0.name": "config", "root.children.0.type": "dir", "files": nil, "dirs": nil, "listed": nil,
+	}},
 	"prepare_change": {args: `{"file":"orders/orders.go","line":33,"symbol":"Process","depth":1}`, want: map[string]any{
 		"symbol.name": "Process", "symbol.line": 33, "references": 4, "direct_callers.0.call_sites.0.file": nil, "risk": nil,
 	}},

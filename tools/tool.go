@@ -32,6 +32,9 @@ type Env struct {
 	// it), so that apply_changeset finds the previews every editing tool
 	// made.
 	Edit *edit.Engine
+	// Verifier measures the diagnostics delta of applies and checked
+	// previews (Edit.Verifier); Close ends its second Neovim.
+	Verifier *lsp.Verifier
 	// DAP holds the debug sessions (one manager per session, shown in its
 	// Neovim); Close ends them.
 	DAP *dap.Manager
@@ -53,6 +56,10 @@ func NewEnv(s *nvim.Session, client *lsp.Client, logf func(format string, args .
 	if !s.Embedded() {
 		env.Edit.Approve = env.engineApproval // the user approves changes (user.go)
 	}
+	if client != nil {
+		env.Verifier = lsp.NewVerifier(client)
+		env.Edit.Verifier = env.Verifier
+	}
 	return env
 }
 
@@ -61,6 +68,9 @@ func NewEnv(s *nvim.Session, client *lsp.Client, logf func(format string, args .
 func (e *Env) Close() {
 	if e != nil && e.DAP != nil {
 		e.DAP.Close()
+	}
+	if e != nil && e.Verifier != nil {
+		e.Verifier.Close()
 	}
 }
 

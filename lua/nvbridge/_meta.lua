@@ -44,6 +44,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field reconcile boolean
 ---@field with_disk boolean
 ---@field known? table<string, nvbridge.BufferKey> texts the Go side already holds
+---@field api_lines_min? integer buffers of at least this many lines are read by the Go side (nvim_buf_get_lines)
 
 --- One file as Neovim holds it (Go: nvim.FileSnapshot).
 ---@class nvbridge.FileSnapshot
@@ -67,6 +68,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field eol boolean
 ---@field renamed_from string
 ---@field same boolean the Go side's cached text is current (text left out)
+---@field fetch boolean the Go side reads the lines itself (text left out)
 ---@field err? nvbridge.Error
 
 --- One nvim_buf_set_text call, as an array (Go: edit.bufOp with

@@ -36,6 +36,16 @@ local progress = {}
 -- Clients that ended $/progress work at least once, or whose wait for it
 -- ran out (see busy: a server indexing after attaching).
 local progress_ended = {}
+-- Every publishDiagnostics handled gets the next number (verify.lua marks
+-- a moment and waits for publishes after it).
+local publish_seq = 0
+-- Per client: the titles of its active $/progress tokens, and whether it
+-- ever reported diagnosis work ("diagnosing ...": gopls with
+-- verboseWorkDoneProgress, whose end says every file is re-diagnosed).
+---@type table<integer, table<any, string>>
+local progress_titles = {}
+---@type table<integer, boolean>
+local reports_diagnosis = {}
 
 ---@class nvbridge.ServerExit
 ---@field name string the client's name
@@ -327,7 +337,9 @@ function M.setup()
       local loaded = api.nvim_buf_is_loaded(bufnr)
       for client_id in pairs(clients) do
         published[client_id] = published[client_id] or {}
+        publish_seq = publish_seq + 1
         published[client_id][uri] = {
+          seq = publish_seq,
           -- Staged publishers (no version, several publishes per text)
           -- keep the quiet-window rule of wait_diagnostics.
           version = (loaded and not staged(client_id)) and ((sent[client_id] or {})[uri] or buf_version(bufnr)) or nil,
@@ -402,11 +414,20 @@ function M.setup()
         return
       end
       progress[client_id] = progress[client_id] or {}
+      progress_titles[client_id] = progress_titles[client_id] or {}
       if value.kind == 'begin' or value.kind == 'report' then
         progress[client_id][params.token] = true
+        if value.kind == 'begin' and type(value.title) == 'string' then
+          progress_titles[client_id][params.token] = value.title
+          if value.title:find('^diagnosing') then
+            reports_diagnosis[client_id] = true
+          end
+        end
       elseif value.kind == 'end' then
         progress[client_id][params.token] = nil
+        progress_titles[client_id][params.token] = nil
         progress_ended[client_id] = true
+        api.nvim_exec_autocmds('User', { pattern = 'NvbridgeProgressEnd', modeline = false })
       end
     end,
   })
@@ -1062,45 +1083,50 @@ function M.cancel(chan, id)
   return true
 end
 
+--- How long the diagnostics of bufnr's current text still need to settle:
+--- 0 when they have, nil when some client has not published for the
+--- current text. A server that publishes without a document version may
+--- publish in stages for one text (typescript-language-server: syntax
+--- first, semantic later), so its diagnostics count as settled only after a
+--- quiet spell.
+function M.unsettled_ms(bufnr, client_ids)
+  local uri = vim.uri_from_bufnr(bufnr)
+  local version = buf_version(bufnr)
+  local tick = vim.b[bufnr].changedtick
+  local wait = 0
+  for _, client_id in ipairs(client_ids) do
+    local seen = (published[client_id] or {})[uri]
+    if not seen then
+      return nil
+    end
+    if seen.version ~= nil and seen.version ~= vim.NIL then
+      if seen.version < version then
+        return nil
+      end
+    elseif seen.tick < tick then
+      return nil
+    elseif version == 0 and not staged(client_id) then
+      -- A publish without a version, received after the last change
+      -- (tick), while the document is still at the version 0 of its
+      -- didOpen (Neovim 0.10): it is for the current text (gopls
+      -- publishes so for a document opened at version 0). The buffer
+      -- was loaded from the disk unchanged, so even a publish sent
+      -- before the didOpen describes this text; a reload from the disk
+      -- moves the tick.
+    else
+      uv.update_time()
+      wait = math.max(wait, M.unversioned_quiet_ms - (uv.now() - seen.at))
+    end
+  end
+  return wait
+end
+
 --- Completes once every listed client has published diagnostics for the
 --- buffer's current text (by document version when the server sends one,
 --- else by a publish after the last change), or after bound_ms.
 function M.wait_diagnostics(chan, id, bufnr, client_ids, bound_ms)
-  local uri = vim.uri_from_bufnr(bufnr)
-  -- How long the diagnostics of a fresh state still need to settle: 0 when
-  -- they have, nil when some client has not published for the current text.
-  -- A server that publishes without a document version may publish in
-  -- stages for one text (typescript-language-server: syntax first, semantic
-  -- later), so its diagnostics count as settled only after a quiet spell.
   local function unsettled_ms()
-    local version = buf_version(bufnr)
-    local tick = vim.b[bufnr].changedtick
-    local wait = 0
-    for _, client_id in ipairs(client_ids) do
-      local seen = (published[client_id] or {})[uri]
-      if not seen then
-        return nil
-      end
-      if seen.version ~= nil and seen.version ~= vim.NIL then
-        if seen.version < version then
-          return nil
-        end
-      elseif seen.tick < tick then
-        return nil
-      elseif version == 0 and not staged(client_id) then
-        -- A publish without a version, received after the last change
-        -- (tick), while the document is still at the version 0 of its
-        -- didOpen (Neovim 0.10): it is for the current text (gopls
-        -- publishes so for a document opened at version 0). The buffer
-        -- was loaded from the disk unchanged, so even a publish sent
-        -- before the didOpen describes this text; a reload from the disk
-        -- moves the tick.
-      else
-        uv.update_time()
-        wait = math.max(wait, M.unversioned_quiet_ms - (uv.now() - seen.at))
-      end
-    end
-    return wait
+    return M.unsettled_ms(bufnr, client_ids)
   end
   if unsettled_ms() == 0 then
     return done(chan, id, nil, 'true')
@@ -1146,6 +1172,48 @@ function M.wait_diagnostics(chan, id, bufnr, client_ids, bound_ms)
     finish(false)
   end))
   check()
+end
+
+--- The number of the last publishDiagnostics handled (0: none yet).
+function M.publish_seq()
+  return publish_seq
+end
+
+--- The last publish a client sent for a URI: {version, tick, at, seq}.
+function M.last_publish(client_id, uri)
+  return (published[client_id] or {})[uri]
+end
+
+--- Whether a client reports its diagnosis work with $/progress
+--- ("diagnosing ..."), and how many such tokens are active now.
+function M.diagnosis_progress(client_id)
+  local active = 0
+  for _, title in pairs(progress_titles[client_id] or {}) do
+    if title:find('^diagnosing') then
+      active = active + 1
+    end
+  end
+  local reports = reports_diagnosis[client_id] == true
+  if not reports then
+    -- gopls announces its diagnosis work only with this setting on.
+    local client = vim.lsp.get_client_by_id(client_id)
+    local settings = client and (client.settings or (client.config or {}).settings) or {}
+    reports = type(settings.gopls) == 'table' and settings.gopls.verboseWorkDoneProgress == true
+  end
+  return reports, active
+end
+
+M.staged = staged
+M.done = done
+
+--- Registers what cancels an async operation (bridge.cancel calls it).
+function M.on_cancel(chan, id, fn)
+  in_flight[key(chan, id)] = { cancel = fn }
+end
+
+--- verify.lua's wait, under the module Session.Async calls.
+function M.wait_settled(chan, id, spec, bound_ms)
+  return require('nvbridge.verify').wait_settled(chan, id, spec, bound_ms)
 end
 
 --- How long an unversioned publisher must stay quiet before its

@@ -1,69 +1,107 @@
-// Command sidebyside prints find_references through nvbridge next to the
-// same request sent straight to gopls, with their ratio, plus the trivial
-// Go -> Neovim round trip:
+// Command sidebyside measures every read tool through nvbridge (a real MCP
+// client session over stdio with the built binary) next to the same LSP
+// requests sent straight to gopls, in interleaved rounds, on the bundled
+// sample and on real modules from the Go module proxy; plus cold starts
+// (`nvbridge call` vs `gopls definition`) and the first call on a buffer a
+// user's Neovim opened before nvbridge attached. It prints a table and
+// writes the raw figures as JSON for `make bench-report`:
 //
-//	go run ./bench/cmd/sidebyside [-benchtime 2s]
+//	go run ./bench/cmd/sidebyside [-rounds 20] [-modules sample,zap,x/tools] [-json FILE]
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"testing"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
 
 	"github.com/nvbridge/nvbridge/bench"
+	"github.com/nvbridge/nvbridge/bench/side"
 )
 
 func main() {
-	testing.Init()
-	benchtime := flag.Duration("benchtime", 0, "time per measurement (default: the testing package's 1s)")
+	rounds := flag.Int("rounds", 20, "interleaved rounds per op (a first-request round needs a new file)")
+	modules := flag.String("modules", "sample", "comma-separated: "+strings.Join(side.ModuleNames, ","))
+	out := flag.String("json", "", "write the figures as JSON to this file")
+	coldRuns := flag.Int("cold", 3, "cold start runs per module (0: skip)")
+	attachedRuns := flag.Int("attached", 3, "runs of the first call on a buffer opened before attaching (0: skip)")
 	flag.Parse()
-	if *benchtime > 0 {
-		if err := flag.Set("test.benchtime", benchtime.String()); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
 	}
-	ctx := context.Background()
-	f, err := bench.Setup(ctx)
-	if err != nil {
+	if err := run(*rounds, strings.Split(*modules, ","), *out, *coldRuns, *attachedRuns, logf); err != nil {
 		fmt.Fprintln(os.Stderr, "sidebyside:", err)
 		os.Exit(1)
 	}
-	defer f.Close()
+}
 
-	measure := func(name string, op func() error) bench.Result {
-		var failure error
-		r := testing.Benchmark(func(b *testing.B) {
-			for b.Loop() {
-				if err := op(); err != nil {
-					failure = err
-					b.FailNow()
-				}
-			}
-		})
-		if failure != nil {
-			fmt.Fprintf(os.Stderr, "sidebyside: %s: %v\n", name, failure)
-			f.Close()
-			os.Exit(1)
-		}
-		return bench.Result{Name: name, NsPerOp: float64(r.T.Nanoseconds()) / float64(r.N), N: r.N}
+func run(rounds int, modules []string, out string, coldRuns, attachedRuns int, logf func(string, ...any)) error {
+	ctx := context.Background()
+	repo, err := bench.RepoRoot()
+	if err != nil {
+		return err
 	}
-	refs := func(run func(context.Context) (int, error)) func() error {
-		return func() error {
-			n, err := run(ctx)
-			if err == nil && n != bench.WantReferences {
-				err = fmt.Errorf("%d references, want %d", n, bench.WantReferences)
-			}
+	for _, kv := range side.Env(repo) {
+		if strings.HasPrefix(kv, "PATH=") {
+			os.Setenv("PATH", strings.TrimPrefix(kv, "PATH="))
+		}
+	}
+	tmp, err := os.MkdirTemp("", "nvbridge-side-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	binary := filepath.Join(tmp, "nvbridge")
+	build := exec.Command("go", "build", "-o", binary, "./cmd/nvbridge")
+	build.Dir, build.Env = repo, side.Env(repo)
+	if b, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v: %s", err, b)
+	}
+	rep := side.Report{Started: time.Now().UTC(), Rounds: rounds, Machine: side.Machine(), Versions: side.Versions(repo)}
+	rep.Command = "go run ./bench/cmd/sidebyside " + strings.Join(os.Args[1:], " ")
+	o := side.Options{Binary: binary, Repo: repo, Rounds: rounds, Logf: logf}
+	for _, name := range modules {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		dir := filepath.Join(tmp, "m")
+		m, err := side.PrepareModule(ctx, repo, name, dir)
+		if err != nil {
 			return err
 		}
+		res, err := side.RunModule(ctx, m, o)
+		if err != nil {
+			return err
+		}
+		if coldRuns > 0 {
+			if res.Cold, err = side.Cold(ctx, o, m, coldRuns); err != nil {
+				return err
+			}
+		}
+		if attachedRuns > 0 && name == "sample" {
+			if res.Attached, err = side.AttachedFirstCall(ctx, o, m, attachedRuns); err != nil {
+				return err
+			}
+		}
+		rep.Modules = append(rep.Modules, *res)
+		fmt.Print(side.Table(res))
+		os.RemoveAll(dir)
+		runtime.GC()
 	}
-	results := []bench.Result{
-		measure("references direct to gopls", refs(f.ReferencesDirect)),
-		measure("references via Neovim (request)", refs(f.ReferencesViaNeovim)),
-		measure("find_references (nvbridge)", refs(f.ReferencesNvbridge)),
+	rep.Finished = time.Now().UTC()
+	if out != "" {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			return err
+		}
+		logf("wrote %s", out)
 	}
-	fmt.Print(bench.Report(results, "references direct to gopls"))
-	fmt.Print(bench.Report([]bench.Result{measure("Go->Neovim round trip (return 1)", func() error { return f.RoundTrip(ctx) })}, ""))
+	return nil
 }

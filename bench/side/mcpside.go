@@ -1,0 +1,103 @@
+package side
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Bridge is one MCP client session with `nvbridge mcp` (the built binary,
+// over stdio): every call goes through the real MCP path (JSON-RPC
+// framing, the server's dispatch, schemas, structured content).
+type Bridge struct {
+	Client *client.Client
+	Cmd    *exec.Cmd
+	stderr bytes.Buffer
+}
+
+// Env is the environment the harness gives the processes it starts: the
+// checkout's private Neovim and servers first on PATH, and Go's own bin
+// (gopls needs `go`).
+func Env(repo string) []string {
+	path := filepath.Join(repo, ".deps", "bin") + string(os.PathListSeparator) + os.Getenv("PATH") +
+		string(os.PathListSeparator) + "/usr/local/go/bin"
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PATH=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "PATH="+path)
+}
+
+// StartBridge runs `binary [extra] --root root --timeout 2m mcp` and
+// initializes an MCP session with it.
+func StartBridge(ctx context.Context, binary, repo, root string, extra ...string) (*Bridge, error) {
+	b := &Bridge{}
+	env := Env(repo)
+	args := append([]string{}, extra...)
+	if log := os.Getenv("NVBRIDGE_SIDE_LOG"); log != "" {
+		// Every exchange with Neovim, with its duration (where the time
+		// goes).
+		args = append(args, "--log", log)
+	}
+	args = append(args, "--root", root, "--timeout", "2m", "mcp")
+	tr := transport.NewStdioWithOptions(binary, env, args,
+		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
+			cmd := exec.Command(command, args...)
+			cmd.Env = env
+			cmd.Dir = root
+			b.Cmd = cmd
+			return cmd, nil
+		}),
+		transport.WithCommandStderrWriter(&b.stderr))
+	if err := tr.Start(ctx); err != nil {
+		return nil, fmt.Errorf("start nvbridge: %w", err)
+	}
+	// The initialize handshake of the 2025-11-25 protocol, as the agents'
+	// clients speak it (and ping is a real round trip there).
+	b.Client = client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
+	init.Params.ClientInfo = mcp.Implementation{Name: "nvbridge-sidebyside", Version: "1"}
+	if _, err := b.Client.Initialize(ctx, init); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("initialize: %w (stderr: %s)", err, b.stderr.String())
+	}
+	return b, nil
+}
+
+// Call calls a tool and returns its structured content; a tool error is
+// returned as an error with its text.
+func (b *Bridge) Call(ctx context.Context, tool string, args map[string]any) (map[string]any, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := b.Client.CallTool(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	body, _ := json.Marshal(res.StructuredContent)
+	var out map[string]any
+	_ = json.Unmarshal(body, &out)
+	if res.IsError {
+		return out, fmt.Errorf("%s %v: %s", tool, args, body)
+	}
+	return out, nil
+}
+
+// Close ends the session (the binary stops its Neovim and servers).
+func (b *Bridge) Close() {
+	if b.Client != nil {
+		b.Client.Close()
+	}
+}

@@ -1,0 +1,210 @@
+// Package side is the side-by-side harness of `make bench-side` and `make
+// bench-report`: every read tool through nvbridge, called by a real MCP
+// client session over stdio against the built binary, next to the same LSP
+// requests sent by a minimal client straight to gopls, at the same
+// positions, in interleaved rounds, on the bundled sample and on large real
+// modules fetched from the Go module proxy.
+package side
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/nvbridge/nvbridge/internal/safego"
+)
+
+// Straight is a minimal LSP client driving gopls over stdio: no editor, no
+// bridge, only the requests. It answers the server's requests with null
+// (configuration: gopls's defaults, which is what nvbridge's Neovim gives
+// it too) and keeps the publishes of diagnostics.
+type Straight struct {
+	Root string
+	Conn jsonrpc2.Conn
+	Cmd  *exec.Cmd
+
+	mu      sync.Mutex
+	opened  map[string]bool
+	diags   map[string]json.RawMessage
+	loaded  chan struct{} // closed when gopls's workspace load progress ends
+	loadEnd bool
+	tokens  map[string]bool
+}
+
+type pipes struct {
+	io.ReadCloser
+	io.WriteCloser
+}
+
+func (p pipes) Close() error {
+	p.WriteCloser.Close()
+	return p.ReadCloser.Close()
+}
+
+// StartStraight starts gopls in root and initializes it with the
+// capabilities Neovim 0.10 declares for the requests measured.
+func StartStraight(ctx context.Context, root string) (*Straight, error) {
+	cmd := exec.Command("gopls", "serve")
+	cmd.Dir = root
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &Straight{Root: root, Cmd: cmd, Conn: jsonrpc2.NewConn(jsonrpc2.NewStream(pipes{stdout, stdin})),
+		opened: map[string]bool{}, diags: map[string]json.RawMessage{}, loaded: make(chan struct{}), tokens: map[string]bool{}}
+	s.Conn.Go(context.Background(), s.handle)
+	rootURI := uri.File(root)
+	init := map[string]any{
+		"processId":        os.Getpid(),
+		"rootUri":          rootURI,
+		"workspaceFolders": []map[string]any{{"uri": rootURI, "name": filepath.Base(root)}},
+		"capabilities": map[string]any{
+			"window": map[string]any{"workDoneProgress": true},
+			"textDocument": map[string]any{
+				"hover":              map[string]any{"contentFormat": []string{"markdown", "plaintext"}},
+				"documentSymbol":     map[string]any{"hierarchicalDocumentSymbolSupport": true},
+				"callHierarchy":      map[string]any{},
+				"publishDiagnostics": map[string]any{"relatedInformation": true},
+				"definition":         map[string]any{"linkSupport": true},
+				"implementation":     map[string]any{"linkSupport": true},
+			},
+			"general": map[string]any{"positionEncodings": []string{"utf-16"}},
+		},
+	}
+	var res json.RawMessage
+	if _, err := s.Conn.Call(ctx, protocol.MethodInitialize, init, &res); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("gopls initialize: %w", err)
+	}
+	if err := s.Conn.Notify(ctx, protocol.MethodInitialized, map[string]any{}); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Straight) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	switch req.Method() {
+	case protocol.MethodTextDocumentPublishDiagnostics:
+		var p struct {
+			URI string `json:"uri"`
+		}
+		if json.Unmarshal(req.Params(), &p) == nil {
+			s.mu.Lock()
+			s.diags[p.URI] = append(json.RawMessage(nil), req.Params()...)
+			s.mu.Unlock()
+		}
+	case protocol.MethodProgress:
+		var p struct {
+			Token any `json:"token"`
+			Value struct {
+				Kind  string `json:"kind"`
+				Title string `json:"title"`
+			} `json:"value"`
+		}
+		if json.Unmarshal(req.Params(), &p) == nil {
+			tok := fmt.Sprint(p.Token)
+			s.mu.Lock()
+			switch p.Value.Kind {
+			case "begin":
+				s.tokens[tok] = true
+			case "end":
+				if s.tokens[tok] && !s.loadEnd {
+					delete(s.tokens, tok)
+					if len(s.tokens) == 0 {
+						s.loadEnd = true
+						close(s.loaded)
+					}
+				}
+			}
+			s.mu.Unlock()
+		}
+	}
+	return reply(ctx, nil, nil)
+}
+
+// WaitLoaded waits for gopls's first work-done progress (the workspace
+// load) to end, bounded by ctx.
+func (s *Straight) WaitLoaded(ctx context.Context) error {
+	select {
+	case <-s.loaded:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// URI of a file relative to the root.
+func (s *Straight) URI(rel string) protocol.DocumentURI {
+	return uri.File(filepath.Join(s.Root, rel))
+}
+
+// Open sends didOpen for rel at version 0, as Neovim 0.10 does (once).
+func (s *Straight) Open(ctx context.Context, rel string) error {
+	s.mu.Lock()
+	done := s.opened[rel]
+	s.opened[rel] = true
+	s.mu.Unlock()
+	if done {
+		return nil
+	}
+	text, err := os.ReadFile(filepath.Join(s.Root, rel))
+	if err != nil {
+		return err
+	}
+	return s.Conn.Notify(ctx, protocol.MethodTextDocumentDidOpen, protocol.DidOpenTextDocumentParams{
+		TextDocument: protocol.TextDocumentItem{URI: s.URI(rel), LanguageID: "go", Version: 0, Text: string(text)},
+	})
+}
+
+// Diagnostics returns the last publish for rel (nil before any).
+func (s *Straight) Diagnostics(rel string) json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.diags[string(s.URI(rel))]
+}
+
+// Call sends one request and returns its raw answer.
+func (s *Straight) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	var raw json.RawMessage
+	_, err := s.Conn.Call(ctx, method, params, &raw)
+	return raw, err
+}
+
+// Close shuts gopls down (shutdown, exit), killing it if it lingers.
+func (s *Straight) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_, _ = s.Conn.Call(ctx, protocol.MethodShutdown, nil, nil)
+	_ = s.Conn.Notify(ctx, protocol.MethodExit, nil)
+	exited := make(chan struct{})
+	safego.Go("waiting for gopls to exit", func() {
+		defer close(exited)
+		_ = s.Cmd.Wait()
+	}, nil)
+	select {
+	case <-exited:
+	case <-ctx.Done():
+		_ = s.Cmd.Process.Kill()
+		<-exited
+	}
+	s.Conn.Close()
+}

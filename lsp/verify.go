@@ -1,0 +1,394 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/diagdelta"
+	"github.com/nvbridge/nvbridge/nvim"
+)
+
+// VerifyWait caps the wait for the servers to diagnose a change (the
+// caller's deadline, less a fifth, when that is sooner). Hitting it is
+// reported (complete: false), never "no new errors".
+var VerifyWait = 45 * time.Second
+
+// MaxFixedDiagnostics bounds how many introduced errors get their quick
+// fixes listed (each costs a code action request).
+var MaxFixedDiagnostics = 5
+
+// Verifier measures the diagnostics delta of changesets: after an apply
+// in the user's Neovim, or before it (Check) in a second, embedded Neovim
+// on the same root that the user never sees. It implements edit.Verifier.
+type Verifier struct {
+	c *Client
+
+	mu     sync.Mutex // one check at a time; guards shadow
+	shadow *Client
+	// shadowStarted is how long the second Neovim took to start (its
+	// first check pays it).
+	shadowStarted time.Duration
+	// lastChecked are the files of the last check (Idle waits for them).
+	lastChecked []string
+}
+
+// NewVerifier returns the verifier of c's session.
+func NewVerifier(c *Client) *Verifier { return &Verifier{c: c} }
+
+// ShadowStartup is how long the check's second Neovim took to start (0
+// before the first check).
+func (v *Verifier) ShadowStartup() time.Duration {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.shadowStarted
+}
+
+// Close ends the check's second Neovim, if one was started.
+func (v *Verifier) Close() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.shadow != nil {
+		v.shadow.Session.Close()
+		v.shadow = nil
+	}
+}
+
+type bufferInfo struct {
+	Bufnrs  []int `json:"bufnrs"`
+	Clients []struct {
+		ID   int    `json:"id"`
+		Name string `json:"name"`
+	} `json:"clients"`
+}
+
+func (c *Client) buffersOf(ctx context.Context, paths []string) (bufferInfo, error) {
+	var raw string
+	var out bufferInfo
+	if err := c.Session.Call(ctx, "nvbridge.verify", "buffers", &raw, paths); err != nil {
+		return out, err
+	}
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		return out, apierr.Errorf(apierr.OperationFailed, "report this", "decode buffers: %v", err)
+	}
+	return out, nil
+}
+
+type dependant struct {
+	Bufnr int    `json:"bufnr"`
+	File  string `json:"file"`
+}
+
+// baseline is what Before recorded.
+type baseline struct {
+	c          *Client
+	mode       string
+	paths      []string // touched files, absolute
+	dependants []dependant
+	clients    []int
+	names      []string
+	before     []Diagnostic
+	mark       int
+	fixes      bool
+	note       string
+}
+
+// Before opens the touched files that exist, waits until their servers
+// have diagnosed their current text (and finished any diagnosis run), and
+// records every diagnostic Neovim holds, and the moment (the last
+// publish) the wait after the change counts from.
+func (v *Verifier) Before(ctx context.Context, paths []string) (diagdelta.Baseline, error) {
+	return v.c.before(ctx, paths, "applied", true)
+}
+
+func (c *Client) before(ctx context.Context, paths []string, mode string, fixes bool) (*baseline, error) {
+	b := &baseline{c: c, mode: mode, paths: paths, fixes: fixes}
+	root := c.Session.Root()
+	var existing []string
+	for _, p := range paths {
+		if root.Sensitive(p) {
+			continue
+		}
+		existing = append(existing, p)
+	}
+	info, err := c.buffersOf(ctx, existing)
+	if err != nil {
+		return nil, err
+	}
+	// Files not loaded yet: load them (the apply would) so their servers
+	// attach and diagnose them before the change.
+	for i, p := range existing {
+		if info.Bufnrs[i] != 0 || !fileExists(p) {
+			continue
+		}
+		if _, err := c.Open(ctx, p); err != nil {
+			return nil, err
+		}
+	}
+	if info, err = c.buffersOf(ctx, existing); err != nil {
+		return nil, err
+	}
+	var touched []int
+	for _, bn := range info.Bufnrs {
+		if bn != 0 {
+			touched = append(touched, bn)
+		}
+	}
+	for _, cl := range info.Clients {
+		b.clients = append(b.clients, cl.ID)
+		b.names = append(b.names, cl.Name)
+	}
+	if len(b.clients) > 0 {
+		var raw string
+		if err := c.Session.Call(ctx, "nvbridge.verify", "dependants", &raw, b.clients, touched); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(raw), &b.dependants); err != nil {
+			return nil, apierr.Errorf(apierr.OperationFailed, "report this", "decode dependants: %v", err)
+		}
+		// The state before: the touched buffers' current text diagnosed,
+		// no diagnosis run in progress.
+		st, err := c.waitSettled(ctx, 0, touched, nil, b.clients)
+		if err != nil {
+			return nil, err
+		}
+		if !st.Complete {
+			b.note = "the diagnostics before the change were not settled: " + st.why(c)
+		}
+	}
+	if b.before, err = c.collectDiagnostics(ctx, nil); err != nil {
+		return nil, err
+	}
+	if err := c.Session.Call(ctx, "nvbridge.verify", "mark", &b.mark); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func fileExists(p string) bool {
+	_, err := filepath.EvalSymlinks(p)
+	return err == nil
+}
+
+type settled struct {
+	Complete bool `json:"complete"`
+	Pending  []struct {
+		Client string `json:"client"`
+		File   string `json:"file"`
+		Why    string `json:"why"`
+	} `json:"pending"`
+}
+
+func (s settled) why(c *Client) string {
+	var parts []string
+	gopls := false
+	for _, p := range s.Pending {
+		what := p.Client
+		if p.File != "" {
+			what += " on " + c.Session.Root().Rel(p.File)
+		}
+		parts = append(parts, what+": "+p.Why)
+		gopls = gopls || p.Client == "gopls"
+	}
+	if len(parts) > 3 {
+		parts = append(parts[:3], fmt.Sprintf("and %d more", len(parts)-3))
+	}
+	out := strings.Join(parts, "; ")
+	if out == "" {
+		out = "the wait was cut short"
+	}
+	if gopls {
+		out += " (gopls reports the end of its diagnosis only with its setting verboseWorkDoneProgress = true; nvbridge's embedded Neovim sets it)"
+	}
+	return out
+}
+
+// waitSettled waits (bounded) until the servers have diagnosed the touched
+// buffers' current text and, after mark, the dependants (verify.lua).
+func (c *Client) waitSettled(ctx context.Context, mark int, touched []int, deps []dependant, clients []int) (settled, error) {
+	bound := c.waitBound(ctx)
+	if bound > VerifyWait {
+		bound = VerifyWait
+	}
+	depBufs := make([]int, len(deps))
+	for i, d := range deps {
+		depBufs[i] = d.Bufnr
+	}
+	spec := map[string]any{"mark": mark, "touched": nonNil(touched), "dependants": nonNil(depBufs), "clients": nonNil(clients)}
+	raw, err := c.Session.Async(ctx, "wait_settled", spec, int(bound/time.Millisecond))
+	if err != nil {
+		return settled{}, err
+	}
+	var st settled
+	if err := json.Unmarshal(raw, &st); err != nil {
+		// Async's result is the JSON text itself or a JSON string of it.
+		var s string
+		if json.Unmarshal(raw, &s) != nil || json.Unmarshal([]byte(s), &st) != nil {
+			return settled{}, apierr.Errorf(apierr.OperationFailed, "report this", "decode wait_settled: %v", err)
+		}
+	}
+	if !st.Complete && len(st.Pending) == 0 {
+		st.Pending = append(st.Pending, struct {
+			Client string `json:"client"`
+			File   string `json:"file"`
+			Why    string `json:"why"`
+		}{Why: fmt.Sprintf("not settled within %s", bound.Round(time.Millisecond))})
+	}
+	return st, nil
+}
+
+func nonNil(s []int) []int {
+	if s == nil {
+		return []int{}
+	}
+	return s
+}
+
+// After waits until the servers have diagnosed the applied change (each
+// touched buffer's new version, and the dependants: a diagnosis run's
+// progress or a publish after the mark), bounded, then compares.
+func (b *baseline) After(ctx context.Context) (*diagdelta.Delta, error) {
+	c := b.c
+	info, err := c.buffersOf(ctx, b.paths)
+	if err != nil {
+		return nil, err
+	}
+	var touched []int
+	clients, names := map[int]bool{}, map[string]bool{}
+	var ids []int
+	var servers []string
+	add := func(id int, name string) {
+		if !clients[id] {
+			clients[id] = true
+			ids = append(ids, id)
+		}
+		if !names[name] {
+			names[name] = true
+			servers = append(servers, name)
+		}
+	}
+	for i, id := range b.clients {
+		add(id, b.names[i])
+	}
+	for _, cl := range info.Clients {
+		add(cl.ID, cl.Name)
+	}
+	for _, bn := range info.Bufnrs {
+		if bn != 0 {
+			touched = append(touched, bn)
+		}
+	}
+	complete, why := true, ""
+	if len(ids) == 0 {
+		complete, why = false, "no language server is attached to the changed files: nothing checked them"
+	} else {
+		st, err := c.waitSettled(ctx, b.mark, touched, b.dependants, ids)
+		if err != nil {
+			return nil, err
+		}
+		if !st.Complete {
+			complete, why = false, st.why(c)
+		}
+	}
+	after, err := c.collectDiagnostics(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	root := c.Session.Root()
+	files := map[string]bool{}
+	for _, p := range b.paths {
+		files[root.Rel(p)] = true
+	}
+	for _, d := range b.dependants {
+		files[root.Rel(d.File)] = true
+	}
+	// Files the servers reported on without being open (gopls diagnoses
+	// the whole workspace) are compared too.
+	inScope := func(d Diagnostic) bool { return true }
+	before, afterItems := toItems(b.before, inScope), toItems(after, inScope)
+	for _, it := range afterItems {
+		files[it.File] = true
+	}
+	checked := make([]string, 0, len(files))
+	for f := range files {
+		checked = append(checked, f)
+	}
+	sort.Strings(checked)
+	sort.Strings(servers)
+	d := diagdelta.New(b.mode, before, afterItems, complete, why, servers, checked)
+	d.Note = b.note
+	if b.fixes {
+		c.addFixes(ctx, d)
+	}
+	return d, nil
+}
+
+func toItems(diags []Diagnostic, keep func(Diagnostic) bool) []diagdelta.Item {
+	out := make([]diagdelta.Item, 0, len(diags))
+	for _, d := range diags {
+		if !keep(d) || !diagdelta.Counted(d.Severity) {
+			continue
+		}
+		out = append(out, diagdelta.Item{File: d.File, Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn,
+			Severity: d.Severity, Message: d.Message, Source: d.Source, Code: d.Code, Text: d.text})
+	}
+	return out
+}
+
+// addFixes lists the quick fixes of the first introduced errors. A file
+// that is not loaded is not opened for it, and a server's failure to
+// answer leaves that diagnostic without fixes.
+func (c *Client) addFixes(ctx context.Context, d *diagdelta.Delta) {
+	n := 0
+	for i := range d.Introduced {
+		it := &d.Introduced[i]
+		if !strings.EqualFold(it.Severity, "error") || n >= MaxFixedDiagnostics {
+			continue
+		}
+		n++
+		fixes, err := c.QuickFixes(ctx, it.File, Diagnostic{File: it.File, Line: it.Line, Column: it.Column, EndLine: it.EndLine, EndColumn: it.EndColumn})
+		if err == nil {
+			it.Fixes = fixes
+		}
+	}
+}
+
+// QuickFixes asks the servers of file for the quick fixes of a diagnostic
+// (its range, with the diagnostics on those lines as context), each with
+// the apply_code_action arguments that apply it. Shared by the
+// diagnostics delta and get_diagnostics {include_fixes}.
+func (c *Client) QuickFixes(ctx context.Context, file string, d Diagnostic) ([]diagdelta.Fix, error) {
+	doc, err := c.Open(ctx, file)
+	if err != nil {
+		return nil, err
+	}
+	start, end := d.Column, d.EndColumn
+	span, err := c.LocateSpan(ctx, doc, RangeSpec{Start: Target{Line: d.Line, Column: &start}, EndLine: max(d.EndLine, d.Line), EndColumn: &end})
+	if err != nil {
+		return nil, err
+	}
+	actions, err := c.CodeActions(ctx, ActionRequest{Doc: doc, Span: span, Only: []string{"quickfix"}})
+	if err != nil {
+		return nil, err
+	}
+	out := []diagdelta.Fix{}
+	for _, a := range actions {
+		if a.Disabled != "" || a.NotRunnable != "" || (a.Kind != "" && !KindMatches(a.Kind, "quickfix")) {
+			continue
+		}
+		args := map[string]any{"file": doc.Rel, "line": d.Line, "column": d.Column, "title": a.Title}
+		if d.EndLine != d.Line || d.EndColumn != d.Column {
+			args["end_line"], args["end_column"] = max(d.EndLine, d.Line), d.EndColumn
+		}
+		out = append(out, diagdelta.Fix{Title: a.Title, Kind: a.Kind, Server: a.Server, ApplyCodeAction: args})
+	}
+	return out, nil
+}
+
+var _ = nvim.Options{}

@@ -1,0 +1,198 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/diagdelta"
+	"github.com/nvbridge/nvbridge/lang"
+	"github.com/nvbridge/nvbridge/nvim"
+)
+
+// MaxCheckedOpenFiles bounds how many of the user's open files a check
+// shows its second Neovim (beside the changed ones).
+var MaxCheckedOpenFiles = 64
+
+// Check reports the diagnostics delta of changing files to their new
+// texts without applying anything. It runs in a second, embedded Neovim
+// on the same root with nvbridge's servers (started on the first check,
+// then kept): that copy is shown the user's current texts (unsaved edits
+// included) of the changed files and of the user's open files of the same
+// languages, diagnosed, then shown the new texts, diagnosed again and
+// compared, and set back. The user's Neovim is only read: its buffers,
+// undo history, marks, language servers and diagnostics never see the
+// change. (Why not show the user's own servers the new text and then the
+// real one again: Neovim's client numbers each document's versions and
+// computes incremental changes from the buffer, so a didChange it did not
+// send would desynchronise the user's servers, and their publishes would
+// move the user's diagnostics display.)
+func (v *Verifier) Check(ctx context.Context, files []diagdelta.CheckFile) (*diagdelta.Delta, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	sh, err := v.shadowClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	root := v.c.Session.Root()
+	var notes []string
+	var edits []diagdelta.CheckFile
+	for _, f := range files {
+		switch {
+		case f.Op == "edit":
+			edits = append(edits, f)
+		default:
+			notes = append(notes, fmt.Sprintf("%s %s not simulated (the check shows servers text changes only)", f.Op, root.Rel(f.Path)))
+		}
+	}
+	// The user's open files of the changed files' languages, with their
+	// current text: the dependants the servers will re-check.
+	var open []struct {
+		File     string `json:"file"`
+		Text     string `json:"text"`
+		Modified bool   `json:"modified"`
+	}
+	var raw string
+	if err := v.c.Session.Call(ctx, "nvbridge.verify", "open_files", &raw, root.Dir()); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(raw), &open); err != nil {
+		return nil, apierr.Errorf(apierr.OperationFailed, "report this", "decode open files: %v", err)
+	}
+	langs := map[string]bool{}
+	changed := map[string]bool{}
+	for _, f := range edits {
+		changed[f.Path] = true
+		if l := lang.ForFile(f.Path); l != nil {
+			langs[l.Name] = true
+		}
+	}
+	type sync struct{ path, text string }
+	var shown []sync
+	for _, f := range edits {
+		shown = append(shown, sync{f.Path, f.Before})
+	}
+	extra := 0
+	for _, o := range open {
+		if changed[o.File] || root.Sensitive(o.File) {
+			continue
+		}
+		if l := lang.ForFile(o.File); l == nil || !langs[l.Name] {
+			continue
+		}
+		if extra >= MaxCheckedOpenFiles {
+			notes = append(notes, fmt.Sprintf("only %d of the open files were shown to the check", MaxCheckedOpenFiles))
+			break
+		}
+		extra++
+		shown = append(shown, sync{o.File, o.Text})
+	}
+	// Show the copy the user's texts.
+	bufs := map[string]int{}
+	for i, s := range shown {
+		doc, err := sh.Open(ctx, s.path)
+		if err != nil && i >= len(edits) {
+			continue // an open file the copy cannot load (not on disk yet)
+		}
+		if err != nil {
+			return nil, err
+		}
+		bufs[s.path] = doc.Buffer.Bufnr
+		if err := sh.setText(ctx, doc.Buffer.Bufnr, s.text); err != nil {
+			return nil, err
+		}
+	}
+	paths := make([]string, len(edits))
+	for i, f := range edits {
+		paths[i] = f.Path
+	}
+	b, err := sh.before(ctx, paths, "check", false)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range edits {
+		if err := sh.setText(ctx, bufs[f.Path], f.After); err != nil {
+			return nil, err
+		}
+	}
+	d, err := b.After(ctx)
+	// Back to the disk's texts, unmodified, so the next check starts
+	// clean (not waited for: the next check's baseline waits).
+	for _, bn := range bufs {
+		if rerr := sh.Session.Call(context.WithoutCancel(ctx), "nvbridge.verify", "reload", nil, bn); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(notes) > 0 {
+		if d.Note != "" {
+			notes = append([]string{d.Note}, notes...)
+		}
+		d.Note = strings.Join(notes, "; ")
+	}
+	d.Refresh()
+	v.lastChecked = paths
+	return d, nil
+}
+
+// Idle waits (bounded) until the check's copy has diagnosed its current
+// texts. After a check the copy is reloaded from the disk and diagnosed
+// again in the background; a check that starts before that ended waits
+// for it (a second diagnosis run), one that starts later pays for its own
+// change only.
+func (v *Verifier) Idle(ctx context.Context) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.shadow == nil || len(v.lastChecked) == 0 {
+		return nil
+	}
+	info, err := v.shadow.buffersOf(ctx, v.lastChecked)
+	if err != nil {
+		return err
+	}
+	var bufs, ids []int
+	for _, bn := range info.Bufnrs {
+		if bn != 0 {
+			bufs = append(bufs, bn)
+		}
+	}
+	for _, cl := range info.Clients {
+		ids = append(ids, cl.ID)
+	}
+	_, err = v.shadow.waitSettled(ctx, 0, bufs, nil, ids)
+	return err
+}
+
+func (c *Client) setText(ctx context.Context, bufnr int, text string) error {
+	var tick int
+	return c.Session.Call(ctx, "nvbridge.verify", "set_text", &tick, bufnr, text)
+}
+
+// shadowClient returns the check's Neovim, starting it on first use (v.mu
+// held). A copy whose Neovim went away is started again.
+func (v *Verifier) shadowClient(ctx context.Context) (*Client, error) {
+	if v.shadow != nil {
+		select {
+		case <-v.shadow.Session.Done():
+			v.shadow = nil
+		default:
+			return v.shadow, nil
+		}
+	}
+	start := time.Now()
+	opts := v.c.Session.SiblingOptions()
+	s, err := nvim.Open(ctx, opts)
+	if err != nil {
+		return nil, apierr.Errorf(apierr.OperationFailed, "apply without check and read the apply's diagnostics delta, or fix the cause named here",
+			"cannot start the check's second Neovim: %s", apierr.As(err).Message)
+	}
+	v.shadow = NewClient(s)
+	v.shadow.Timeout = v.c.Timeout
+	v.shadowStarted = time.Since(start)
+	return v.shadow, nil
+}

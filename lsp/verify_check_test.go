@@ -1,0 +1,172 @@
+package lsp_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/diagdelta"
+	"github.com/nvbridge/nvbridge/edit"
+	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/lsp"
+)
+
+// userView is what the user of an attached Neovim sees of a buffer: its
+// text, changedtick, undo tree, marks, cursor and diagnostics display.
+const userView = `
+local path = ...
+local b = vim.fn.bufnr(path)
+local out = {}
+vim.api.nvim_buf_call(b, function()
+  local ut = vim.fn.undotree()
+  out.undo = vim.json.encode({ seq_cur = ut.seq_cur, seq_last = ut.seq_last, entries = #ut.entries })
+  out.marks = vim.json.encode(vim.fn.getmarklist(b))
+end)
+out.text = table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\n')
+out.tick = vim.b[b].changedtick
+out.modified = vim.bo[b].modified
+out.cursor = vim.json.encode(vim.api.nvim_win_get_cursor(0))
+local ds = {}
+for _, d in ipairs(vim.diagnostic.get(b)) do
+  table.insert(ds, string.format('%d:%d %s', d.lnum, d.col, d.message))
+end
+table.sort(ds)
+out.diagnostics = table.concat(ds, '\n')
+out.buffers = #vim.api.nvim_list_bufs()
+return out
+`
+
+// The user's unsaved edit: a helper calling Process, typed into
+// orders.go after its imports, and mark a on it.
+const userEdit = `
+local path = ...
+vim.cmd.edit(vim.fn.fnameescape(path))
+local b = vim.fn.bufnr(path)
+vim.api.nvim_buf_set_lines(b, 8, 8, false, { 'func userHelper() { _, _ = Process(Order{}) }', '' })
+vim.api.nvim_buf_set_mark(b, 'a', 9, 5, {})
+vim.api.nvim_win_set_cursor(0, { 9, 8 })
+`
+
+const userGopls = `
+vim.api.nvim_create_autocmd('FileType', {
+  pattern = 'go',
+  callback = function(ev)
+    vim.lsp.start({ name = 'user-gopls', cmd = { 'gopls' }, root_dir = vim.fs.root(ev.buf, { 'go.mod' }),
+      settings = { gopls = { verboseWorkDoneProgress = true } } })
+  end,
+})
+`
+
+// checkingVerifier runs a function (a user's edit) right after the check.
+type checkingVerifier struct {
+	edit.Verifier
+	during func()
+}
+
+func (w checkingVerifier) Check(ctx context.Context, files []diagdelta.CheckFile) (*diagdelta.Delta, error) {
+	d, err := w.Verifier.Check(ctx, files)
+	w.during()
+	return d, err
+}
+
+// TestVerifiedCheckAttached: check: true on a preview, in an attached
+// Neovim whose user has unsaved edits in the file. The check sees the
+// user's text (the error it introduces in the user's unsaved helper is
+// reported) and the callers' errors, and afterwards the user's buffer,
+// undo tree, marks, cursor, diagnostics and buffer list are exactly as
+// before; nothing was applied. A user edit while the check runs fails it
+// with CONFLICT.
+func TestVerifiedCheckAttached(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	// The user's own gopls, configured to report its diagnosis runs (so
+	// that the test knows when the user's display has settled).
+	initLua := filepath.Join(t.TempDir(), "init.lua")
+	if err := os.WriteFile(initLua, []byte(userGopls), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := testenv.Listening(t, root, "-c", "luafile "+initLua)
+	s, c := testenv.Attached(t, addr, root)
+	v := newVerifyEnv(t, s, c)
+	orders := filepath.Join(s.Root().Dir(), "orders", "orders.go")
+	if err := s.ExecLua(v.ctx, userEdit, nil, orders); err != nil {
+		t.Fatal(err)
+	}
+	// The user's server has diagnosed the user's text.
+	if _, err := c.DiagnosticsFor(v.ctx, lspQuery("orders/orders.go")); err != nil {
+		t.Fatal(err)
+	}
+	view := func() map[string]any {
+		t.Helper()
+		var out map[string]any
+		if err := s.ExecLua(v.ctx, userView, &out, orders); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	before := view()
+	if before["modified"] != true || !strings.Contains(before["text"].(string), "userHelper") {
+		t.Fatalf("the user's edit is not there: %+v", before)
+	}
+
+	r, err := v.e.EditLines(v.ctx, "orders/orders.go", []edit.LineEdit{{LineStart: 35, LineEnd: 35, NewText: "func Proces(o Order) (Total, error) {"}},
+		edit.Options{Preview: true, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := r.Diagnostics
+	if d == nil || r.ChangesetID == "" || r.Applied {
+		t.Fatalf("check result: %+v", r)
+	}
+	wantComplete(t, d)
+	if d.Mode != "check" || !strings.HasPrefix(d.Verdict, "check (nothing applied): introduces ") {
+		t.Fatalf("verdict %q", d.Verdict)
+	}
+	helper := hasItem(d.Introduced, "orders/orders.go", "Process")
+	if helper == nil || helper.Line != 9 || !strings.Contains(helper.Text, "userHelper") {
+		t.Fatalf("the check did not see the user's unsaved helper: introduced %+v\nresolved %+v\nfiles %v note %q", d.Introduced, d.Resolved, d.FilesChecked, d.Note)
+	}
+	if hasItem(d.Introduced, "main.go", "Process") == nil || hasItem(d.Introduced, "orders/batch.go", "Process") == nil {
+		t.Fatalf("introduced %+v, want the callers' errors", d.Introduced)
+	}
+	after := view()
+	for k, want := range before {
+		if got := after[k]; !equalAny(got, want) {
+			t.Errorf("the user's %s moved: %v, was %v", k, got, want)
+		}
+	}
+	t.Logf("verdict: %s", d.Verdict)
+
+	// A user edit while the check runs: CONFLICT, nothing stored.
+	v.e.Verifier = checkingVerifier{Verifier: v.v, during: func() {
+		if err := s.ExecLua(context.Background(), `vim.api.nvim_buf_set_lines(vim.fn.bufnr(...), 0, 0, false, { '// typed during the check' })`, nil, orders); err != nil {
+			t.Error(err)
+		}
+	}}
+	_, err = v.e.EditLines(v.ctx, "orders/orders.go", []edit.LineEdit{{LineStart: 35, LineEnd: 35, NewText: "func Proces(o Order) (Total, error) {"}},
+		edit.Options{Preview: true, Check: true})
+	if apierr.As(err).Code != apierr.Conflict {
+		t.Fatalf("a user edit during the check: %v, want CONFLICT", err)
+	}
+}
+
+func equalAny(a, b any) bool {
+	return strings.TrimSpace(toString(a)) == strings.TrimSpace(toString(b))
+}
+
+func toString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	default:
+		return strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(fmtAny(x), "\n", " "), "  ", " "))
+	}
+}
+
+func fmtAny(v any) string { return fmt.Sprint(v) }
+
+func lspQuery(file string) lsp.DiagnosticsQuery { return lsp.DiagnosticsQuery{File: file} }

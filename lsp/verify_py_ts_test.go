@@ -1,0 +1,74 @@
+package lsp_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/nvbridge/nvbridge/edit"
+	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/lsp"
+)
+
+// TestVerifiedEditsPythonTypeScript: the diagnostics delta with real
+// pyright and typescript-language-server. A rename introduces nothing;
+// renaming a function's definition alone introduces an error in its
+// caller (another, unchanged file: the wait for it is the server's
+// publish after the change); putting it back resolves it.
+func TestVerifiedEditsPythonTypeScript(t *testing.T) {
+	cases := []struct {
+		name, sample, server, file, caller string
+		needs                              []string
+		renameLine                         int
+		defLine                            int
+		def, broken                        string
+		callerMessage                      string
+	}{
+		{name: "pyright", sample: "python", server: "pyright", needs: []string{"pyright-langserver"},
+			file: "shop/text.py", caller: "shop/app.py", renameLine: 14, defLine: 19,
+			def: "def describe(label: str) -> str:", broken: "def describ(label: str) -> str:", callerMessage: "describe"},
+		{name: "typescript", sample: "ts", server: "typescript-language-server", needs: []string{"typescript-language-server"},
+			file: "src/text.ts", caller: "src/main.ts", renameLine: 13, defLine: 18,
+			def: "export function describe(label: string): string {", broken: "export function describ(label: string): string {", callerMessage: "describe"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			testenv.Require(t, append([]string{"nvim"}, tc.needs...)...)
+			s, c := testenv.Embedded(t, testenv.CopySample(t, tc.sample))
+			testenv.TraceLSP(t, s)
+			v := newVerifyEnv(t, s, c)
+			v.open(t, tc.caller, tc.file)
+			wantLine(t, v, tc.file, tc.defLine, tc.def)
+
+			plan, err := c.Rename(v.ctx, lsp.RenameRequest{File: tc.file, Target: lsp.Target{Line: tc.renameLine, Symbol: "greet"}, NewName: "salute"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := v.e.Submit(v.ctx, plan.Changeset, edit.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := r.Diagnostics
+			wantComplete(t, d)
+			if len(d.Introduced) != 0 || !strings.HasPrefix(d.Verdict, "no new errors ("+tc.server) {
+				t.Fatalf("rename: verdict %q, introduced %+v", d.Verdict, d.Introduced)
+			}
+
+			_, d = v.editLine(t, tc.file, tc.defLine, tc.broken, edit.Options{})
+			wantComplete(t, d)
+			got := hasItem(d.Introduced, tc.caller, tc.callerMessage)
+			if got == nil || got.Severity != "error" || !strings.Contains(got.Text, "describe") {
+				t.Fatalf("introduced %+v, want an error in %s", d.Introduced, tc.caller)
+			}
+			if !strings.HasPrefix(d.Verdict, "introduces ") || !strings.Contains(d.Verdict, tc.caller) {
+				t.Fatalf("verdict %q", d.Verdict)
+			}
+			t.Logf("verdict: %s", d.Verdict)
+
+			_, d = v.editLine(t, tc.file, tc.defLine, tc.def, edit.Options{})
+			wantComplete(t, d)
+			if len(d.Introduced) != 0 || hasItem(d.Resolved, tc.caller, tc.callerMessage) == nil {
+				t.Fatalf("put back: introduced %+v, resolved %+v", d.Introduced, d.Resolved)
+			}
+		})
+	}
+}

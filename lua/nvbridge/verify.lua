@@ -1,0 +1,299 @@
+--- Waits for the language servers to have diagnosed a change: the buffers
+--- the change touched and the buffers that depend on them (verified edits:
+--- the diagnostics delta of apply_changeset and check previews).
+---
+--- The events, per server:
+--- - a server that reports its diagnosis work with $/progress
+---   ("diagnosing ...": gopls with verboseWorkDoneProgress) is done when,
+---   after every pending didChange was sent and a request sent after them
+---   was answered (so every "diagnosing" begin they caused has arrived),
+---   no such work is active. gopls publishes only diagnostics that changed,
+---   so no publish may come for a file whose diagnostics stayed the same:
+---   its progress is the only event that says it re-checked dependants.
+--- - any other server: a publish for each touched buffer's current text
+---   (bridge.unsettled_ms: by version, or unversioned after the change and
+---   quiet), and a publish after the mark for each dependant.
+local M = {}
+
+local api = vim.api
+local uv = vim.uv or vim.loop
+local bridge = require('nvbridge.bridge')
+local compat = require('nvbridge._compat')
+
+--- The moment a wait counts publishes from.
+function M.mark()
+  return bridge.publish_seq()
+end
+
+local function attached(bufnr, client_id)
+  return api.nvim_buf_is_loaded(bufnr) and #compat.get_clients({ bufnr = bufnr, id = client_id }) > 0
+end
+
+---@param spec {mark: integer, touched: integer[], dependants: integer[], clients: integer[]}
+function M.wait_settled(chan, id, spec, bound_ms)
+  local finished = false
+  local timer = uv.new_timer()
+  local quiet = uv.new_timer()
+  local autocmds = {}
+  local pinged = {}
+  -- Staged publishers (typescript-language-server) never publish a file
+  -- whose diagnostics were empty and stay empty: per client and buffer,
+  -- 'clean' when the server's synchronous diagnostics are empty and
+  -- Neovim holds none of its diagnostics (no publish will come), else
+  -- 'publish' (wait for one).
+  local synced = {}
+  local check
+
+  -- What is still missing: nil when settled, else {wait_ms?, pending}.
+  local function missing()
+    local pending = {}
+    local wait = 0
+    for _, client_id in ipairs(spec.clients) do
+      local client = vim.lsp.get_client_by_id(client_id)
+      if client then
+        local reports, active = bridge.diagnosis_progress(client_id)
+        if reports then
+          if not pinged[client_id] then
+            table.insert(pending, { client = client.name, why = 'the server has not yet received the change' })
+          elseif active > 0 then
+            table.insert(pending, { client = client.name, why = string.format('%d diagnosis run(s) still in progress', active) })
+          end
+        else
+          local staged = bridge.staged(client_id)
+          for _, bufnr in ipairs(spec.touched) do
+            local sync = staged and (synced[client_id] or {})[bufnr]
+            if not attached(bufnr, client_id) or sync == 'clean' then
+              -- nothing to wait for
+            elseif staged and sync == nil then
+              table.insert(pending, { client = client.name, bufnr = bufnr, why = 'the server has not answered for the new text yet' })
+            else
+              local ms = bridge.unsettled_ms(bufnr, { client_id })
+              if ms == nil then
+                table.insert(pending, { client = client.name, bufnr = bufnr, why = 'no diagnostics published for the new text' })
+              else
+                wait = math.max(wait, ms)
+              end
+            end
+          end
+          for _, bufnr in ipairs(spec.dependants) do
+            local sync = staged and (synced[client_id] or {})[bufnr]
+            if staged and sync == nil and attached(bufnr, client_id) then
+              table.insert(pending, { client = client.name, bufnr = bufnr, why = 'the server has not answered for the change yet' })
+            elseif attached(bufnr, client_id) and sync ~= 'clean' then
+              local seen = bridge.last_publish(client_id, vim.uri_from_bufnr(bufnr))
+              if not seen or (seen.seq or 0) <= spec.mark then
+                table.insert(pending, { client = client.name, bufnr = bufnr, why = 'no diagnostics published since the change' })
+              elseif bridge.staged(client_id) then
+                uv.update_time()
+                wait = math.max(wait, bridge.unversioned_quiet_ms - (uv.now() - seen.at))
+              end
+            end
+          end
+        end
+      end
+    end
+    return pending, wait
+  end
+
+  local function finish(complete, pending)
+    if finished then
+      return
+    end
+    finished = true
+    for _, t in ipairs({ timer, quiet }) do
+      t:stop()
+      t:close()
+    end
+    for _, a in ipairs(autocmds) do
+      pcall(api.nvim_del_autocmd, a)
+    end
+    for _, p in ipairs(pending or {}) do
+      if p.bufnr then
+        p.file = api.nvim_buf_get_name(p.bufnr)
+      end
+    end
+    bridge.done(chan, id, nil, vim.json.encode({ complete = complete, pending = pending or {} }))
+  end
+
+  check = function()
+    if finished then
+      return
+    end
+    local pending, wait = missing()
+    if #pending == 0 then
+      if wait <= 0 then
+        return finish(true)
+      end
+      quiet:stop()
+      quiet:start(wait, 0, vim.schedule_wrap(check))
+    end
+  end
+
+  for _, pattern in ipairs({ 'NvbridgeDiagnostics', 'NvbridgeProgressEnd' }) do
+    table.insert(autocmds, api.nvim_create_autocmd('User', { pattern = pattern, callback = vim.schedule_wrap(check) }))
+  end
+  bridge.on_cancel(chan, id, vim.schedule_wrap(function()
+    finish(false, select(1, missing()))
+  end))
+  timer:start(bound_ms, 0, vim.schedule_wrap(function()
+    finish(false, select(1, missing()))
+  end))
+
+  -- Staged publishers: ask tsserver for the diagnostics of the current
+  -- text (a request answered after the change reached it).
+  for _, client_id in ipairs(spec.clients) do
+    local client = vim.lsp.get_client_by_id(client_id)
+    if client and bridge.staged(client_id) and not bridge.diagnosis_progress(client_id) then
+      synced[client_id] = {}
+      local bufs = {}
+      for _, list in ipairs({ spec.touched, spec.dependants }) do
+        for _, bufnr in ipairs(list) do
+          if attached(bufnr, client_id) then
+            table.insert(bufs, bufnr)
+          end
+        end
+      end
+      for _, bufnr in ipairs(bufs) do
+        M.sync_diagnostics(client, bufnr, function(empty)
+          local held = #vim.diagnostic.get(bufnr, { namespace = vim.lsp.diagnostic.get_namespace(client_id) })
+          synced[client_id][bufnr] = (empty and held == 0) and 'clean' or 'publish'
+          vim.schedule(check)
+        end)
+      end
+    end
+  end
+
+  -- Progress reporters: send the pending changes, then a request; its
+  -- answer comes after every "diagnosing" begin the changes caused.
+  for _, client_id in ipairs(spec.clients) do
+    local client = vim.lsp.get_client_by_id(client_id)
+    if client and bridge.diagnosis_progress(client_id) then
+      compat.flush_changes(client)
+      local ok = pcall(compat.request, client, 'nvbridge/ping', vim.empty_dict(), function()
+        pinged[client_id] = true
+        vim.schedule(check)
+      end)
+      if not ok then
+        pinged[client_id] = true
+      end
+    end
+  end
+  check()
+end
+
+--- The loaded buffers of some files (0 for a file without one), and the
+--- language servers attached to them: JSON {bufnrs, clients = [{id, name}]}.
+---@param paths string[] absolute paths
+function M.buffers(paths)
+  local by_name = {}
+  for _, b in ipairs(api.nvim_list_bufs()) do
+    if api.nvim_buf_is_loaded(b) then
+      by_name[api.nvim_buf_get_name(b)] = b
+    end
+  end
+  local bufnrs, clients, seen = {}, {}, {}
+  for i, path in ipairs(paths) do
+    local b = by_name[path] or 0
+    bufnrs[i] = b
+    if b ~= 0 then
+      for _, c in ipairs(compat.get_clients({ bufnr = b })) do
+        if not seen[c.id] then
+          seen[c.id] = true
+          table.insert(clients, { id = c.id, name = c.name })
+        end
+      end
+    end
+  end
+  return vim.json.encode({ bufnrs = bufnrs, clients = clients })
+end
+
+--- The loaded buffers attached to any of the clients, except some: the
+--- files a change does not touch but whose diagnostics it may change.
+--- JSON [{bufnr, file}].
+function M.dependants(client_ids, except)
+  local skip = {}
+  for _, b in ipairs(except) do
+    skip[b] = true
+  end
+  local out = {}
+  for _, b in ipairs(api.nvim_list_bufs()) do
+    if api.nvim_buf_is_loaded(b) and not skip[b] and api.nvim_buf_get_name(b) ~= '' then
+      for _, id in ipairs(client_ids) do
+        if #compat.get_clients({ bufnr = b, id = id }) > 0 then
+          table.insert(out, { bufnr = b, file = api.nvim_buf_get_name(b) })
+          break
+        end
+      end
+    end
+  end
+  return vim.json.encode(out)
+end
+
+--- The loaded, named buffers under root with their text as Neovim holds
+--- it (what a check's copy must show the servers): JSON [{file, text,
+--- modified}].
+function M.open_files(root)
+  local out = {}
+  local prefix = root:sub(-1) == '/' and root or (root .. '/')
+  for _, b in ipairs(api.nvim_list_bufs()) do
+    local name = api.nvim_buf_get_name(b)
+    if api.nvim_buf_is_loaded(b) and vim.bo[b].buftype == '' and name:sub(1, #prefix) == prefix then
+      table.insert(out, { file = name, modified = vim.bo[b].modified, text = bridge.buffer_text(b) })
+    end
+  end
+  return vim.json.encode(out)
+end
+
+--- Asks typescript-language-server for tsserver's syntactic and semantic
+--- diagnostics of a buffer's current text (synchronous requests, answered
+--- after every change sent before); on_done(empty) says whether both are
+--- empty. An answer nvbridge cannot read counts as not empty.
+function M.sync_diagnostics(client, bufnr, on_done)
+  compat.flush_changes(client)
+  local file = vim.uri_from_bufnr(bufnr)
+  local left, empty = 2, true
+  local function one(err, result)
+    local body = type(result) == 'table' and (result.body or result) or nil
+    if err or type(body) ~= 'table' or #body > 0 then
+      empty = false
+    end
+    left = left - 1
+    if left == 0 then
+      on_done(empty)
+    end
+  end
+  for _, what in ipairs({ 'syntacticDiagnosticsSync', 'semanticDiagnosticsSync' }) do
+    local ok = pcall(compat.request, client, 'workspace/executeCommand',
+      { command = 'typescript.tsserverRequest', arguments = { what, { file = file } } }, one, bufnr)
+    if not ok then
+      one('failed', nil)
+    end
+  end
+end
+
+--- Replaces a buffer's whole text (the check's second Neovim only: never
+--- called on the user's Neovim). Returns the new changedtick.
+function M.set_text(bufnr, text)
+  local lines = vim.split((text:gsub('\r\n', '\n')), '\n', { plain = true })
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  local cur = api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  if not vim.deep_equal(cur, lines) then
+    api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
+  end
+  return vim.b[bufnr].changedtick
+end
+
+--- Reloads a buffer from the disk, dropping its changes (the check's
+--- second Neovim only).
+function M.reload(bufnr)
+  if api.nvim_buf_is_loaded(bufnr) then
+    api.nvim_buf_call(bufnr, function()
+      vim.cmd('silent! edit!')
+    end)
+    bridge.record_disk(bufnr, api.nvim_buf_get_name(bufnr))
+  end
+end
+
+return M
