@@ -171,8 +171,16 @@ local function key(chan, id)
   return chan .. ':' .. id
 end
 
+-- Progress relays of requests in flight (relay_progress), stopped by done.
+local relays = {}
+
 local function done(chan, id, err, result)
   in_flight[key(chan, id)] = nil
+  local stop = relays[key(chan, id)]
+  if stop then
+    relays[key(chan, id)] = nil
+    stop()
+  end
   vim.rpcnotify(chan, 'nvbridge_done', id, err, result)
 end
 
@@ -1095,6 +1103,8 @@ function M.request(chan, id, bufnr, client_id, method, params_json)
   -- a request about several files (rename after a multi-buffer edit or
   -- undo) must see every buffer's current text, so send all pending changes.
   compat.flush_changes(chosen)
+  -- A server still loading answers late: relay its $/progress meanwhile.
+  relays[key(chan, id)] = relay_progress(chan, id, bufnr)
   local ok, request_id = client_request(chosen, method, params, function(err, result)
     if err then
       if err.code == -32601 then
