@@ -8,6 +8,7 @@ import (
 	"github.com/nvbridge/nvbridge/dap"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/websearch"
 )
 
 // sessionTools are about the session itself; every mode shows them.
@@ -40,6 +41,23 @@ type StatusResult struct {
 	Servers       []lsp.ServerStatus     `json:"language_servers"`
 	Configured    []lsp.ConfiguredServer `json:"configured"`
 	DebugAdapters []dap.AdapterStatus    `json:"debug_adapters"`
+	WebSearch     WebSearchStatus        `json:"web_search"`
+}
+
+// WebSearchStatus says whether web_search is available: an optional tool,
+// so its absence is not an issue of the health.
+type WebSearchStatus struct {
+	Configured bool   `json:"configured"`
+	Provider   string `json:"provider,omitempty"`
+	// HowToEnable is set when no provider is configured.
+	HowToEnable string `json:"how_to_enable,omitempty"`
+}
+
+func webSearchStatus(env *Env) WebSearchStatus {
+	if env.Search == nil {
+		return WebSearchStatus{HowToEnable: websearch.HowToEnable}
+	}
+	return WebSearchStatus{Configured: true, Provider: env.Search.Provider()}
 }
 
 func (r StatusResult) Summary() string {
@@ -64,6 +82,11 @@ func (r StatusResult) Summary() string {
 	}
 	for _, a := range r.DebugAdapters {
 		fmt.Fprintf(&b, "debug adapter %s (%s): found=%v\n", a.Adapter, a.Language, a.Found)
+	}
+	if r.WebSearch.Configured {
+		fmt.Fprintf(&b, "web_search: %s\n", r.WebSearch.Provider)
+	} else {
+		fmt.Fprintf(&b, "web_search: not configured (%s)\n", r.WebSearch.HowToEnable)
 	}
 	for _, i := range r.Issues {
 		fmt.Fprintf(&b, "- %s: %s\n  Remediation: %s\n", i.Component, i.Reason, i.Remediation)
@@ -93,7 +116,7 @@ func getStatusTool(env *Env) Tool {
 func status(ctx context.Context, env *Env) StatusResult {
 	mode, readOnly := env.Modes.Get()
 	out := StatusResult{Health: HealthAvailable, Issues: []StatusIssue{}, Mode: mode, ReadOnly: readOnly,
-		Servers: []lsp.ServerStatus{}, Configured: []lsp.ConfiguredServer{}, DebugAdapters: dap.Adapters()}
+		Servers: []lsp.ServerStatus{}, Configured: []lsp.ConfiguredServer{}, DebugAdapters: dap.Adapters(), WebSearch: webSearchStatus(env)}
 	issue := func(component, reason, remediation string) {
 		out.Issues = append(out.Issues, StatusIssue{component, reason, remediation})
 	}

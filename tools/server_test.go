@@ -55,9 +55,9 @@ const w03Patch = `--- a/widgets/w03.go
 // an entry here fails TestToolsOverMCP: add one when adding a tool.
 var protocolCases = map[string]protocolCase{
 	"get_editor_context": {args: `{"include_buffers":true}`, want: map[string]any{"attached": nil, "buffers": nil}},
-	"suggest_tools": {args: `{"intent":"rename a function everywhere"}`, want: map[string]any{"suggestions.0.tool": "rename_symbol"}},
-	"get_status":    {args: `{}`, want: map[string]any{"health": "available", "mode": "all", "neovim.version": nil, "language_servers.0.state": "ready"}},
-	"set_mode":      {args: `{"mode":"all"}`, want: map[string]any{"mode": "all", "previous": "all"}},
+	"suggest_tools":      {args: `{"intent":"rename a function everywhere"}`, want: map[string]any{"suggestions.0.tool": "rename_symbol"}},
+	"get_status":         {args: `{}`, want: map[string]any{"health": "available", "mode": "all", "neovim.version": nil, "language_servers.0.state": "ready"}},
+	"set_mode":           {args: `{"mode":"all"}`, want: map[string]any{"mode": "all", "previous": "all"}},
 	"get_buffer_info": {args: `{"file":"main.go","include_content":false}`, want: map[string]any{
 		"file": "main.go", "language": "go", "is_modified": false, "line_count": nil, "changedtick": nil,
 		"language_servers.0.name": modeServer,

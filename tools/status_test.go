@@ -44,6 +44,10 @@ type statusAnswer struct {
 		Language, Adapter string
 		Found             bool
 	} `json:"debug_adapters"`
+	WebSearch struct {
+		Configured  bool   `json:"configured"`
+		HowToEnable string `json:"how_to_enable"`
+	} `json:"web_search"`
 }
 
 // TestGetStatus over the protocol: gopls ready (and the tools it serves),
@@ -97,6 +101,11 @@ func TestGetStatus(t *testing.T) {
 	}
 	if !zls {
 		t.Errorf("no issue for the missing zls: %+v", st.Issues)
+	}
+	// No search provider: web_search is not listed, and status says how to
+	// enable it (without counting it as an issue).
+	if st.WebSearch.Configured || !strings.Contains(st.WebSearch.HowToEnable, "--searxng-url") {
+		t.Errorf("web_search status = %+v, want not configured with how to enable it", st.WebSearch)
 	}
 	for _, cs := range st.Configured {
 		if cs.Name == "gopls" && (!cs.Installed || !cs.Needed) {
