@@ -4,6 +4,7 @@
 package apierr
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -19,8 +20,14 @@ const (
 	Conflict           Code = "CONFLICT"
 	Unsupported        Code = "UNSUPPORTED"
 	Timeout            Code = "TIMEOUT"
-	OperationFailed    Code = "OPERATION_FAILED"
-	PartialResult      Code = "PARTIAL_RESULT"
+	// Cancelled: the caller cancelled the request (MCP
+	// notifications/cancelled, a closed connection, SIGINT). Distinct from
+	// TIMEOUT, a bound that was hit. Over MCP a cancelled request is not
+	// answered at all; the code reaches callers that still read a result
+	// (the in-process client, logs).
+	Cancelled       Code = "CANCELLED"
+	OperationFailed Code = "OPERATION_FAILED"
+	PartialResult   Code = "PARTIAL_RESULT"
 	// Rejected: the user refused the call (an approval rejected, a
 	// before_tool hook in their Neovim said no); the message carries
 	// their note.
@@ -75,4 +82,18 @@ func CodeOf(err error) Code {
 		return ""
 	}
 	return As(err).Code
+}
+
+// FromContext is the error for an ended ctx: TIMEOUT (with what and
+// remediation) when its deadline passed, CANCELLED when the caller
+// cancelled it, nil while it is live.
+func FromContext(ctx context.Context, what, remediation string) *Error {
+	switch {
+	case ctx.Err() == nil:
+		return nil
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return New(Timeout, what+" timed out", remediation)
+	default:
+		return New(Cancelled, what+" was cancelled", "nothing was changed; retry if the cancellation was not intended")
+	}
 }

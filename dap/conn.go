@@ -182,7 +182,7 @@ func (c *conn) request(ctx context.Context, req godap.RequestMessage) (godap.Res
 			return nil, apierr.Errorf(apierr.Timeout, "retry with a larger timeout_ms; the debug adapter may be busy (building the program, for dlv)",
 				"the debug adapter did not answer %s in time", r.Command)
 		}
-		return nil, apierr.Errorf(apierr.Timeout, "retry if the cancellation was not intended", "%s was cancelled", r.Command)
+		return nil, apierr.Errorf(apierr.Cancelled, "retry if the cancellation was not intended", "%s was cancelled", r.Command)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/progress"
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/internal/tailbuf"
 	"github.com/nvbridge/nvbridge/nvim"
@@ -573,13 +574,15 @@ func (s *Session) waitStop(ctx context.Context, after int, bound time.Duration) 
 			return true, nil
 		}
 		ch := s.changed
+		state := s.state
 		s.mu.Unlock()
+		progress.Report(ctx, 0, 0, fmt.Sprintf("waiting for the program to stop (%s; bounded by %s)", state, bound))
 		select {
 		case <-ch:
 		case <-timer.C:
 			return false, nil
 		case <-ctx.Done():
-			return false, apierr.New(apierr.Timeout, "the wait for the program to stop was cancelled", "call get_debug_session_info to see where the program is")
+			return false, apierr.FromContext(ctx, "the wait for the program to stop", "call get_debug_session_info to see where the program is")
 		}
 	}
 }

@@ -79,15 +79,15 @@ func NewEngine(s *nvim.Session) *Engine {
 type Options struct {
 	Preview bool
 	Save    bool
+	// Check (with Preview) also reports the diagnostics delta the change
+	// would cause, before anything is applied.
+	Check bool
 	// NoAutocmd saves without the user's BufWritePre/BufWritePost
 	// autocmds (a format-on-save); by default they run, and what they
 	// change is reported as Result.WrittenDiff.
 	NoAutocmd bool
 	// Tool names the tool asking, for the user's approval view.
 	Tool string
-	// Check (with Preview) also reports the diagnostics delta the change
-	// would cause, before anything is applied.
-	Check bool
 }
 
 // Result describes a previewed or applied changeset.
@@ -98,6 +98,9 @@ type Result struct {
 	Applied     bool         `json:"applied"`
 	Files       []FileResult `json:"files"`
 	EditCount   int          `json:"edit_count"`
+	// Diagnostics is what the change does to the servers' diagnostics:
+	// measured after an apply, or before it with a preview's check.
+	Diagnostics *diagdelta.Delta `json:"diagnostics_delta,omitempty"`
 	// AppliedID names an applied changeset: undo with changeset_id takes
 	// all of it back (every buffer, one step).
 	AppliedID string `json:"applied_changeset_id,omitempty"`
@@ -105,9 +108,6 @@ type Result struct {
 	// (the user's format-on-save changed it), is the diff from the applied
 	// text to what is on disk now.
 	WrittenDiff string `json:"written_diff,omitempty"`
-	// Diagnostics is what the change does to the servers' diagnostics:
-	// measured after an apply, or before it with a preview's check.
-	Diagnostics *diagdelta.Delta `json:"diagnostics_delta,omitempty"`
 }
 
 // FileResult describes one file of a changeset. When previewed, IsModified
@@ -559,6 +559,11 @@ func (e *Engine) creatable(t target) error {
 
 // finish stores or applies a prepared changeset.
 func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result, error) {
+	// A cancelled (or timed out) request keeps no half-built changeset
+	// and applies nothing.
+	if err := apierr.FromContext(ctx, "the change", "retry with a larger timeout"); err != nil {
+		return Result{}, err
+	}
 	changes := p.edits
 	for _, f := range p.files {
 		if f.Kind != "edit" {
@@ -621,6 +626,10 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 		e.testPlan(&plan)
 	}
 	if err := e.recheck(plan.Files); err != nil {
+		return Result{}, err
+	}
+	// The last moment a cancellation stops the change: nothing is sent.
+	if err := apierr.FromContext(ctx, "the change", "retry with a larger timeout"); err != nil {
 		return Result{}, err
 	}
 	baseline, failed := e.before(ctx, p)

@@ -117,7 +117,7 @@ func (c *Client) Diagnostics(ctx context.Context, doc *Document) (diags []Diagno
 			// against a dependency's old text: a server that reports its
 			// diagnosis runs (gopls) is done only when none is in
 			// progress after every pending change reached it.
-			st, err := c.waitSettled(ctx, 0, []int{doc.Buffer.Bufnr}, nil, ids)
+			st, err := c.waitSettled(ctx, 0, []int{doc.Buffer.Bufnr}, nil, ids, false)
 			if err != nil {
 				return nil, Freshness{}, err
 			}

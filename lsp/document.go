@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/progress"
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/nvim"
 )
@@ -128,6 +129,7 @@ func (c *Client) awaitAnalysis(ctx context.Context, bufnr int, server Server) (b
 	if done {
 		return true, nil
 	}
+	progress.Report(ctx, 0, 0, "waiting for "+server.Name+" to analyse the file (its first diagnostics)")
 	raw, err := c.Session.Async(ctx, "wait_diagnostics", bufnr, []int{server.ID}, int(c.waitBound(ctx)/time.Millisecond))
 	if err != nil {
 		return false, err

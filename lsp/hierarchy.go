@@ -16,6 +16,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/progress"
 	"github.com/nvbridge/nvbridge/internal/safego"
 )
 
@@ -241,6 +242,8 @@ func walkHierarchy(ctx context.Context, root hierItem, lim walkLimits, expand ex
 			}
 			break
 		}
+		progress.Report(ctx, float64(res.count), 0,
+			fmt.Sprintf("walking the hierarchy: level %d of %d, %d items so far, %d to expand", depth+1, lim.depth, res.count, len(todo)))
 		found := make([][]hierEdge, len(todo))
 		errs := make([]error, len(todo))
 		for i, err := range runBounded(ctx, len(todo), lim.concurrency, func(i int) {

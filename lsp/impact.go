@@ -8,10 +8,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/progress"
 	"github.com/nvbridge/nvbridge/lang"
 )
 
@@ -132,6 +134,7 @@ func (c *Client) Impact(ctx context.Context, req ImpactRequest) (ImpactResult, e
 		refs     *ReferencesResult
 		calls    *CallHierarchyResult
 	)
+	impactStepNames := []string{"definition", "references", "callers"}
 	steps := []func(){
 		func() { // definition: the declaring file, line and kind
 			res, err := c.Definition(ctx, req.File, req.Target)
@@ -186,12 +189,18 @@ func (c *Client) Impact(ctx context.Context, req ImpactRequest) (ImpactResult, e
 			mu.Unlock()
 		},
 	}
-	if err := firstError(runBounded(ctx, len(steps), len(steps), func(i int) { steps[i]() })); err != nil {
+	// The callers' walk reports each level it expands (hierarchy.go).
+	progress.Report(ctx, 0, 0, fmt.Sprintf("prepare_change: definition, references and callers to depth %d", req.Depth))
+	var finished atomic.Int32
+	if err := firstError(runBounded(ctx, len(steps), len(steps), func(i int) {
+		steps[i]()
+		progress.Report(ctx, 0, 0, fmt.Sprintf("prepare_change: %s done (%d of %d)", impactStepNames[i], finished.Add(1), len(steps)))
+	})); err != nil {
 		return ImpactResult{}, err
 	}
-	if err := ctx.Err(); err != nil {
-		return ImpactResult{}, apierr.New(apierr.Timeout, "prepare_change timed out",
-			"retry with a smaller depth or a larger timeout; the language server may still be loading the workspace")
+	if err := apierr.FromContext(ctx, "prepare_change",
+		"retry with a smaller depth or a larger timeout; the language server may still be loading the workspace"); err != nil {
+		return ImpactResult{}, err
 	}
 	if refs == nil && calls == nil {
 		// Nothing to weigh: report the sub-requests' failure.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/nvbridge/nvbridge/internal/progress"
 )
 
 // DefaultMaxReferences bounds a references answer when the caller gives no
@@ -17,6 +19,8 @@ type ReferencesOptions struct {
 	IncludeDeclaration bool
 	// MaxResults bounds the references returned (0 = DefaultMaxReferences).
 	MaxResults int
+	// Offset skips that many references of the ordered list (paging).
+	Offset int
 }
 
 // Reference is one use of a symbol inside a file group.
@@ -48,11 +52,15 @@ type ReferencesResult struct {
 	IncludeDeclaration bool   `json:"include_declaration"`
 	// Total is how many references the server found; Returned how many are
 	// listed (fewer when truncated).
-	Total     int              `json:"total"`
-	Returned  int              `json:"returned"`
-	FileCount int              `json:"file_count"`
-	Truncated bool             `json:"truncated"`
-	Files     []FileReferences `json:"files"`
+	Total     int  `json:"total"`
+	Returned  int  `json:"returned"`
+	FileCount int  `json:"file_count"`
+	Truncated bool `json:"truncated"`
+	// Offset is where the page starts in the ordered list; NextOffset
+	// where the next one does (absent on the last page).
+	Offset     int              `json:"offset"`
+	NextOffset *int             `json:"next_offset,omitempty"`
+	Files      []FileReferences `json:"files"`
 	// Incomplete says why the answer may be partial (the server was still
 	// analysing the file); absent when it is complete.
 	Incomplete string `json:"incomplete,omitempty"`
@@ -72,6 +80,7 @@ func (c *Client) References(ctx context.Context, file string, t Target, opts Ref
 		TextDocumentPositionParams: pos.params(),
 		Context:                    protocol.ReferenceContext{IncludeDeclaration: opts.IncludeDeclaration},
 	}
+	progress.Report(ctx, 0, 0, "asking "+pos.server.Name+" for the references of "+pos.symbol())
 	var raw json.RawMessage
 	if err := c.Request(ctx, pos.doc, pos.server, protocol.MethodTextDocumentReferences, params, &raw); err != nil {
 		return ReferencesResult{}, err
@@ -88,9 +97,16 @@ func (c *Client) References(ctx context.Context, file string, t Target, opts Ref
 	out := ReferencesResult{Symbol: pos.symbol(), From: pos.where(), Server: pos.server.Name, Incomplete: pos.unanalysed,
 		IncludeDeclaration: opts.IncludeDeclaration, Total: len(all), Files: []FileReferences{}}
 	kept := all
+	if opts.Offset > 0 {
+		kept = kept[min(opts.Offset, len(kept)):]
+		out.Offset = opts.Offset
+	}
 	if len(kept) > opts.MaxResults {
 		kept = kept[:opts.MaxResults]
 		out.Truncated = true
+	}
+	if next := opts.Offset + len(kept); next < len(all) {
+		out.NextOffset = &next
 	}
 	out.Returned = len(kept)
 	out.Files = groupByFile(kept)

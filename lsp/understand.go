@@ -189,9 +189,9 @@ func (c *Client) Understand(ctx context.Context, req UnderstandRequest) (Underst
 			u.fail(names[i], err)
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return UnderstandResult{}, apierr.New(apierr.Timeout, "understand_symbol timed out",
-			"retry with a larger timeout; the language server may still be loading the workspace")
+	if err := apierr.FromContext(ctx, "understand_symbol",
+		"retry with a larger timeout; the language server may still be loading the workspace"); err != nil {
+		return UnderstandResult{}, err
 	}
 
 	if u.decl != nil {

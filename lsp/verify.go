@@ -65,8 +65,31 @@ type bufferInfo struct {
 	Clients []struct {
 		ID   int    `json:"id"`
 		Name string `json:"name"`
+		// Server is the server's own name (serverInfo), ReportsProgress
+		// whether it reports its diagnosis runs.
+		Server          string `json:"server"`
+		ReportsProgress bool   `json:"reports_progress"`
 	} `json:"clients"`
 }
+
+// silent reports whether a client is a gopls that does not report its
+// diagnosis runs (a user's, without verboseWorkDoneProgress): it publishes
+// only diagnostics that changed, so no event says it is done.
+func (b bufferInfo) silent() bool {
+	for _, cl := range b.Clients {
+		if !cl.ReportsProgress && (cl.Server == "gopls" || cl.Name == "gopls") {
+			return true
+		}
+	}
+	return false
+}
+
+// SilentWait bounds the wait for a server that gives no event for "done"
+// (silent): a user's gopls without verboseWorkDoneProgress publishes a
+// dependant again after its full pass (about 2.6 s after the change here,
+// behind its diagnosticsDelay), or, when nothing changed, maybe never.
+// After it, the delta is complete: false with the reason.
+var SilentWait = 10 * time.Second
 
 func (c *Client) buffersOf(ctx context.Context, paths []string) (bufferInfo, error) {
 	var raw string
@@ -97,6 +120,7 @@ type baseline struct {
 	mark       int
 	fixes      bool
 	note       string
+	silent     bool // a server gives no event for "done" (bufferInfo.silent)
 }
 
 // Before opens the touched files that exist, waits until their servers
@@ -152,9 +176,16 @@ func (c *Client) before(ctx context.Context, paths []string, mode string, fixes 
 		if err := json.Unmarshal([]byte(raw), &b.dependants); err != nil {
 			return nil, apierr.Errorf(apierr.OperationFailed, "report this", "decode dependants: %v", err)
 		}
-		// The state before: the touched buffers' current text diagnosed,
-		// no diagnosis run in progress.
-		st, err := c.waitSettled(ctx, 0, touched, nil, b.clients)
+		// The state before: the touched buffers' and the dependants'
+		// current text diagnosed, no diagnosis run in progress (a
+		// dependant's first publish arriving after the mark would pass
+		// for its diagnosis of the change).
+		b.silent = info.silent()
+		settle := append([]int(nil), touched...)
+		for _, d := range b.dependants {
+			settle = append(settle, d.Bufnr)
+		}
+		st, err := c.waitSettled(ctx, 0, settle, nil, b.clients, b.silent)
 		if err != nil {
 			return nil, err
 		}
@@ -194,7 +225,7 @@ func (s settled) why(c *Client) string {
 			what += " on " + c.Session.Root().Rel(p.File)
 		}
 		parts = append(parts, what+": "+p.Why)
-		gopls = gopls || p.Client == "gopls"
+		gopls = gopls || strings.Contains(p.Client, "gopls")
 	}
 	if len(parts) > 3 {
 		parts = append(parts[:3], fmt.Sprintf("and %d more", len(parts)-3))
@@ -211,10 +242,13 @@ func (s settled) why(c *Client) string {
 
 // waitSettled waits (bounded) until the servers have diagnosed the touched
 // buffers' current text and, after mark, the dependants (verify.lua).
-func (c *Client) waitSettled(ctx context.Context, mark int, touched []int, deps []dependant, clients []int) (settled, error) {
+func (c *Client) waitSettled(ctx context.Context, mark int, touched []int, deps []dependant, clients []int, silent bool) (settled, error) {
 	bound := c.waitBound(ctx)
 	if bound > VerifyWait {
 		bound = VerifyWait
+	}
+	if silent && bound > SilentWait {
+		bound = SilentWait
 	}
 	depBufs := make([]int, len(deps))
 	for i, d := range deps {
@@ -288,7 +322,7 @@ func (b *baseline) After(ctx context.Context) (*diagdelta.Delta, error) {
 	if len(ids) == 0 {
 		complete, why = false, "no language server is attached to the changed files: nothing checked them"
 	} else {
-		st, err := c.waitSettled(ctx, b.mark, touched, b.dependants, ids)
+		st, err := c.waitSettled(ctx, b.mark, touched, b.dependants, ids, b.silent || info.silent())
 		if err != nil {
 			return nil, err
 		}

@@ -164,7 +164,7 @@ func (v *Verifier) Idle(ctx context.Context) error {
 	for _, cl := range info.Clients {
 		ids = append(ids, cl.ID)
 	}
-	_, err = v.shadow.waitSettled(ctx, 0, bufs, nil, ids)
+	_, err = v.shadow.waitSettled(ctx, 0, bufs, nil, ids, info.silent())
 	return err
 }
 

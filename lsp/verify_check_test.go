@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/diagdelta"
@@ -170,3 +171,27 @@ func toString(v any) string {
 func fmtAny(v any) string { return fmt.Sprint(v) }
 
 func lspQuery(file string) lsp.DiagnosticsQuery { return lsp.DiagnosticsQuery{File: file} }
+
+// TestVerifiedSilentServerIncomplete: a user's gopls that does not report
+// its diagnosis runs gives no event saying it re-checked a dependant
+// (main.go) whose diagnostics an edit does not change (it may publish
+// them again after its full pass, or not); the wait for it is bounded by
+// SilentWait, and a bound hit is complete: false with the reason and the
+// setting that fixes it, never "no new errors". (The bound is set below
+// what gopls needs to answer at all.)
+func TestVerifiedSilentServerIncomplete(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	addr := testenv.Listening(t, root, testenv.UserLSPConfig(t, "user-gopls")...)
+	s, c := testenv.Attached(t, addr, root)
+	v := newVerifyEnv(t, s, c)
+	v.open(t, "main.go", "orders/orders.go")
+	saved := lsp.SilentWait
+	lsp.SilentWait = time.Millisecond
+	defer func() { lsp.SilentWait = saved }()
+	_, d := v.editLine(t, "orders/orders.go", 9, "// Line is one item of an order (a comment changes no diagnostic).", edit.Options{})
+	if d.Complete || !strings.Contains(d.Incomplete, "verboseWorkDoneProgress") || !strings.Contains(d.Incomplete, "main.go") ||
+		!strings.HasPrefix(d.Verdict, `diagnostics incomplete, not "no new errors"`) {
+		t.Fatalf("delta %+v", d)
+	}
+}

@@ -176,8 +176,18 @@ end)
 func TestChangesQuickfix(t *testing.T) {
 	root := writeFiles(t, map[string]string{"a.txt": "1\n2\n3\n", "b.txt": "x\n"})
 	u := startUser(t, root, approveNothing)
+	// The user shows a.txt; highlights stay long enough to be seen here.
+	u.lua(`vim.cmd.edit(...); require('nvbridge.user').highlight_ms = 600000`, nil, u.abs("a.txt"))
 	patch := "--- a/a.txt\n+++ b/a.txt\n@@ -2,1 +2,1 @@\n-2\n+two\n--- a/b.txt\n+++ b/b.txt\n@@ -1,1 +1,1 @@\n-x\n+X\n"
 	u.mustCall("apply_patch", `{"patch":`+jsonString(patch)+`,"preview":false}`)
+	var marks [][]int
+	u.lua(`local ns = require('nvbridge.user').ns
+local out = {}
+for _, m in ipairs(vim.api.nvim_buf_get_extmarks(0, ns, 0, -1, {})) do table.insert(out, { m[2], m[3] }) end
+return out`, &marks)
+	if len(marks) == 0 || marks[0][0] != 1 {
+		t.Errorf("the changed line 2 of a.txt is not highlighted: extmarks %v", marks)
+	}
 	var items []struct {
 		Lnum int    `msgpack:"lnum"`
 		Text string `msgpack:"text"`

@@ -24,6 +24,7 @@ import (
 	"github.com/neovim/go-client/nvim"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/progress"
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/internal/tailbuf"
 	"github.com/nvbridge/nvbridge/lang"
@@ -64,6 +65,7 @@ type Session struct {
 	root     workspace.Root
 	embedded bool
 	extra    []ServerSpec
+	addr     string // the address dialled ("" when embedded)
 	command  string // embedded mode's nvim (Options.Command)
 	channel  int
 
@@ -79,6 +81,8 @@ type Session struct {
 	nextID  atomic.Int64
 	mu      sync.Mutex
 	waiters map[int64]chan asyncResult
+	// reporters receive the progress of async operations (progress.go).
+	reporters map[int64]progress.Func
 
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -107,6 +111,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		trace: newTraceRing(opts.TraceLogf)}
 	var err error
 	if addr != "" {
+		s.addr = addr
 		err = s.dial(ctx, addr)
 	} else {
 		err = s.spawn(ctx, opts.Command)
@@ -180,6 +185,9 @@ func (s *Session) servePanicked(err error) {
 
 func (s *Session) serve() {
 	if err := s.v.RegisterHandler("nvbridge_done", s.onDone); err != nil {
+		s.logf("nvbridge: register handler: %v", err)
+	}
+	if err := s.v.RegisterHandler("nvbridge_progress", s.onProgress); err != nil {
 		s.logf("nvbridge: register handler: %v", err)
 	}
 	err := s.v.Serve()
@@ -407,7 +415,7 @@ func ctxError(ctx context.Context) error {
 		return apierr.New(apierr.Timeout, "the request timed out",
 			"retry with a larger timeout (--timeout or the tool's timeout_ms); the language server may still be loading the workspace")
 	}
-	return apierr.New(apierr.Timeout, "the request was cancelled", "retry if the cancellation was not intended")
+	return apierr.New(apierr.Cancelled, "the request was cancelled", "retry if the cancellation was not intended")
 }
 
 // Async starts bridge.<fn>(channel, id, args...) in Neovim and waits for its
@@ -423,6 +431,8 @@ func (s *Session) Async(ctx context.Context, fn string, args ...any) (json.RawMe
 	}
 	s.waiters[id] = ch
 	s.mu.Unlock()
+	s.watchProgress(id, progress.From(ctx))
+	defer s.unwatchProgress(id)
 	forget := func() {
 		s.mu.Lock()
 		delete(s.waiters, id)

@@ -309,7 +309,7 @@ piece=parsers
 # The real path: npm ci fails ("Missing: grammars@ from lock file") when --prefix goes
 # through a symbolic link (a worktree whose .deps links to another checkout's).
 GRAMMARS=$(cd -P "$DEPS" && pwd)/grammars
-PARSER_DIR=$DEPS/parser
+PARSER_DIR=$(cd -P "$DEPS" && pwd)/parser # real path: the stamps do not depend on the checkout
 # NAME:SOURCE_DIR (relative to .deps/grammars/node_modules)
 PARSERS=(python:tree-sitter-python/src typescript:tree-sitter-typescript/typescript/src
 	tsx:tree-sitter-typescript/tsx/src)

@@ -15,7 +15,7 @@ type applyChangesetArgs struct {
 func applyChangesetTool(env *Env) Tool {
 	return newTool("apply_changeset", "Apply changeset",
 		"Apply exactly what a preview showed (edit_buffer, replace_in_buffer, apply_patch, rename and refactoring tools), atomically in one step: CONFLICT, with nothing changed, when any file changed since the preview. Each buffer gets one undo step (the undo tool or u in Neovim takes it back); language servers see the change at once. File deletions in the changeset reach the disk at once; other changes only when saved.",
-		mutating,
+		destructive, // a changeset may delete or overwrite files
 		func(ctx context.Context, in applyChangesetArgs) (changesetResult, error) {
 			r, err := env.Edit.ApplyStoredWith(ctx, in.ChangesetID, edit.Options{Save: in.Save, NoAutocmd: in.NoAutocmd, Tool: "apply_changeset"})
 			return changesetResult{Result: r}, err

@@ -12,6 +12,7 @@ type findReferencesArgs struct {
 	positionArgs
 	IncludeDeclaration *bool `json:"include_declaration,omitempty" jsonschema:"count the declaration itself as a reference (default true)"`
 	MaxResults         int   `json:"max_results,omitempty" jsonschema:"return at most this many references (default 200); truncated says when more exist"`
+	offsetArg
 }
 
 type referencesResult struct{ lsp.ReferencesResult }
@@ -51,8 +52,11 @@ func findReferencesTool(env *Env) Tool {
 		"Find every use of the symbol at a position across the workspace (textDocument/references). Give the line and either the symbol's name on that line or its column. Results are grouped by file, each reference with its 1-based line, 0-based column and the source line; total counts all the server found, truncated says when max_results cut the list.",
 		readOnly,
 		func(ctx context.Context, in findReferencesArgs) (referencesResult, error) {
+			if err := checkOffset(in.Offset); err != nil {
+				return referencesResult{}, err
+			}
 			include := in.IncludeDeclaration == nil || *in.IncludeDeclaration
-			r, err := env.LSP.References(ctx, in.File, in.target(), lsp.ReferencesOptions{IncludeDeclaration: include, MaxResults: in.MaxResults})
+			r, err := env.LSP.References(ctx, in.File, in.target(), lsp.ReferencesOptions{IncludeDeclaration: include, MaxResults: in.MaxResults, Offset: in.Offset})
 			return referencesResult{r}, err
 		})
 }

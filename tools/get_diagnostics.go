@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/lsp"
 )
 
@@ -12,9 +13,14 @@ type getDiagnosticsArgs struct {
 	File         string `json:"file,omitempty" jsonschema:"one file (relative to the workspace root): waits for the servers' diagnostics of its current text; omit for every diagnostic Neovim holds"`
 	Severity     string `json:"severity,omitempty" jsonschema:"minimum severity: error, warning, info or hint (default hint: all)"`
 	IncludeFixes bool   `json:"include_fixes,omitempty" jsonschema:"with file: also list each error's and warning's quick fixes with the apply_code_action arguments that apply them"`
+	MaxResults   int    `json:"max_results,omitempty" jsonschema:"list at most this many diagnostics (default: all); total and counts still count every one"`
+	offsetArg
 }
 
-type diagnosticsResult struct{ lsp.DiagnosticsReport }
+type diagnosticsResult struct {
+	lsp.DiagnosticsReport
+	pageInfo
+}
 
 func (r diagnosticsResult) Summary() string {
 	var b strings.Builder
@@ -69,7 +75,18 @@ func getDiagnosticsTool(env *Env) Tool {
 		"Get the language servers' diagnostics (errors, warnings...) for one file, after waiting for the servers to check its current text (diagnostics_complete says whether they did in time), or for the whole workspace (every diagnostic Neovim holds, without waiting). Filter by minimum severity. Lines are 1-based, columns 0-based in characters.",
 		readOnly,
 		func(ctx context.Context, in getDiagnosticsArgs) (diagnosticsResult, error) {
+			if err := checkOffset(in.Offset); err != nil {
+				return diagnosticsResult{}, err
+			}
+			if in.MaxResults < 0 {
+				return diagnosticsResult{}, apierr.Errorf(apierr.InvalidParameter, "pass max_results of 1 or more, or omit it", "max_results %d is negative", in.MaxResults)
+			}
 			r, err := env.LSP.DiagnosticsFor(ctx, lsp.DiagnosticsQuery{File: in.File, MinSeverity: in.Severity, IncludeFixes: in.IncludeFixes})
-			return diagnosticsResult{r}, err
+			if err != nil {
+				return diagnosticsResult{}, err
+			}
+			var p pageInfo
+			r.Diagnostics, p = page(r.Diagnostics, in.Offset, in.MaxResults, len(r.Diagnostics))
+			return diagnosticsResult{r, p}, nil
 		})
 }

@@ -14,9 +14,13 @@ type getSymbolsArgs struct {
 	Kinds           []string `json:"kinds,omitempty" jsonschema:"keep only these kinds, e.g. [\"function\",\"method\",\"struct\",\"class\",\"interface\"]"`
 	MaxResults      int      `json:"max_results,omitempty" jsonschema:"return at most this many symbols (default: all of a file's, 100 for a workspace search)"`
 	IncludeExternal bool     `json:"include_external,omitempty" jsonschema:"with query: also return symbols outside the workspace (standard library, dependencies); default false"`
+	offsetArg
 }
 
-type symbolsResult struct{ lsp.SymbolsResult }
+type symbolsResult struct {
+	lsp.SymbolsResult
+	pageInfo
+}
 
 func (r symbolsResult) Summary() string {
 	var b strings.Builder
@@ -58,8 +62,21 @@ func getSymbolsTool(env *Env) Tool {
 		"List the symbols declared in a file (pass file: classes, functions, methods, fields... flattened, each with its container path) or search the workspace by name (pass query). Each symbol has name, kind (a word: function, method, struct, class, interface...), file, 1-based line and 0-based column of its name (usable as another tool's position), and where its declaration ends. A workspace search uses the language servers attached to open buffers; when none is, it opens one source file per language whose root marker (go.mod, pyproject.toml, tsconfig.json/package.json...) is in the workspace root, or the file you name.",
 		readOnly,
 		func(ctx context.Context, in getSymbolsArgs) (symbolsResult, error) {
+			if err := checkOffset(in.Offset); err != nil {
+				return symbolsResult{}, err
+			}
+			max := in.MaxResults
+			if max > 0 {
+				max += in.Offset // the page's end in the full list
+			}
 			r, err := env.LSP.Symbols(ctx, lsp.SymbolsQuery{File: in.File, Query: in.Query, Kinds: in.Kinds,
-				MaxResults: in.MaxResults, IncludeExternal: in.IncludeExternal})
-			return symbolsResult{r}, err
+				MaxResults: max, IncludeExternal: in.IncludeExternal})
+			if err != nil {
+				return symbolsResult{}, err
+			}
+			var p pageInfo
+			r.Symbols, p = page(r.Symbols, in.Offset, in.MaxResults, r.Total)
+			r.Truncated = p.NextOffset != nil
+			return symbolsResult{r, p}, nil
 		})
 }

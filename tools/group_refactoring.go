@@ -21,6 +21,9 @@ func refactoringTools(env *Env) []Tool {
 		organizeImportsTool(env),
 		extractFunctionTool(env),
 		extractVariableTool(env),
+		moveSymbolTool(env),
+		changeSignatureTool(env),
+		inlineFunctionTool(env),
 	}
 }
 
@@ -32,7 +35,7 @@ type saveArg struct {
 
 // submit previews or applies a refactoring's changeset.
 func submit(ctx context.Context, env *Env, cs preview.Changeset, p previewArg, s saveArg) (*edit.Result, error) {
-	r, err := env.Edit.Submit(ctx, cs, edit.Options{Preview: p.preview(), Save: s.Save, NoAutocmd: s.NoAutocmd, Check: p.check()})
+	r, err := env.Edit.Submit(ctx, cs, edit.Options{Preview: p.preview(), Save: s.Save, Check: p.check(), NoAutocmd: s.NoAutocmd})
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,8 @@ func TestRefactoringCatalog(t *testing.T) {
 		"organize_imports":  {"file"},
 		"extract_function":  {"file", "start_line", "end_line"},
 		"extract_variable":  {"file", "start_line", "end_line"},
+		"move_symbol":       {"file", "line", "target_file"},
+		"change_signature":  {"file", "line", "params"},
 	}
 	list := map[string]bool{}
 	for _, tool := range tools.All(&tools.Env{}) {
@@ -110,6 +112,9 @@ func TestRefactoringToolsGo(t *testing.T) {
 		wantError(t, mcpCall(t, c, "apply_code_action", `{"file":"refactor/dup.go","line":4,"column":1,"action_kind":"refactor.nothing"}`), apierr.Unsupported, "kinds offered")
 		wantError(t, mcpCall(t, c, "apply_code_action", `{"file":"refactor/dup.go","line":4,"column":1,"end_line":5,"title":"Create function missing"}`), apierr.Ambiguous, "indexes")
 		wantError(t, mcpCall(t, c, "extract_function", `{"file":"refactor/pricing.go","start_line":13,"end_line":90}`), apierr.InvalidParameter, "line 90")
+		wantError(t, mcpCall(t, c, "change_signature", `{"file":"refactor/pricing.go","line":27,"symbol":"taxOf","params":[{"name":"subtotal","from":"subtotal"},{"name":"percent","from":"percent"},{"name":"round","type":"bool"}]}`), apierr.InvalidParameter, "needs a default")
+		wantError(t, mcpCall(t, c, "change_signature", `{"file":"refactor/pricing.go","line":27,"symbol":"taxOf","params":[{"name":"percent","from":"percent"}]}`), apierr.PreconditionFailed, "still used")
+		wantError(t, mcpCall(t, c, "change_signature", `{"file":"refactor/pricing.go","line":23,"symbol":"header","params":[]}`), apierr.InvalidParameter, "not a function")
 		info, _ := okCall("get_buffer_info", `{"file":"widgets/widget.go","include_content":false}`)
 		if get(info, "is_modified") != false || disk("widgets/widget.go") != original {
 			t.Fatal("bad input changed something")

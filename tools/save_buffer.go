@@ -24,7 +24,7 @@ func (r saveResult) Summary() string {
 func saveBufferTool(env *Env) Tool {
 	return newTool("save_buffer", "Save buffer",
 		"Write a file's buffer to disk (a pending rename moves the file). Refuses with CONFLICT when the file changed on disk since Neovim loaded it, unless force.",
-		mutating,
+		destructive, // force overwrites a file changed on disk
 		func(ctx context.Context, in saveBufferArgs) (saveResult, error) {
 			r, err := env.Edit.SaveWith(ctx, in.File, in.Force, in.NoAutocmd)
 			return saveResult{r}, err

@@ -54,6 +54,10 @@ const w03Patch = `--- a/widgets/w03.go
 // protocolCases has one entry per tool. A tool listed by the server without
 // an entry here fails TestToolsOverMCP: add one when adding a tool.
 var protocolCases = map[string]protocolCase{
+	"get_editor_context": {args: `{"include_buffers":true}`, want: map[string]any{"attached": nil, "buffers": nil}},
+	"suggest_tools": {args: `{"intent":"rename a function everywhere"}`, want: map[string]any{"suggestions.0.tool": "rename_symbol"}},
+	"get_status":    {args: `{}`, want: map[string]any{"health": "available", "mode": "all", "neovim.version": nil, "language_servers.0.state": "ready"}},
+	"set_mode":      {args: `{"mode":"all"}`, want: map[string]any{"mode": "all", "previous": "all"}},
 	"get_buffer_info": {args: `{"file":"main.go","include_content":false}`, want: map[string]any{
 		"file": "main.go", "language": "go", "is_modified": false, "line_count": nil, "changedtick": nil,
 		"language_servers.0.name": modeServer,
@@ -118,8 +122,20 @@ var protocolCases = map[string]protocolCase{
 	"extract_function": {args: `{"file":"refactor/pricing.go","start_line":13,"end_line":21,"name":"totals"}`, want: map[string]any{
 		"server_name": "newFunction", "name": "totals", "renamed_occurrences": 2, "changeset_id": nil, "applied": false,
 	}},
+	"inline_function": {args: `{"file":"refactor/pricing.go","line":27,"symbol":"taxOf"}`, want: map[string]any{
+		"function": "taxOf", "replacements.0.file": "refactor/pricing.go", "replacements.0.line": float64(17),
+		"definition_removed": true, "affected_files.0": "refactor/pricing.go", "changeset_id": nil, "applied": false,
+	}},
 	"extract_variable": {args: `{"file":"refactor/pricing.go","start_line":15,"start_column":14,"end_line":15,"end_column":33}`, want: map[string]any{
 		"server_name": "newVar", "name": "newVar", "kind": "refactor.extract.variable", "changeset_id": nil,
+	}},
+	"move_symbol": {args: `{"file":"refactor/pricing.go","line":32,"symbol":"cents","target_file":"refactor/money.go"}`, want: map[string]any{
+		"symbol": "cents", "moved.0": "func cents", "created": true, "to": "refactor/money.go", "server": nil,
+		"import_updates.0.file": "refactor/money.go", "import_updates.0.new": "fmt", "changeset_id": nil, "applied": false,
+	}},
+	"change_signature": {args: `{"file":"refactor/pricing.go","line":27,"symbol":"taxOf","params":[{"name":"rate","from":"percent"},{"name":"subtotal","from":"subtotal"}]}`, want: map[string]any{
+		"function": "taxOf", "old_signature": "func taxOf(subtotal, percent int) int", "new_signature": "func taxOf(rate, subtotal int) int",
+		"call_sites_updated.0.line": float64(17), "affected_files.0": "refactor/pricing.go", "changeset_id": nil, "applied": false,
 	}},
 	// Editing, in mutatingOrder, on widgets/w01.go and w03.go (no other
 	// case reads them).
@@ -250,6 +266,7 @@ func toolsOverMCP(t *testing.T, c *client.Client, server string) {
 			if txt, ok := res.Content[0].(mcp.TextContent); !ok || strings.TrimSpace(txt.Text) == "" {
 				t.Fatalf("first content is not a non-empty text: %#v", res.Content[0])
 			}
+			checkOutputSchema(t, tool.Name, res)
 			got := content(t, res)
 			results[tool.Name] = got
 			for path, want := range tc.want {
@@ -282,6 +299,7 @@ func toolsOverMCP(t *testing.T, c *client.Client, server string) {
 			args := withField(t, validArgs(protocolCases[tool.Name], results), "bogus_field", 1)
 			res := mcpCall(t, c, tool.Name, args)
 			t.Run(tool.Name, func(t *testing.T) {
+				checkOutputSchema(t, tool.Name, res) // a failure's body too
 				wantError(t, res, apierr.InvalidParameter, "bogus_field")
 			})
 		}

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -43,6 +44,9 @@ type Env struct {
 	Search *websearch.Client
 	// Logf receives handler diagnostics (never stdout).
 	Logf func(format string, args ...any)
+	// Modes are the session's mode and read-only switch (modes.go); nil
+	// is mode all, writable.
+	Modes *Modes
 }
 
 // NewEnv returns the environment handlers share; its changeset engine is
@@ -52,7 +56,8 @@ func NewEnv(s *nvim.Session, client *lsp.Client, logf func(format string, args .
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	env := &Env{Session: s, LSP: client, Edit: edit.NewEngine(s), DAP: dap.NewManager(s.Root(), dap.NewDisplay(s), logf), Logf: logf}
+	modes, _ := NewModes(ModeAll, false)
+	env := &Env{Session: s, LSP: client, Edit: edit.NewEngine(s), DAP: dap.NewManager(s.Root(), dap.NewDisplay(s), logf), Logf: logf, Modes: modes}
 	if !s.Embedded() {
 		env.Edit.Approve = env.engineApproval // the user approves changes (user.go)
 	}
@@ -98,6 +103,10 @@ var (
 	// is previewable and undoable, so none is marked destructive unless it
 	// deletes user data.
 	mutating = hints{}
+	// destructive tools may delete or overwrite user data: apply_changeset
+	// (file deletions), apply_patch, save_buffer (force overwrites the
+	// disk), discard_buffer (drops unsaved changes).
+	destructive = hints{destructive: true}
 )
 
 // newTool builds a tool whose arguments decode strictly into In (unknown
@@ -107,6 +116,7 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 	def := mcp.NewTool(name,
 		mcp.WithDescription(description),
 		mcp.WithInputSchema[In](),
+		mcp.WithRawOutputSchema(outputSchema[Out]()),
 		mcp.WithTitleAnnotation(title),
 		mcp.WithReadOnlyHintAnnotation(h.readOnly),
 		mcp.WithDestructiveHintAnnotation(h.destructive),
@@ -135,7 +145,15 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 		if err := need.check(body); err != nil {
 			return errorResult(err), nil
 		}
-		out, err := run(ctx, in)
+		out, err := run(withProgress(ctx, req), in)
+		if errors.Is(ctx.Err(), context.Canceled) {
+			// The caller cancelled: whatever the domain made of its ended
+			// context (often a TIMEOUT-looking error), the answer is
+			// CANCELLED. The transports (cmd/nvbridge) drop the answer
+			// to a request the client cancelled, as MCP specifies; this
+			// reaches clients that still read one (in-process).
+			return errorResult(apierr.FromContext(ctx, name, "")), nil
+		}
 		if err != nil {
 			return errorResult(err), nil
 		}
@@ -228,16 +246,28 @@ var toolGroups = []func(*Env) []Tool{
 	structureTools,
 	debugTools,
 	webTools,
+	sessionTools,
 }
 
 // NewServer returns an MCP server serving every tool.
 func NewServer(env *Env, version string) *server.MCPServer {
+	all := All(env)
+	defs := map[string]mcp.Tool{}
+	for _, t := range all {
+		defs[t.Tool.Name] = t.Tool
+	}
+	fams := toolFamilies(env)
 	s := server.NewMCPServer("nvbridge", version,
-		server.WithToolCapabilities(false),
+		// listChanged: set_mode changes the list.
+		server.WithToolCapabilities(true),
+		server.WithPromptCapabilities(false),
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
+		server.WithHooks(modeHooks(env, fams)),
+		server.WithToolHandlerMiddleware(modeGuard(env, fams, defs)),
 	)
-	s.AddTools(All(env)...)
+	s.AddTools(all...)
+	addPrompts(s)
 	return s
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -104,7 +105,7 @@ func (e *Env) userPost(name string, res *mcp.CallToolResult) {
 	if len(summary) > 2000 {
 		summary = summary[:2000] + "…"
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5e9)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = e.Session.Call(ctx, "nvbridge.user", "tool_post", nil, e.Session.Channel(), name, !res.IsError, summary)
 }

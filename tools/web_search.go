@@ -11,7 +11,7 @@ import (
 // webTools lists the tools that reach outside the workspace: web_search,
 // only when a provider is configured (never a made-up answer).
 func webTools(env *Env) []Tool {
-	if env.Search == nil {
+	if env == nil || env.Search == nil {
 		return nil
 	}
 	return []Tool{webSearchTool(env)}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
-	"slices"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -96,34 +95,27 @@ func withWhere(env *Env, t Tool) Tool {
 		return true
 	}
 	var kind string
-	var optional []string
 	switch {
 	case has("file", "start_line", "end_line"):
-		kind, optional = "range", []string{"file", "start_line", "end_line"}
+		kind = "range"
 		props["range"] = map[string]any{"type": "string", "enum": []string{"selection"},
-			"description": `"selection": the range is the user's last visual selection in their current window (file, start and end filled in); attached to the user's Neovim only`}
+			"description": `"selection": the range is the user's last visual selection in their current window (file, start and end filled in: leave them out); attached to the user's Neovim only`}
 	case has("file", "line", "end_line"):
-		kind, optional = "range", []string{"file", "line"}
+		kind = "range"
 		props["range"] = map[string]any{"type": "string", "enum": []string{"selection"},
-			"description": `"selection": the range is the user's last visual selection in their current window (file, line, column, end_line, end_column filled in); attached to the user's Neovim only`}
+			"description": `"selection": the range is the user's last visual selection in their current window (file, line, column, end_line, end_column filled in: leave them out); attached to the user's Neovim only`}
 		props["at"] = map[string]any{"type": "string", "enum": []string{"cursor"},
-			"description": `"cursor": the position is the user's cursor in their current window (file, line and column filled in); attached to the user's Neovim only`}
+			"description": `"cursor": the position is the user's cursor in their current window (file, line and column filled in: leave them out); attached to the user's Neovim only`}
 	case has("file", "line") && (has("column") || has("symbol")):
-		kind, optional = "at", []string{"file", "line"}
+		kind = "at"
 		props["at"] = map[string]any{"type": "string", "enum": []string{"cursor"},
-			"description": `"cursor": the position is the user's cursor in their current window (file, line and column filled in); attached to the user's Neovim only`}
+			"description": `"cursor": the position is the user's cursor in their current window (file, line and column filled in: leave them out); attached to the user's Neovim only`}
 	default:
 		return t
 	}
-	if req, ok := schema["required"].([]any); ok {
-		kept := []any{}
-		for _, r := range req {
-			if name, _ := r.(string); !slices.Contains(optional, name) {
-				kept = append(kept, r)
-			}
-		}
-		schema["required"] = kept
-	}
+	// The required list stays as it is (file and lines): with at or
+	// range they may be left out, as the properties' descriptions say
+	// (the tool's own check runs on the rewritten arguments).
 	raw, err := json.Marshal(schema)
 	if err != nil {
 		return t

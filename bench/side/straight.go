@@ -22,12 +22,13 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/nvbridge/nvbridge/internal/safego"
+	"github.com/nvbridge/nvbridge/lang"
 )
 
 // Straight is a minimal LSP client driving gopls over stdio: no editor, no
-// bridge, only the requests. It answers the server's requests with null
-// (configuration: gopls's defaults, which is what nvbridge's Neovim gives
-// it too) and keeps the publishes of diagnostics.
+// bridge, only the requests. It gives gopls the settings nvbridge's Neovim
+// gives it (lang's ServerSpec), answers the server's other requests with
+// null and keeps the publishes of diagnostics.
 type Straight struct {
 	Root string
 	Conn jsonrpc2.Conn
@@ -39,6 +40,9 @@ type Straight struct {
 	loaded  chan struct{} // closed when gopls's workspace load progress ends
 	loadEnd bool
 	tokens  map[string]bool
+	// settings are gopls's settings from lang (initializationOptions and
+	// the answer to workspace/configuration).
+	settings map[string]any
 }
 
 type pipes struct {
@@ -69,13 +73,22 @@ func StartStraight(ctx context.Context, root string) (*Straight, error) {
 		return nil, err
 	}
 	s := &Straight{Root: root, Cmd: cmd, Conn: jsonrpc2.NewConn(jsonrpc2.NewStream(pipes{stdout, stdin})),
-		opened: map[string]bool{}, diags: map[string]json.RawMessage{}, loaded: make(chan struct{}), tokens: map[string]bool{}}
+		opened: map[string]bool{}, diags: map[string]json.RawMessage{}, loaded: make(chan struct{}), tokens: map[string]bool{},
+		settings: map[string]any{}}
+	for _, spec := range lang.ServerSpecs() {
+		if spec.Name == "gopls" {
+			if g, ok := spec.Settings["gopls"].(map[string]any); ok {
+				s.settings = g
+			}
+		}
+	}
 	s.Conn.Go(context.Background(), s.handle)
 	rootURI := uri.File(root)
 	init := map[string]any{
-		"processId":        os.Getpid(),
-		"rootUri":          rootURI,
-		"workspaceFolders": []map[string]any{{"uri": rootURI, "name": filepath.Base(root)}},
+		"initializationOptions": s.settings,
+		"processId":             os.Getpid(),
+		"rootUri":               rootURI,
+		"workspaceFolders":      []map[string]any{{"uri": rootURI, "name": filepath.Base(root)}},
 		"capabilities": map[string]any{
 			"window": map[string]any{"workDoneProgress": true},
 			"textDocument": map[string]any{
@@ -103,6 +116,16 @@ func StartStraight(ctx context.Context, root string) (*Straight, error) {
 
 func (s *Straight) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 	switch req.Method() {
+	case protocol.MethodWorkspaceConfiguration:
+		var p struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		_ = json.Unmarshal(req.Params(), &p)
+		out := make([]any, len(p.Items))
+		for i := range out {
+			out[i] = s.settings
+		}
+		return reply(ctx, out, nil)
 	case protocol.MethodTextDocumentPublishDiagnostics:
 		var p struct {
 			URI string `json:"uri"`

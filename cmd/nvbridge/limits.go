@@ -35,6 +35,8 @@ func httpHandler(srv *server.MCPServer, o httpOptions) http.Handler {
 	var h http.Handler = server.NewStreamableHTTPServer(srv, server.WithEndpointPath("/mcp"),
 		server.WithSessionIdManager(&sessionIDs{live: map[string]struct{}{}}),
 		server.WithSessionIdleTTL(sessionIdleTTL))
+	// Inside limitBody, which buffers and bounds the body it reads.
+	h = dropCancelledAnswers(newAnswerFilter(), h)
 	h = limitBody(o.maxRequestBytes, h)
 	if o.token != "" {
 		h = requireToken(o.token, h)
@@ -195,9 +197,14 @@ func leadingID(prefix []byte) json.RawMessage {
 // max bytes; a longer line is skipped without being held (only its first
 // max bytes are, to find its id) and answered with a JSON-RPC error through
 // the returned writer, which serialises it with mcp-go's own writes.
+//
+// The pair also drops the answer to a request the client cancelled (see
+// answerFilter): the reader shows each line to the filter before mcp-go
+// reads it, the writer asks it about each answer.
 func limitLines(stdin io.Reader, stdout io.Writer, max int) (io.Reader, io.Writer) {
 	w := &lockedWriter{w: stdout}
-	return &lineLimiter{r: bufio.NewReaderSize(stdin, 64<<10), out: w, max: max}, w
+	f := newAnswerFilter()
+	return &lineLimiter{r: bufio.NewReaderSize(stdin, 64<<10), out: w, max: max, watch: f.watchLine}, filteredWriter{f: f, w: w}
 }
 
 type lockedWriter struct {
@@ -215,9 +222,10 @@ type lineLimiter struct {
 	r       *bufio.Reader
 	out     io.Writer
 	max     int
-	line    []byte // the line being assembled
-	pending []byte // a complete line not yet read
-	err     error  // from r, returned once pending is drained
+	watch   func(line []byte) // sees each complete line mcp-go will read
+	line    []byte            // the line being assembled
+	pending []byte            // a complete line not yet read
+	err     error             // from r, returned once pending is drained
 }
 
 func (l *lineLimiter) Read(p []byte) (int, error) {
@@ -245,6 +253,9 @@ func (l *lineLimiter) next() {
 		switch {
 		case err == nil:
 			l.pending = l.line
+			if l.watch != nil {
+				l.watch(l.line)
+			}
 			return
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue

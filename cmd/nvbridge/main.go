@@ -99,6 +99,7 @@ const mainUsage = `usage: nvbridge [global flags] COMMAND [flags] [args]
 Commands:
   mcp       serve MCP over stdio (or streamable HTTP with --http)
   call      run one tool and print its JSON result (reuses a warm daemon)
+  status    what works now: Neovim, language servers, debug adapters, health (call get_status)
   tools     print every tool with its JSON input schema
   demo      run a few real tools on the workspace (make demo)
   daemon    status or stop the warm daemon that call uses
@@ -147,6 +148,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runMCP(ctx, g, rest, stdout, stderr)
 	case "call":
 		return runCall(ctx, g, rest, stdout, stderr)
+	case "status":
+		// get_status through call (and its warm daemon): the same answer
+		// an agent gets.
+		return runCall(ctx, g, append(rest, "get_status", "{}"), stdout, stderr)
 	case "tools":
 		return runTools(g, rest, stdout, stderr)
 	case "demo":
@@ -214,6 +219,9 @@ func runHelp(args []string, g globalFlags, stdout, stderr io.Writer) int {
 		return 0
 	}
 	switch args[0] {
+	case "status":
+		fmt.Fprintln(stdout, "usage: nvbridge [global flags] status [--no-daemon]\n\nPrints get_status as JSON: Neovim, each language server's state, the servers installed,\nthe debug adapters, the mode and the overall health with remediations.")
+		return 0
 	case "mcp", "call", "tools", "demo", "daemon":
 		return run([]string{args[0], "--help"}, stdout, stderr)
 	case "version":

@@ -18,14 +18,18 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/tools"
 )
 
-const mcpUsage = `usage: nvbridge [global flags] mcp [--http ADDR] [--token T | --no-auth] [--allow-remote] [--max-request-bytes N]
+const mcpUsage = `usage: nvbridge [global flags] mcp [--http ADDR] [--token T | --no-auth] [--allow-remote] [--max-request-bytes N] [--mode M] [--read-only]
 
 Serves every tool over MCP: on stdio by default, or streamable HTTP at
 http://ADDR/mcp with a bearer token (printed to stderr unless given).
+--mode shows only some tools (explore: read-only ones; edit: adds editing
+and refactoring; debug: adds debugging; all); the set_mode tool changes it.
+--read-only refuses every tool that writes, even called by name.
 `
 
 func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io.Writer) int {
@@ -36,12 +40,19 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 	noAuth := fs.Bool("no-auth", false, "serve HTTP without a token (only on loopback)")
 	allowRemote := fs.Bool("allow-remote", false, "allow --http on a non-loopback address (a token is then mandatory)")
 	maxRequest := fs.Int64("max-request-bytes", defaultMaxRequestBytes, "refuse a request (an HTTP body, a stdio line) larger than this many bytes")
+	mode := fs.String("mode", tools.ModeAll, "tools shown: explore (read-only), edit (adds editing and refactoring), debug (adds debugging), all")
+	readOnly := fs.Bool("read-only", false, "refuse every tool that changes buffers or files, even when called by name")
 	rest, code, ok := parseFlags(fs, args, mcpUsage, stdout, stderr)
 	if !ok {
 		return code
 	}
 	if len(rest) > 0 {
 		fmt.Fprintf(stderr, "nvbridge mcp: unexpected argument %q\n", rest[0])
+		return 2
+	}
+	modes, err := tools.NewModes(*mode, *readOnly)
+	if err != nil {
+		fmt.Fprintf(stderr, "nvbridge: --mode: %v\n", apierr.As(err).Message)
 		return 2
 	}
 	if *maxRequest < 1024 {
@@ -70,6 +81,7 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 		return 1
 	}
 	defer closeEnv()
+	env.Modes = modes
 	srv := tools.NewServer(env, version)
 	transport := "stdio"
 	if ln != nil {

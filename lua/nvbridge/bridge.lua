@@ -32,8 +32,9 @@ local published = {}
 ---@type table<integer, table<string, integer>>
 local sent = {}
 
--- Active $/progress tokens per client, from LspProgress events.
----@type table<integer, table<any, boolean>>
+-- Active $/progress work per client, from LspProgress events: token ->
+-- {title, message, percentage} (the begin's title kept through reports).
+---@type table<integer, table<any, {title: string?, message: string?, percentage: number?}>>
 local progress = {}
 -- Clients that ended $/progress work at least once, or whose wait for it
 -- ran out (see busy: a server indexing after attaching).
@@ -172,8 +173,16 @@ local function key(chan, id)
   return chan .. ':' .. id
 end
 
+-- Progress relays of requests in flight (relay_progress), stopped by done.
+local relays = {}
+
 local function done(chan, id, err, result)
   in_flight[key(chan, id)] = nil
+  local stop = relays[key(chan, id)]
+  if stop then
+    relays[key(chan, id)] = nil
+    stop()
+  end
   vim.rpcnotify(chan, 'nvbridge_done', id, err, result)
 end
 
@@ -338,6 +347,7 @@ function M.setup()
       end
       local loaded = api.nvim_buf_is_loaded(bufnr)
       for client_id in pairs(clients) do
+        publish_seq = publish_seq + 1
         published[client_id] = published[client_id] or {}
         publish_seq = publish_seq + 1
         published[client_id][uri] = {
@@ -418,7 +428,12 @@ function M.setup()
       progress[client_id] = progress[client_id] or {}
       progress_titles[client_id] = progress_titles[client_id] or {}
       if value.kind == 'begin' or value.kind == 'report' then
-        progress[client_id][params.token] = true
+        local prev = progress[client_id][params.token]
+        progress[client_id][params.token] = {
+          title = value.title or (type(prev) == 'table' and prev.title) or nil,
+          message = value.message,
+          percentage = value.percentage,
+        }
         if value.kind == 'begin' and type(value.title) == 'string' then
           progress_titles[client_id][params.token] = value.title
           if value.title:find('^diagnosing') then
@@ -524,6 +539,53 @@ local function busy(clients)
   return false
 end
 
+--- Relays the $/progress of the buffer's clients to the caller of async
+--- operation id while it waits (a server indexing before it can answer), as
+--- nvbridge_progress(id, {server, title, message, percentage}): the work
+--- under way now, then each LspProgress of those clients. Returns the
+--- function that stops relaying.
+local function relay_progress(chan, id, bufnr)
+  local stopped = false
+  local function relay(client, work)
+    if stopped or type(work) ~= 'table' then
+      return
+    end
+    vim.rpcnotify(chan, 'nvbridge_progress', id, {
+      server = client.name,
+      title = work.title,
+      message = work.message,
+      percentage = work.percentage,
+    })
+  end
+  for _, client in ipairs(get_clients({ bufnr = bufnr })) do
+    for _, work in pairs(progress[client.id] or {}) do
+      relay(client, work)
+    end
+  end
+  local autocmd = api.nvim_create_autocmd('LspProgress', {
+    callback = function(ev)
+      local data = ev.data or {}
+      local params = data.params or {}
+      if not data.client_id or params.token == nil then
+        return
+      end
+      for _, client in ipairs(get_clients({ bufnr = bufnr })) do
+        if client.id == data.client_id then
+          local value = params.value or {}
+          local work = (progress[client.id] or {})[params.token]
+          relay(client, work or { title = value.title, message = value.message or (value.kind == 'end' and 'finished' or nil) })
+        end
+      end
+    end,
+  })
+  return function()
+    if not stopped then
+      stopped = true
+      pcall(api.nvim_del_autocmd, autocmd)
+    end
+  end
+end
+
 --- Completes with the buffer's initialized clients once they are ready: at
 --- least one attached and none reporting $/progress work (such as gopls
 --- loading the workspace). When none is attached and none is expected (no
@@ -559,6 +621,7 @@ function M.wait_clients(chan, id, bufnr, grace_ms, progress_ms)
   local attach_timer = uv.new_timer()
   local progress_timer = uv.new_timer()
   local autocmds = {}
+  local stop_relay = relay_progress(chan, id, bufnr)
   local function finish()
     if finished then
       return
@@ -571,6 +634,7 @@ function M.wait_clients(chan, id, bufnr, grace_ms, progress_ms)
     for _, a in ipairs(autocmds) do
       pcall(api.nvim_del_autocmd, a)
     end
+    stop_relay()
     vim.b[bufnr].nvbridge_grace_spent = true
     if #ready_clients(bufnr) == 0 and down_error(bufnr) then
       return done(chan, id, down_error(bufnr))
@@ -630,6 +694,8 @@ function M.request(chan, id, bufnr, client_id, method, params_json)
   -- a request about several files (rename after a multi-buffer edit or
   -- undo) must see every buffer's current text, so send all pending changes.
   compat.flush_changes(chosen)
+  -- A server still loading answers late: relay its $/progress meanwhile.
+  relays[key(chan, id)] = relay_progress(chan, id, bufnr)
   local ok, request_id = client_request(chosen, method, params, function(err, result)
     if err then
       if err.code == -32601 then
@@ -726,6 +792,7 @@ function M.wait_diagnostics(chan, id, bufnr, client_ids, bound_ms)
   local timer = uv.new_timer()
   local quiet = uv.new_timer()
   local autocmd
+  local stop_relay = relay_progress(chan, id, bufnr)
   local function finish(complete)
     if finished then
       return
@@ -736,6 +803,7 @@ function M.wait_diagnostics(chan, id, bufnr, client_ids, bound_ms)
       t:close()
     end
     pcall(api.nvim_del_autocmd, autocmd)
+    stop_relay()
     done(chan, id, nil, complete and 'true' or 'false')
   end
   local function check()
@@ -847,6 +915,48 @@ for _, name in ipairs({
   'shown_noautoread', 'tell_stale',
 }) do
   M[name] = buffers[name]
+end
+
+--- Every language server client of this Neovim and every server that went
+--- down (exited abnormally, not back), for get_status, as JSON: clients
+--- {id, name, version, root_dir, initialized, stopped, indexing, work,
+--- buffers, methods}, down {name, how, restart, gave_up, managed}.
+function M.clients_status()
+  local out = { clients = {}, down = {} }
+  for _, client in ipairs(get_clients()) do
+    local work = {}
+    for _, w in pairs(progress[client.id] or {}) do
+      if type(w) == 'table' then
+        table.insert(work, { title = w.title or '', message = w.message or '', percentage = w.percentage or vim.NIL })
+      end
+    end
+    local bufnrs = vim.tbl_keys(client.attached_buffers or {})
+    local info = client.server_info or {}
+    local stopped = compat.is_stopped(client)
+    table.insert(out.clients, {
+      id = client.id,
+      name = client.name,
+      version = type(info.version) == 'string' and info.version or '',
+      root_dir = client.config and type(client.config.root_dir) == 'string' and client.config.root_dir or '',
+      initialized = client.initialized == true,
+      stopped = stopped == true,
+      indexing = not stopped and busy({ client }) or false,
+      work = work,
+      buffers = #bufnrs,
+      methods = bufnrs[1] and supported_methods(client, bufnrs[1]) or vim.empty_dict(),
+    })
+  end
+  local seen = {}
+  for _, entries in pairs(down) do
+    for name, e in pairs(entries) do
+      if not seen[name] then
+        seen[name] = true
+        table.insert(out.down, { name = name, how = M.describe_exit(e), restart = e.restart or vim.NIL,
+          gave_up = e.gave_up == true, managed = e.managed == true })
+      end
+    end
+  end
+  return vim.json.encode(out)
 end
 
 return M

@@ -199,7 +199,9 @@ function M.buffers(paths)
       for _, c in ipairs(compat.get_clients({ bufnr = b })) do
         if not seen[c.id] then
           seen[c.id] = true
-          table.insert(clients, { id = c.id, name = c.name })
+          local reports = bridge.diagnosis_progress(c.id)
+          local server = type(c.server_info) == 'table' and c.server_info.name or c.name
+          table.insert(clients, { id = c.id, name = c.name, server = server, reports_progress = reports })
         end
       end
     end

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"sync"
+)
+
+// answerFilter drops the answer to a request its client cancelled. MCP
+// says a request cancelled with notifications/cancelled gets no response;
+// mcp-go v1.2.1 cancels the handler's context but still sends what the
+// handler returned (tools answer CANCELLED then). The filter sits in both
+// transports, between mcp-go and the client: it sees every message coming
+// in (requests, cancellations) and every answer going out, and drops an
+// answer whose request was cancelled before the answer left. An answer
+// already sent when the cancellation arrives is not recalled (the spec
+// allows it: the client ignores it).
+//
+// Keys are a session (the Mcp-Session-Id header over HTTP, "" on stdio)
+// and the request id, normalised (1 and 1.0 are the same id, "1" is not).
+type answerFilter struct {
+	mu       sync.Mutex
+	inflight map[string]bool // key → cancelled
+}
+
+func newAnswerFilter() *answerFilter { return &answerFilter{inflight: map[string]bool{}} }
+
+// message is the part of a JSON-RPC message the filter reads.
+type message struct {
+	Method string          `json:"method"`
+	ID     json.RawMessage `json:"id"`
+	Params struct {
+		RequestID json.RawMessage `json:"requestId"`
+	} `json:"params"`
+}
+
+// messages decodes one JSON-RPC message or a batch (nil when neither).
+func messages(body []byte) []message {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return nil
+	}
+	if body[0] == '[' {
+		var batch []message
+		if json.Unmarshal(body, &batch) != nil {
+			return nil
+		}
+		return batch
+	}
+	var m message
+	if json.Unmarshal(body, &m) != nil {
+		return nil
+	}
+	return []message{m}
+}
+
+// idKey normalises a request id; "" for none (absent or null).
+func idKey(session string, raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil || v == nil {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return session + "\x00" + string(b)
+}
+
+// incoming records the requests in a client's message (they are in flight
+// until answered) and the cancellations of requests in flight. It reports
+// whether the message holds a request.
+func (f *answerFilter) incoming(session string, body []byte) (requests bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, m := range messages(body) {
+		switch {
+		case m.Method == "notifications/cancelled":
+			if k := idKey(session, m.Params.RequestID); k != "" {
+				if _, ok := f.inflight[k]; ok {
+					f.inflight[k] = true
+				}
+			}
+		case m.Method != "":
+			if k := idKey(session, m.ID); k != "" {
+				f.inflight[k] = false
+				requests = true
+			}
+		}
+	}
+	return requests
+}
+
+// drop reports whether an outgoing message is the answer to a cancelled
+// request; an answer ends its request's flight either way.
+func (f *answerFilter) drop(session string, body []byte) bool {
+	ms := messages(body)
+	if len(ms) != 1 || ms[0].Method != "" {
+		return false // a notification or a request to the client
+	}
+	k := idKey(session, ms[0].ID)
+	if k == "" {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cancelled, ok := f.inflight[k]
+	delete(f.inflight, k)
+	return ok && cancelled
+}
+
+// watchLine is called by the stdio line reader with each complete request
+// line before mcp-go reads it.
+func (f *answerFilter) watchLine(line []byte) { f.incoming("", line) }
+
+// filteredWriter is the stdio output: mcp-go writes each message as one
+// line in one Write; the answer to a cancelled request is dropped.
+type filteredWriter struct {
+	f *answerFilter
+	w io.Writer
+}
+
+func (w filteredWriter) Write(p []byte) (int, error) {
+	if w.f.drop("", p) {
+		return len(p), nil
+	}
+	return w.w.Write(p)
+}
+
+// dropCancelledAnswers is the streamable HTTP side of the filter: a POST
+// carrying a request gets a response writer that drops the answer to it
+// when the client cancelled it (in another POST) before it was written.
+// Over SSE the stream then ends without the answer; a plain JSON answer
+// becomes 202 Accepted with no body.
+func dropCancelledAnswers(f *answerFilter, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
+			next.ServeHTTP(w, r)
+			return
+		}
+		// limitBody, in front, has bounded and buffered the body.
+		body, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		if err != nil {
+			http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		session := r.Header.Get("Mcp-Session-Id")
+		if !f.incoming(session, body) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		fw := &filterResponse{ResponseWriter: w, f: f, session: session}
+		next.ServeHTTP(fw, r)
+		fw.finish()
+	})
+}
+
+// filterResponse holds back a JSON answer's status until its body is
+// known, and drops the body (or the SSE event) answering a cancelled
+// request.
+type filterResponse struct {
+	http.ResponseWriter
+	f       *answerFilter
+	session string
+	status  int  // held back (a JSON answer), 0 when none
+	wrote   bool // the status went out
+	dropped bool
+}
+
+func (w *filterResponse) WriteHeader(code int) {
+	if w.wrote || w.status != 0 {
+		return
+	}
+	if code == http.StatusOK && w.Header().Get("Content-Type") == "application/json" {
+		w.status = code
+		return
+	}
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *filterResponse) release() {
+	if w.status != 0 && !w.wrote {
+		w.wrote = true
+		w.ResponseWriter.WriteHeader(w.status)
+	}
+}
+
+func (w *filterResponse) Write(p []byte) (int, error) {
+	payload := p
+	if data, ok := bytes.CutPrefix(p, []byte("event: message\ndata: ")); ok {
+		payload = data // one SSE event per Write (mcp-go's writeSSEEvent)
+	}
+	if w.f.drop(w.session, payload) {
+		w.dropped = true
+		return len(p), nil
+	}
+	w.release()
+	w.wrote = true
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *filterResponse) Flush() {
+	if w.status != 0 && !w.wrote {
+		return // nothing to flush before the body
+	}
+	if fl, ok := w.ResponseWriter.(http.Flusher); ok {
+		fl.Flush()
+	}
+}
+
+func (w *filterResponse) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// finish sends the held-back status, or 202 with no body when the JSON
+// answer was dropped.
+func (w *filterResponse) finish() {
+	if w.dropped && w.status != 0 && !w.wrote {
+		w.Header().Del("Content-Type")
+		w.wrote = true
+		w.ResponseWriter.WriteHeader(http.StatusAccepted)
+		return
+	}
+	w.release()
+}

@@ -1,0 +1,371 @@
+package lsp
+
+// move_symbol's domain half: move a top-level declaration (with its doc
+// comment; a Go type with its method set) to another file, created when
+// missing, and update every import and qualified reference. Per language:
+// Go from go/parser and gopls's references (move_go.go), TypeScript with
+// tsserver's own "Move to file" refactoring (move_ts.go), Python from
+// pyright's references and the file's syntax (move_py.go). The result is one
+// changeset (file creation included) and the import updates it makes.
+
+import (
+	"context"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
+	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/preview"
+)
+
+// MoveRequest is what move_symbol asks.
+type MoveRequest struct {
+	File       string
+	Target     Target
+	TargetFile string
+}
+
+// ImportUpdate is one import a move changed in a file: Old removed, New
+// added ("" for none).
+type ImportUpdate struct {
+	File string `json:"file"`
+	Old  string `json:"old"`
+	New  string `json:"new"`
+}
+
+// MovePlan is a computed move, not yet previewed or applied.
+type MovePlan struct {
+	Changeset preview.Changeset
+	Server    string
+	// How: what computed the move ("gopls references + go/ast",
+	// "tsserver Move to file", ...).
+	How    string
+	Symbol string
+	// Moved lists the declarations moved ("func Area", "type Circle",
+	// "method Circle.Area").
+	Moved         []string
+	From, To      string
+	Created       bool
+	ImportUpdates []ImportUpdate
+	// References is how many references were rewritten.
+	References int
+	Files      []string
+}
+
+const moveHint = "point at a top-level declaration (its line and symbol name)"
+
+// Move computes the changeset moving the declaration at req.Target of
+// req.File to req.TargetFile. Nothing is changed.
+func (c *Client) Move(ctx context.Context, req MoveRequest) (MovePlan, error) {
+	root := c.Session.Root()
+	if strings.TrimSpace(req.TargetFile) == "" {
+		return MovePlan{}, apierr.New(apierr.InvalidParameter, "target_file is empty", "pass the file to move the declaration to, relative to the workspace root")
+	}
+	tgtAbs, err := root.Resolve(req.TargetFile)
+	if err != nil {
+		return MovePlan{}, err
+	}
+	doc, err := c.Open(ctx, req.File)
+	if err != nil {
+		return MovePlan{}, err
+	}
+	l := docLanguage(doc)
+	if l == nil {
+		return MovePlan{}, apierr.Errorf(apierr.Unsupported, "move_symbol supports Go, TypeScript/JavaScript and Python",
+			"%s: no language nvbridge knows", doc.Rel)
+	}
+	if tl := lang.ForFile(tgtAbs); tl != l {
+		return MovePlan{}, apierr.Errorf(apierr.InvalidParameter, "pick a target file of the same language (extension "+strings.Join(l.Extensions, ", ")+")",
+			"%s is not a %s file", req.TargetFile, l.DisplayName())
+	}
+	if st, err := os.Stat(tgtAbs); err == nil && st.IsDir() {
+		return MovePlan{}, apierr.Errorf(apierr.InvalidParameter, "name a file, not a folder", "%s is a folder", req.TargetFile)
+	}
+	tgtRel := root.Rel(tgtAbs)
+	if tgtAbs == doc.Path {
+		return MovePlan{}, apierr.Errorf(apierr.InvalidParameter, "pass another target_file", "the declaration is already in %s", tgtRel)
+	}
+	pt, err := c.Locate(ctx, doc, req.Target)
+	if err != nil {
+		return MovePlan{}, err
+	}
+	switch l.Name {
+	case "go":
+		return c.moveGo(ctx, doc, pt, tgtRel)
+	case "typescript":
+		return c.moveTS(ctx, doc, pt, tgtRel)
+	case "python":
+		return c.movePython(ctx, doc, pt, tgtRel)
+	}
+	return MovePlan{}, apierr.Errorf(apierr.Unsupported, "move_symbol supports Go, TypeScript/JavaScript and Python; move the code with edit_buffer",
+		"move_symbol does not support %s files (%s)", l.DisplayName(), doc.Rel)
+}
+
+// moveFiles is the text of files as Neovim holds them (loaded buffer, else
+// disk), keyed by workspace-relative path.
+type moveFiles struct {
+	docs   map[string]preview.Document
+	texts  map[string]string
+	exists map[string]bool
+}
+
+// readFiles snapshots files (workspace-relative); a missing file reads as
+// not existing.
+func (c *Client) readFiles(ctx context.Context, rels []string) (moveFiles, error) {
+	root := c.Session.Root()
+	out := moveFiles{docs: map[string]preview.Document{}, texts: map[string]string{}, exists: map[string]bool{}}
+	var abs []string
+	seen := map[string]bool{}
+	for _, r := range rels {
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		a, err := root.Resolve(r)
+		if err != nil {
+			return out, err
+		}
+		abs = append(abs, a)
+	}
+	snaps, err := c.Session.Snapshot(ctx, abs, nvim.SnapshotOptions{Reconcile: true})
+	if err != nil {
+		return out, err
+	}
+	for _, s := range snaps {
+		if s.Err != nil {
+			return out, s.Err.APIError()
+		}
+		rel := root.Rel(s.Path)
+		if !s.Loaded && !s.Exists {
+			continue
+		}
+		d := preview.ParseDocument([]byte(s.Text))
+		if s.Loaded && s.FileFormat == "dos" {
+			d.EOL = "\r\n"
+		}
+		out.docs[rel] = d
+		out.texts[rel] = docFlatText(d)
+		out.exists[rel] = true
+	}
+	return out, nil
+}
+
+// textsChangeset turns new texts into a changeset over files: an edit of
+// each existing file (minimized), a creation of each new one.
+func textsChangeset(files moveFiles, texts map[string]string) (preview.Changeset, error) {
+	var names []string
+	for f := range texts {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	var cs preview.Changeset
+	for _, f := range names {
+		if !files.exists[f] {
+			cs.Files = append(cs.Files, preview.FileChange{Kind: preview.OpCreate, Path: f, Old: preview.Document{Lines: []string{}},
+				Edits: []preview.TextEdit{{NewText: texts[f]}}})
+			continue
+		}
+		old := files.docs[f]
+		whole := preview.TextEdit{EndLine: len(old.Lines), NewText: texts[f]}
+		edits, err := preview.Minimize(old, []preview.TextEdit{whole})
+		if err != nil {
+			return cs, apierr.Errorf(apierr.OperationFailed, "report this", "rebuild the edits of %s: %v", f, err)
+		}
+		if len(edits) > 0 {
+			cs.Files = append(cs.Files, preview.FileChange{Kind: preview.OpEdit, Path: f, Old: old, Edits: edits})
+		}
+	}
+	return cs, nil
+}
+
+// importUpdates compares each changed file's imports before and after.
+func importUpdates(l *lang.Language, before map[string]string, after map[string]string) []ImportUpdate {
+	out := []ImportUpdate{}
+	if l == nil || l.Imports.Parse == nil {
+		return out
+	}
+	var names []string
+	for f := range after {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	key := func(i lang.Import) string {
+		if i.Alias != "" {
+			return i.Alias + " " + i.Path
+		}
+		return i.Path
+	}
+	for _, f := range names {
+		count := func(text string) (map[string]int, []string) {
+			m := map[string]int{}
+			var order []string
+			for _, imp := range l.Imports.Parse(text) {
+				if len(imp.Names) > 0 {
+					for _, n := range imp.Names {
+						k := n + " from " + imp.Path
+						if m[k] == 0 {
+							order = append(order, k)
+						}
+						m[k]++
+					}
+					continue
+				}
+				if m[key(imp)] == 0 {
+					order = append(order, key(imp))
+				}
+				m[key(imp)]++
+			}
+			return m, order
+		}
+		old, oldOrder := count(before[f])
+		nw, newOrder := count(after[f])
+		var removed, added []string
+		for _, k := range oldOrder {
+			if nw[k] < old[k] {
+				removed = append(removed, k)
+			}
+		}
+		for _, k := range newOrder {
+			if old[k] < nw[k] {
+				added = append(added, k)
+			}
+		}
+		for i := 0; i < max(len(removed), len(added)); i++ {
+			u := ImportUpdate{File: f}
+			if i < len(removed) {
+				u.Old = removed[i]
+			}
+			if i < len(added) {
+				u.New = added[i]
+			}
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// byteOffset is the byte offset of (line, char) in text ("\n" breaks).
+func byteOffset(text string, line, char int) int {
+	off := 0
+	for i := 0; i < line; i++ {
+		j := strings.IndexByte(text[off:], '\n')
+		if j < 0 {
+			return len(text)
+		}
+		off += j + 1
+	}
+	end := strings.IndexByte(text[off:], '\n')
+	if end < 0 {
+		end = len(text) - off
+	}
+	l := text[off : off+end]
+	b := 0
+	for n := 0; n < char && b < len(l); n++ {
+		_, size := utf8.DecodeRuneInString(l[b:])
+		b += size
+	}
+	return off + b
+}
+
+// lineChar is the 0-based line and character column of byte off in text.
+func lineChar(text string, off int) (int, int) {
+	line := strings.Count(text[:off], "\n")
+	start := strings.LastIndexByte(text[:off], '\n') + 1
+	return line, utf8.RuneCountInString(text[start:off])
+}
+
+// references returns every reference of the symbol at (line, char) of
+// file, the declaration excluded; refused when the server's answer is
+// incomplete or names files nvbridge may not edit.
+func (c *Client) moveReferences(ctx context.Context, file string, line, char int) ([]Location, string, error) {
+	res, err := c.References(ctx, file, Target{Line: line + 1, Column: &char}, ReferencesOptions{MaxResults: 1 << 20})
+	if err != nil {
+		return nil, "", err
+	}
+	if res.Incomplete != "" {
+		return nil, "", apierr.Errorf(apierr.Timeout, "retry when the server has analysed the workspace",
+			"%s's references may be incomplete (%s); moving now could miss a reference", res.Server, res.Incomplete)
+	}
+	var out []Location
+	for _, g := range res.Files {
+		if g.File == "" || g.OutsideWorkspace || g.Sensitive {
+			what := g.File
+			if what == "" {
+				what = g.URI
+			}
+			return nil, "", apierr.Errorf(apierr.PreconditionFailed, "move it by hand, or allow the file (--allow-sensitive)",
+				"%s references the symbol from %s, which nvbridge may not edit", res.Server, what)
+		}
+		for _, r := range g.References {
+			out = append(out, Location{File: g.File, Line: r.Line, Column: r.Column, EndLine: r.EndLine, EndColumn: r.EndColumn})
+		}
+	}
+	return out, res.Server, nil
+}
+
+// dirFiles lists the files with one of exts directly in dir (workspace
+// relative), sorted; files the policy protects are left out (never read).
+func (c *Client) dirFiles(dir string, exts ...string) []string {
+	root := c.Session.Root()
+	abs := filepath.Join(root.Dir(), filepath.FromSlash(dir))
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() || !e.Type().IsRegular() {
+			continue
+		}
+		for _, x := range exts {
+			if strings.HasSuffix(e.Name(), x) && !root.Sensitive(filepath.Join(abs, e.Name())) {
+				out = append(out, path.Join(dir, e.Name()))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// topLevelAt returns the top-level declaration (a document symbol without
+// a container) around pt, refusing a point on a nested one (a method, a
+// field: the server moves whole top-level statements) or on none.
+func (c *Client) topLevelAt(ctx context.Context, doc *Document, pt Point) (flatSymbol, error) {
+	_, flat, err := c.documentSymbols(ctx, doc.Rel)
+	if err != nil {
+		return flatSymbol{}, err
+	}
+	inside := func(r protocol.Range, p protocol.Position) bool {
+		after := p.Line > r.Start.Line || p.Line == r.Start.Line && p.Character >= r.Start.Character
+		before := p.Line < r.End.Line || p.Line == r.End.Line && p.Character <= r.End.Character
+		return after && before
+	}
+	var top *flatSymbol
+	for i := range flat {
+		s := &flat[i]
+		p := pt.In(s.Enc)
+		if s.Container == "" && inside(s.Range, p) {
+			top = s
+		}
+	}
+	if top == nil {
+		return flatSymbol{}, apierr.Errorf(apierr.InvalidParameter, moveHint,
+			"%s:%d: no top-level declaration here (%q)", doc.Rel, pt.Line+1, strings.TrimSpace(pt.Text))
+	}
+	for i := range flat {
+		s := &flat[i]
+		p := pt.In(s.Enc)
+		if s.Container != "" && s.Selection != nil && inside(*s.Selection, p) && inside(top.Range, s.Range.Start) {
+			return flatSymbol{}, apierr.Errorf(apierr.Unsupported, "point at "+top.Name+" to move it whole",
+				"%s:%d: %s is a member of %s; move_symbol moves top-level declarations", doc.Rel, pt.Line+1, s.Name, top.Name)
+		}
+	}
+	return *top, nil
+}

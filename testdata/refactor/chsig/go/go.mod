@@ -1,0 +1,3 @@
+module example.com/chsig
+
+go 1.22

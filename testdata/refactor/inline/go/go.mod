@@ -1,0 +1,3 @@
+module example.com/inline
+
+go 1.22

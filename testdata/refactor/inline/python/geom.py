@@ -1,0 +1,24 @@
+"""Geometry helpers that inline_function's tests inline."""
+
+RATE = 2
+
+
+def area(w: int, h: int) -> int:
+    """The area of a w×h rectangle."""
+    return w * h
+
+
+def perimeter(w: int, h: int) -> int:
+    return 2 * (w + h)
+
+
+def scaled(x: int) -> int:
+    return x * RATE
+
+
+def fact(n: int) -> int:
+    return 1 if n <= 1 else n * fact(n - 1)
+
+
+def size(rect: tuple[int, int]) -> int:
+    return area(rect[0], rect[1])

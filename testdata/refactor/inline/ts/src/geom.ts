@@ -1,0 +1,24 @@
+// Geometry helpers that inline_function's tests inline.
+
+const RATE = 2;
+
+/** The area of a w×h rectangle. */
+export function area(w: number, h: number): number {
+  return w * h;
+}
+
+export function perimeter(w: number, h: number): number {
+  return 2 * (w + h);
+}
+
+export function scaled(x: number): number {
+  return x * RATE;
+}
+
+export function fact(n: number): number {
+  return n <= 1 ? 1 : n * fact(n - 1);
+}
+
+export function size(rect: [number, number]): number {
+  return area(rect[0], rect[1]);
+}

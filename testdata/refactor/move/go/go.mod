@@ -1,0 +1,3 @@
+module example.com/moveshop
+
+go 1.22

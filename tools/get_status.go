@@ -1,0 +1,135 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/nvbridge/nvbridge/dap"
+	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/nvim"
+)
+
+// sessionTools are about the session itself; every mode shows them.
+func sessionTools(env *Env) []Tool {
+	return []Tool{getStatusTool(env), setModeTool(env), suggestToolsTool(env)}
+}
+
+// Health values of get_status.
+const (
+	HealthAvailable   = "available"
+	HealthDegraded    = "degraded"
+	HealthUnavailable = "unavailable"
+)
+
+// StatusIssue is one missing or failing piece, with what to do.
+type StatusIssue struct {
+	Component   string `json:"component"`
+	Reason      string `json:"reason"`
+	Remediation string `json:"remediation"`
+}
+
+// StatusResult is get_status's answer.
+type StatusResult struct {
+	Health        string                 `json:"health"`
+	Issues        []StatusIssue          `json:"issues"`
+	Root          string                 `json:"root"`
+	Mode          string                 `json:"mode"`
+	ReadOnly      bool                   `json:"read_only"`
+	Neovim        *nvim.NeovimInfo       `json:"neovim,omitempty"`
+	Servers       []lsp.ServerStatus     `json:"language_servers"`
+	Configured    []lsp.ConfiguredServer `json:"configured"`
+	DebugAdapters []dap.AdapterStatus    `json:"debug_adapters"`
+}
+
+func (r StatusResult) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "nvbridge: %s (mode %s%s), root %s\n", r.Health, r.Mode, map[bool]string{true: ", read-only"}[r.ReadOnly], r.Root)
+	if r.Neovim != nil {
+		fmt.Fprintf(&b, "Neovim %s, %s", r.Neovim.Version, r.Neovim.Mode)
+		if r.Neovim.Address != "" {
+			fmt.Fprintf(&b, " at %s", r.Neovim.Address)
+		}
+		b.WriteByte('\n')
+	}
+	for _, s := range r.Servers {
+		fmt.Fprintf(&b, "server %s %s: %s", s.Name, s.Version, s.State)
+		if len(s.Work) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(s.Work, "; "))
+		}
+		if s.Exit != "" {
+			fmt.Fprintf(&b, " (%s)", s.Exit)
+		}
+		b.WriteByte('\n')
+	}
+	for _, a := range r.DebugAdapters {
+		fmt.Fprintf(&b, "debug adapter %s (%s): found=%v\n", a.Adapter, a.Language, a.Found)
+	}
+	for _, i := range r.Issues {
+		fmt.Fprintf(&b, "- %s: %s\n  Remediation: %s\n", i.Component, i.Reason, i.Remediation)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+type getStatusArgs struct {
+	IncludeConfigured *bool `json:"include_configured,omitempty" jsonschema:"also list the servers nvbridge would start in its embedded Neovim and whether each is installed (default true)"`
+}
+
+func getStatusTool(env *Env) Tool {
+	return newTool("get_status", "Status",
+		"Say what works now, before relying on it: Neovim (embedded or attached, version, address), each language server (name, version, root, state starting|indexing|ready|crashed, the tools it serves and cannot), the servers nvbridge would start and whether they are installed, the debug adapters found, the root, the mode, and an overall health available|degraded|unavailable with each problem's reason and remediation. Call it first in a session, or when tools start failing.",
+		readOnly,
+		func(ctx context.Context, in getStatusArgs) (StatusResult, error) {
+			out := status(ctx, env)
+			if in.IncludeConfigured != nil && !*in.IncludeConfigured {
+				out.Configured = []lsp.ConfiguredServer{}
+			}
+			return out, nil
+		})
+}
+
+// status gathers the session's state and judges its health. It never
+// fails: what cannot be read is an issue of the answer.
+func status(ctx context.Context, env *Env) StatusResult {
+	mode, readOnly := env.Modes.Get()
+	out := StatusResult{Health: HealthAvailable, Issues: []StatusIssue{}, Mode: mode, ReadOnly: readOnly,
+		Servers: []lsp.ServerStatus{}, Configured: []lsp.ConfiguredServer{}, DebugAdapters: dap.Adapters()}
+	issue := func(component, reason, remediation string) {
+		out.Issues = append(out.Issues, StatusIssue{component, reason, remediation})
+	}
+	if env.Session == nil || env.Session.Closed() {
+		out.Health = HealthUnavailable
+		issue("neovim", "the connection to Neovim is closed", "restart nvbridge (and, attached, check that your Neovim is still running)")
+		return out
+	}
+	out.Root = env.Session.Root().Dir()
+	info, err := env.Session.Info(ctx)
+	if err != nil {
+		out.Health = HealthUnavailable
+		issue("neovim", "Neovim does not answer: "+err.Error(), "check that Neovim is not blocked (a prompt, a long command) and retry; restart nvbridge if it persists")
+		return out
+	}
+	out.Neovim = &info
+	servers, err := env.LSP.Status(ctx)
+	if err != nil {
+		out.Health = HealthDegraded
+		issue("language servers", "cannot read their state: "+err.Error(), "retry; if it persists, check the nvbridge log")
+		return out
+	}
+	out.Servers, out.Configured = servers.Servers, servers.Configured
+	for _, s := range servers.Servers {
+		if s.State == lsp.StateCrashed {
+			issue("server "+s.Name, s.Name+" "+s.Exit, s.Restart)
+		}
+	}
+	for _, c := range servers.Configured {
+		if c.Needed && !c.Installed && info.Mode == "embedded" {
+			issue("server "+c.Name, fmt.Sprintf("the workspace needs %s (its root marker is here) but %s is not installed", c.Name, c.Command),
+				fmt.Sprintf("install %s: make deps installs gopls, pyright, typescript-language-server and clangd under .deps/bin; otherwise put %s on PATH and restart nvbridge", c.Name, c.Command))
+		}
+	}
+	if len(out.Issues) > 0 {
+		out.Health = HealthDegraded
+	}
+	return out
+}

@@ -1,0 +1,129 @@
+package tools_test
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/tools"
+)
+
+// progressLog collects the notifications/progress a client receives, per
+// token.
+type progressLog struct {
+	mu   sync.Mutex
+	got  map[string][]map[string]any
+	note chan struct{}
+}
+
+func watchProgress(c interface {
+	OnNotification(func(mcp.JSONRPCNotification))
+}) *progressLog {
+	l := &progressLog{got: map[string][]map[string]any{}, note: make(chan struct{}, 1)}
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method != "notifications/progress" {
+			return
+		}
+		p := n.Params.AdditionalFields
+		tok, _ := p["progressToken"].(string)
+		l.mu.Lock()
+		l.got[tok] = append(l.got[tok], p)
+		l.mu.Unlock()
+		select {
+		case l.note <- struct{}{}:
+		default:
+		}
+	})
+	return l
+}
+
+// await waits for a notification for token whose message contains want.
+func (l *progressLog) await(t *testing.T, token, want string) map[string]any {
+	t.Helper()
+	deadline := time.After(testenv.Timeout())
+	for {
+		l.mu.Lock()
+		for _, p := range l.got[token] {
+			if m, _ := p["message"].(string); strings.Contains(m, want) {
+				l.mu.Unlock()
+				return p
+			}
+		}
+		all, _ := json.Marshal(l.got[token])
+		l.mu.Unlock()
+		select {
+		case <-l.note:
+		case <-deadline:
+			t.Fatalf("no progress %q for token %s; received: %s", want, token, all)
+		}
+	}
+}
+
+// check fails unless the token's progress values increase strictly.
+func (l *progressLog) check(t *testing.T, token string) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	last := -1.0
+	for _, p := range l.got[token] {
+		v, _ := p["progress"].(float64)
+		if v <= last {
+			all, _ := json.Marshal(l.got[token])
+			t.Fatalf("progress values do not increase: %s", all)
+		}
+		last = v
+	}
+}
+
+// TestProgressGopls: over the protocol, a first call on a fresh gopls
+// relays gopls's own $/progress while the call waits for it, and a deep
+// call hierarchy walk reports its levels.
+func TestProgressGopls(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls")
+	root := testenv.CopySample(t, "go")
+	s, client := testenv.Embedded(t, root)
+	env := tools.NewEnv(s, client, t.Logf)
+	t.Cleanup(env.Close)
+	c := mcpClient(t, env)
+	log := watchProgress(c)
+	call := func(name, args, token string) *mcp.CallToolResult {
+		t.Helper()
+		req := mcp.CallToolRequest{}
+		req.Params.Name = name
+		req.Params.Arguments = json.RawMessage(args)
+		req.Params.Meta = &mcp.Meta{ProgressToken: token}
+		res, err := c.CallTool(testenv.Context(t), req)
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", name, err, res)
+		}
+		return res
+	}
+	// gopls loads the workspace ("Setting up workspace", its $/progress
+	// title) while the first call waits for its first diagnostics.
+	call("get_call_hierarchy", `{"file":"graph/walk.go","line":13,"symbol":"Visit","direction":"incoming","depth":5}`, "first")
+	log.await(t, "first", "waiting for gopls: Setting up workspace")
+	log.await(t, "first", "walking the hierarchy: level 2")
+	log.check(t, "first")
+
+	// prepare_change at depth 6: its phases and the callers' walk.
+	call("prepare_change", `{"file":"graph/walk.go","line":13,"symbol":"Visit","depth":6}`, "walk")
+	log.await(t, "walk", "prepare_change: definition, references and callers to depth 6")
+	log.await(t, "walk", "walking the hierarchy: level 3")
+	log.await(t, "walk", "prepare_change: callers done")
+	log.check(t, "walk")
+
+	// No token, no progress.
+	mcpCall(t, c, "get_symbols", `{"file":"graph/walk.go"}`)
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	for tok := range log.got {
+		if tok != "first" && tok != "walk" {
+			t.Errorf("progress for a token never given: %q", tok)
+		}
+	}
+}
