@@ -8,10 +8,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/url"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -69,84 +67,6 @@ type serverWire struct {
 	Methods        map[string]bool `json:"methods"`
 }
 
-// Document is a file loaded in a Neovim buffer and reconciled with the disk.
-type Document struct {
-	Path    string // absolute
-	Rel     string // relative to the workspace root, slash-separated
-	URI     protocol.DocumentURI
-	Buffer  nvim.BufferState
-	Servers []Server
-}
-
-// Open resolves file inside the workspace, loads it into a buffer (or
-// reconciles the loaded buffer with the disk) and waits until the language
-// servers for it are ready. A document without servers is not an error
-// here; requests on it are.
-func (c *Client) Open(ctx context.Context, file string) (*Document, error) {
-	ctx, cancel := c.bound(ctx)
-	defer cancel()
-	abs, err := c.Session.Root().Resolve(file)
-	if err != nil {
-		return nil, err
-	}
-	state, err := c.Session.OpenBuffer(ctx, abs, true)
-	if err != nil {
-		return nil, err
-	}
-	doc := &Document{Path: abs, Rel: c.Session.Root().Rel(abs), URI: uri.File(abs), Buffer: state}
-	raw, err := c.Session.Async(ctx, "wait_clients", state.Bufnr, int(c.AttachGrace/time.Millisecond))
-	if err != nil {
-		return nil, err
-	}
-	var wires []serverWire
-	if err := decodeList(raw, &wires); err != nil {
-		return nil, fmt.Errorf("decode clients: %w", err)
-	}
-	for _, w := range wires {
-		root, _ := w.RootDir.(string)
-		doc.Servers = append(doc.Servers, Server{
-			ID: w.ID, Name: w.Name, OffsetEncoding: Encoding(w.OffsetEncoding), RootDir: root, Methods: w.Methods,
-		})
-	}
-	return doc, nil
-}
-
-// ServerFor picks the first server of doc that supports method, or explains
-// why none does.
-func (doc *Document) ServerFor(method string) (Server, error) {
-	if len(doc.Servers) == 0 {
-		return Server{}, apierr.Errorf(apierr.Unsupported,
-			"install a language server for this file type (make deps installs gopls, pyright and typescript-language-server) or, attached to your Neovim, configure one there",
-			"no language server is attached to %s (filetype %q)", doc.Rel, doc.Buffer.Filetype)
-	}
-	for _, s := range doc.Servers {
-		if s.Supports(method) {
-			return s, nil
-		}
-	}
-	// Name the server(s) and what they do offer, so the caller can pick
-	// another tool.
-	names := make([]string, 0, len(doc.Servers))
-	offered := []string{}
-	seen := map[string]bool{}
-	for _, s := range doc.Servers {
-		names = append(names, s.Name)
-		for _, m := range navigationMethods {
-			if s.Supports(m) && !seen[m] {
-				seen[m] = true
-				offered = append(offered, m)
-			}
-		}
-	}
-	msg := fmt.Sprintf("%s does not support %s", strings.Join(names, ", "), method)
-	if len(offered) > 0 {
-		msg += "; it offers " + strings.Join(offered, ", ")
-	}
-	return Server{}, apierr.New(apierr.Unsupported, msg,
-		"this operation is not available for this file type with the attached server(s); use one of the offered operations").
-		WithDetails(map[string]any{"servers": names, "method": method, "offered": offered})
-}
-
 // Request sends method with params to server through Neovim and decodes the
 // result into result (which may be *json.RawMessage). The caller's context
 // bounds it; cancelling it sends $/cancelRequest to the server.
@@ -196,46 +116,6 @@ func (c *Client) bound(ctx context.Context) (context.Context, context.CancelFunc
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeout(ctx, c.Timeout)
-}
-
-// Lines returns some lines of some files (0-based line numbers) as the
-// servers see them: loaded buffers first, else the disk.
-//
-// Files the workspace policy holds sensitive (.env, keys, .git/...) are not
-// read: their lines are absent, so results show where, never what.
-func (c *Client) Lines(ctx context.Context, wanted map[string][]int) (map[string]map[int]string, error) {
-	// Locations with non-file URIs (PathOf "") have no text to read, and
-	// sensitive files are not read. The caller's map is left as it is.
-	root := c.Session.Root()
-	wanted = maps.Clone(wanted)
-	for p := range wanted {
-		if p == "" || root.Sensitive(p) {
-			delete(wanted, p)
-		}
-	}
-	if len(wanted) == 0 {
-		return map[string]map[int]string{}, nil
-	}
-	var raw string
-	if err := c.Session.Call(ctx, "nvbridge.bridge", "get_lines", &raw, wanted); err != nil {
-		return nil, err
-	}
-	var byKey map[string]map[string]string
-	if err := json.Unmarshal([]byte(raw), &byKey); err != nil {
-		return nil, err
-	}
-	out := make(map[string]map[int]string, len(byKey))
-	for path, lines := range byKey {
-		m := make(map[int]string, len(lines))
-		for k, text := range lines {
-			var n int
-			if _, err := fmt.Sscan(k, &n); err == nil {
-				m[n] = text
-			}
-		}
-		out[path] = m
-	}
-	return out, nil
 }
 
 // decodeList decodes a JSON array, accepting "{}" (how vim.json encodes an

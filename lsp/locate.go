@@ -275,3 +275,93 @@ func lineRangeError(doc *Document, start, end int) error {
 	return apierr.Errorf(apierr.InvalidParameter, "lines are 1-based and inclusive; get_buffer_info gives line_count",
 		"lines %d-%d are outside %s (1-%d)", start, end, doc.Rel, doc.Buffer.LineCount)
 }
+
+// position is a document, the server that will answer about it and the
+// point a tool named in it.
+type position struct {
+	doc    *Document
+	server Server
+	point  Point
+	// unanalysed says why the answer may be partial: the wait for the
+	// server's first analysis of the file was cut short ("" when not).
+	unanalysed string
+}
+
+// params returns the LSP position parameters for p in its server's encoding.
+func (p position) params() protocol.TextDocumentPositionParams {
+	return protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: p.doc.URI},
+		Position:     p.point.In(p.server.OffsetEncoding),
+	}
+}
+
+// symbol is the identifier at the point ("" when the point is not on one).
+func (p position) symbol() string { return identifierAt(p.point.Text, p.point.Byte) }
+
+// where renders the point for messages: file:line:column (1-based line,
+// 0-based column, as tools speak).
+func (p position) where() string {
+	return fmt.Sprintf("%s:%d:%d", p.doc.Rel, p.point.Line+1, p.point.Char)
+}
+
+// resolve opens file, picks the server for method (the capability is
+// checked before anything is sent) and locates the target. unsupportedHint
+// is the remediation given when no attached server offers method.
+func (c *Client) resolve(ctx context.Context, file string, t Target, method, unsupportedHint string) (position, error) {
+	doc, err := c.Open(ctx, file)
+	if err != nil {
+		return position{}, err
+	}
+	server, err := serverFor(doc, method, unsupportedHint)
+	if err != nil {
+		return position{}, err
+	}
+	pt, err := c.Locate(ctx, doc, t)
+	if err != nil {
+		return position{}, err
+	}
+	ready, err := c.awaitAnalysis(ctx, doc.Buffer.Bufnr, server)
+	if err != nil {
+		return position{}, err
+	}
+	pos := position{doc: doc, server: server, point: pt}
+	if !ready {
+		pos.unanalysed = fmt.Sprintf("%s had not finished analysing %s when asked (no diagnostics published within the wait): the answer may be partial; retry",
+			server.Name, doc.Rel)
+	}
+	return pos, nil
+}
+
+// identifierAt returns the identifier touching byte offset b of line (b
+// inside it, at its start or just past its end), "" when there is none.
+func identifierAt(line string, b int) string {
+	if b < 0 || b > len(line) {
+		return ""
+	}
+	start := identStart(line, b)
+	end := b
+	for end < len(line) {
+		r, size := utf8.DecodeRuneInString(line[end:])
+		if !isIdent(r) {
+			break
+		}
+		end += size
+	}
+	return line[start:end]
+}
+
+// identStart returns the byte where the identifier containing byte b
+// starts (b itself when b is not in one).
+func identStart(line string, b int) int {
+	if b > len(line) {
+		b = len(line)
+	}
+	for b > 0 {
+		r, size := utf8.DecodeLastRuneInString(line[:b])
+		if !isIdent(r) {
+			break
+		}
+		b -= size
+	}
+	return b
+}

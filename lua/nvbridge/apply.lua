@@ -12,6 +12,7 @@ local api = vim.api
 local uv = vim.uv or vim.loop
 
 local bridge = require('nvbridge.bridge')
+local buffers = require('nvbridge.buffers')
 local read_file, load = bridge.read_file, bridge.load
 local fingerprint, record_disk = bridge.fingerprint, bridge.record_disk
 
@@ -789,7 +790,7 @@ local function prepare(f, find, plan)
     return t
   end
   local b = loaded_buffer(find, f.path)
-  local released = bridge.released[f.path]
+  local released = buffers.released[f.path]
   if e.loaded and not b and released and released.bufnr == e.bufnr and released.changedtick == e.changedtick and released.hash then
     -- nvbridge unloaded this read-only buffer since the preview: the
     -- file must still hold what that buffer held.
@@ -882,9 +883,9 @@ end
 function M.apply(plan)
   -- Buffers this apply loads must not make bridge.load release others it
   -- holds: releasing waits until the apply is over.
-  bridge.holding = (bridge.holding or 0) + 1
+  buffers.holding = (buffers.holding or 0) + 1
   local ok, reply = pcall(M._apply, plan)
-  bridge.holding = bridge.holding - 1
+  buffers.holding = buffers.holding - 1
   if not ok then
     error(reply, 0)
   end
