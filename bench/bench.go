@@ -7,21 +7,18 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/nvbridge/nvbridge/internal/safego"
+	"github.com/nvbridge/nvbridge/bench/side"
 	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
@@ -46,7 +43,7 @@ type Fixture struct {
 	Root    string
 	Session *nvim.Session
 	Client  *lsp.Client
-	Direct  *Gopls
+	Direct  *side.Straight
 
 	doc     *lsp.Document
 	params  protocol.ReferenceParams
@@ -113,7 +110,7 @@ func Setup(ctx context.Context) (f *Fixture, err error) {
 	}
 	f.cleanup = append(f.cleanup, func() { f.Session.Close() })
 	f.Client = lsp.NewClient(f.Session)
-	if f.Direct, err = StartGopls(ctx, f.Root); err != nil {
+	if f.Direct, err = side.StartStraight(ctx, f.Root); err != nil {
 		return nil, err
 	}
 	f.cleanup = append(f.cleanup, func() { f.Direct.Close() })
@@ -128,7 +125,7 @@ func Setup(ctx context.Context) (f *Fixture, err error) {
 		},
 		Context: protocol.ReferenceContext{IncludeDeclaration: true},
 	}
-	if err := f.Direct.Open(ctx, filepath.Join(root.Dir(), refFile)); err != nil {
+	if err := f.Direct.Open(ctx, refFile); err != nil {
 		return nil, err
 	}
 	// Warm up: the first answers wait for (or may precede) the workspace
@@ -202,94 +199,6 @@ func (f *Fixture) ReferencesDirect(ctx context.Context) (int, error) {
 	var locs []protocol.Location
 	_, err := f.Direct.Conn.Call(ctx, protocol.MethodTextDocumentReferences, f.params, &locs)
 	return len(locs), err
-}
-
-// Gopls is a gopls process driven over stdio with go.lsp.dev/jsonrpc2.
-type Gopls struct {
-	Conn jsonrpc2.Conn
-	cmd  *exec.Cmd
-}
-
-type pipes struct {
-	io.ReadCloser
-	io.WriteCloser
-}
-
-func (p pipes) Close() error {
-	p.WriteCloser.Close()
-	return p.ReadCloser.Close()
-}
-
-// StartGopls starts gopls in root and initializes it (minimal client
-// capabilities: no progress, no configuration requests).
-func StartGopls(ctx context.Context, root string) (*Gopls, error) {
-	cmd := exec.Command("gopls", "serve")
-	cmd.Dir = root
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	g := &Gopls{cmd: cmd, Conn: jsonrpc2.NewConn(jsonrpc2.NewStream(pipes{stdout, stdin}))}
-	// Server -> client requests (none expected with these capabilities)
-	// get a null answer; notifications (logs, diagnostics) are dropped.
-	g.Conn.Go(context.Background(), func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-		return reply(ctx, nil, nil)
-	})
-	rootURI := uri.File(root)
-	init := map[string]any{
-		"processId":        os.Getpid(),
-		"rootUri":          rootURI,
-		"workspaceFolders": []map[string]any{{"uri": rootURI, "name": filepath.Base(root)}},
-		"capabilities":     map[string]any{},
-	}
-	var res json.RawMessage
-	if _, err := g.Conn.Call(ctx, protocol.MethodInitialize, init, &res); err != nil {
-		g.Close()
-		return nil, fmt.Errorf("gopls initialize: %w", err)
-	}
-	if err := g.Conn.Notify(ctx, protocol.MethodInitialized, map[string]any{}); err != nil {
-		g.Close()
-		return nil, err
-	}
-	return g, nil
-}
-
-// Open sends didOpen for a file (as Neovim does for its buffer).
-func (g *Gopls) Open(ctx context.Context, path string) error {
-	text, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	return g.Conn.Notify(ctx, protocol.MethodTextDocumentDidOpen, protocol.DidOpenTextDocumentParams{
-		TextDocument: protocol.TextDocumentItem{URI: uri.File(path), LanguageID: "go", Version: 1, Text: string(text)},
-	})
-}
-
-// Close shuts gopls down (shutdown, exit), killing it if it lingers.
-func (g *Gopls) Close() {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	_, _ = g.Conn.Call(ctx, protocol.MethodShutdown, nil, nil)
-	_ = g.Conn.Notify(ctx, protocol.MethodExit, nil)
-	exited := make(chan struct{})
-	safego.Go("waiting for gopls to exit", func() {
-		defer close(exited)
-		_ = g.cmd.Wait()
-	}, nil)
-	select {
-	case <-exited:
-	case <-ctx.Done():
-		_ = g.cmd.Process.Kill()
-		<-exited
-	}
-	g.Conn.Close()
 }
 
 // Result is one side-by-side measurement.
