@@ -522,14 +522,28 @@ local function ready_clients(bufnr)
   return out
 end
 
--- A client is busy while it reports $/progress work, and, when it indexes
--- in the background right after attaching (clangd), until that first work
--- has ended: it begins a few milliseconds after attachment, so "no work
--- reported" does not yet mean ready.
+--- Whether a client reports $/progress work other than a diagnosis run
+--- ("diagnosing ...", gopls with verboseWorkDoneProgress): a server answers
+--- requests while it diagnoses; only the diagnostics waits (verify.lua) wait
+--- for those runs to end.
+local function working(client_id)
+  for _, work in pairs(progress[client_id] or {}) do
+    local title = type(work) == 'table' and work.title or nil
+    if not (type(title) == 'string' and title:find('^diagnosing')) then
+      return true
+    end
+  end
+  return false
+end
+
+-- A client is busy while it reports $/progress work (a diagnosis run
+-- aside), and, when it indexes in the background right after attaching
+-- (clangd), until that first work has ended: it begins a few milliseconds
+-- after attachment, so "no work reported" does not yet mean ready.
 local function busy(clients)
   local servers = require('nvbridge.servers')
   for _, client in ipairs(clients) do
-    if next(progress[client.id] or {}) ~= nil then
+    if working(client.id) then
       return true
     end
     if not progress_ended[client.id] and servers.indexes_after_attach(client) then
