@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/nvbridge/nvbridge/lang"
 )
@@ -183,6 +184,18 @@ func (c *Client) Status(ctx context.Context) (ServersStatus, error) {
 	return out, nil
 }
 
+// indexingWork reports whether work holds anything but diagnosis runs
+// ("diagnosing ...", gopls with verboseWorkDoneProgress): a server that is
+// diagnosing answers requests, so it is ready (bridge.lua's busy agrees).
+func indexingWork(work []workWire) bool {
+	for _, w := range work {
+		if !strings.HasPrefix(w.Title, "diagnosing") {
+			return true
+		}
+	}
+	return false
+}
+
 // serverStatus shapes one client.
 func serverStatus(cl clientWire, work []workWire) ServerStatus {
 	s := ServerStatus{Name: cl.Name, Version: cl.Version, Root: cl.RootDir, Buffers: cl.Buffers}
@@ -191,7 +204,7 @@ func serverStatus(cl clientWire, work []workWire) ServerStatus {
 		s.State = StateStopped
 	case !cl.Initialized:
 		s.State = StateStarting
-	case cl.Indexing || len(work) > 0:
+	case cl.Indexing || indexingWork(work):
 		s.State = StateIndexing
 	default:
 		s.State = StateReady

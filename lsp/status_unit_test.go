@@ -20,6 +20,7 @@ func TestServerStatusStates(t *testing.T) {
 	}{
 		{"starting", clientWire{Name: "gopls"}, nil, StateStarting, nil},
 		{"indexing by progress", clientWire{Name: "gopls", Initialized: true}, []workWire{{Title: "Loading packages...", Percentage: &pct}}, StateIndexing, []string{"Loading packages... 40%"}},
+		{"diagnosing is ready", clientWire{Name: "gopls", Initialized: true}, []workWire{{Title: "diagnosing didChange"}}, StateReady, []string{"diagnosing didChange"}},
 		{"indexing after attach", clientWire{Name: "clangd", Initialized: true, Indexing: true}, nil, StateIndexing, nil},
 		{"ready", clientWire{Name: "gopls", Initialized: true, Methods: methods}, nil, StateReady, nil},
 		{"stopped", clientWire{Name: "gopls", Initialized: true, Stopped: true, Indexing: true}, nil, StateStopped, nil},
