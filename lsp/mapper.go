@@ -54,7 +54,8 @@ func (c *Client) Lines(ctx context.Context, wanted map[string][]int) (map[string
 
 // sourceBlocks reads, for each location, up to n lines starting at its line
 // (from the buffer when loaded, else the disk). A block stops early at a
-// blank line after its first line. Keys are the locations' indexes.
+// blank line after its first line, and where the declaration on its first
+// line ends (declarationExtent). Keys are the locations' indexes.
 func (c *Client) sourceBlocks(ctx context.Context, paths []string, lines []int, n int) (map[int]string, error) {
 	wanted := map[string][]int{}
 	for i, p := range paths {
@@ -80,7 +81,7 @@ func (c *Client) sourceBlocks(ctx context.Context, paths []string, lines []int, 
 			}
 			block = append(block, text)
 		}
-		out[i] = strings.Join(block, "\n")
+		out[i] = strings.Join(block[:declarationExtent(block)], "\n")
 	}
 	return out, nil
 }

@@ -1,0 +1,3 @@
+module example.com/goshapes
+
+go 1.21
