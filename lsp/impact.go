@@ -83,6 +83,12 @@ type ImpactResult struct {
 	// Packages their packages or modules.
 	Files    []string `json:"files"`
 	Packages []string `json:"packages"`
+	// DirectPackages are the other packages that use the symbol directly
+	// (a reference or a direct caller there); ReachedPackages the other
+	// packages reached only through callers of callers. A private helper
+	// can have no direct package and several reached ones.
+	DirectPackages  []string `json:"direct_packages"`
+	ReachedPackages []string `json:"reached_packages"`
 	// Tests are the test files that reference the symbol or one of its
 	// callers.
 	Tests   []TestFile   `json:"tests"`
@@ -260,15 +266,20 @@ func (c *Client) Impact(ctx context.Context, req ImpactRequest) (ImpactResult, e
 		pkgs[lang.PackageOf(f)] = true
 	}
 	out.Packages = sortedKeys(pkgs)
-	var others []string
+	directPkgs, reachedPkgs := map[string]bool{}, map[string]bool{}
 	for f := range direct {
-		if p := lang.PackageOf(f); p != out.Package && !contains(others, p) {
-			others = append(others, p)
+		if p := lang.PackageOf(f); p != out.Package {
+			directPkgs[p] = true
 		}
 	}
-	sort.Strings(others)
+	for p := range pkgs {
+		if p != out.Package && !directPkgs[p] {
+			reachedPkgs[p] = true
+		}
+	}
+	out.DirectPackages, out.ReachedPackages = sortedKeys(directPkgs), sortedKeys(reachedPkgs)
 	out.Tests = testFiles(refs, callSec)
-	out.Score, out.Factors = weighRisk(out, others)
+	out.Score, out.Factors = weighRisk(out)
 	out.Risk = riskLevel(out.Score)
 	if len(errs) > 0 {
 		out.Errors = errs
@@ -315,13 +326,15 @@ func flattenCallers(level []CallEntry) []ImpactCaller {
 //   - references: 10+ -> 1, 30+ -> 2
 //   - files reached: 3+ -> 1, 10+ -> 2
 //   - crosses_packages (uses or direct callers in other packages): 1+ -> 1,
-//     3+ -> 2
+//     3+ -> 2; the packages reached only through callers of callers are
+//     named there too, but weigh through transitive_callers
 //   - exported: 1 (users outside the workspace cannot be seen)
 //   - tests: none while the symbol is used -> 1; some -> -1
 //   - truncated (a bound cut the search): 1
 //
 // riskLevel maps the score: <= 1 low, 2-3 medium, >= 4 high.
-func weighRisk(r ImpactResult, otherPackages []string) (int, []RiskFactor) {
+func weighRisk(r ImpactResult) (int, []RiskFactor) {
+	otherPackages := r.DirectPackages
 	step := func(n, one, two int) int {
 		switch {
 		case n >= two:
@@ -346,7 +359,11 @@ func weighRisk(r ImpactResult, otherPackages []string) (int, []RiskFactor) {
 	if len(otherPackages) > 0 {
 		cross.Detail = fmt.Sprintf("used from %d other package(s): %s (1+: 1 point, 3+: 2)", len(otherPackages), strings.Join(otherPackages, ", "))
 	} else {
-		cross.Detail = "used only inside its own package " + r.Package
+		cross.Detail = "used directly only inside its own package " + r.Package
+	}
+	if n := len(r.ReachedPackages); n > 0 {
+		cross.Detail += fmt.Sprintf("; reached through callers of callers from %d other package(s): %s (counted in transitive_callers)",
+			n, strings.Join(r.ReachedPackages, ", "))
 	}
 	factors = append(factors, cross)
 	exp := RiskFactor{Name: "exported", Value: r.Exported}
@@ -398,15 +415,6 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func joinErrors(errs map[string]string) string {

@@ -58,6 +58,9 @@ func TestImpactGopls(t *testing.T) {
 		if f := stFactor(t, res, "crosses_packages"); f.Value != true || f.Points != 1 || !strings.Contains(f.Detail, ".") {
 			t.Errorf("crosses_packages = %+v", f)
 		}
+		if strings.Join(res.DirectPackages, " ") != "." || len(res.ReachedPackages) != 0 {
+			t.Errorf("direct packages %v, reached packages %v; want . and none", res.DirectPackages, res.ReachedPackages)
+		}
 		if f := stFactor(t, res, "exported"); f.Value != true || f.Points != 1 {
 			t.Errorf("exported = %+v", f)
 		}
@@ -89,8 +92,13 @@ func TestImpactGopls(t *testing.T) {
 		if strings.Join(res.Files, " ") != "main.go" || strings.Join(res.Packages, " ") != "." {
 			t.Errorf("files %v packages %v", res.Files, res.Packages)
 		}
-		if f := stFactor(t, res, "crosses_packages"); f.Value != false || f.Points != 0 {
+		if f := stFactor(t, res, "crosses_packages"); f.Value != false || f.Points != 0 ||
+			!strings.Contains(f.Detail, "directly only inside its own package config") ||
+			!strings.Contains(f.Detail, "reached through callers of callers from 1 other package(s): .") {
 			t.Errorf("crosses_packages = %+v (only main, a transitive caller, is elsewhere)", f)
+		}
+		if len(res.DirectPackages) != 0 || strings.Join(res.ReachedPackages, " ") != "." {
+			t.Errorf("direct packages %v, reached packages %v; want none and .", res.DirectPackages, res.ReachedPackages)
 		}
 		if f := stFactor(t, res, "tests"); f.Value != 0 || f.Points != 1 {
 			t.Errorf("tests = %+v", f)
