@@ -145,13 +145,14 @@ func (c *Client) Understand(ctx context.Context, req UnderstandRequest) (Underst
 		return UnderstandResult{}, err
 	}
 	var out UnderstandResult
+	var named *SymbolMatch // the declaration a query named
 	req.Query = strings.TrimSpace(req.Query)
 	if req.Query != "" {
 		m, err := c.resolveQuery(ctx, req.Query, req.File)
 		if err != nil {
 			return UnderstandResult{}, err
 		}
-		out.Query = req.Query
+		out.Query, named = req.Query, &m
 		req.File, req.Target = m.File, Target{Line: m.Line, Column: &m.Column}
 	} else if req.File == "" {
 		return UnderstandResult{}, apierr.New(apierr.InvalidParameter, "neither file nor query was given",
@@ -198,6 +199,13 @@ func (c *Client) Understand(ctx context.Context, req UnderstandRequest) (Underst
 		out.Symbol = *u.decl
 	} else if u.callKind != "" {
 		out.Symbol.Kind = u.callKind
+	}
+	if named != nil && (out.Symbol.File != named.File || out.Symbol.Line != named.Line) {
+		// The query named a declaration whose definition is elsewhere (an
+		// embedded field's definition is its type): the symbol is the one
+		// named; the definition section still shows where it leads.
+		out.Symbol = *named
+		out.Symbol.Name = baseName(named.Name)
 	}
 	out.Definition, out.Hover, out.Calls, out.Implementations = u.def, u.hov, u.callSec, u.impl
 	if u.refs != nil {
@@ -539,8 +547,13 @@ func testFiles(refs *ReferencesResult, calls *CallsSection) []TestFile {
 }
 
 // resolveQuery finds the one workspace symbol query names. Exact names
-// win (case-sensitive first, then case-insensitive); a qualified query
-// ("orders.Normalize", "Card.charge") matches the symbol's container.
+// win (case-sensitive first, then case-insensitive), then, for a qualified
+// query, the reading that names the fewest things (queryRank): the
+// server's own qualified name ("zapcore.Core"), a package or module
+// member ("orders.Normalize"), a member of a type ("Card.charge",
+// "hooked.Core"), then any symbol whose container ends so. An AMBIGUOUS
+// answer's remediation suggests a query that does narrow it, never the one
+// that just failed.
 func (c *Client) resolveQuery(ctx context.Context, query, file string) (SymbolMatch, error) {
 	res, err := c.Symbols(ctx, SymbolsQuery{Query: query, File: file, MaxResults: 500})
 	if err != nil {
@@ -548,11 +561,7 @@ func (c *Client) resolveQuery(ctx context.Context, query, file string) (SymbolMa
 	}
 	var matches []Symbol
 	for _, fold := range []bool{false, true} {
-		for _, s := range res.Symbols {
-			if !s.OutsideWorkspace && queryMatches(s, query, fold) {
-				matches = append(matches, s)
-			}
-		}
+		matches = bestRanked(res.Symbols, query, fold)
 		if len(matches) > 0 {
 			break
 		}
@@ -584,8 +593,8 @@ func (c *Client) resolveQuery(ctx context.Context, query, file string) (SymbolMa
 	list := shown(matches)
 	example := list[0]
 	qualified := ""
-	if example.Container != "" {
-		qualified = fmt.Sprintf(", or qualify the query with its container (e.g. %q)", lastSegment(example.Container)+"."+baseName(example.Name))
+	if q := narrowingQuery(matches, query); q != "" {
+		qualified = fmt.Sprintf(", or a query that names one of them (e.g. %q)", q)
 	}
 	return SymbolMatch{}, apierr.Errorf(apierr.Ambiguous,
 		fmt.Sprintf("pass file and line of the one you mean instead of query (e.g. file %q, line %d, symbol %q)%s",
@@ -594,36 +603,116 @@ func (c *Client) resolveQuery(ctx context.Context, query, file string) (SymbolMa
 		WithDetails(map[string]any{"matches": list, "total": len(matches)})
 }
 
-// queryMatches reports whether symbol s is exactly what query names.
-func queryMatches(s Symbol, query string, fold bool) bool {
+// bestRanked returns the workspace symbols query names at its best rank
+// (queryRank), nil when it names none.
+func bestRanked(syms []Symbol, query string, fold bool) []Symbol {
+	var out []Symbol
+	best := 0
+	for _, s := range syms {
+		if s.OutsideWorkspace {
+			continue
+		}
+		r := queryRank(s, query, fold)
+		switch {
+		case r == 0 || (best != 0 && r > best):
+		case r == best:
+			out = append(out, s)
+		default:
+			best, out = r, []Symbol{s}
+		}
+	}
+	return out
+}
+
+// narrowingQuery proposes, for the first of several matches that has one,
+// a qualified query other than query that names that symbol alone: its
+// type- or package-qualified name, or the server's full name. "" when none
+// does.
+func narrowingQuery(matches []Symbol, query string) string {
+	for _, m := range matches {
+		base := baseName(m.Name)
+		candidates := []string{}
+		if scope := symbolScope(m); scope != "" {
+			candidates = append(candidates, lastSegment(scope)+"."+base)
+		}
+		if m.Container != "" {
+			candidates = append(candidates, lastSegment(m.Container)+"."+base)
+		}
+		candidates = append(candidates, m.Name)
+		for _, q := range candidates {
+			if strings.EqualFold(q, query) {
+				continue
+			}
+			if got := bestRanked(matches, q, false); len(got) == 1 && got[0] == m {
+				return q
+			}
+		}
+	}
+	return ""
+}
+
+// Ranks of a query's readings (lower names fewer things); 0 is no match.
+const (
+	rankExact     = 1 // the server's name, as given ("zapcore.Core", "Process")
+	rankPackage   = 2 // a package or module member: "orders.Normalize"
+	rankMember    = 3 // a member of a type or class: "Card.charge", "hooked.Core"
+	rankContainer = 4 // any symbol whose container's last part is the qualifier
+)
+
+// queryRank reports how exactly query names symbol s (a rank above), 0 when
+// it does not name it.
+func queryRank(s Symbol, query string, fold bool) int {
 	eq := func(a, b string) bool {
 		if fold {
 			return strings.EqualFold(a, b)
 		}
 		return a == b
 	}
-	if eq(s.Name, query) || eq(baseName(s.Name), query) {
-		return true
+	if eq(s.Name, query) {
+		return rankExact
 	}
 	i := strings.LastIndex(query, ".")
 	if i <= 0 {
-		return false
+		if eq(baseName(s.Name), query) {
+			return rankExact
+		}
+		return 0
 	}
 	qual, base := query[:i], query[i+1:]
 	if !eq(baseName(s.Name), base) {
-		return false
+		return 0
 	}
-	// The server qualified the name ("orders.Process") or gives a
-	// container ("example.com/shop/orders", "Card").
-	for _, scope := range []string{strings.TrimSuffix(s.Name, "."+baseName(s.Name)), s.Container} {
-		if scope == "" || scope == s.Name {
-			continue
-		}
-		if eq(scope, qual) || eq(lastSegment(scope), qual) || strings.HasSuffix(strings.ToLower(scope), strings.ToLower("/"+qual)) && fold {
-			return true
-		}
+	scope := symbolScope(s) // the type or class it belongs to, as named
+	inPackage := s.Container != "" && (eq(s.Container, qual) || eq(lastSegment(s.Container), qual) ||
+		fold && strings.HasSuffix(strings.ToLower(s.Container), strings.ToLower("/"+qual)))
+	switch {
+	case inPackage && (scope == "" || eq(scope, qual)):
+		// A top-level member of the package or module qual (gopls names it
+		// "zapcore.Core", pyright gives the module as container).
+		return rankPackage
+	case scope != "" && (eq(scope, qual) || eq(lastSegment(scope), qual)):
+		return rankMember
+	case s.Container != "" && !inPackage && eq(lastSegment(s.Container), qual):
+		// A class given as container (pyright's "Card" for Card.charge).
+		return rankMember
+	case inPackage:
+		// A member of some type in package qual ("zapcore.hooked.Core" for
+		// "zapcore.Core"): only when nothing names it better.
+		return rankContainer
 	}
-	return false
+	return 0
+}
+
+// symbolScope is what a symbol's name qualifies it with, type receivers
+// unwrapped: "hooked" of "hooked.Core", "zapcore.hooked" of
+// "zapcore.hooked.Core", "Total" of "(*Total).Add"; "" for a bare name.
+func symbolScope(s Symbol) string {
+	i := strings.LastIndexAny(s.Name, ".:")
+	if i <= 0 {
+		return ""
+	}
+	scope := strings.TrimSuffix(strings.TrimPrefix(s.Name[:i], "("), ")")
+	return strings.TrimPrefix(scope, "*")
 }
 
 // baseName is a possibly qualified name's last part ("Process" of
