@@ -96,6 +96,13 @@ func (f families) of(t mcp.Tool) string {
 	return "edit"
 }
 
+// Refusal says why the mode or read-only forbids calling t (the same
+// answer an MCP session gives), nil when it may be called. The CLI's call
+// and daemon check each call with it.
+func (m *Modes) Refusal(env *Env, t Tool) error {
+	return m.refusal(toolFamilies(env), t.Tool)
+}
+
 // refusal says why a tool cannot be called now, nil when it can.
 func (m *Modes) refusal(f families, t mcp.Tool) error {
 	mode, readOnly := m.Get()

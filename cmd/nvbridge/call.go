@@ -14,13 +14,15 @@ import (
 	"github.com/nvbridge/nvbridge/tools"
 )
 
-const callUsage = `usage: nvbridge [global flags] call [--no-daemon] [--idle-timeout 5m] TOOL ['{json args}']
+const callUsage = `usage: nvbridge [global flags] call [--no-daemon] [--idle-timeout 5m] [--mode M] [--read-only] TOOL ['{json args}']
 
 Runs one tool and prints its structured result as JSON on stdout (nvbridge
 tools lists the tools and their arguments). By default the call goes to a
 warm nvbridge daemon for the same workspace, Neovim and flags, started on
 demand and stopped after --idle-timeout without calls: a changeset_id from
 one call can be applied by the next, and a warm call takes milliseconds.
+--mode and --read-only refuse tools as an MCP session started with them
+does (a script that must not change anything passes --read-only).
 
 Exit codes:
   0    the tool succeeded; stdout: its result
@@ -38,9 +40,16 @@ func runCall(ctx context.Context, g globalFlags, args []string, stdout, stderr i
 	g.register(fs)
 	noDaemon := fs.Bool("no-daemon", false, "run in this process: start Neovim and the servers, call, stop them (no daemon)")
 	idle := fs.Duration("idle-timeout", defaultIdleTimeout, "a daemon this call starts exits after this long without calls")
+	mode := fs.String("mode", tools.ModeAll, "refuse tools this mode does not show: explore (read-only), edit, debug, all")
+	readOnly := fs.Bool("read-only", false, "refuse every tool that changes buffers or files")
 	args, code, ok := parseFlags(fs, args, callUsage, stdout, stderr)
 	if !ok {
 		return code
+	}
+	modes, err := tools.NewModes(*mode, *readOnly)
+	if err != nil {
+		fmt.Fprintf(stderr, "nvbridge: --mode: %v\n", apierr.As(err).Message)
+		return 2
 	}
 	if len(args) < 1 || len(args) > 2 {
 		fmt.Fprintln(stderr, "usage: nvbridge call TOOL ['{json args}']")
@@ -58,7 +67,7 @@ func runCall(ctx context.Context, g globalFlags, args []string, stdout, stderr i
 		}
 	}
 	if !*noDaemon {
-		return callDaemon(ctx, g, *idle, args[0], raw, stdout, stderr)
+		return callDaemon(ctx, g, *idle, daemonRequest{Op: "call", Tool: args[0], Arguments: raw, Mode: *mode, ReadOnly: *readOnly}, stdout, stderr)
 	}
 	logger, closeLog, err := openLog(g.logFile, stderr)
 	if err != nil {
@@ -72,6 +81,7 @@ func runCall(ctx context.Context, g globalFlags, args []string, stdout, stderr i
 		return exitCode(err)
 	}
 	defer closeEnv()
+	env.Modes = modes
 	res, err := callTool(ctx, env, args[0], raw)
 	if err != nil {
 		fmt.Fprintln(stderr, "nvbridge:", err)
@@ -87,6 +97,9 @@ func callTool(ctx context.Context, env *tools.Env, name string, raw json.RawMess
 	tool, ok := tools.Find(env, name)
 	if !ok {
 		return nil, fmt.Errorf("no tool named %q (nvbridge tools lists them)", name)
+	}
+	if err := env.Modes.Refusal(env, tool); err != nil {
+		return errorResult(apierr.As(err)), nil
 	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name

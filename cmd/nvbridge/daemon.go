@@ -38,6 +38,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"golang.org/x/sys/unix"
 
+	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/tools"
@@ -53,6 +54,10 @@ type daemonRequest struct {
 	Op        string          `json:"op"`
 	Tool      string          `json:"tool,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Mode and ReadOnly are the calling `nvbridge call`'s: one daemon
+	// serves calls with different modes, each checked on its own.
+	Mode     string `json:"mode,omitempty"`
+	ReadOnly bool   `json:"read_only,omitempty"`
 }
 
 type daemonReply struct {
@@ -367,7 +372,7 @@ func (c *daemonConn) request(ctx context.Context, req daemonRequest) (daemonRepl
 }
 
 // callDaemon runs `nvbridge call` through the daemon.
-func callDaemon(ctx context.Context, g globalFlags, idle time.Duration, tool string, raw json.RawMessage, stdout, stderr io.Writer) int {
+func callDaemon(ctx context.Context, g globalFlags, idle time.Duration, call daemonRequest, stdout, stderr io.Writer) int {
 	spot, err := locateDaemon(ctx, g)
 	if err != nil {
 		fmt.Fprintln(stderr, "nvbridge:", err)
@@ -379,7 +384,7 @@ func callDaemon(ctx context.Context, g globalFlags, idle time.Duration, tool str
 		return exitCode(err)
 	}
 	defer c.conn.Close()
-	reply, err := c.request(ctx, daemonRequest{Op: "call", Tool: tool, Arguments: raw})
+	reply, err := c.request(ctx, call)
 	if err != nil {
 		fmt.Fprintln(stderr, "nvbridge:", err)
 		return exitCode(err)
@@ -699,7 +704,16 @@ func (d *daemon) handle(conn *net.UnixConn) {
 			_, _ = r.ReadByte() // EOF: the client went away
 			cancel()
 		}, nil)
-		res, err := d.call(ctx, d.env, req.Tool, req.Arguments)
+		modes, err := tools.NewModes(req.Mode, req.ReadOnly)
+		if err != nil {
+			write(daemonReply{Usage: "--mode: " + apierr.As(err).Message})
+			return
+		}
+		// The daemon's Env is shared by every call: each call's modes go
+		// on a copy of it.
+		env := *d.env
+		env.Modes = modes
+		res, err := d.call(ctx, &env, req.Tool, req.Arguments)
 		if err != nil {
 			write(daemonReply{Usage: err.Error()})
 			return
