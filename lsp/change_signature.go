@@ -198,6 +198,11 @@ func (c *Client) ChangeSignature(ctx context.Context, req ChangeSignatureRequest
 	if err != nil {
 		return ChangeSignaturePlan{}, err
 	}
+	// Steps: the declaration, the related declarations (interface methods,
+	// overrides), the call sites, the rewrite (and the server's own rewrite
+	// when it has one).
+	ctx, steps := newSteps(ctx, "change_signature", 4)
+	steps.next("finding the declaration at %s:%d", req.File, req.Target.Line)
 	// The declaration: where the definition of the symbol at the target is.
 	defs, err := c.Definition(ctx, req.File, req.Target)
 	if err != nil {
@@ -234,17 +239,22 @@ func (c *Client) ChangeSignature(ctx context.Context, req ChangeSignatureRequest
 	if err := p.resolve(target); err != nil {
 		return ChangeSignaturePlan{}, err
 	}
+	steps.next("finding the declarations that must change with %s (interfaces, implementations, overrides)", defs.Symbol)
 	if err := p.related(ctx, *def, target); err != nil {
 		return ChangeSignaturePlan{}, err
 	}
+	steps.next("finding the call sites of %s", defs.Symbol)
 	if err := p.references(ctx); err != nil {
 		return ChangeSignaturePlan{}, err
 	}
+	steps.next("rewriting the declarations and call sites")
 	if err := p.rewrite(); err != nil {
 		return ChangeSignaturePlan{}, err
 	}
 	p.plan.Engine = "references and syntax"
 	if kind, at := p.serverRewrite(); kind != "" {
+		steps.add(1)
+		steps.next("asking %s for its own rewrite (%s)", server.Name, kind)
 		// The server's own rewrite for the steps it has (gopls: removing an
 		// unused parameter, moving one left), checked by the same analysis.
 		col := at.Column

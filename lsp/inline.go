@@ -136,6 +136,10 @@ func (c *Client) InlineFunction(ctx context.Context, req InlineRequest) (InlineP
 		return InlinePlan{}, apierr.Errorf(apierr.InvalidParameter, `pass "auto" (remove the definition when no use remains) or "never"`,
 			"remove_definition %q is not one of auto, never", req.RemoveDefinition)
 	}
+	// Steps: the definition, its uses, each call site (added once known),
+	// the changeset.
+	ctx, steps := newSteps(ctx, "inline_function", 3)
+	steps.next("finding the definition at %s:%d", req.File, req.Target.Line)
 	defs, err := c.Definition(ctx, req.File, req.Target)
 	if err != nil {
 		return InlinePlan{}, err
@@ -161,6 +165,7 @@ func (c *Client) InlineFunction(ctx context.Context, req InlineRequest) (InlineP
 			"no language known for %s", def.File)
 	}
 	col := def.Column
+	steps.next("finding the uses of %s", defs.Symbol)
 	refs, err := c.References(ctx, def.File, Target{Line: def.Line, Column: &col}, ReferencesOptions{MaxResults: 10000})
 	if err != nil {
 		return InlinePlan{}, err
@@ -220,6 +225,7 @@ func (c *Client) InlineFunction(ctx context.Context, req InlineRequest) (InlineP
 	if err != nil {
 		return InlinePlan{}, err
 	}
+	steps.next("building the changeset")
 	return st.finish()
 }
 

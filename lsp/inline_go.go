@@ -90,7 +90,10 @@ func (c *Client) inlineGo(ctx context.Context, st *inlineState) error {
 		}
 	}
 	wasFormatted := map[string]bool{}
-	for _, s := range calls {
+	steps := stepsOf(ctx)
+	steps.add(len(calls))
+	for i, s := range calls {
+		steps.next("call site %d of %d, %s:%d (gopls)", i+1, len(calls), s.rel, s.line)
 		if s.lost {
 			s.reason = "rewritten by the inlining of another call around it; call inline_function again for what remains"
 			continue

@@ -146,7 +146,10 @@ func (c *Client) inlineSyntax(ctx context.Context, st *inlineState) error {
 	if err != nil {
 		return err
 	}
-	for _, s := range calls {
+	steps := stepsOf(ctx)
+	steps.add(len(calls))
+	for i, s := range calls {
+		steps.next("call site %d of %d, %s:%d", i+1, len(calls), s.rel, s.line)
 		if s.lost {
 			s.reason = "rewritten by the inlining of another call around it; call inline_function again for what remains"
 			continue

@@ -96,13 +96,25 @@ func (c *Client) Move(ctx context.Context, req MoveRequest) (MovePlan, error) {
 	if err != nil {
 		return MovePlan{}, err
 	}
+	// Steps: the declaration, its references (moveReferences), the
+	// rewritten files.
+	ctx, steps := newSteps(ctx, "move_symbol", 3)
+	steps.next("reading the declaration at %s:%d", doc.Rel, pt.Line+1)
+	var move func(context.Context, *Document, Point, string) (MovePlan, error)
 	switch l.Name {
 	case "go":
-		return c.moveGo(ctx, doc, pt, tgtRel)
+		move = c.moveGo
 	case "typescript":
-		return c.moveTS(ctx, doc, pt, tgtRel)
+		move = c.moveTS
 	case "python":
-		return c.movePython(ctx, doc, pt, tgtRel)
+		move = c.movePython
+	}
+	if move != nil {
+		plan, err := move(ctx, doc, pt, tgtRel)
+		if err == nil {
+			steps.next("moved %s to %s: %d file(s) changed", plan.Symbol, tgtRel, len(plan.Changeset.Files))
+		}
+		return plan, err
 	}
 	return MovePlan{}, apierr.Errorf(apierr.Unsupported, "move_symbol supports Go, TypeScript/JavaScript and Python; move the code with edit_buffer",
 		"move_symbol does not support %s files (%s)", l.DisplayName(), doc.Rel)
@@ -285,6 +297,7 @@ func lineChar(text string, off int) (int, int) {
 // file, the declaration excluded; refused when the server's answer is
 // incomplete or names files nvbridge may not edit.
 func (c *Client) moveReferences(ctx context.Context, file string, line, char int) ([]Location, string, error) {
+	stepsOf(ctx).next("finding the references at %s:%d", file, line+1)
 	res, err := c.References(ctx, file, Target{Line: line + 1, Column: &char}, ReferencesOptions{MaxResults: 1 << 20})
 	if err != nil {
 		return nil, "", err

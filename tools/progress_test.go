@@ -127,3 +127,42 @@ func TestProgressGopls(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressRefactorings: over the protocol, the multi-step
+// refactorings report each step with a progressToken: every inlined call
+// site, the references of a move, the phases of a signature change.
+func TestProgressRefactorings(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	s, client := testenv.Embedded(t, root)
+	env := tools.NewEnv(s, client, t.Logf)
+	t.Cleanup(env.Close)
+	c := mcpClient(t, env)
+	log := watchProgress(c)
+	call := func(name, args, token string) {
+		t.Helper()
+		req := mcp.CallToolRequest{}
+		req.Params.Name = name
+		req.Params.Arguments = json.RawMessage(args)
+		req.Params.Meta = &mcp.Meta{ProgressToken: token}
+		res, err := c.CallTool(testenv.Context(t), req)
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", name, err, res)
+		}
+	}
+	call("inline_function", `{"file":"refactor/pricing.go","line":27,"symbol":"taxOf"}`, "inline")
+	log.await(t, "inline", "inline_function: step 2 of 3: finding the uses of taxOf")
+	log.await(t, "inline", "call site 1 of ")
+	log.await(t, "inline", ": building the changeset")
+	log.check(t, "inline")
+
+	call("move_symbol", `{"file":"refactor/pricing.go","line":32,"symbol":"cents","target_file":"refactor/money.go"}`, "move")
+	log.await(t, "move", "move_symbol: step 2 of 3: finding the references at refactor/pricing.go:32")
+	log.await(t, "move", "move_symbol: step 3 of 3: moved cents to refactor/money.go")
+	log.check(t, "move")
+
+	call("change_signature", `{"file":"refactor/pricing.go","line":27,"symbol":"taxOf","params":[{"name":"rate","from":"percent"},{"name":"subtotal","from":"subtotal"}]}`, "chsig")
+	log.await(t, "chsig", "change_signature: step 3 of ")
+	log.await(t, "chsig", "rewriting the declarations and call sites")
+	log.check(t, "chsig")
+}
