@@ -16,12 +16,16 @@ type Approval struct {
 	ChangesetID string
 	Diff        string
 	Files       []string
+	// Proposed are the texts after the change of the files the user may
+	// edit before accepting (user_edits.go).
+	Proposed []ProposedFile
 }
 
-// ApproveFunc asks the user; nil lets the change go ahead, an error (a
-// REJECTED or TIMEOUT *apierr.Error) stops it with nothing changed. Set
-// Engine.Approve to one (tools.NewEnv does in attached mode).
-type ApproveFunc func(ctx context.Context, a Approval) error
+// ApproveFunc asks the user; a Decision lets the change go ahead (with the
+// user's own edits, if any), an error (a REJECTED or TIMEOUT
+// *apierr.Error) stops it with nothing changed. Set Engine.Approve to one
+// (tools.NewEnv does in attached mode).
+type ApproveFunc func(ctx context.Context, a Approval) (Decision, error)
 
 // joinNote appends a note to another.
 func joinNote(a, b string) string {

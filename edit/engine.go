@@ -108,6 +108,11 @@ type Result struct {
 	// (the user's format-on-save changed it), is the diff from the applied
 	// text to what is on disk now.
 	WrittenDiff string `json:"written_diff,omitempty"`
+	// UserEdited: the user changed the proposal before accepting it (edit
+	// then accept); UserDiff is the diff from the proposal (Diff) to what
+	// was applied.
+	UserEdited bool   `json:"user_edited,omitempty"`
+	UserDiff   string `json:"user_diff,omitempty"`
 }
 
 // FileResult describes one file of a changeset. When previewed, IsModified
@@ -242,6 +247,11 @@ func (p *prepared) size() int {
 	}
 	for _, r := range p.results {
 		n += 128 + len(r.Path) + len(r.NewPath) + len(r.Note)
+	}
+	for _, d := range p.after {
+		for _, l := range d.Lines {
+			n += 16 + len(l)
+		}
 	}
 	return n
 }
@@ -584,7 +594,13 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 		}
 		delta = d
 	}
-	p.after, p.before = nil, nil
+	// A stored preview keeps no whole documents, except the texts after the
+	// change when the user approves changes: they may edit them before
+	// accepting.
+	p.before = nil
+	if e.Approve == nil {
+		p.after = nil
+	}
 	p.bytes = p.size()
 	id := newID()
 	e.mu.Lock()
@@ -611,13 +627,20 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 
 // apply sends the plan to Neovim in one call.
 func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string) (Result, error) {
+	var userDiff string
 	if e.Approve != nil {
 		files := make([]string, 0, len(p.results))
 		for _, r := range p.results {
 			files = append(files, r.Path)
 		}
-		if err := e.Approve(ctx, Approval{Tool: opts.Tool, ChangesetID: id, Diff: p.diff, Files: files}); err != nil {
+		decision, err := e.Approve(ctx, Approval{Tool: opts.Tool, ChangesetID: id, Diff: p.diff, Files: files, Proposed: proposals(p)})
+		if err != nil {
 			return Result{}, err
+		}
+		if len(decision.Edited) > 0 {
+			if p, userDiff, err = e.withUserEdits(ctx, p, decision.Edited); err != nil {
+				return Result{}, err
+			}
 		}
 	}
 	plan := luaPlan{ID: id, Files: p.files, Save: opts.Save, NoAutocmd: opts.NoAutocmd, Guard: e.guard()}
@@ -660,7 +683,8 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 	if len(reply.Files) != len(p.results) {
 		return Result{}, fmt.Errorf("apply returned %d files for %d", len(reply.Files), len(p.results))
 	}
-	out := Result{Diff: p.diff, Applied: true, EditCount: p.edits, Files: make([]FileResult, len(p.results)), AppliedID: id}
+	out := Result{Diff: p.diff, Applied: true, EditCount: p.edits, Files: make([]FileResult, len(p.results)), AppliedID: id,
+		UserDiff: userDiff, UserEdited: userDiff != ""}
 	out.WrittenDiff = e.writtenDiff(p, reply.Files)
 	for i, r := range p.results {
 		lf := reply.Files[i]

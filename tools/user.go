@@ -69,7 +69,7 @@ func withUser(env *Env, t Tool) Tool {
 		// other buffer tools (and, with "always", every other call) get a
 		// plain approval here.
 		if (pre.Mode != "never" && userApprovedTools[name]) || (pre.Mode == "always" && !writes) {
-			if err := env.approve(ctx, edit.Approval{Tool: name, Diff: fmt.Sprintf("%s %s\n", name, body)}); err != nil {
+			if _, err := env.approve(ctx, edit.Approval{Tool: name, Diff: fmt.Sprintf("%s %s\n", name, body)}); err != nil {
 				res := errorResult(err)
 				env.userPost(name, res)
 				return res, nil
@@ -112,37 +112,55 @@ func (e *Env) userPost(name string, res *mcp.CallToolResult) {
 
 // approvalRequest is what user.approve receives.
 type approvalRequest struct {
-	Tool        string   `msgpack:"tool"`
-	Diff        string   `msgpack:"diff"`
-	Files       []string `msgpack:"files"`
-	ChangesetID string   `msgpack:"changeset_id,omitempty"`
+	Tool        string              `msgpack:"tool"`
+	Diff        string              `msgpack:"diff"`
+	Files       []string            `msgpack:"files"`
+	ChangesetID string              `msgpack:"changeset_id,omitempty"`
+	Proposed    []edit.ProposedFile `msgpack:"proposed"`
+}
+
+// approvalAnswer is user.approve's answer when the user accepted: the
+// texts they edited before accepting, by absolute path.
+type approvalAnswer struct {
+	Edited map[string]string `json:"edited"`
 }
 
 // approve asks the user in Neovim (user.approve, bounded there by
 // approve_timeout_ms: TIMEOUT) and waits; REJECTED carries their note.
-func (e *Env) approve(ctx context.Context, a edit.Approval) error {
+func (e *Env) approve(ctx context.Context, a edit.Approval) (edit.Decision, error) {
 	files := a.Files
 	if files == nil {
 		files = []string{}
 	}
-	_, err := e.Session.Async(ctx, "approve", approvalRequest{Tool: a.Tool, Diff: a.Diff, Files: files, ChangesetID: a.ChangesetID})
+	proposed := a.Proposed
+	if proposed == nil {
+		proposed = []edit.ProposedFile{}
+	}
+	raw, err := e.Session.Async(ctx, "approve", approvalRequest{Tool: a.Tool, Diff: a.Diff, Files: files, ChangesetID: a.ChangesetID, Proposed: proposed})
 	if err != nil {
 		if ae, ok := err.(*apierr.Error); ok && ae.Code == apierr.Timeout && ae.Remediation == "" {
 			ae.Remediation = "ask the user to answer in Neovim, then retry"
 		}
+		return edit.Decision{}, err
 	}
-	return err
+	var ans approvalAnswer
+	if len(raw) > 0 && raw[0] == '{' {
+		if err := json.Unmarshal(raw, &ans); err != nil {
+			return edit.Decision{}, fmt.Errorf("decode the approval: %w", err)
+		}
+	}
+	return edit.Decision{Edited: ans.Edited}, nil
 }
 
 // engineApproval is the engine's approval in attached mode: asked unless
 // the user set approve = "never".
-func (e *Env) engineApproval(ctx context.Context, a edit.Approval) error {
+func (e *Env) engineApproval(ctx context.Context, a edit.Approval) (edit.Decision, error) {
 	var mode string
 	if err := e.Session.Call(ctx, "nvbridge.user", "approve_mode", &mode); err != nil {
-		return err
+		return edit.Decision{}, err
 	}
 	if mode == "never" {
-		return nil
+		return edit.Decision{}, nil
 	}
 	return e.approve(ctx, a)
 }
