@@ -22,7 +22,16 @@ vim.api.nvim_create_autocmd('User', {
       local api = vim.api
       local u = require('nvbridge.user')
       local r = { tabs_before = #api.nvim_list_tabpages(), win_before = api.nvim_get_current_win() }
-      r.opened = u.answer('edit')
+      if _G.tab_view then
+        -- approve_view = 'tab': the review is already open.
+        r.opened = false
+        for _, b in ipairs(api.nvim_list_bufs()) do
+          r.opened = r.opened or vim.b[b].nvbridge_review ~= nil
+        end
+        r.tabs_before = r.tabs_before - 1
+      else
+        r.opened = u.answer('edit')
+      end
       r.tabs_during = #api.nvim_list_tabpages()
       for _, b in ipairs(api.nvim_list_bufs()) do
         if vim.b[b].nvbridge_review then
@@ -120,6 +129,17 @@ return r`, &r)
 		out := u.mustCall("apply_changeset", `{"changeset_id":"`+prev["changeset_id"].(string)+`"}`)
 		if got := u.bufText("b.txt"); got != "ALPHA (user)\nbeta" || out["user_edited"] != true {
 			t.Fatalf("buffer %q, answer %v", got, out)
+		}
+	})
+
+	t.Run("approve_view tab opens the review at once", func(t *testing.T) {
+		u.lua(`_G.user_line, _G.touch_real, _G.tab_view = 'beta (tab)', nil, true
+require('nvbridge').setup({ approve = 'writes', approve_view = 'tab' })`, nil)
+		out := u.mustCall("edit_buffer", `{"file":"b.txt","edits":[{"line_start":1,"line_end":1,"new_text":"x"}],"preview":false}`)
+		var r map[string]any
+		u.lua(`return _G.reviews[#_G.reviews]`, &r)
+		if got := u.bufText("b.txt"); got != "beta (tab)\nbeta" || out["user_edited"] != true || r["opened"] != true {
+			t.Fatalf("buffer %q, answer %v, review %v", got, out, r)
 		}
 	})
 }

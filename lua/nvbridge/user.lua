@@ -414,11 +414,11 @@ local function finish(p, err, result)
 end
 
 local function show(p)
+  if M.approve_view() == 'tab' and #p.proposed > 0 then
+    return M.review(p.key) -- tabs need no UI: a script may answer there too
+  end
   if #api.nvim_list_uis() == 0 then
     return -- headless: the user answers with :NvbridgeApprove
-  end
-  if M.approve_view() == 'tab' and #p.proposed > 0 then
-    return M.review(p.key)
   end
   local lines = {
     ('nvbridge: %s wants to change %d file(s). a: accept  r: reject  e: edit then accept  q: reject'):format(
