@@ -1,9 +1,13 @@
 package lua_test
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/internal/testenv"
@@ -32,6 +36,32 @@ vim.api.nvim_create_autocmd('FileType', {
 vim.api.nvim_buf_set_mark(0, '<', 34, 0, {})
 vim.api.nvim_buf_set_mark(0, '>', 36, 1, {})
 vim.api.nvim_win_set_cursor(0, { 33, 7 })`, nil, u.abs("orders/orders.go"))
+
+	// The schemas say so: file and line are not required where at or
+	// range can stand for them; leaving out both is refused, naming both.
+	tools, err := u.c.ListTools(testenv.Context(t), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Name != "find_references" && tl.Name != "extract_function" {
+			continue
+		}
+		var schema struct {
+			Required   []string
+			Properties map[string]struct{ Description string }
+		}
+		var wire struct{ InputSchema json.RawMessage }
+		b, _ := json.Marshal(tl)
+		if err := json.Unmarshal(b, &wire); err != nil || json.Unmarshal(wire.InputSchema, &schema) != nil {
+			t.Fatalf("%s: %s", tl.Name, b)
+		}
+		if slices.Contains(schema.Required, "file") || slices.Contains(schema.Required, "line") || slices.Contains(schema.Required, "start_line") ||
+			!strings.Contains(schema.Properties["file"].Description, "required unless") {
+			t.Errorf("%s: required %v, file %q", tl.Name, schema.Required, schema.Properties["file"].Description)
+		}
+	}
+	u.wantError("find_references", `{"symbol":"Process"}`, apierr.InvalidParameter, "`file` is required (or at: \"cursor\")")
 
 	ctx := u.mustCall("get_editor_context", `{}`)
 	if ctx["file"] != "orders/orders.go" || ctx["line"] != float64(33) || ctx["column"] != float64(7) {

@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,10 +31,22 @@ func TestRequiredArguments(t *testing.T) {
 		if err != nil || json.Unmarshal(raw, &schema) != nil {
 			t.Fatalf("%s: schema %s: %v", tool.Tool.Name, raw, err)
 		}
-		for _, missing := range schema.Required {
+		// Arguments at: "cursor" or range: "selection" can stand for are
+		// required unless one of those is given (where.go): the schema
+		// says so in their descriptions, not in its required list.
+		var standIns []string
+		for name, prop := range schema.Properties {
+			var p struct {
+				Description string `json:"description"`
+			}
+			if json.Unmarshal(prop, &p) == nil && strings.Contains(p.Description, "(required unless ") {
+				standIns = append(standIns, name)
+			}
+		}
+		for _, missing := range append(append([]string{}, schema.Required...), standIns...) {
 			for _, absent := range []string{"left out", "null"} {
 				args := map[string]any{}
-				for _, name := range schema.Required {
+				for _, name := range append(append([]string{}, schema.Required...), standIns...) {
 					if name != missing {
 						args[name] = sample(t, schema.Properties[name])
 					}
@@ -53,7 +66,11 @@ func TestRequiredArguments(t *testing.T) {
 					if !res.IsError || !ok {
 						t.Fatalf("no error: %+v", res)
 					}
-					if body.Error.Code != apierr.InvalidParameter || !strings.Contains(body.Error.Message, "`"+missing+"` is required") {
+					want := "`" + missing + "` is required"
+					if slices.Contains(standIns, missing) {
+						want += " (or " // names at or range as the other way
+					}
+					if body.Error.Code != apierr.InvalidParameter || !strings.Contains(body.Error.Message, want) {
 						t.Fatalf("%s: %s (want INVALID_PARAMETER saying `%s` is required)", body.Error.Code, body.Error.Message, missing)
 					}
 				})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -78,6 +79,11 @@ func (e *Env) relPath(abs string) string {
 	return e.Session.Root().Rel(abs)
 }
 
+// positionFields are the arguments at: "cursor" and range: "selection"
+// fill in.
+var positionFields = map[string]bool{"file": true, "line": true, "start_line": true, "end_line": true,
+	"column": true, "start_column": true, "end_column": true}
+
 // withWhere adds at: "cursor" to position tools and range: "selection" to
 // range tools (schema and handling).
 func withWhere(env *Env, t Tool) Tool {
@@ -113,9 +119,32 @@ func withWhere(env *Env, t Tool) Tool {
 	default:
 		return t
 	}
-	// The required list stays as it is (file and lines): with at or
-	// range they may be left out, as the properties' descriptions say
-	// (the tool's own check runs on the rewritten arguments).
+	// The fields at or range stand for are not required in the schema
+	// (an agent may leave them out); a call that gives neither them nor
+	// at/range is refused below, naming both ways. The tool's own
+	// required check still runs on the rewritten arguments.
+	var standIns []string
+	if req, ok := schema["required"].([]any); ok {
+		kept := []any{}
+		for _, r := range req {
+			if name, _ := r.(string); positionFields[name] {
+				standIns = append(standIns, name)
+				continue
+			}
+			kept = append(kept, r)
+		}
+		schema["required"] = kept
+	}
+	alternative := `at: "cursor"`
+	if kind == "range" {
+		alternative = `range: "selection"`
+	}
+	for _, name := range standIns {
+		if p, ok := props[name].(map[string]any); ok {
+			d, _ := p["description"].(string)
+			p["description"] = d + " (required unless " + alternative + " is given)"
+		}
+	}
 	raw, err := json.Marshal(schema)
 	if err != nil {
 		return t
@@ -134,6 +163,13 @@ func withWhere(env *Env, t Tool) Tool {
 		at, hasAt := args["at"]
 		rng, hasRange := args["range"]
 		if !hasAt && !hasRange {
+			for _, name := range standIns {
+				if v, ok := args[name]; !ok || v == nil {
+					return errorResult(apierr.Errorf(apierr.InvalidParameter,
+						"pass "+strings.Join(standIns, ", ")+", or "+alternative+" for where the user is in their Neovim",
+						"`%s` is required (or %s)", name, alternative)), nil
+				}
+			}
 			return inner(ctx, req)
 		}
 		delete(args, "at")
