@@ -143,3 +143,42 @@ require('nvbridge').setup({ approve = 'writes', approve_view = 'tab' })`, nil)
 		}
 	})
 }
+
+// TestAgentGoneCleanup: an agent whose channel closes without a word (a
+// killed nvbridge) leaves nothing behind: its approval's review tabs close,
+// it is no longer pending, and :NvbridgeStatus no longer lists it.
+func TestAgentGoneCleanup(t *testing.T) {
+	root := writeFiles(t, map[string]string{"a.txt": "one\n"})
+	u := startUser(t, root, approveNothing+"require('nvbridge').setup({ approve = 'writes', approve_view = 'tab' })\n")
+	var r map[string]any
+	u.lua(`local api, user = vim.api, require('nvbridge.user')
+local tabs = #api.nvim_list_tabpages()
+-- A second agent: a child process's channel, registered as nvbridge does.
+local chan = vim.fn.jobstart({ 'cat' })
+user.register(chan, 'stdio')
+user.approve(chan, 1, { tool = 'edit_buffer', diff = '', files = { ... },
+  proposed = { { path = ..., rel = 'a.txt', text = 'ONE\n' } } })
+local during = { tabs = #api.nvim_list_tabpages(), pending = user.pending(), agents = #user.agents() }
+vim.fn.jobstop(chan)
+-- The channel ends on the event loop: wait for that (bounded), not for time.
+local closed = vim.wait(10000, function() return api.nvim_get_chan_info(chan).id == nil end)
+local leftover = 0
+local agents = user.agents() -- sweeps
+for _, b in ipairs(api.nvim_list_bufs()) do
+  if api.nvim_buf_get_name(b):find('nvbridge://', 1, true) then leftover = leftover + 1 end
+end
+return { tabs_before = tabs, tabs_during = during.tabs, pending_during = during.pending, agents_during = during.agents,
+  tabs_after = #api.nvim_list_tabpages(), pending_after = user.pending(), agents_after = #agents, leftover = leftover, closed = closed }`, &r, u.abs("a.txt"))
+	if r["tabs_during"] != r["tabs_before"].(int64)+1 || r["pending_during"] != int64(1) || r["agents_during"] != int64(2) {
+		t.Fatalf("while the second agent waited: %v", r)
+	}
+	if r["closed"] != true {
+		t.Fatalf("the second agent's channel did not close: %v", r)
+	}
+	if r["tabs_after"] != r["tabs_before"] || r["pending_after"] != int64(0) || r["agents_after"] != int64(1) || r["leftover"] != int64(0) {
+		t.Fatalf("after it disconnected: %v", r)
+	}
+	if got := u.bufText("a.txt"); got != "" && got != "one" {
+		t.Fatalf("a.txt = %q", got)
+	}
+}

@@ -76,16 +76,40 @@ function M.register(chan, transport)
   return true
 end
 
+--- Whether channel chan is open. (A closed channel's info is an empty
+--- dictionary, which Lua sees as a table holding only a type marker: test
+--- for its id, not for emptiness.)
+local function alive(chan)
+  local ok, info = pcall(api.nvim_get_chan_info, chan)
+  return ok and type(info) == 'table' and info.id ~= nil
+end
+
+--- Drops what belongs to agents whose channel closed without a word (an
+--- nvbridge killed, a crashed client): their approvals (the float or the
+--- review tabs close) and their entries. Neovim has no event for a
+--- channel closing, so every user-facing entry point sweeps.
+local function sweep()
+  for _, p in ipairs(vim.list_extend({}, state.pending)) do
+    if not p.done and not alive(p.chan) then
+      p.done, p.gone = true, true
+      log(('approval for %s dropped: its agent disconnected'):format(p.tool))
+      M._finish(p)
+    end
+  end
+  for chan in pairs(state.agents) do
+    if not alive(chan) then
+      state.agents[chan] = nil
+      log(('agent disconnected: channel %d'):format(chan))
+    end
+  end
+end
+
 --- The agents still connected (channels that closed are dropped).
 function M.agents()
+  sweep()
   local out = {}
-  for chan, a in pairs(state.agents) do
-    local ok, info = pcall(api.nvim_get_chan_info, chan)
-    if ok and info and next(info) then
-      table.insert(out, a)
-    else
-      state.agents[chan] = nil
-    end
+  for _, a in pairs(state.agents) do
+    table.insert(out, a)
   end
   table.sort(out, function(x, y)
     return x.chan < y.chan
@@ -104,7 +128,7 @@ function M.disconnect_all()
     state.agents[a.chan] = nil
   end
   -- Approvals waiting for the user are answered: nobody will read them.
-  for _, p in ipairs(vim.deepcopy(state.pending)) do
+  for _, p in ipairs(vim.list_extend({}, state.pending)) do
     M.answer('reject', 'nvbridge was stopped by the user', p.key)
   end
   return n
@@ -410,8 +434,11 @@ local function finish(p, err, result)
   end
   close_view(p)
   require('nvbridge.bridge').untrack(p.chan, p.id)
-  vim.rpcnotify(p.chan, 'nvbridge_done', p.id, err, err and vim.NIL or (result or 'true'))
+  if not p.gone then
+    pcall(vim.rpcnotify, p.chan, 'nvbridge_done', p.id, err, err and vim.NIL or (result or 'true'))
+  end
 end
+M._finish = finish
 
 local function show(p)
   if M.approve_view() == 'tab' and #p.proposed > 0 then
@@ -454,6 +481,7 @@ end
 --- NvbridgeApprove with the request in data (tests answer from there).
 ---@param req {tool: string, diff: string, files: string[], changeset_id: string?, timeout_ms: integer?, proposed: {path: string, rel: string, text: string}[]?}
 function M.approve(chan, id, req)
+  sweep()
   local p = {
     key = chan .. ':' .. id, chan = chan, id = id, tool = req.tool or '', diff = req.diff or '',
     files = req.files or {}, changeset_id = req.changeset_id, proposed = req.proposed or {},
@@ -531,6 +559,7 @@ function M.answer(decision, note, key, edited)
 end
 
 function M.pending()
+  sweep()
   return #state.pending
 end
 
