@@ -16,6 +16,7 @@ func TestLuaContract(t *testing.T) {
 	}
 	luacats.Check(t, classes, captureBegin{}, "nvbridge.CaptureBegin", "msgpack")
 	luacats.Check(t, classes, serverWire{}, "nvbridge.Client", "json")
+	luacats.Check(t, classes, openWaitReply{}, "nvbridge.OpenWait", "json")
 	luacats.Check(t, classes, symbolClient{}, "nvbridge.WorkspaceClient", "json")
 	luacats.Check(t, classes, tsImport{}, "nvbridge.TSImport", "json")
 }

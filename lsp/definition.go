@@ -63,25 +63,31 @@ func (c *Client) locations(ctx context.Context, file string, t Target, method, h
 	if err != nil {
 		return LocationsResult{}, err
 	}
-	tools, err := c.ToolLocations(ctx, pos.server.OffsetEncoding, locs)
+	// The lines to convert the ranges and the declarations' source: one
+	// read.
+	paths := make([]string, len(locs))
+	lines := make([]int, len(locs))
+	for i, l := range locs {
+		paths[i], lines[i] = PathOf(l.URI), int(l.Range.Start.Line)
+	}
+	wanted := map[string][]int{}
+	addBlockLines(wanted, paths, lines, DeclarationLines)
+	addLocationLines(wanted, locs)
+	texts, err := c.Lines(ctx, wanted)
 	if err != nil {
 		return LocationsResult{}, err
 	}
-	tools = SortLocations(tools)
+	tools := SortLocations(c.toolLocationsFrom(texts, pos.server.OffsetEncoding, locs))
 	out := LocationsResult{Symbol: pos.symbol(), From: pos.where(), Server: pos.server.Name,
 		Count: len(tools), Locations: make([]SourceLocation, len(tools)), Incomplete: pos.unanalysed}
-	paths := make([]string, len(tools))
-	lines := make([]int, len(tools))
+	paths, lines = make([]string, len(tools)), make([]int, len(tools))
 	for i, l := range tools {
 		if l.File != "" { // a non-file URI has no source to show
 			paths[i] = c.absPath(l.File)
 		}
 		lines[i] = l.Line - 1
 	}
-	blocks, err := c.sourceBlocks(ctx, paths, lines, DeclarationLines)
-	if err != nil {
-		return LocationsResult{}, err
-	}
+	blocks := blocksFrom(texts, paths, lines, DeclarationLines)
 	for i, l := range tools {
 		out.Locations[i] = SourceLocation{Location: l, Declaration: blocks[i]}
 	}

@@ -5,7 +5,9 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -32,32 +34,50 @@ type Document struct {
 // servers for it are ready. A document without servers is not an error
 // here; requests on it are.
 func (c *Client) Open(ctx context.Context, file string) (*Document, error) {
+	doc, _, err := c.openAt(ctx, file, -1)
+	return doc, err
+}
+
+// openWaitReply is bridge.open_wait's answer.
+type openWaitReply struct {
+	Buffer  nvim.BufferState `json:"buffer"`
+	Clients []serverWire     `json:"clients"`
+	Line    *string          `json:"line"`
+}
+
+// openAt is Open that also reads 0-based line (when line >= 0) once the
+// servers are ready, in the same round trip to Neovim: a position tool's
+// open, wait and target line in one call. The line is nil when the buffer
+// has no such line.
+func (c *Client) openAt(ctx context.Context, file string, line int) (*Document, *string, error) {
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
 	abs, err := c.Session.Root().Resolve(file)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	state, err := c.Session.OpenBuffer(ctx, abs, true)
+	raw, err := c.Session.Async(ctx, "open_wait", abs, true, line, int(c.AttachGrace/time.Millisecond))
 	if err != nil {
-		return nil, err
+		if ae, ok := err.(*apierr.Error); ok {
+			// Paths in messages are the workspace's, as tools speak.
+			e := *ae
+			e.Message = strings.ReplaceAll(e.Message, c.Session.Root().Dir()+string(filepath.Separator), "")
+			return nil, nil, &e
+		}
+		return nil, nil, err
 	}
-	doc := &Document{Path: abs, Rel: c.Session.Root().Rel(abs), URI: uri.File(abs), Buffer: state}
-	raw, err := c.Session.Async(ctx, "wait_clients", state.Bufnr, int(c.AttachGrace/time.Millisecond))
-	if err != nil {
-		return nil, err
+	var reply openWaitReply
+	if err := json.Unmarshal(raw, &reply); err != nil {
+		return nil, nil, fmt.Errorf("decode open_wait: %w", err)
 	}
-	var wires []serverWire
-	if err := decodeList(raw, &wires); err != nil {
-		return nil, fmt.Errorf("decode clients: %w", err)
-	}
-	for _, w := range wires {
+	doc := &Document{Path: abs, Rel: c.Session.Root().Rel(abs), URI: uri.File(abs), Buffer: reply.Buffer}
+	for _, w := range reply.Clients {
 		root, _ := w.RootDir.(string)
 		doc.Servers = append(doc.Servers, Server{
 			ID: w.ID, Name: w.Name, OffsetEncoding: Encoding(w.OffsetEncoding), RootDir: root, Methods: w.Methods,
 		})
 	}
-	return doc, nil
+	return doc, reply.Line, nil
 }
 
 // ServerFor picks the first server of doc that supports method, or explains

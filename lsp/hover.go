@@ -47,11 +47,11 @@ func (c *Client) Hover(ctx context.Context, file string, t Target) (HoverResult,
 		out.Contents = ""
 	}
 	if h.Range != nil && out.Found {
-		loc, err := c.ToolRange(ctx, pos.server.OffsetEncoding, pos.doc.URI, *h.Range)
+		loc, err := c.toolLocationsKnown(ctx, pos, []protocol.Location{{URI: pos.doc.URI, Range: *h.Range}})
 		if err != nil {
 			return HoverResult{}, err
 		}
-		out.Range = &loc
+		out.Range = &loc[0]
 	}
 	return out, nil
 }

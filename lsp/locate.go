@@ -40,10 +40,8 @@ func (p Point) In(enc Encoding) protocol.Position {
 
 // Locate validates a target against the document's current text.
 func (c *Client) Locate(ctx context.Context, doc *Document, t Target) (Point, error) {
-	if t.Line < 1 || t.Line > doc.Buffer.LineCount {
-		return Point{}, apierr.Errorf(apierr.InvalidParameter,
-			"lines are 1-based; read_file shows the numbered lines",
-			"line %d is outside %s (1-%d)", t.Line, doc.Rel, doc.Buffer.LineCount)
+	if err := checkLine(doc, t); err != nil {
+		return Point{}, err
 	}
 	lines, err := c.Session.Lines(ctx, doc.Buffer.Bufnr, t.Line-1, t.Line)
 	if err != nil {
@@ -52,7 +50,20 @@ func (c *Client) Locate(ctx context.Context, doc *Document, t Target) (Point, er
 	if len(lines) != 1 {
 		return Point{}, apierr.Errorf(apierr.Conflict, "retry", "line %d of %s changed while reading it", t.Line, doc.Rel)
 	}
-	text := lines[0]
+	return locateOn(doc, t, lines[0])
+}
+
+func checkLine(doc *Document, t Target) error {
+	if t.Line < 1 || t.Line > doc.Buffer.LineCount {
+		return apierr.Errorf(apierr.InvalidParameter,
+			"lines are 1-based; read_file shows the numbered lines",
+			"line %d is outside %s (1-%d)", t.Line, doc.Rel, doc.Buffer.LineCount)
+	}
+	return nil
+}
+
+// locateOn finds target t on text, the text of its line.
+func locateOn(doc *Document, t Target, text string) (Point, error) {
 	switch {
 	case t.Symbol != "":
 		cols := symbolColumns(text, t.Symbol)
@@ -155,14 +166,38 @@ const SensitiveNote = "[sensitive file: content not shown; see --allow-sensitive
 // reading each line's text to convert columns exactly.
 func (c *Client) ToolLocations(ctx context.Context, enc Encoding, locs []protocol.Location) ([]Location, error) {
 	wanted := map[string][]int{}
-	for _, l := range locs {
-		p := PathOf(l.URI)
-		wanted[p] = append(wanted[p], int(l.Range.Start.Line), int(l.Range.End.Line))
-	}
+	addLocationLines(wanted, locs)
 	texts, err := c.Lines(ctx, wanted)
 	if err != nil {
 		return nil, err
 	}
+	return c.toolLocationsFrom(texts, enc, locs), nil
+}
+
+// toolLocationsKnown is ToolLocations for locations about pos, using the
+// line pos was located on as already read: a range on that line (a hover's,
+// the symbol's own) costs no other round trip to Neovim.
+func (c *Client) toolLocationsKnown(ctx context.Context, pos position, locs []protocol.Location) ([]Location, error) {
+	for _, l := range locs {
+		if PathOf(l.URI) != pos.doc.Path || int(l.Range.Start.Line) != pos.point.Line || int(l.Range.End.Line) != pos.point.Line {
+			return c.ToolLocations(ctx, pos.server.OffsetEncoding, locs)
+		}
+	}
+	texts := map[string]map[int]string{pos.doc.Path: {pos.point.Line: pos.point.Text}}
+	return c.toolLocationsFrom(texts, pos.server.OffsetEncoding, locs), nil
+}
+
+// addLocationLines adds to wanted the lines converting locs needs (each
+// range's first and last line).
+func addLocationLines(wanted map[string][]int, locs []protocol.Location) {
+	for _, l := range locs {
+		p := PathOf(l.URI)
+		wanted[p] = append(wanted[p], int(l.Range.Start.Line), int(l.Range.End.Line))
+	}
+}
+
+// toolLocationsFrom converts locs with the line texts already read.
+func (c *Client) toolLocationsFrom(texts map[string]map[int]string, enc Encoding, locs []protocol.Location) []Location {
 	root := c.Session.Root()
 	out := make([]Location, 0, len(locs))
 	for _, l := range locs {
@@ -195,7 +230,7 @@ func (c *Client) ToolLocations(ctx context.Context, enc Encoding, locs []protoco
 		}
 		out = append(out, loc)
 	}
-	return out, nil
+	return out
 }
 
 // ToolRange converts one range inside doc's buffer.
@@ -308,7 +343,9 @@ func (p position) where() string {
 // checked before anything is sent) and locates the target. unsupportedHint
 // is the remediation given when no attached server offers method.
 func (c *Client) resolve(ctx context.Context, file string, t Target, method, unsupportedHint string) (position, error) {
-	doc, err := c.Open(ctx, file)
+	// The open, the wait for the servers and the target's line: one round
+	// trip to Neovim.
+	doc, line, err := c.openAt(ctx, file, max(t.Line-1, -1))
 	if err != nil {
 		return position{}, err
 	}
@@ -316,7 +353,13 @@ func (c *Client) resolve(ctx context.Context, file string, t Target, method, uns
 	if err != nil {
 		return position{}, err
 	}
-	pt, err := c.Locate(ctx, doc, t)
+	if err := checkLine(doc, t); err != nil {
+		return position{}, err
+	}
+	if line == nil {
+		return position{}, apierr.Errorf(apierr.Conflict, "retry", "line %d of %s changed while reading it", t.Line, doc.Rel)
+	}
+	pt, err := locateOn(doc, t, *line)
 	if err != nil {
 		return position{}, err
 	}

@@ -58,6 +58,17 @@ func (c *Client) Lines(ctx context.Context, wanted map[string][]int) (map[string
 // line ends (declarationExtent). Keys are the locations' indexes.
 func (c *Client) sourceBlocks(ctx context.Context, paths []string, lines []int, n int) (map[int]string, error) {
 	wanted := map[string][]int{}
+	addBlockLines(wanted, paths, lines, n)
+	texts, err := c.Lines(ctx, wanted)
+	if err != nil {
+		return nil, err
+	}
+	return blocksFrom(texts, paths, lines, n), nil
+}
+
+// addBlockLines adds to wanted the n lines from each of lines (in the file
+// of the same index in paths).
+func addBlockLines(wanted map[string][]int, paths []string, lines []int, n int) {
 	for i, p := range paths {
 		for l := lines[i]; l < lines[i]+n; l++ {
 			wanted[p] = append(wanted[p], l)
@@ -67,10 +78,10 @@ func (c *Client) sourceBlocks(ctx context.Context, paths []string, lines []int, 
 		sort.Ints(wanted[p])
 		wanted[p] = dedupInts(wanted[p])
 	}
-	texts, err := c.Lines(ctx, wanted)
-	if err != nil {
-		return nil, err
-	}
+}
+
+// blocksFrom is sourceBlocks with the line texts already read.
+func blocksFrom(texts map[string]map[int]string, paths []string, lines []int, n int) map[int]string {
 	out := make(map[int]string, len(paths))
 	for i, p := range paths {
 		var block []string
@@ -83,7 +94,7 @@ func (c *Client) sourceBlocks(ctx context.Context, paths []string, lines []int, 
 		}
 		out[i] = strings.Join(block[:declarationExtent(block)], "\n")
 	}
-	return out, nil
+	return out
 }
 
 func dedupInts(s []int) []int {

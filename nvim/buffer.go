@@ -8,17 +8,17 @@ import (
 
 // BufferState describes a buffer after Open reconciled it with the disk.
 type BufferState struct {
-	Bufnr       int    `msgpack:"bufnr"`
-	ChangedTick int    `msgpack:"changedtick"`
-	Modified    bool   `msgpack:"modified"`
-	LineCount   int    `msgpack:"line_count"`
-	Filetype    string `msgpack:"filetype"`
-	FileFormat  string `msgpack:"fileformat"`
-	EOL         bool   `msgpack:"eol"`
+	Bufnr       int    `msgpack:"bufnr" json:"bufnr"`
+	ChangedTick int    `msgpack:"changedtick" json:"changedtick"`
+	Modified    bool   `msgpack:"modified" json:"modified"`
+	LineCount   int    `msgpack:"line_count" json:"line_count"`
+	Filetype    string `msgpack:"filetype" json:"filetype"`
+	FileFormat  string `msgpack:"fileformat" json:"fileformat"`
+	EOL         bool   `msgpack:"eol" json:"eol"`
 	// State is what Open did: "loaded" (it was not loaded), "same",
 	// "reloaded" (the file changed on disk and the buffer had no unsaved
 	// changes).
-	State string `msgpack:"state"`
+	State string `msgpack:"state" json:"state"`
 }
 
 type openReply struct {

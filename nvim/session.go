@@ -61,6 +61,9 @@ type Options struct {
 
 // Session is one connection to Neovim. It is safe for concurrent use.
 type Session struct {
+	// roundTrips counts the requests sent to Neovim (RoundTrips).
+	roundTrips atomic.Int64
+
 	v        *nvim.Nvim
 	root     workspace.Root
 	embedded bool
@@ -368,6 +371,11 @@ func (s *Session) execLua(ctx context.Context, name, code string, result any, ar
 }
 
 // Call runs require(module)[fn](args...) and decodes its return value.
+// RoundTrips is how many requests this session has sent to Neovim: each
+// waits for Neovim's answer, so a tool's count is its share of Neovim
+// latency (the benchmarks' and the tests' measure of it).
+func (s *Session) RoundTrips() int64 { return s.roundTrips.Load() }
+
 func (s *Session) Call(ctx context.Context, module, fn string, result any, args ...any) error {
 	const code = "local module, fn = ...; return require(module)[fn](select(3, ...))"
 	return s.execLua(ctx, module+"."+fn+"("+describeArgs(args)+")", code, result, append([]any{module, fn}, args...)...)
@@ -379,6 +387,7 @@ func (s *Session) bounded(ctx context.Context, call func() error) error {
 		return s.deadError()
 	default:
 	}
+	s.roundTrips.Add(1)
 	errc := make(chan error, 1)
 	safego.Go("a Neovim call", func() { errc <- call() }, func(err error) { errc <- err })
 	select {

@@ -31,6 +31,18 @@ error('nvbridge._meta is a type description, not a module')
 ---@field state string "loaded" | "same" | "reloaded"
 ---@field err? nvbridge.Error
 
+--- A loaded buffer's state (Go: nvim.BufferState): bridge.open's reply
+--- without its error.
+---@class nvbridge.BufferState
+---@field bufnr integer
+---@field changedtick integer
+---@field modified boolean
+---@field line_count integer
+---@field filetype string
+---@field fileformat string
+---@field eol boolean
+---@field state string "loaded" | "same" | "reloaded"
+
 --- A buffer's identity for the text cache (Go: nvim.bufferKey).
 ---@class nvbridge.BufferKey
 ---@field bufnr integer
@@ -172,6 +184,14 @@ error('nvbridge._meta is a type description, not a module')
 ---@field offset_encoding string
 ---@field root_dir any string, or vim.NIL
 ---@field methods table<string, boolean>
+
+--- bridge.open_wait's answer, JSON (Go: lsp.openWaitReply): the buffer
+--- after the wait, its ready clients and one line's text (nil when none was
+--- asked for or the buffer has no such line).
+---@class nvbridge.OpenWait
+---@field buffer nvbridge.BufferState
+---@field clients nvbridge.Client[]
+---@field line? string
 
 --- A running client with a buffer to send requests through, JSON from
 --- navigation.workspace_clients (Go: lsp.symbolClient).

@@ -175,6 +175,9 @@ end
 
 -- Progress relays of requests in flight (relay_progress), stopped by done.
 local relays = {}
+-- Completions that add to an operation's answer before it is sent
+-- (open_wait: the buffer and a line read once the wait is over).
+local finals = {}
 
 local function done(chan, id, err, result)
   in_flight[key(chan, id)] = nil
@@ -182,6 +185,13 @@ local function done(chan, id, err, result)
   if stop then
     relays[key(chan, id)] = nil
     stop()
+  end
+  local final = finals[key(chan, id)]
+  if final then
+    finals[key(chan, id)] = nil
+    if not err then
+      result = final(result)
+    end
   end
   vim.rpcnotify(chan, 'nvbridge_done', id, err, result)
 end
@@ -683,6 +693,32 @@ function M.wait_clients(chan, id, bufnr, grace_ms, progress_ms)
   -- hang the caller (the Go side has its own timeout as well).
   attach_timer:start(expected and math.max(grace_ms, 60000) or grace_ms, 0, vim.schedule_wrap(finish))
   check()
+end
+
+--- Opens path (buffers.open: loads it, or reconciles the loaded buffer
+--- with the disk), waits for its clients as wait_clients does, and answers
+--- {buffer, clients, line}: the buffer's state, its ready clients, and the
+--- text of 0-based line when line >= 0, read once the wait is over (as the
+--- request that follows will see it). What a position tool needs before
+--- its request, in one round trip.
+function M.open_wait(chan, id, path, must_exist, line, grace_ms)
+  local st = buffers.open(path, must_exist)
+  if st.err then
+    return done(chan, id, st.err)
+  end
+  local bufnr = st.bufnr
+  finals[key(chan, id)] = function(clients)
+    if clients == '{}' then
+      clients = '[]' -- vim.json.encode has no empty array
+    end
+    local now = buffers.state(bufnr, st.state)
+    local text
+    if line >= 0 then
+      text = api.nvim_buf_get_lines(bufnr, line, line + 1, false)[1]
+    end
+    return '{"clients":' .. clients .. ',"buffer":' .. vim.json.encode(now) .. ',"line":' .. vim.json.encode(text == nil and vim.NIL or text) .. '}'
+  end
+  M.wait_clients(chan, id, bufnr, grace_ms)
 end
 
 --- Sends one request through a client attached to the buffer. The result

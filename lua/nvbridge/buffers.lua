@@ -368,7 +368,7 @@ M.load = load
 M.neovim_sees_conflict = neovim_sees_conflict
 
 local function buffer_state(bufnr, state)
-  return {
+  return { ---@type nvbridge.OpenReply
     bufnr = bufnr,
     changedtick = vim.b[bufnr].changedtick,
     modified = vim.bo[bufnr].modified,
@@ -379,6 +379,9 @@ local function buffer_state(bufnr, state)
     state = state,
   }
 end
+
+--- A loaded buffer's state as open reports it (state: what open did).
+M.state = buffer_state
 
 --- Loads path into a buffer (without showing it) and reconciles it with the
 --- disk. Returns the buffer state, or {err = {code, message}}.
@@ -441,8 +444,23 @@ function M.get_lines(wanted)
     local bufnr = loaded[path]
     local disk
     if not bufnr then
-      local data = read_file(path)
-      disk = data and vim.split(data, '\n', { plain = true }) or {}
+      -- Only as far as the last line wanted: a reference near the top of
+      -- a large file does not read the rest of it.
+      local last = 0
+      for _, lnum in ipairs(lines) do
+        last = math.max(last, lnum + 1)
+      end
+      disk = {}
+      local f = io.open(path, 'rb')
+      if f then
+        for text in f:lines() do
+          disk[#disk + 1] = text
+          if #disk >= last then
+            break
+          end
+        end
+        f:close()
+      end
     end
     for _, lnum in ipairs(lines) do
       local text

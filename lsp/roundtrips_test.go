@@ -1,0 +1,54 @@
+package lsp_test
+
+import (
+	"testing"
+
+	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/lsp"
+)
+
+// TestNavigationRoundTrips: a warm navigation call costs a fixed, small
+// number of round trips to Neovim, whatever the size of the files: the
+// open, the wait for the servers and the target line in one
+// (bridge.open_wait), the request, then one read of every line the answer
+// needs (find_definition reads its ranges and its declarations' source
+// together). Each round trip is Neovim latency on top of the server's.
+func TestNavigationRoundTrips(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	process := lsp.Target{Line: 33, Symbol: "Process"}
+	calls := []struct {
+		name string
+		want int64
+		call func() error
+	}{
+		{"find_references", 3, func() error {
+			_, err := client.References(ctx, "orders/orders.go", process, lsp.ReferencesOptions{IncludeDeclaration: true})
+			return err
+		}},
+		{"find_definition", 3, func() error {
+			_, err := client.Definition(ctx, "main.go", lsp.Target{Line: 27, Symbol: "Process"})
+			return err
+		}},
+		{"hover", 2, func() error {
+			_, err := client.Hover(ctx, "orders/orders.go", process)
+			return err
+		}},
+	}
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.call(); err != nil { // warm: files opened, servers ready
+				t.Fatal(err)
+			}
+			before := s.RoundTrips()
+			if err := c.call(); err != nil {
+				t.Fatal(err)
+			}
+			if got := s.RoundTrips() - before; got != c.want {
+				t.Fatalf("%s took %d round trips to Neovim, want %d", c.name, got, c.want)
+			}
+		})
+	}
+}
