@@ -31,9 +31,9 @@ func TestLogTrace(t *testing.T) {
 	}
 	log := string(data)
 	for _, want := range []string{
-		"rpc   nvbridge.bridge.open(", // the buffer opened
-		"async #",                     // waiting for gopls to attach
-		"lsp   #",                     // the hover request ...
+		"open_wait(", // the buffer opened
+		"async #",    // waiting for gopls to attach
+		"lsp   #",    // the hover request ...
 		"textDocument/hover",
 		"Process validates o", // ... and gopls's answer
 	} {

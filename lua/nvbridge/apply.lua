@@ -11,10 +11,9 @@ local M = {}
 local api = vim.api
 local uv = vim.uv or vim.loop
 
-local bridge = require('nvbridge.bridge')
 local buffers = require('nvbridge.buffers')
-local read_file, load = bridge.read_file, bridge.load
-local fingerprint, record_disk = bridge.fingerprint, bridge.record_disk
+local read_file, load = buffers.read_file, buffers.load
+local fingerprint, record_disk = buffers.fingerprint, buffers.record_disk
 
 local compat = require('nvbridge._compat')
 
@@ -254,7 +253,7 @@ local function guard(g, path, expected, op)
   end
 end
 
-local is_empty, buffer_text = bridge.is_empty, bridge.buffer_text
+local is_empty, buffer_text = buffers.is_empty, buffers.buffer_text
 
 --- Maps buffer names (and, lazily, their real paths) to buffer numbers, so a
 --- file opened through a symlink is found under its real path too.
@@ -364,7 +363,7 @@ end
 --- compares the content even when the stat key did not move (right before
 --- a change is applied).
 local function reconcile(b, path, deep)
-  if bridge.reconcile(b, deep) == 'conflict' then
+  if buffers.reconcile(b, deep) == 'conflict' then
     return fail('CONFLICT', path .. ' has unsaved changes in Neovim and was also changed on disk', path)
   end
 end
@@ -497,9 +496,9 @@ local function disk_changed(b)
   end
   local changed
   if vim.b[b].nvbridge_disk then
-    changed = bridge.disk_differs(b, path, stat)
+    changed = buffers.disk_differs(b, path, stat)
   else
-    changed = bridge.neovim_sees_conflict(b)
+    changed = buffers.neovim_sees_conflict(b)
   end
   if changed then
     vim.b[b].nvbridge_conflict = true
@@ -881,7 +880,7 @@ end
 ---@param plan nvbridge.Plan
 ---@return nvbridge.ApplyReply
 function M.apply(plan)
-  -- Buffers this apply loads must not make bridge.load release others it
+  -- Buffers this apply loads must not make buffers.load release others it
   -- holds: releasing waits until the apply is over.
   buffers.holding = (buffers.holding or 0) + 1
   local ok, reply = pcall(M._apply, plan)
@@ -889,7 +888,7 @@ function M.apply(plan)
   if not ok then
     error(reply, 0)
   end
-  bridge.release_extra()
+  buffers.release_extra()
   return reply
 end
 

@@ -957,16 +957,6 @@ function M.diagnostics(bufnr)
   return vim.json.encode(out)
 end
 
--- Buffers and reconcile live in buffers.lua; re-exported for the callers
--- that still name the bridge.
-for _, name in ipairs({
-  'reconcile', 'read_file', 'is_empty', 'buffer_text', 'buffer_bytes', 'stat_key', 'fingerprint',
-  'record_disk', 'disk_differs', 'load', 'neovim_sees_conflict', 'open', 'get_lines', 'release_extra',
-  'shown_noautoread', 'tell_stale',
-}) do
-  M[name] = buffers[name]
-end
-
 --- Every language server client of this Neovim and every server that went
 --- down (exited abnormally, not back), for get_status, as JSON: clients
 --- {id, name, version, root_dir, initialized, stopped, indexing, work,

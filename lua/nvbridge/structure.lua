@@ -30,7 +30,7 @@ function M.supports(lang, query)
   return pcall(vim.treesitter.get_string_parser, '', lang) and query_for(lang, query) ~= nil
 end
 
-local read_file = require('nvbridge.bridge').read_file
+local read_file = require('nvbridge.buffers').read_file
 
 local function imports_in(src, lang, query)
   local q = query_for(lang, query)

@@ -18,6 +18,7 @@ local M = {}
 local api = vim.api
 local uv = vim.uv or vim.loop
 local bridge = require('nvbridge.bridge')
+local buffers = require('nvbridge.buffers')
 local compat = require('nvbridge._compat')
 
 --- The moment a wait counts publishes from.
@@ -240,7 +241,7 @@ function M.open_files(root)
   for _, b in ipairs(api.nvim_list_bufs()) do
     local name = api.nvim_buf_get_name(b)
     if api.nvim_buf_is_loaded(b) and vim.bo[b].buftype == '' and name:sub(1, #prefix) == prefix then
-      table.insert(out, { file = name, modified = vim.bo[b].modified, text = bridge.buffer_text(b) })
+      table.insert(out, { file = name, modified = vim.bo[b].modified, text = buffers.buffer_text(b) })
     end
   end
   return vim.json.encode(out)
@@ -294,7 +295,7 @@ function M.reload(bufnr)
     api.nvim_buf_call(bufnr, function()
       vim.cmd('silent! edit!')
     end)
-    bridge.record_disk(bufnr, api.nvim_buf_get_name(bufnr))
+    buffers.record_disk(bufnr, api.nvim_buf_get_name(bufnr))
   end
 end
 
