@@ -163,14 +163,22 @@ func withWhere(env *Env, t Tool) Tool {
 		at, hasAt := args["at"]
 		rng, hasRange := args["range"]
 		if !hasAt && !hasRange {
-			for _, name := range standIns {
-				if v, ok := args[name]; !ok || v == nil {
-					return errorResult(apierr.Errorf(apierr.InvalidParameter,
-						"pass "+strings.Join(standIns, ", ")+", or "+alternative+" for where the user is in their Neovim",
-						"`%s` is required (or %s)", name, alternative)), nil
+			// The tool's own checks run (unknown fields first, then the
+			// required ones); a stand-in reported missing is told it has
+			// an alternative.
+			res, err := inner(ctx, req)
+			if body, ok := res.StructuredContent.(ErrorBody); ok && err == nil && res.IsError && body.Error != nil && body.Error.Code == apierr.InvalidParameter {
+				e := *body.Error
+				for _, name := range standIns {
+					missing := "`" + name + "` is required"
+					if strings.Contains(e.Message, missing) && !strings.Contains(e.Message, missing+" (or ") {
+						e.Message = strings.Replace(e.Message, missing, missing+" (or "+alternative+")", 1)
+						e.Remediation += "; or " + alternative + " for where the user is in their Neovim"
+					}
 				}
+				return errorResult(&e), nil
 			}
-			return inner(ctx, req)
+			return res, err
 		}
 		delete(args, "at")
 		delete(args, "range")
