@@ -627,6 +627,10 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 
 // apply sends the plan to Neovim in one call.
 func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string) (Result, error) {
+	// From here on files change (or the user may edit them while asked):
+	// snapshots read earlier in this call are not reused.
+	nvim.ForgetSnapshots(ctx)
+	defer nvim.ForgetSnapshots(ctx)
 	var userDiff string
 	if e.Approve != nil {
 		files := make([]string, 0, len(p.results))

@@ -94,6 +94,41 @@ func (s *Session) Snapshot(ctx context.Context, paths []string, opts SnapshotOpt
 	if len(paths) == 0 {
 		return nil, nil
 	}
+	// Within a planned change, a file already snapshotted is not read
+	// again (snapshot_memo.go).
+	if memo := memoOf(ctx); memo != nil && !opts.WithDisk {
+		hits, misses := memo.lookup(paths)
+		if len(hits) > 0 {
+			read, err := s.snapshot(ctx, misses, opts)
+			if err != nil {
+				return nil, err
+			}
+			memo.store(misses, read)
+			out := make([]FileSnapshot, len(paths))
+			next := 0 // snapshot answers one entry per path, in order
+			for i, p := range paths {
+				if f, ok := hits[p]; ok {
+					out[i] = f
+				} else if next < len(read) {
+					out[i] = read[next]
+					next++
+				}
+			}
+			return out, nil
+		}
+		read, err := s.snapshot(ctx, paths, opts)
+		if err == nil {
+			memo.store(paths, read)
+		}
+		return read, err
+	}
+	return s.snapshot(ctx, paths, opts)
+}
+
+func (s *Session) snapshot(ctx context.Context, paths []string, opts SnapshotOptions) ([]FileSnapshot, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
 	cache := textCacheOf(s)
 	opts.Known = cache.known(paths)
 	opts.APILinesMin = apiLinesMin

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/preview"
 )
 
@@ -15,7 +18,7 @@ import (
 // changing nothing) and hands it to the session's changeset engine, which
 // previews it (the default) or applies it atomically.
 func refactoringTools(env *Env) []Tool {
-	return []Tool{
+	all := []Tool{
 		renameSymbolTool(env),
 		applyCodeActionTool(env),
 		organizeImportsTool(env),
@@ -25,6 +28,22 @@ func refactoringTools(env *Env) []Tool {
 		changeSignatureTool(env),
 		inlineFunctionTool(env),
 	}
+	for i := range all {
+		all[i] = withSnapshotMemo(all[i])
+	}
+	return all
+}
+
+// withSnapshotMemo makes one call's plan and its changeset share their
+// snapshots: the engine checks the files as the plan read them, without
+// reading them again (nvim.WithSnapshotMemo; the apply still compares
+// each file with its snapshot where it writes).
+func withSnapshotMemo(t Tool) Tool {
+	inner := t.Handler
+	t.Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return inner(nvim.WithSnapshotMemo(ctx), req)
+	}
+	return t
 }
 
 // saveArg is the save switch of the refactoring tools.
