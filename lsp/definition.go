@@ -54,6 +54,11 @@ func (c *Client) locations(ctx context.Context, file string, t Target, method, h
 	if err != nil {
 		return LocationsResult{}, err
 	}
+	return c.locationsAt(ctx, pos, method)
+}
+
+// locationsAt sends a definition-like method at pos.
+func (c *Client) locationsAt(ctx context.Context, pos position, method string) (LocationsResult, error) {
 	params := protocol.DefinitionParams{TextDocumentPositionParams: pos.params()}
 	var raw json.RawMessage
 	if err := c.Request(ctx, pos.doc, pos.server, method, params, &raw); err != nil {

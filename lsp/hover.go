@@ -31,6 +31,11 @@ func (c *Client) Hover(ctx context.Context, file string, t Target) (HoverResult,
 	if err != nil {
 		return HoverResult{}, err
 	}
+	return c.hoverAt(ctx, pos)
+}
+
+// hoverAt asks for the hover at pos.
+func (c *Client) hoverAt(ctx context.Context, pos position) (HoverResult, error) {
 	params := protocol.HoverParams{TextDocumentPositionParams: pos.params()}
 	var raw json.RawMessage
 	if err := c.Request(ctx, pos.doc, pos.server, protocol.MethodTextDocumentHover, params, &raw); err != nil {

@@ -363,6 +363,41 @@ func (c *Client) resolve(ctx context.Context, file string, t Target, method, uns
 	if err != nil {
 		return position{}, err
 	}
+	return c.positionOn(ctx, doc, server, pt)
+}
+
+// locateIn opens file and locates t in it, in one round trip to Neovim
+// (resolve without choosing a server: a compound tool then asks several).
+func (c *Client) locateIn(ctx context.Context, file string, t Target) (*Document, Point, error) {
+	doc, line, err := c.openAt(ctx, file, max(t.Line-1, -1))
+	if err != nil {
+		return nil, Point{}, err
+	}
+	if err := checkLine(doc, t); err != nil {
+		return nil, Point{}, err
+	}
+	if line == nil {
+		return nil, Point{}, apierr.Errorf(apierr.Conflict, "retry", "line %d of %s changed while reading it", t.Line, doc.Rel)
+	}
+	pt, err := locateOn(doc, t, *line)
+	if err != nil {
+		return nil, Point{}, err
+	}
+	return doc, pt, nil
+}
+
+// positionFor is the position of pt in doc for method: the server that
+// offers it (checked before anything is sent), after its first analysis of
+// the file.
+func (c *Client) positionFor(ctx context.Context, doc *Document, pt Point, method, unsupportedHint string) (position, error) {
+	server, err := serverFor(doc, method, unsupportedHint)
+	if err != nil {
+		return position{}, err
+	}
+	return c.positionOn(ctx, doc, server, pt)
+}
+
+func (c *Client) positionOn(ctx context.Context, doc *Document, server Server, pt Point) (position, error) {
 	ready, err := c.awaitAnalysis(ctx, doc.Buffer.Bufnr, server)
 	if err != nil {
 		return position{}, err

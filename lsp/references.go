@@ -76,6 +76,11 @@ func (c *Client) References(ctx context.Context, file string, t Target, opts Ref
 	if err != nil {
 		return ReferencesResult{}, err
 	}
+	return c.referencesAt(ctx, pos, opts)
+}
+
+// referencesAt asks for the references at pos (opts checked).
+func (c *Client) referencesAt(ctx context.Context, pos position, opts ReferencesOptions) (ReferencesResult, error) {
 	params := protocol.ReferenceParams{
 		TextDocumentPositionParams: pos.params(),
 		Context:                    protocol.ReferenceContext{IncludeDeclaration: opts.IncludeDeclaration},

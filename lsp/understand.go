@@ -159,11 +159,9 @@ func (c *Client) Understand(ctx context.Context, req UnderstandRequest) (Underst
 			"pass file, line and symbol (or column), or query with the symbol's name")
 	}
 	// Bad paths and positions fail the whole call, before any section.
-	doc, err := c.Open(ctx, req.File)
-	if err != nil {
-		return UnderstandResult{}, err
-	}
-	pt, err := c.Locate(ctx, doc, req.Target)
+	// The file is opened and the target located once: every section
+	// asks its server at that point.
+	doc, pt, err := c.locateIn(ctx, req.File, req.Target)
 	if err != nil {
 		return UnderstandResult{}, err
 	}
@@ -176,7 +174,7 @@ func (c *Client) Understand(ctx context.Context, req UnderstandRequest) (Underst
 	out.From = here.where()
 	out.Symbol = UnderstandSymbol{Name: name, Kind: "unknown", File: doc.Rel, Line: pt.Line + 1, Column: pt.Char}
 
-	u := &understanding{c: c, req: req, doc: doc, name: name, defDone: make(chan struct{}),
+	u := &understanding{c: c, req: req, doc: doc, point: pt, name: name, defDone: make(chan struct{}),
 		errors: map[string]string{}, notApplicable: map[string]string{}}
 	sections := []func(context.Context){u.definition, u.hover, u.references, u.calls, u.implementations}
 	names := []string{"definition", "hover", "references", "calls", "implementations"}
@@ -224,10 +222,11 @@ func (c *Client) Understand(ctx context.Context, req UnderstandRequest) (Underst
 
 // understanding holds the sections of one Understand call as they arrive.
 type understanding struct {
-	c    *Client
-	req  UnderstandRequest
-	doc  *Document
-	name string
+	c     *Client
+	req   UnderstandRequest
+	doc   *Document
+	point Point // the target, located once
+	name  string
 
 	mu            sync.Mutex
 	errors        map[string]string
@@ -243,6 +242,15 @@ type understanding struct {
 	callSec  *CallsSection
 	callKind string
 	impl     *ImplementationsSection
+}
+
+// locations sends a definition-like method at the target.
+func (u *understanding) locations(ctx context.Context, method, hint string) (LocationsResult, error) {
+	pos, err := u.c.positionFor(ctx, u.doc, u.point, method, hint)
+	if err != nil {
+		return LocationsResult{}, err
+	}
+	return u.c.locationsAt(ctx, pos, method)
 }
 
 func (u *understanding) fail(section string, err error) {
@@ -261,7 +269,7 @@ func (u *understanding) skip(section, why string) {
 // bounded by the enclosing document symbol (its kind and container too).
 func (u *understanding) definition(ctx context.Context) {
 	defer close(u.defDone)
-	res, err := u.c.Definition(ctx, u.req.File, u.req.Target)
+	res, err := u.locations(ctx, protocol.MethodTextDocumentDefinition, "")
 	if err != nil {
 		u.fail("definition", err)
 		return
@@ -375,7 +383,12 @@ func (c *Client) sourceLines(ctx context.Context, path string, start, end int) (
 }
 
 func (u *understanding) hover(ctx context.Context) {
-	h, err := u.c.Hover(ctx, u.req.File, u.req.Target)
+	pos, err := u.c.positionFor(ctx, u.doc, u.point, protocol.MethodTextDocumentHover, "")
+	if err != nil {
+		u.fail("hover", err)
+		return
+	}
+	h, err := u.c.hoverAt(ctx, pos)
 	if err != nil {
 		u.fail("hover", err)
 		return
@@ -390,7 +403,12 @@ func (u *understanding) hover(ctx context.Context) {
 }
 
 func (u *understanding) references(ctx context.Context) {
-	r, err := u.c.References(ctx, u.req.File, u.req.Target, ReferencesOptions{IncludeDeclaration: false, MaxResults: allReferences})
+	pos, err := u.c.positionFor(ctx, u.doc, u.point, protocol.MethodTextDocumentReferences, "")
+	if err != nil {
+		u.fail("references", err)
+		return
+	}
+	r, err := u.c.referencesAt(ctx, pos, ReferencesOptions{IncludeDeclaration: false, MaxResults: allReferences})
 	if err != nil {
 		u.fail("references", err)
 		return
@@ -401,7 +419,7 @@ func (u *understanding) references(ctx context.Context) {
 }
 
 func (u *understanding) calls(ctx context.Context) {
-	pos, err := u.c.resolve(ctx, u.req.File, u.req.Target, protocol.MethodTextDocumentPrepareCallHierarchy, "")
+	pos, err := u.c.positionFor(ctx, u.doc, u.point, protocol.MethodTextDocumentPrepareCallHierarchy, "")
 	if err != nil {
 		u.fail("calls", err)
 		return
@@ -433,7 +451,7 @@ var typeKinds = map[string]bool{"class": true, "interface": true, "struct": true
 // else, for a type, its subtypes (type hierarchy or its fallback).
 func (u *understanding) implementations(ctx context.Context) {
 	if _, err := u.doc.ServerFor(protocol.MethodTextDocumentImplementation); err == nil {
-		res, err := u.c.Implementations(ctx, u.req.File, u.req.Target)
+		res, err := u.locations(ctx, protocol.MethodTextDocumentImplementation, "")
 		if err != nil {
 			if apierr.CodeOf(err) == apierr.OperationFailed {
 				// gopls refuses plain functions ("... is not a type or
