@@ -522,11 +522,14 @@ function M.setup()
   })
 end
 
-local function ready_clients(bufnr)
+--- The buffer's initialized, running clients, described; with_methods
+--- adds the methods each supports for the buffer (the costly part: one
+--- capability check per LSP method), for the answer only.
+local function ready_clients(bufnr, with_methods)
   local out = {}
   for _, client in ipairs(get_clients({ bufnr = bufnr })) do
     if client.initialized and not is_stopped(client) then
-      table.insert(out, describe(client, bufnr))
+      table.insert(out, describe(client, with_methods and bufnr or nil))
     end
   end
   return out
@@ -639,7 +642,7 @@ function M.wait_clients(chan, id, bufnr, grace_ms, progress_ms)
     return done(chan, id, down_error(bufnr))
   end
   if settled() then
-    return done(chan, id, nil, vim.json.encode(ready_clients(bufnr)))
+    return done(chan, id, nil, vim.json.encode(ready_clients(bufnr, true)))
   end
   local finished = false
   local attach_timer = uv.new_timer()
@@ -663,7 +666,7 @@ function M.wait_clients(chan, id, bufnr, grace_ms, progress_ms)
     if #ready_clients(bufnr) == 0 and down_error(bufnr) then
       return done(chan, id, down_error(bufnr))
     end
-    done(chan, id, nil, vim.json.encode(ready_clients(bufnr)))
+    done(chan, id, nil, vim.json.encode(ready_clients(bufnr, true)))
   end
   local progress_started = false
   local function check()
