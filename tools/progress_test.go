@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nvbridge/nvbridge/internal/testenv"
@@ -80,29 +81,43 @@ func (l *progressLog) check(t *testing.T, token string) {
 	}
 }
 
+// progressSession is an MCP client session on a copy of the Go sample
+// (embedded Neovim, real gopls), with the progress it receives logged.
+func progressSession(t *testing.T) (*client.Client, *progressLog) {
+	t.Helper()
+	root := testenv.CopySample(t, "go")
+	s, lc := testenv.Embedded(t, root)
+	env := tools.NewEnv(s, lc, t.Logf)
+	t.Cleanup(env.Close)
+	c := mcpClient(t, env)
+	return c, watchProgress(c)
+}
+
+// callWithToken calls a tool with a progressToken; it must succeed.
+func callWithToken(t *testing.T, c *client.Client, name, args, token string) *mcp.CallToolResult {
+	t.Helper()
+	res, err := c.CallTool(testenv.Context(t), tokenRequest(name, args, token))
+	if err != nil || res.IsError {
+		t.Fatalf("%s: %v %+v", name, err, res)
+	}
+	return res
+}
+
+func tokenRequest(name, args, token string) mcp.CallToolRequest {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = json.RawMessage(args)
+	req.Params.Meta = &mcp.Meta{ProgressToken: token}
+	return req
+}
+
 // TestProgressGopls: over the protocol, a first call on a fresh gopls
 // relays gopls's own $/progress while the call waits for it, and a deep
 // call hierarchy walk reports its levels.
 func TestProgressGopls(t *testing.T) {
 	testenv.Require(t, "nvim", "gopls")
-	root := testenv.CopySample(t, "go")
-	s, client := testenv.Embedded(t, root)
-	env := tools.NewEnv(s, client, t.Logf)
-	t.Cleanup(env.Close)
-	c := mcpClient(t, env)
-	log := watchProgress(c)
-	call := func(name, args, token string) *mcp.CallToolResult {
-		t.Helper()
-		req := mcp.CallToolRequest{}
-		req.Params.Name = name
-		req.Params.Arguments = json.RawMessage(args)
-		req.Params.Meta = &mcp.Meta{ProgressToken: token}
-		res, err := c.CallTool(testenv.Context(t), req)
-		if err != nil || res.IsError {
-			t.Fatalf("%s: %v %+v", name, err, res)
-		}
-		return res
-	}
+	c, log := progressSession(t)
+	call := func(name, args, token string) { callWithToken(t, c, name, args, token) }
 	// gopls loads the workspace ("Setting up workspace", its $/progress
 	// title) while the first call waits for its first diagnostics.
 	call("get_call_hierarchy", `{"file":"graph/walk.go","line":13,"symbol":"Visit","direction":"incoming","depth":5}`, "first")
@@ -133,23 +148,8 @@ func TestProgressGopls(t *testing.T) {
 // site, the references of a move, the phases of a signature change.
 func TestProgressRefactorings(t *testing.T) {
 	testenv.Require(t, "nvim", "gopls", "go")
-	root := testenv.CopySample(t, "go")
-	s, client := testenv.Embedded(t, root)
-	env := tools.NewEnv(s, client, t.Logf)
-	t.Cleanup(env.Close)
-	c := mcpClient(t, env)
-	log := watchProgress(c)
-	call := func(name, args, token string) {
-		t.Helper()
-		req := mcp.CallToolRequest{}
-		req.Params.Name = name
-		req.Params.Arguments = json.RawMessage(args)
-		req.Params.Meta = &mcp.Meta{ProgressToken: token}
-		res, err := c.CallTool(testenv.Context(t), req)
-		if err != nil || res.IsError {
-			t.Fatalf("%s: %v %+v", name, err, res)
-		}
-	}
+	c, log := progressSession(t)
+	call := func(name, args, token string) { callWithToken(t, c, name, args, token) }
 	call("inline_function", `{"file":"refactor/pricing.go","line":27,"symbol":"taxOf"}`, "inline")
 	log.await(t, "inline", "inline_function: step 2 of 3: finding the uses of taxOf")
 	log.await(t, "inline", "call site 1 of ")

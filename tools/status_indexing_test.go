@@ -11,7 +11,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nvbridge/nvbridge/internal/testenv"
-	"github.com/nvbridge/nvbridge/tools"
 )
 
 // TestGetStatusIndexing over the protocol, with a real gopls held in its
@@ -63,12 +62,7 @@ func TestGetStatusIndexing(t *testing.T) {
 	}
 	t.Cleanup(release) // never leave gopls hanging
 
-	root := testenv.CopySample(t, "go")
-	s, client := testenv.Embedded(t, root)
-	env := tools.NewEnv(s, client, t.Logf)
-	t.Cleanup(env.Close)
-	c := mcpClient(t, env)
-	log := watchProgress(c)
+	c, log := progressSession(t)
 	goplsState := func() string {
 		t.Helper()
 		res := mcpCall(t, c, "get_status", `{}`)
@@ -89,11 +83,7 @@ func TestGetStatusIndexing(t *testing.T) {
 	// to finish loading, relaying its progress.
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() {
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "get_hover_info"
-		req.Params.Arguments = json.RawMessage(`{"file":"orders/orders.go","line":33,"symbol":"Process"}`)
-		req.Params.Meta = &mcp.Meta{ProgressToken: "first"}
-		res, err := c.CallTool(testenv.Context(t), req)
+		res, err := c.CallTool(testenv.Context(t), tokenRequest("get_hover_info", `{"file":"orders/orders.go","line":33,"symbol":"Process"}`, "first"))
 		if err != nil {
 			res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent(err.Error())}}
 		}

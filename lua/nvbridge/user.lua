@@ -324,19 +324,22 @@ local function scratch(name, lines, editable, filetype)
   return b
 end
 
+--- The approval waiting with key, else the oldest one waiting (nil: none).
+local function waiting(key)
+  for _, q in ipairs(state.pending) do
+    if (key == nil or q.key == key) and not q.done then
+      return q
+    end
+  end
+end
+
 --- Opens the review of approval p: a tab per proposed file, the current
 --- text on the left and the proposed text on the right (editable), in
 --- diff mode. The user edits the right side and accepts (ga, or :w, or
 --- :NvbridgeApprove accept): the edited texts are what is applied. gr
 --- rejects (with a note). The user's own tabs and windows are not touched.
 function M.review(key)
-  local p
-  for _, q in ipairs(state.pending) do
-    if (key == nil or q.key == key) and not q.done then
-      p = q
-      break
-    end
-  end
+  local p = waiting(key)
   if not p then
     return false
   end
@@ -522,13 +525,7 @@ end
 ---@param key string?
 ---@param edited table<string, string>?
 function M.answer(decision, note, key, edited)
-  local p
-  for _, q in ipairs(state.pending) do
-    if (key == nil or q.key == key) and not q.done then
-      p = q
-      break
-    end
-  end
+  local p = waiting(key)
   if not p or p.done then
     return false
   end
