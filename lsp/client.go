@@ -49,11 +49,14 @@ func NewClient(s *nvim.Session) *Client {
 
 // Server describes a language server attached to a document's buffer.
 type Server struct {
-	ID             int             `json:"id"`
-	Name           string          `json:"name"`
-	OffsetEncoding Encoding        `json:"offset_encoding"`
-	RootDir        string          `json:"root_dir,omitempty"`
-	Methods        map[string]bool `json:"-"`
+	ID             int      `json:"id"`
+	Name           string   `json:"name"`
+	OffsetEncoding Encoding `json:"offset_encoding"`
+	RootDir        string   `json:"root_dir,omitempty"`
+	// Methods are the methods it serves for the buffer: all of them for a
+	// document from Open, the navigation ones and the tool's own for a
+	// position tool's (resolve, locateIn).
+	Methods map[string]bool `json:"-"`
 }
 
 // Supports reports whether the server serves method for this buffer.

@@ -34,7 +34,7 @@ type Document struct {
 // servers for it are ready. A document without servers is not an error
 // here; requests on it are.
 func (c *Client) Open(ctx context.Context, file string) (*Document, error) {
-	doc, _, err := c.openAt(ctx, file, -1)
+	doc, _, err := c.openAt(ctx, file, -1, nil)
 	return doc, err
 }
 
@@ -48,15 +48,17 @@ type openWaitReply struct {
 // openAt is Open that also reads 0-based line (when line >= 0) once the
 // servers are ready, in the same round trip to Neovim: a position tool's
 // open, wait and target line in one call. The line is nil when the buffer
-// has no such line.
-func (c *Client) openAt(ctx context.Context, file string, line int) (*Document, *string, error) {
+// has no such line. methods narrows the servers' Methods to those of the
+// list (nil: all): checking and decoding every LSP method costs a position
+// tool more than its request.
+func (c *Client) openAt(ctx context.Context, file string, line int, methods []string) (*Document, *string, error) {
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
 	abs, err := c.Session.Root().Resolve(file)
 	if err != nil {
 		return nil, nil, err
 	}
-	raw, err := c.Session.Async(ctx, "open_wait", abs, true, line, int(c.AttachGrace/time.Millisecond))
+	raw, err := c.Session.Async(ctx, "open_wait", abs, true, line, int(c.AttachGrace/time.Millisecond), methods)
 	if err != nil {
 		if ae, ok := err.(*apierr.Error); ok {
 			// Paths in messages are the workspace's, as tools speak.

@@ -345,7 +345,7 @@ func (p position) where() string {
 func (c *Client) resolve(ctx context.Context, file string, t Target, method, unsupportedHint string) (position, error) {
 	// The open, the wait for the servers and the target's line: one round
 	// trip to Neovim.
-	doc, line, err := c.openAt(ctx, file, max(t.Line-1, -1))
+	doc, line, err := c.openAt(ctx, file, max(t.Line-1, -1), positionMethods(method))
 	if err != nil {
 		return position{}, err
 	}
@@ -369,7 +369,7 @@ func (c *Client) resolve(ctx context.Context, file string, t Target, method, uns
 // locateIn opens file and locates t in it, in one round trip to Neovim
 // (resolve without choosing a server: a compound tool then asks several).
 func (c *Client) locateIn(ctx context.Context, file string, t Target) (*Document, Point, error) {
-	doc, line, err := c.openAt(ctx, file, max(t.Line-1, -1))
+	doc, line, err := c.openAt(ctx, file, max(t.Line-1, -1), navigationMethods)
 	if err != nil {
 		return nil, Point{}, err
 	}

@@ -8,6 +8,7 @@ package lsp
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -30,6 +31,16 @@ var navigationMethods = []string{
 	protocol.MethodTextDocumentCompletion,
 	protocol.MethodTextDocumentSignatureHelp,
 	protocol.MethodTextDocumentPrepareCallHierarchy,
+}
+
+// positionMethods are the methods a position tool asks its document's
+// servers about: its own (for picking the server) and the navigation ones
+// (named when no server offers its own).
+func positionMethods(method string) []string {
+	if slices.Contains(navigationMethods, method) {
+		return navigationMethods
+	}
+	return append(slices.Clip(navigationMethods), method)
 }
 
 // checkLimit validates a caller's bound on a list (the argument name, e.g.

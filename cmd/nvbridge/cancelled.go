@@ -96,14 +96,52 @@ func (f *answerFilter) incoming(session string, body []byte) (requests bool) {
 	return requests
 }
 
+// answerID is the id of an outgoing message that answers a request (it has
+// a result or an error and no method); nil for anything else (a
+// notification, a request to the client, a batch). It reads the top-level
+// keys only up to "result" or "error": an answer is written id first
+// (mcp-go's JSONRPCResponse), so its result, often the whole payload
+// (thousands of references), is never scanned.
+func answerID(body []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var id json.RawMessage
+	answer := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "method":
+			return nil
+		case "result", "error":
+			if id != nil {
+				return id
+			}
+			answer = true
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil
+		}
+		if key == "id" {
+			id = value
+		}
+	}
+	if !answer {
+		return nil // an answer always has a result or an error
+	}
+	return id
+}
+
 // drop reports whether an outgoing message is the answer to a cancelled
 // request; an answer ends its request's flight either way.
 func (f *answerFilter) drop(session string, body []byte) bool {
-	ms := messages(body)
-	if len(ms) != 1 || ms[0].Method != "" {
-		return false // a notification or a request to the client
-	}
-	k := idKey(session, ms[0].ID)
+	k := idKey(session, answerID(body))
 	if k == "" {
 		return false
 	}

@@ -285,3 +285,25 @@ func TestAnswerFilter(t *testing.T) {
 		t.Errorf("requests left in flight: %v", f.inflight)
 	}
 }
+
+// TestAnswerID: the id of an answer is read from its first keys, whatever
+// the order; anything that is not an answer has none.
+func TestAnswerID(t *testing.T) {
+	cases := map[string]string{
+		`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"x"}]}}`:  `7`,
+		`{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"no"}}`:           `"a"`,
+		`{"result":[1,2,3],"id":3.0,"jsonrpc":"2.0"}`:                                 `3.0`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}`:       `null`,
+		`{"jsonrpc":"2.0","id":4,"params":{"x":1},"method":"sampling/createMessage"}`: ``,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`:             ``,
+		`{"jsonrpc":"2.0","id":5}`:               ``,
+		`[{"jsonrpc":"2.0","id":6,"result":{}}]`: ``,
+		`{"jsonrpc":"2.0","id":6,"result":`:      `6`,
+		`not json`:                               ``,
+	}
+	for msg, want := range cases {
+		if got := string(answerID([]byte(msg))); got != want {
+			t.Errorf("answerID(%s) = %q, want %q", msg, got, want)
+		}
+	}
+}

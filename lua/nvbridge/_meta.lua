@@ -183,7 +183,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field name string
 ---@field offset_encoding string
 ---@field root_dir any string, or vim.NIL
----@field methods table<string, boolean>
+---@field methods table<string, boolean> the supported ones, of those asked for
 
 --- bridge.open_wait's answer, JSON (Go: lsp.openWaitReply): the buffer
 --- after the wait, its ready clients and one line's text (nil when none was

@@ -216,39 +216,51 @@ local function buf_version(bufnr)
   return compat.lsp_version(bufnr) or vim.b[bufnr].changedtick
 end
 
--- Every method the client supports for this buffer, by Neovim's own
--- capability check (static and dynamic registrations).
-local function supported_methods(client, bufnr)
-  local out = vim.empty_dict()
-  -- protocol.Methods is a read-only proxy: iterate the table behind it.
-  local methods = vim.lsp.protocol.Methods or {}
-  local mt = getmetatable(methods)
-  if mt and type(mt.__index) == 'table' then
-    methods = mt.__index
+-- Neovim 0.10 does not map type hierarchy to its capability.
+local type_hierarchy_methods = {
+  ['textDocument/prepareTypeHierarchy'] = true,
+  ['typeHierarchy/supertypes'] = true,
+  ['typeHierarchy/subtypes'] = true,
+}
+
+local function supports_method(client, method, bufnr)
+  if type_hierarchy_methods[method] and (client.server_capabilities or {}).typeHierarchyProvider then
+    return true
   end
-  for _, method in pairs(methods) do
-    if supports(client, method, bufnr) then
+  return supports(client, method, bufnr)
+end
+
+-- The methods the client supports for this buffer, by Neovim's own
+-- capability check (static and dynamic registrations): every method, or
+-- only those of the list wanted (a position tool names the few it may use:
+-- checking and sending them all costs more than its request).
+local function supported_methods(client, bufnr, wanted)
+  local out = vim.empty_dict()
+  if type(wanted) ~= 'table' then
+    -- protocol.Methods is a read-only proxy: iterate the table behind it.
+    wanted = vim.lsp.protocol.Methods or {}
+    local mt = getmetatable(wanted)
+    if mt and type(mt.__index) == 'table' then
+      wanted = mt.__index
+    end
+    wanted = vim.list_extend(vim.tbl_values(wanted), vim.tbl_keys(type_hierarchy_methods))
+  end
+  for _, method in ipairs(wanted) do
+    if supports_method(client, method, bufnr) then
       out[method] = true
     end
-  end
-  -- Neovim 0.10 does not map type hierarchy to its capability.
-  local caps = client.server_capabilities or {}
-  if caps.typeHierarchyProvider then
-    out['textDocument/prepareTypeHierarchy'] = true
-    out['typeHierarchy/supertypes'] = true
-    out['typeHierarchy/subtypes'] = true
   end
   return out
 end
 
-local function describe(client, bufnr)
+local function describe(client, bufnr, wanted)
   return {
     id = client.id,
     name = client.name,
     offset_encoding = client.offset_encoding or 'utf-16',
     initialized = client.initialized == true,
     root_dir = client.config and client.config.root_dir or vim.NIL,
-    methods = bufnr and supported_methods(client, bufnr) or vim.empty_dict(),
+    methods = bufnr and supported_methods(client, bufnr, wanted) or vim.empty_dict(),
   }
 end
 
@@ -525,11 +537,12 @@ end
 --- The buffer's initialized, running clients, described; with_methods
 --- adds the methods each supports for the buffer (the costly part: one
 --- capability check per LSP method), for the answer only.
+---@param with_methods boolean|string[]? true: every supported method; a list: those of it
 local function ready_clients(bufnr, with_methods)
   local out = {}
   for _, client in ipairs(get_clients({ bufnr = bufnr })) do
     if client.initialized and not is_stopped(client) then
-      table.insert(out, describe(client, with_methods and bufnr or nil))
+      table.insert(out, describe(client, with_methods and bufnr or nil, with_methods))
     end
   end
   return out
@@ -620,9 +633,12 @@ end
 --- list; when one may still come (attached mode: the user's config may start
 --- it), waits up to grace_ms for LspAttach. Progress is waited on for at
 --- most progress_ms after attachment: a server that never ends a token must
---- not stall every request.
-function M.wait_clients(chan, id, bufnr, grace_ms, progress_ms)
+--- not stall every request. Each client is described with the methods it
+--- supports: all of them, or only those of the list methods.
+---@param methods string[]|nil
+function M.wait_clients(chan, id, bufnr, grace_ms, methods, progress_ms)
   progress_ms = progress_ms or 10000
+  local with_methods = type(methods) == 'table' and methods or true
   local expected = vim.b[bufnr].nvbridge_lsp_expected
   -- The grace period is spent once per buffer: a filetype no configured
   -- server handles must not cost it on every call.
@@ -642,7 +658,7 @@ function M.wait_clients(chan, id, bufnr, grace_ms, progress_ms)
     return done(chan, id, down_error(bufnr))
   end
   if settled() then
-    return done(chan, id, nil, vim.json.encode(ready_clients(bufnr, true)))
+    return done(chan, id, nil, vim.json.encode(ready_clients(bufnr, with_methods)))
   end
   local finished = false
   local attach_timer = uv.new_timer()
@@ -666,7 +682,7 @@ function M.wait_clients(chan, id, bufnr, grace_ms, progress_ms)
     if #ready_clients(bufnr) == 0 and down_error(bufnr) then
       return done(chan, id, down_error(bufnr))
     end
-    done(chan, id, nil, vim.json.encode(ready_clients(bufnr, true)))
+    done(chan, id, nil, vim.json.encode(ready_clients(bufnr, with_methods)))
   end
   local progress_started = false
   local function check()
@@ -703,8 +719,8 @@ end
 --- {buffer, clients, line}: the buffer's state, its ready clients, and the
 --- text of 0-based line when line >= 0, read once the wait is over (as the
 --- request that follows will see it). What a position tool needs before
---- its request, in one round trip.
-function M.open_wait(chan, id, path, must_exist, line, grace_ms)
+--- its request, in one round trip. methods: as wait_clients.
+function M.open_wait(chan, id, path, must_exist, line, grace_ms, methods)
   local st = buffers.open(path, must_exist)
   if st.err then
     return done(chan, id, st.err)
@@ -721,7 +737,7 @@ function M.open_wait(chan, id, path, must_exist, line, grace_ms)
     end
     return '{"clients":' .. clients .. ',"buffer":' .. vim.json.encode(now) .. ',"line":' .. vim.json.encode(text == nil and vim.NIL or text) .. '}'
   end
-  M.wait_clients(chan, id, bufnr, grace_ms)
+  M.wait_clients(chan, id, bufnr, grace_ms, methods)
 end
 
 --- Sends one request through a client attached to the buffer. The result
