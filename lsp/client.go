@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"path/filepath"
 	"sync"
@@ -84,21 +83,14 @@ func (c *Client) Request(ctx context.Context, doc *Document, server Server, meth
 	if err != nil {
 		return err
 	}
-	var reply struct {
-		Client string          `json:"client"`
-		Result json.RawMessage `json:"result"`
-	}
-	if err := json.Unmarshal(raw, &reply); err != nil {
-		return fmt.Errorf("decode %s reply: %w", method, err)
-	}
 	if result == nil {
 		return nil
 	}
 	if rm, ok := result.(*json.RawMessage); ok {
-		*rm = reply.Result
+		*rm = raw
 		return nil
 	}
-	if err := json.Unmarshal(reply.Result, result); err != nil {
+	if err := json.Unmarshal(raw, result); err != nil {
 		return apierr.Errorf(apierr.OperationFailed, "report this: the server's answer has a shape nvbridge does not decode",
 			"%s: cannot decode %s result: %v", server.Name, method, err)
 	}

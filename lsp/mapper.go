@@ -4,12 +4,16 @@ package lsp
 // the disk), for positions and for the source shown in results.
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
+	"os"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 )
 
 // Lines returns some lines of some files (0-based line numbers) as the
@@ -38,18 +42,83 @@ func (c *Client) Lines(ctx context.Context, wanted map[string][]int) (map[string
 	if err := json.Unmarshal([]byte(raw), &byKey); err != nil {
 		return nil, err
 	}
-	out := make(map[string]map[int]string, len(byKey))
+	out := make(map[string]map[int]string, len(wanted))
 	for path, lines := range byKey {
 		m := make(map[int]string, len(lines))
 		for k, text := range lines {
-			var n int
-			if _, err := fmt.Sscan(k, &n); err == nil {
+			if n, err := strconv.Atoi(k); err == nil {
 				m[n] = text
 			}
 		}
 		out[path] = m
 	}
+	// The files no buffer holds: the disk is what the servers see.
+	var unloaded []string
+	for p := range wanted {
+		if _, ok := out[p]; !ok {
+			unloaded = append(unloaded, p)
+		}
+	}
+	texts := make([]map[int]string, len(unloaded))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, p := range unloaded {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			texts[i] = diskLines(p, wanted[p])
+		}()
+	}
+	wg.Wait()
+	for i, p := range unloaded {
+		out[p] = texts[i]
+	}
 	return out, nil
+}
+
+// diskLines reads the lines of a file on disk (0-based numbers), only as
+// far as the last one wanted: a reference near the top of a large file
+// does not read the rest of it. A line's trailing CR is dropped (CRLF
+// files read as Neovim shows them); a file that cannot be read has none.
+func diskLines(path string, lines []int) map[int]string {
+	out := make(map[int]string, len(lines))
+	last := -1
+	want := make(map[int]bool, len(lines))
+	for _, l := range lines {
+		want[l] = true
+		last = max(last, l)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	for n := 0; n <= last; n++ {
+		line, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// A line longer than the buffer (minified code): read the rest.
+			long := append([]byte(nil), line...)
+			for err == bufio.ErrBufferFull {
+				line, err = r.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if len(line) == 0 && err != nil {
+			break
+		}
+		if want[n] {
+			text := bytes.TrimSuffix(line, []byte("\n"))
+			out[n] = string(bytes.TrimSuffix(text, []byte("\r")))
+		}
+		if err != nil {
+			break
+		}
+	}
+	return out
 }
 
 // sourceBlocks reads, for each location, up to n lines starting at its line

@@ -777,7 +777,8 @@ function M.request(chan, id, bufnr, client_id, method, params_json)
       local code = err.code == -32800 and 'TIMEOUT' or 'OPERATION_FAILED'
       return done(chan, id, fail(code, chosen.name .. ': ' .. (err.message or vim.inspect(err))))
     end
-    done(chan, id, nil, vim.json.encode({ client = chosen.name, result = result == nil and vim.NIL or result }))
+    -- The result alone: the Go side decodes it once, into its own type.
+    done(chan, id, nil, vim.json.encode(result == nil and vim.NIL or result))
   end, bufnr)
   if not ok then
     return done(chan, id, fail('OPERATION_FAILED', chosen.name .. ' refused ' .. method .. ' (server stopped?)'))

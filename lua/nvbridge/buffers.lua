@@ -427,10 +427,12 @@ function M.open(path, must_exist)
   return buffer_state(bufnr, state)
 end
 
---- Reads some lines of some files: from the loaded buffer when there is one
---- (what the servers see), else from the disk.
+--- Reads some lines of the files loaded in buffers (what the servers see);
+--- a file not loaded is left out of the answer: the Go side reads it from
+--- the disk (in parallel, and without splitting every line before the
+--- wanted ones into a Lua string).
 ---@param wanted table<string, integer[]> absolute path -> 0-based line numbers
----@return string json {path: {"line": text}}
+---@return string json {path: {"line": text}} for the loaded files
 function M.get_lines(wanted)
   local loaded = {}
   for _, bufnr in ipairs(api.nvim_list_bufs()) do
@@ -440,43 +442,17 @@ function M.get_lines(wanted)
   end
   local out = vim.empty_dict()
   for path, lines in pairs(wanted) do
-    local texts = vim.empty_dict()
     local bufnr = loaded[path]
-    local disk
-    if not bufnr then
-      -- Only as far as the last line wanted: a reference near the top of
-      -- a large file does not read the rest of it.
-      local last = 0
+    if bufnr then
+      local texts = vim.empty_dict()
       for _, lnum in ipairs(lines) do
-        last = math.max(last, lnum + 1)
-      end
-      disk = {}
-      local f = io.open(path, 'rb')
-      if f then
-        for text in f:lines() do
-          disk[#disk + 1] = text
-          if #disk >= last then
-            break
-          end
-        end
-        f:close()
-      end
-    end
-    for _, lnum in ipairs(lines) do
-      local text
-      if bufnr then
-        text = api.nvim_buf_get_lines(bufnr, lnum, lnum + 1, false)[1]
-      else
-        text = disk[lnum + 1]
+        local text = api.nvim_buf_get_lines(bufnr, lnum, lnum + 1, false)[1]
         if text then
-          text = text:gsub('\r$', '')
+          texts[tostring(lnum)] = text
         end
       end
-      if text then
-        texts[tostring(lnum)] = text
-      end
+      out[path] = texts
     end
-    out[path] = texts
   end
   return vim.json.encode(out)
 end
