@@ -450,7 +450,9 @@ func (s *Session) Async(ctx context.Context, fn string, args ...any) (json.RawMe
 	kind, what := "async", fmt.Sprintf("#%d %s(%s)", id, fn, describeArgs(args))
 	if fn == "request" && len(args) >= 4 {
 		// bridge.request(bufnr, client_id, method, params): an LSP request.
-		kind, what = "lsp", fmt.Sprintf("#%d → %v %v (client %v, buffer %v)", id, args[2], args[3], args[1], args[0])
+		params, _ := args[3].(string)
+		params, _ = traceHead(params)
+		kind, what = "lsp", fmt.Sprintf("#%d → %v %s (client %v, buffer %v)", id, args[2], params, args[1], args[0])
 	}
 	start := time.Now()
 	s.trace.add(TraceEntry{At: start, Kind: kind, Text: what})
@@ -460,7 +462,8 @@ func (s *Session) Async(ctx context.Context, fn string, args ...any) (json.RawMe
 	}
 	select {
 	case r := <-ch:
-		e := TraceEntry{Kind: kind, Text: fmt.Sprintf("#%d ← %s", id, r.result), Took: time.Since(start)}
+		head, _ := traceHead(string(r.result))
+		e := TraceEntry{Kind: kind, Text: fmt.Sprintf("#%d ← %s", id, head), Took: time.Since(start)}
 		if r.err != nil {
 			e.Text, e.Err = fmt.Sprintf("#%d ← %s", id, r.err.Code), r.err.Message
 		}

@@ -87,15 +87,34 @@ func (r *traceRing) snapshot() []TraceEntry {
 }
 
 func clip(s string) string {
+	// Fold only the start of a long text (an LSP result can be megabytes,
+	// and every request and reply is traced).
+	s, long := traceHead(s)
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= TraceTextLimit {
+		if long {
+			s += "…"
+		}
 		return s
 	}
-	cut := TraceTextLimit
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut-- // not inside a UTF-8 sequence
+	return s[:utf8Start(s, TraceTextLimit)] + "…"
+}
+
+// traceHead is the start of s worth folding for a trace line, and whether
+// anything was cut.
+func traceHead(s string) (string, bool) {
+	if len(s) <= 4*TraceTextLimit {
+		return s, false
 	}
-	return s[:cut] + "…"
+	return s[:utf8Start(s, 4*TraceTextLimit)], true
+}
+
+// utf8Start moves i back to the start of the UTF-8 sequence it is in.
+func utf8Start(s string, i int) int {
+	for i > 0 && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return i
 }
 
 // describeArgs renders call arguments for the trace, cheaply: strings

@@ -10,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/nvbridge/nvbridge/apierr"
 )
@@ -68,7 +70,16 @@ type Policy struct {
 	allow         []string // from the command line
 	projectAllow  []string // from the project file
 	allowHardlink bool
+
+	// verdicts memoizes Denied by lowercased path: a policy does not change
+	// once loaded, and a result names the same files many times (a call
+	// hierarchy's hundred items in a dozen files), each a glob match per
+	// pattern. Bounded by maxVerdicts entries.
+	verdicts sync.Map // string -> string
+	cached   atomic.Int64
 }
+
+const maxVerdicts = 1 << 16
 
 func loadPolicy(root string, cfg Config) (*Policy, error) {
 	p := &Policy{
@@ -109,6 +120,17 @@ func (p *Policy) Denied(rel string) string {
 		p = &Policy{deny: DefaultDeny}
 	}
 	rel = strings.ToLower(rel)
+	if v, ok := p.verdicts.Load(rel); ok {
+		return v.(string)
+	}
+	verdict := p.denied(rel)
+	if p.cached.Add(1) <= maxVerdicts {
+		p.verdicts.Store(rel, verdict)
+	}
+	return verdict
+}
+
+func (p *Policy) denied(rel string) string {
 	for _, d := range p.deny {
 		if !match(d, rel) {
 			continue
