@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/nvbridge/nvbridge/internal/safego"
 )
 
 // Lines returns some lines of some files (0-based line numbers) as the
@@ -65,11 +67,11 @@ func (c *Client) Lines(ctx context.Context, wanted map[string][]int) (map[string
 	for i, p := range unloaded {
 		wg.Add(1)
 		sem <- struct{}{}
-		go func() {
+		safego.Go("reading source lines", func() {
 			defer wg.Done()
 			defer func() { <-sem }()
 			texts[i] = diskLines(p, wanted[p])
-		}()
+		}, nil)
 	}
 	wg.Wait()
 	for i, p := range unloaded {
