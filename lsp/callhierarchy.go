@@ -44,14 +44,10 @@ type CallEntry struct {
 	Callees []CallEntry `json:"callees,omitempty"`
 }
 
-// CallTotals count one direction of a call hierarchy.
+// CallTotals count one direction of a call hierarchy: its entries, as a
+// type hierarchy's, and the call sites.
 type CallTotals struct {
-	// Direct is the number of direct callers (or callees) listed; More how
-	// many more max_items left out.
-	Direct int `json:"direct"`
-	More   int `json:"more,omitempty"`
-	// Entries counts entries at every level.
-	Entries   int `json:"entries"`
+	HierarchyTotals
 	CallSites int `json:"call_sites"`
 }
 
@@ -201,7 +197,7 @@ func (c *Client) callHierarchyAt(ctx context.Context, pos position, opts CallHie
 			return e
 		})
 		n, sites := countViews(walked.views[i])
-		out.Totals[dir] = &CallTotals{Direct: len(entries), More: walked.more[i], Entries: n, CallSites: sites}
+		out.Totals[dir] = &CallTotals{HierarchyTotals: HierarchyTotals{Direct: len(entries), More: walked.more[i], Entries: n}, CallSites: sites}
 		if dir == DirectionIncoming {
 			out.Incoming = entries
 		} else {

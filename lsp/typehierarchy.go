@@ -48,10 +48,13 @@ type TypeEntry struct {
 	Subtypes   []TypeEntry `json:"subtypes,omitempty"`
 }
 
-// HierarchyTotals count one direction of a type hierarchy.
+// HierarchyTotals count one direction of a hierarchy.
 type HierarchyTotals struct {
-	Direct  int `json:"direct"`
-	More    int `json:"more,omitempty"`
+	// Direct is the number of direct entries (callers, subtypes...)
+	// listed; More how many more max_items left out.
+	Direct int `json:"direct"`
+	More   int `json:"more,omitempty"`
+	// Entries counts entries at every level.
 	Entries int `json:"entries"`
 }
 

@@ -1052,18 +1052,29 @@ function M.restore_views(views)
   end
 end
 
---- Undoes the last nvbridge change in the buffer of path, unless the buffer
---- was edited after it.
----@return nvbridge.BufferReply
-function M.undo(path)
-  local b = loaded_buffer(buffer_index(), path)
+--- The buffer of path, its nvbridge undo records and the last of them, or
+--- the error that leaves nothing to undo (gone: what to say, after the
+--- path, when no buffer holds it).
+local function undo_target(find, path, gone)
+  local b = loaded_buffer(find, path)
   if not b then
-    return { err = fail('PRECONDITION_FAILED', path .. ' is not open in Neovim: there is nothing to undo', path) }
+    return nil, nil, nil, fail('PRECONDITION_FAILED', path .. gone, path)
   end
   local records = undo_records(b)
   local top = records[#records]
   if not top then
-    return { err = fail('PRECONDITION_FAILED', 'no nvbridge change to undo in ' .. path, path) }
+    return nil, nil, nil, fail('PRECONDITION_FAILED', 'no nvbridge change to undo in ' .. path, path)
+  end
+  return b, records, top
+end
+
+--- Undoes the last nvbridge change in the buffer of path, unless the buffer
+--- was edited after it.
+---@return nvbridge.BufferReply
+function M.undo(path)
+  local b, records, top, err = undo_target(buffer_index(), path, ' is not open in Neovim: there is nothing to undo')
+  if err then
+    return { err = err }
   end
   local seq = undo_seq(b)
   if seq ~= top.after then
@@ -1106,14 +1117,9 @@ end
 function M.undo_all(paths)
   local find = buffer_index()
   for _, path in ipairs(paths) do
-    local b = loaded_buffer(find, path)
-    if not b then
-      return { err = fail('PRECONDITION_FAILED', path .. ' is no longer open in Neovim: the changeset cannot be undone', path) }
-    end
-    local records = undo_records(b)
-    local top = records[#records]
-    if not top then
-      return { err = fail('PRECONDITION_FAILED', 'no nvbridge change to undo in ' .. path, path) }
+    local b, _, top, err = undo_target(find, path, ' is no longer open in Neovim: the changeset cannot be undone')
+    if err then
+      return { err = err }
     end
     if undo_seq(b) ~= top.after then
       return {

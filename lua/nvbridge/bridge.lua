@@ -626,6 +626,21 @@ local function relay_progress(chan, id, bufnr)
   end
 end
 
+--- Stops and closes a wait's timers and deletes its autocmds (once the
+--- wait is over, however it ended).
+---@param timers uv.uv_timer_t[]
+---@param autocmds integer[]
+local function release(timers, autocmds)
+  for _, t in ipairs(timers) do
+    t:stop()
+    t:close()
+  end
+  for _, a in ipairs(autocmds) do
+    pcall(api.nvim_del_autocmd, a)
+  end
+end
+M.release = release
+
 --- Completes with the buffer's initialized clients once they are ready: at
 --- least one attached and none reporting $/progress work (such as gopls
 --- loading the workspace). When none is attached and none is expected (no
@@ -670,13 +685,7 @@ function M.wait_clients(chan, id, bufnr, grace_ms, methods, progress_ms)
       return
     end
     finished = true
-    for _, t in ipairs({ attach_timer, progress_timer }) do
-      t:stop()
-      t:close()
-    end
-    for _, a in ipairs(autocmds) do
-      pcall(api.nvim_del_autocmd, a)
-    end
+    release({ attach_timer, progress_timer }, autocmds)
     stop_relay()
     vim.b[bufnr].nvbridge_grace_spent = true
     if #ready_clients(bufnr) == 0 and down_error(bufnr) then
@@ -868,11 +877,7 @@ function M.wait_diagnostics(chan, id, bufnr, client_ids, bound_ms)
       return
     end
     finished = true
-    for _, t in ipairs({ timer, quiet }) do
-      t:stop()
-      t:close()
-    end
-    pcall(api.nvim_del_autocmd, autocmd)
+    release({ timer, quiet }, { autocmd })
     stop_relay()
     done(chan, id, nil, complete and 'true' or 'false')
   end

@@ -101,13 +101,7 @@ function M.wait_settled(chan, id, spec, bound_ms)
       return
     end
     finished = true
-    for _, t in ipairs({ timer, quiet }) do
-      t:stop()
-      t:close()
-    end
-    for _, a in ipairs(autocmds) do
-      pcall(api.nvim_del_autocmd, a)
-    end
+    bridge.release({ timer, quiet }, autocmds)
     for _, p in ipairs(pending or {}) do
       if p.bufnr then
         p.file = api.nvim_buf_get_name(p.bufnr)
