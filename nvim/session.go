@@ -287,6 +287,9 @@ vim.g.loaded_ruby_provider = 0
 vim.g.loaded_perl_provider = 0
 vim.g.loaded_node_provider = 0
 vim.cmd('filetype on')
+-- No syntax highlighting: nobody sees this Neovim, and its syntax scripts
+-- ran on every buffer loaded, about half of what loading a file costs.
+vim.cmd('syntax off')
 vim.cmd.cd(vim.fn.fnameescape(root))
 vim.lsp.set_log_level('OFF')
 require('nvbridge.servers').setup(root, vim.json.decode(specs))
