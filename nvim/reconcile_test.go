@@ -78,6 +78,20 @@ func TestReconcileWithDisk(t *testing.T) {
 		}
 	})
 
+	t.Run("a buffer passed over as unchanged is reloaded once its file changes", func(t *testing.T) {
+		// Two requests elsewhere: the first finds orders.go in agreement
+		// with its file, the second passes it over on that ground.
+		for range 2 {
+			if got := definition(t, "main.go", 27, "Process"); got.Line != 33+6 {
+				t.Fatalf("Process defined at line %d, want %d", got.Line, 33+6)
+			}
+		}
+		insertAtTop(t, filepath.Join(root, "orders/orders.go"), 1)
+		if got := definition(t, "main.go", 27, "Process"); got.Line != 33+7 {
+			t.Fatalf("after one more line on disk: Process defined at line %d, want %d", got.Line, 33+7)
+		}
+	})
+
 	t.Run("unsaved changes without a disk change", func(t *testing.T) {
 		doc, err := client.Open(ctx, "payment/card.go")
 		if err != nil {
