@@ -287,9 +287,12 @@ vim.g.loaded_ruby_provider = 0
 vim.g.loaded_perl_provider = 0
 vim.g.loaded_node_provider = 0
 vim.cmd('filetype on')
--- No syntax highlighting: nobody sees this Neovim, and its syntax scripts
--- ran on every buffer loaded, about half of what loading a file costs.
+-- Filetype detection only (servers attach on FileType): no syntax
+-- highlighting, filetype plugins or indent scripts. Nobody sees this
+-- Neovim and nothing here reads what they set; they were three quarters of
+-- what loading a file costs (zap's 39 files: 2.2 ms each, 0.45 without).
 vim.cmd('syntax off')
+vim.cmd('filetype plugin indent off')
 vim.cmd.cd(vim.fn.fnameescape(root))
 vim.lsp.set_log_level('OFF')
 require('nvbridge.servers').setup(root, vim.json.decode(specs))
