@@ -53,8 +53,8 @@ type Server struct {
 	OffsetEncoding Encoding `json:"offset_encoding"`
 	RootDir        string   `json:"root_dir,omitempty"`
 	// Methods are the methods it serves for the buffer: all of them for a
-	// document from Open, the navigation ones and the tool's own for a
-	// position tool's (resolve, locateIn).
+	// document from Open, the navigation ones (and the tool's own) for a
+	// navigation tool's (resolve, locateIn, documentSymbols).
 	Methods map[string]bool `json:"-"`
 }
 

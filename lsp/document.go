@@ -58,7 +58,11 @@ func (c *Client) openAt(ctx context.Context, file string, line int, methods []st
 	if err != nil {
 		return nil, nil, err
 	}
-	raw, err := c.Session.Async(ctx, "open_wait", abs, true, line, int(c.AttachGrace/time.Millisecond), methods)
+	var wanted any // nil (every method) unless a list is given
+	if methods != nil {
+		wanted = methods
+	}
+	raw, err := c.Session.Async(ctx, "open_wait", abs, true, line, int(c.AttachGrace/time.Millisecond), wanted)
 	if err != nil {
 		if ae, ok := err.(*apierr.Error); ok {
 			// Paths in messages are the workspace's, as tools speak.

@@ -198,7 +198,7 @@ func kindFilter(names []string) (map[string]bool, error) {
 }
 
 func (c *Client) documentSymbols(ctx context.Context, file string) (SymbolsResult, []flatSymbol, error) {
-	doc, err := c.Open(ctx, file)
+	doc, _, err := c.openAt(ctx, file, -1, navigationMethods)
 	if err != nil {
 		return SymbolsResult{}, nil, err
 	}
