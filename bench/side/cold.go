@@ -1,6 +1,7 @@
 package side
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -264,7 +265,14 @@ func Versions(repo string) map[string]string {
 	run("go", "go", "version")
 	run("gopls", "gopls", "version")
 	run("nvim", "nvim", "--version")
-	run("nvbridge", "git", "describe", "--always", "--dirty")
+	run("nvbridge", "git", "describe", "--always")
+	// Dirty means the measured code differs from the commit: the report's
+	// own outputs (bench/results, rewritten while it runs) do not count.
+	status := exec.Command("git", "status", "--porcelain", "--", ".", ":(exclude)bench/results")
+	status.Dir = repo
+	if b, err := status.Output(); err == nil && len(bytes.TrimSpace(b)) > 0 {
+		out["nvbridge"] += "-dirty"
+	}
 	var mods struct {
 		Require []struct{ Path, Version string }
 	}
