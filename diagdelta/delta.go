@@ -12,9 +12,10 @@ import (
 	"strings"
 )
 
-// Item is one diagnostic in tool positions (1-based lines, 0-based
-// character columns).
-type Item struct {
+// Problem is what a server reported about a place, in tool positions
+// (1-based lines, 0-based character columns): what a diagnostic
+// (lsp.Diagnostic) and an item of a delta share.
+type Problem struct {
 	File      string `json:"file"`
 	Line      int    `json:"line"`
 	Column    int    `json:"column"`
@@ -24,6 +25,11 @@ type Item struct {
 	Message   string `json:"message"`
 	Source    string `json:"source,omitempty"`
 	Code      string `json:"code,omitempty"`
+}
+
+// Item is one diagnostic of a delta: the problem and its line's text.
+type Item struct {
+	Problem
 	// Text is the line's text: after the change for an introduced
 	// diagnostic, before it for a resolved one.
 	Text string `json:"text"`

@@ -7,7 +7,7 @@ import (
 )
 
 func it(file string, line int, sev, msg, text string) Item {
-	return Item{File: file, Line: line, Severity: sev, Message: msg, Text: text}
+	return Item{Problem: Problem{File: file, Line: line, Severity: sev, Message: msg}, Text: text}
 }
 
 func TestCompare(t *testing.T) {

@@ -14,15 +14,7 @@ import (
 
 // Diagnostic is one problem a server reported, in tool positions.
 type Diagnostic struct {
-	File      string `json:"file"`
-	Line      int    `json:"line"`
-	Column    int    `json:"column"`
-	EndLine   int    `json:"end_line"`
-	EndColumn int    `json:"end_column"`
-	Severity  string `json:"severity"`
-	Message   string `json:"message"`
-	Source    string `json:"source,omitempty"`
-	Code      string `json:"code,omitempty"`
+	diagdelta.Problem
 	// Fixes are the servers' quick fixes (get_diagnostics include_fixes).
 	Fixes []diagdelta.Fix `json:"fixes,omitempty"`
 
@@ -168,21 +160,23 @@ func (c *Client) collectDiagnostics(ctx context.Context, bufnr any) ([]Diagnosti
 		code, _ := w.Code.(string)
 		if root.Sensitive(w.File) {
 			// A message may quote the file (.env, keys): say where only.
-			out = append(out, Diagnostic{File: root.Rel(w.File), Line: w.Lnum + 1, EndLine: w.EndLnum + 1,
-				Severity: sev, Message: SensitiveNote, Source: src, Code: code})
+			out = append(out, Diagnostic{Problem: diagdelta.Problem{File: root.Rel(w.File), Line: w.Lnum + 1, EndLine: w.EndLnum + 1,
+				Severity: sev, Message: SensitiveNote, Source: src, Code: code}})
 			continue
 		}
 		out = append(out, Diagnostic{
-			File:      root.Rel(w.File),
-			Line:      w.Lnum + 1,
-			Column:    ByteToChar(texts[w.File][w.Lnum], w.Col),
-			EndLine:   w.EndLnum + 1,
-			EndColumn: ByteToChar(texts[w.File][w.EndLnum], w.EndCol),
-			Severity:  sev,
-			Message:   w.Message,
-			Source:    src,
-			Code:      code,
-			text:      texts[w.File][w.Lnum],
+			Problem: diagdelta.Problem{
+				File:      root.Rel(w.File),
+				Line:      w.Lnum + 1,
+				Column:    ByteToChar(texts[w.File][w.Lnum], w.Col),
+				EndLine:   w.EndLnum + 1,
+				EndColumn: ByteToChar(texts[w.File][w.EndLnum], w.EndCol),
+				Severity:  sev,
+				Message:   w.Message,
+				Source:    src,
+				Code:      code,
+			},
+			text: texts[w.File][w.Lnum],
 		})
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -369,8 +369,7 @@ func toItems(diags []Diagnostic, keep func(Diagnostic) bool) []diagdelta.Item {
 		if !keep(d) || !diagdelta.Counted(d.Severity) {
 			continue
 		}
-		out = append(out, diagdelta.Item{File: d.File, Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn,
-			Severity: d.Severity, Message: d.Message, Source: d.Source, Code: d.Code, Text: d.text})
+		out = append(out, diagdelta.Item{Problem: d.Problem, Text: d.text})
 	}
 	return out
 }
@@ -386,7 +385,7 @@ func (c *Client) addFixes(ctx context.Context, d *diagdelta.Delta) {
 			continue
 		}
 		n++
-		fixes, err := c.QuickFixes(ctx, it.File, Diagnostic{File: it.File, Line: it.Line, Column: it.Column, EndLine: it.EndLine, EndColumn: it.EndColumn})
+		fixes, err := c.QuickFixes(ctx, it.File, Diagnostic{Problem: it.Problem})
 		if err == nil {
 			it.Fixes = fixes
 		}
