@@ -46,11 +46,6 @@ local function offset_encoding(client)
   return client.offset_encoding or 'utf-16'
 end
 
--- Converts a byte column of a line to the client's units.
-local function to_units(line, col, enc)
-  return compat.utfindex(line, enc, col)
-end
-
 --- The diagnostics of one client on lines [first, last] (0-based, inclusive)
 --- of a buffer, as LSP Diagnostic objects in the client's encoding, for a
 --- code action request's context. Neovim keeps the server's own object in
@@ -85,8 +80,8 @@ function M.diagnostics(bufnr, client_id, first, last)
             local end_text = lines[#lines] or ''
             lsp_diag = {
               range = {
-                start = { line = d.lnum, character = to_units(start_text, d.col, enc) },
-                ['end'] = { line = end_lnum, character = to_units(end_text, d.end_col or d.col, enc) },
+                start = { line = d.lnum, character = compat.utfindex(start_text, enc, d.col) },
+                ['end'] = { line = end_lnum, character = compat.utfindex(end_text, enc, d.end_col or d.col) },
               },
               severity = d.severity,
               message = d.message,
