@@ -128,6 +128,22 @@ type moveFiles struct {
 	exists map[string]bool
 }
 
+// readMore adds rels to files (those not read yet and those read again
+// alike: the latest text wins).
+func (c *Client) readMore(ctx context.Context, files moveFiles, rels []string) error {
+	if len(rels) == 0 {
+		return nil
+	}
+	extra, err := c.readFiles(ctx, rels)
+	if err != nil {
+		return err
+	}
+	for f, t := range extra.texts {
+		files.texts[f], files.docs[f], files.exists[f] = t, extra.docs[f], true
+	}
+	return nil
+}
+
 // readFiles snapshots files (workspace-relative); a missing file reads as
 // not existing.
 func (c *Client) readFiles(ctx context.Context, rels []string) (moveFiles, error) {

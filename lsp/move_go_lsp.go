@@ -54,14 +54,8 @@ func (c *Client) moveGo(ctx context.Context, doc *Document, pt Point, target str
 		}
 		more = append(more, r.File)
 	}
-	if len(more) > 0 {
-		extra, err := c.readFiles(ctx, more)
-		if err != nil {
-			return MovePlan{}, err
-		}
-		for f, t := range extra.texts {
-			files.texts[f], files.docs[f], files.exists[f] = t, extra.docs[f], true
-		}
+	if err := c.readMore(ctx, files, more); err != nil {
+		return MovePlan{}, err
 	}
 	var goRefs []goRef
 	for _, r := range refs {

@@ -116,14 +116,8 @@ func (c *Client) movePython(ctx context.Context, doc *Document, pt Point, target
 	for _, r := range refs {
 		more = append(more, r.File)
 	}
-	if len(more) > 0 {
-		extra, err := c.readFiles(ctx, more)
-		if err != nil {
-			return MovePlan{}, err
-		}
-		for f, t := range extra.texts {
-			files.texts[f], files.docs[f], files.exists[f] = t, extra.docs[f], true
-		}
+	if err := c.readMore(ctx, files, more); err != nil {
+		return MovePlan{}, err
 	}
 	root := c.Session.Root()
 	in := pyMoveInput{
