@@ -579,7 +579,9 @@ local function apply_ops(t, f, fail_at)
   t.inverse = {}
   for _, op in ipairs(f.ops) do
     local sr, sc, er, ec = op[1], op[2], op[3], op[4]
-    local lines = vim.split(op[5], '\n', { plain = true })
+    local text = op[5]
+    -- Most edits are one line (a rename): no split for them.
+    local lines = text:find('\n', 1, true) and vim.split(text, '\n', { plain = true }) or { text }
     if not t.undo then
       local old = api.nvim_buf_get_text(b, sr, sc, er, ec, {})
       local last = #lines == 1 and sc + #lines[1] or #lines[#lines]
