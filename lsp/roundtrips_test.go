@@ -36,6 +36,22 @@ func TestNavigationRoundTrips(t *testing.T) {
 			_, err := client.Hover(ctx, "orders/orders.go", process)
 			return err
 		}},
+		// The open, the prepare request, one request per direction and one
+		// read of the lines of every entry.
+		{"incoming calls, depth 1", 4, func() error {
+			_, err := client.CallHierarchy(ctx, "orders/orders.go", process, lsp.CallHierarchyOptions{Direction: lsp.DirectionIncoming, Depth: 1})
+			return err
+		}},
+		{"both directions, depth 1", 5, func() error {
+			_, err := client.CallHierarchy(ctx, "orders/orders.go", process, lsp.CallHierarchyOptions{Depth: 1})
+			return err
+		}},
+		// The open, the request, one read of the symbols' lines (their
+		// columns convert from the server's units to characters).
+		{"document symbols", 3, func() error {
+			_, err := client.Symbols(ctx, lsp.SymbolsQuery{File: "orders/orders.go"})
+			return err
+		}},
 	}
 	for _, c := range calls {
 		t.Run(c.name, func(t *testing.T) {
