@@ -83,7 +83,8 @@ func (c *Client) Lines(ctx context.Context, wanted map[string][]int) (map[string
 // diskLines reads the lines of a file on disk (0-based numbers), only as
 // far as the last one wanted: a reference near the top of a large file
 // does not read the rest of it. A line's trailing CR is dropped (CRLF
-// files read as Neovim shows them); a file that cannot be read has none.
+// files read as Neovim shows them); a file that cannot be read, or is not
+// a regular file, has none.
 func diskLines(path string, lines []int) map[int]string {
 	out := make(map[int]string, len(lines))
 	last := -1
@@ -91,6 +92,11 @@ func diskLines(path string, lines []int) map[int]string {
 	for _, l := range lines {
 		want[l] = true
 		last = max(last, l)
+	}
+	// A regular file only: a FIFO or a device a server's answer names
+	// would block the open or never end.
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return out
 	}
 	f, err := os.Open(path)
 	if err != nil {

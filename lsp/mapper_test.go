@@ -5,12 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
 // TestDiskLines: lines read from the disk as Neovim would show them (CRLF
 // endings dropped, a last line without a newline kept, a line longer than
-// the read buffer whole), only those wanted, none from a missing file.
+// the read buffer whole), only those wanted, none from a missing file or
+// one that is not a regular file.
 func TestDiskLines(t *testing.T) {
 	dir := t.TempDir()
 	long := strings.Repeat("x", 200<<10)
@@ -25,6 +27,9 @@ func TestDiskLines(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		file  string
 		lines []int
@@ -35,6 +40,7 @@ func TestDiskLines(t *testing.T) {
 		{"emoji.txt", []int{1}, map[int]string{1: "😀 é"}},
 		{"empty.txt", []int{0}, map[int]string{}},
 		{"missing.txt", []int{0}, map[int]string{}},
+		{"fifo", []int{0}, map[int]string{}}, // not opened: the open would block
 	}
 	for _, c := range cases {
 		got := diskLines(filepath.Join(dir, c.file), c.lines)
