@@ -13,9 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-
-	"github.com/nvbridge/nvbridge/internal/safego"
 )
 
 // Lines returns some lines of some files (0-based line numbers) as the
@@ -62,18 +59,7 @@ func (c *Client) Lines(ctx context.Context, wanted map[string][]int) (map[string
 		}
 	}
 	texts := make([]map[int]string, len(unloaded))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	for i, p := range unloaded {
-		wg.Add(1)
-		sem <- struct{}{}
-		safego.Go("reading source lines", func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			texts[i] = diskLines(p, wanted[p])
-		}, nil)
-	}
-	wg.Wait()
+	runBounded(ctx, len(unloaded), 8, func(i int) { texts[i] = diskLines(unloaded[i], wanted[unloaded[i]]) })
 	for i, p := range unloaded {
 		out[p] = texts[i]
 	}
