@@ -234,16 +234,35 @@ end
 -- capability check (static and dynamic registrations): every method, or
 -- only those of the list wanted (a position tool names the few it may use:
 -- checking and sending them all costs more than its request).
+-- Every LSP method Neovim knows, and the type hierarchy ones, as a list;
+-- made once (Neovim's table does not change while it runs).
+local all_methods
+local function every_method()
+  if not all_methods then
+    -- protocol.Methods is a read-only proxy: iterate the table behind it.
+    local methods = vim.lsp.protocol.Methods or {}
+    local mt = getmetatable(methods)
+    if mt and type(mt.__index) == 'table' then
+      methods = mt.__index
+    end
+    local seen = {}
+    all_methods = {}
+    for _, list in ipairs({ vim.tbl_values(methods), vim.tbl_keys(type_hierarchy_methods) }) do
+      for _, method in ipairs(list) do
+        if not seen[method] then
+          seen[method] = true
+          table.insert(all_methods, method)
+        end
+      end
+    end
+  end
+  return all_methods
+end
+
 local function supported_methods(client, bufnr, wanted)
   local out = vim.empty_dict()
   if type(wanted) ~= 'table' then
-    -- protocol.Methods is a read-only proxy: iterate the table behind it.
-    wanted = vim.lsp.protocol.Methods or {}
-    local mt = getmetatable(wanted)
-    if mt and type(mt.__index) == 'table' then
-      wanted = mt.__index
-    end
-    wanted = vim.list_extend(vim.tbl_values(wanted), vim.tbl_keys(type_hierarchy_methods))
+    wanted = every_method()
   end
   for _, method in ipairs(wanted) do
     if supports_method(client, method, bufnr) then
