@@ -457,7 +457,9 @@ func (s *Session) Async(ctx context.Context, fn string, args ...any) (json.RawMe
 	if fn == "request" && len(args) >= 4 {
 		// bridge.request(bufnr, client_id, method, params): an LSP request.
 		params, _ := args[3].(string)
-		params, _ = traceHead(params)
+		if head, cut := traceHead(params); cut {
+			params = head + "…"
+		}
 		kind, what = "lsp", fmt.Sprintf("#%d → %v %s (client %v, buffer %v)", id, args[2], params, args[1], args[0])
 	}
 	start := time.Now()
@@ -468,7 +470,10 @@ func (s *Session) Async(ctx context.Context, fn string, args ...any) (json.RawMe
 	}
 	select {
 	case r := <-ch:
-		head, _ := traceHead(string(r.result))
+		head, cut := traceHead(string(r.result))
+		if cut {
+			head += "…"
+		}
 		e := TraceEntry{Kind: kind, Text: fmt.Sprintf("#%d ← %s", id, head), Took: time.Since(start)}
 		if r.err != nil {
 			e.Text, e.Err = fmt.Sprintf("#%d ← %s", id, r.err.Code), r.err.Message
