@@ -129,13 +129,10 @@ func BenchmarkBigBuffer(b *testing.B) {
 			}
 		}
 	})
-	b.Run("preview", func(b *testing.B) {
+	preview := func(b *testing.B, between func()) {
 		for range b.N {
-			// Move changedtick (same text) so that the buffer is read out of
-			// Neovim again, as for a first preview.
 			b.StopTimer()
-			v.userEdit("big.txt", 0, "x")
-			v.undo("big.txt")
+			between()
 			b.StartTimer()
 			res, err := v.e.Submit(v.ctx, cs(), edit.Options{Preview: true})
 			if err != nil {
@@ -143,6 +140,21 @@ func BenchmarkBigBuffer(b *testing.B) {
 			}
 			_ = v.e.Discard(res.ChangesetID)
 		}
+	}
+	b.Run("preview-first-read", func(b *testing.B) {
+		// Reloaded from disk: no text of the buffer is known, it is read
+		// out of Neovim whole.
+		preview(b, func() {
+			v.lua(`vim.api.nvim_buf_call(vim.fn.bufnr((...)), function() vim.cmd('edit!') end)`, nil, v.abs("big.txt"))
+		})
+	})
+	b.Run("preview-after-user-edit", func(b *testing.B) {
+		// The user changed a line (changedtick moved): only the lines
+		// Neovim says changed are read and spliced into the cached text.
+		preview(b, func() {
+			v.userEdit("big.txt", 0, "x")
+			v.undo("big.txt")
+		})
 	})
 	b.Run("preview-unchanged-buffer", func(b *testing.B) { // its text is cached
 		for b.Loop() {

@@ -16,5 +16,6 @@ func TestLuaContract(t *testing.T) {
 	luacats.Check(t, classes, openReply{}, "nvbridge.OpenReply", "msgpack")
 	luacats.Check(t, classes, FileSnapshot{}, "nvbridge.FileSnapshot", "msgpack")
 	luacats.Check(t, classes, SnapshotOptions{}, "nvbridge.SnapshotOptions", "msgpack")
+	luacats.Check(t, classes, LineDelta{}, "nvbridge.LineDelta", "msgpack")
 	luacats.Check(t, classes, LuaError{}, "nvbridge.Error", "msgpack")
 }

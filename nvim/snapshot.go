@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/neovim/go-client/nvim"
 
@@ -58,6 +59,9 @@ type FileSnapshot struct {
 	// fetch: Neovim left the text of a large buffer for Snapshot to read
 	// (readLines).
 	Fetch bool `msgpack:"fetch"`
+	// delta: Neovim sent only the lines changed since the text the cache
+	// holds (Known), for Snapshot to splice in (spliceLines).
+	Delta *LineDelta `msgpack:"delta"`
 
 	Err *LuaError `msgpack:"err"`
 }
@@ -73,6 +77,19 @@ type SnapshotOptions struct {
 	// APILinesMin: buffers of at least this many lines are left for
 	// Snapshot to read with nvim_buf_get_lines (apiLinesMin).
 	APILinesMin int `msgpack:"api_lines_min,omitempty"`
+	// TrackMin: Neovim follows the line changes of buffers of at least
+	// this many bytes, the texts the cache keeps (textCacheMin).
+	TrackMin int `msgpack:"track_min,omitempty"`
+}
+
+// LineDelta is what changed in a buffer since a text of it the cache holds
+// (lua/nvbridge/buffers.lua: changes): lines [First, OldEnd) of that text,
+// which had BaseCount lines, are now Lines.
+type LineDelta struct {
+	First     int      `msgpack:"first"`
+	OldEnd    int      `msgpack:"old_end"`
+	BaseCount int      `msgpack:"base_count"`
+	Lines     []string `msgpack:"lines"`
 }
 
 // apiLinesMin is the size from which a buffer's text is read with
@@ -132,6 +149,7 @@ func (s *Session) snapshot(ctx context.Context, paths []string, opts SnapshotOpt
 	cache := textCacheOf(s)
 	opts.Known = cache.known(paths)
 	opts.APILinesMin = apiLinesMin
+	opts.TrackMin = textCacheMin
 	var out []FileSnapshot
 	if err := s.Call(ctx, "nvbridge.apply", "snapshot", &out, paths, opts); err != nil {
 		return nil, err
@@ -139,7 +157,12 @@ func (s *Session) snapshot(ctx context.Context, paths []string, opts SnapshotOpt
 	for i := range out {
 		f := &out[i]
 		if f.Loaded && f.Err == nil {
+			if f.Delta != nil {
+				f.Text, f.Fetch = spliceFromCache(cache, f, opts.Known[f.Path])
+				f.Delta = nil
+			}
 			if f.Fetch {
+				cache.fetched.Add(1)
 				if err := s.readLines(ctx, f); err != nil {
 					return nil, err
 				}
@@ -212,6 +235,78 @@ func (s *Session) readLines(ctx context.Context, f *FileSnapshot) error {
 	return nil
 }
 
+// spliceFromCache makes f's text from the cached text at known and the
+// lines Neovim says changed since; when they do not fit that text (or the
+// cache let it go) it answers fetch: read the buffer whole.
+func spliceFromCache(cache *textCache, f *FileSnapshot, known bufferKey) (text string, fetch bool) {
+	cached, ok := cache.get(f.Path, known)
+	if !ok {
+		return "", true
+	}
+	nl := "\n"
+	if f.FileFormat == "dos" {
+		nl = "\r\n"
+	}
+	text, ok = spliceLines(cached, nl, f.EOL, *f.Delta, f.LineCount)
+	if ok {
+		cache.spliced.Add(1)
+	}
+	return text, !ok
+}
+
+// spliceLines replaces lines [d.First, d.OldEnd) of text (lines joined by
+// nl, a final nl when eol) with d.Lines. It answers false, and no text,
+// when text does not have d.BaseCount lines or the result would not have
+// lineCount: then the delta does not describe this text.
+func spliceLines(text, nl string, eol bool, d LineDelta, lineCount int) (string, bool) {
+	body := text
+	if eol {
+		if !strings.HasSuffix(body, nl) {
+			return "", false
+		}
+		body = body[:len(body)-len(nl)]
+	}
+	if d.First < 0 || d.OldEnd < d.First || d.OldEnd > d.BaseCount || d.BaseCount-(d.OldEnd-d.First)+len(d.Lines) != lineCount {
+		return "", false
+	}
+	if strings.Count(body, nl)+1 != d.BaseCount {
+		return "", false
+	}
+	// The byte offsets where lines First and OldEnd start (when they are
+	// lines of text).
+	var firstAt, oldEndAt int
+	for line, off := 0, 0; line <= d.OldEnd && line < d.BaseCount; line++ {
+		if line == d.First {
+			firstAt = off
+		}
+		if line == d.OldEnd {
+			oldEndAt = off
+		}
+		off += strings.Index(body[off:], nl) + len(nl)
+	}
+	// The kept runs of lines: before First and from OldEnd on; each is
+	// absent, not empty, when it has no line.
+	var runs []string
+	if d.First > 0 {
+		end := len(body)
+		if d.First < d.BaseCount {
+			end = firstAt - len(nl)
+		}
+		runs = append(runs, body[:end])
+	}
+	if len(d.Lines) > 0 {
+		runs = append(runs, strings.Join(d.Lines, nl))
+	}
+	if d.OldEnd < d.BaseCount {
+		runs = append(runs, body[oldEndAt:])
+	}
+	out := strings.Join(runs, nl)
+	if eol {
+		out += nl
+	}
+	return out, true
+}
+
 func allLinesEndInCR(text string) bool {
 	n := strings.Count(text, "\n")
 	return n > 0 && strings.Count(text, "\r\n") == n
@@ -240,6 +335,9 @@ type textCache struct {
 	mu      sync.Mutex
 	entries []cachedText
 	size    int
+	// spliced counts the texts made from a cached one and Neovim's line
+	// changes, fetched the large buffers read whole (both for tests).
+	spliced, fetched atomic.Int64
 }
 
 type cachedText struct {
@@ -249,6 +347,9 @@ type cachedText struct {
 }
 
 const textCacheBudget = 64 << 20
+
+// textCacheMin: smaller texts are cheap to read again and are not kept.
+const textCacheMin = 64 << 10
 
 // textCaches holds one cache per session (dropped when it closes); kept
 // here rather than in Session so that only this file knows of it.
@@ -299,8 +400,8 @@ func (c *textCache) get(path string, key bufferKey) (string, bool) {
 }
 
 func (c *textCache) put(path string, key bufferKey, text string) {
-	if len(text) < 64<<10 || len(text) > textCacheBudget/2 {
-		return // small texts are cheap to read again; huge ones would evict everything
+	if len(text) < textCacheMin || len(text) > textCacheBudget/2 {
+		return // huge texts would evict everything
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -57,6 +57,16 @@ error('nvbridge._meta is a type description, not a module')
 ---@field with_disk boolean
 ---@field known? table<string, nvbridge.BufferKey> texts the Go side already holds
 ---@field api_lines_min? integer buffers of at least this many lines are read by the Go side (nvim_buf_get_lines)
+---@field track_min? integer follow the line changes of buffers of at least this many bytes (the texts the Go side caches)
+
+--- The lines of a buffer changed since a text the Go side holds (Go:
+--- nvim.LineDelta): lines [first, old_end) of that text (base_count lines)
+--- are now `lines`.
+---@class nvbridge.LineDelta
+---@field first integer
+---@field old_end integer
+---@field base_count integer
+---@field lines string[]
 
 --- One file as Neovim holds it (Go: nvim.FileSnapshot).
 ---@class nvbridge.FileSnapshot
@@ -81,6 +91,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field renamed_from string
 ---@field same boolean the Go side's cached text is current (text left out)
 ---@field fetch boolean the Go side reads the lines itself (text left out)
+---@field delta? nvbridge.LineDelta only the lines changed since the Go side's text (text left out)
 ---@field err? nvbridge.Error
 
 --- One nvim_buf_set_text call, as an array (Go: edit.bufOp with

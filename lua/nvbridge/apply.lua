@@ -409,15 +409,22 @@ function M.snapshot(paths, opts)
       s.eol = vim.bo[b].eol
       s.fileencoding = vim.bo[b].fileencoding
       local k = opts.known and opts.known[path]
-      if
-        k
-        and k.bufnr == b
-        and k.changedtick == s.changedtick
-        and k.fileformat == s.fileformat
-        and k.eol == s.eol
-        and k.bomb == s.bomb
-      then
+      -- k: the Go side holds a text of this buffer; with these options it
+      -- is still its bytes at k.changedtick.
+      k = k and k.bufnr == b and k.fileformat == s.fileformat and k.eol == s.eol and k.bomb == s.bomb and k or nil
+      -- Since k.changedtick, only the lines that changed (one line may be
+      -- the empty buffer, whose text is not its line).
+      local delta = k
+        and k.changedtick ~= s.changedtick
+        and s.line_count > 1
+        and buffers.tracked_since(b, k.changedtick)
+        and buffers.changes(b)
+      if k and k.changedtick == s.changedtick then
         s.same = true -- the caller has this text already
+        buffers.track(b)
+      elseif delta then
+        s.delta = delta
+        buffers.track(b)
       elseif opts.api_lines_min and s.line_count >= opts.api_lines_min then
         -- A large buffer: the Go side reads its lines with
         -- nvim_buf_get_lines, which serializes them straight from the
@@ -426,6 +433,10 @@ function M.snapshot(paths, opts)
         s.fetch = true
       else
         s.text = buffer_text(b)
+      end
+      -- The Go side caches texts from track_min bytes: follow their changes.
+      if not (s.same or s.delta) and opts.track_min and api.nvim_buf_get_offset(b, s.line_count) >= opts.track_min then
+        buffers.track(b)
       end
       s.renamed_from = vim.b[b].nvbridge_renamed_from
       if opts.with_disk and s.exists then
@@ -1020,6 +1031,7 @@ function M._apply(plan)
       end
       local d = describe(b)
       r.bufnr, r.changedtick, r.modified, r.line_count = d.bufnr, d.changedtick, d.modified, d.line_count
+      buffers.retrack(b) -- the Go side remembers the text it applied
       r.fileformat, r.eol, r.bomb = vim.bo[b].fileformat, vim.bo[b].eol, vim.bo[b].bomb
     end
     r.saved = r.saved == true

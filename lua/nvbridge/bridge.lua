@@ -290,6 +290,7 @@ function M.teardown()
   pcall(api.nvim_del_augroup_by_name, 'nvbridge')
   M._setup_done = false
   buffers.release_extra(nil, 0)
+  buffers.untrack_all()
   for k, op in pairs(in_flight) do
     if op.cancel then
       pcall(op.cancel)

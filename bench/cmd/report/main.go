@@ -151,7 +151,8 @@ func render(rep side.Report, micro map[string][]float64, microCmd string) string
 		}
 	}
 	apply, aok := med(micro, "BenchmarkBigBuffer/apply-stored")
-	prev, pok := med(micro, "BenchmarkBigBuffer/preview")
+	prev, pok := med(micro, "BenchmarkBigBuffer/preview-after-user-edit")
+	first, firstOK := med(micro, "BenchmarkBigBuffer/preview-first-read")
 	full, fok := med(micro, "BenchmarkBigBuffer/apply")
 	nv, nok := med(micro, "BenchmarkBigBuffer/apply-workspace-edit/neovim")
 	// Ratios within each run (the runs are seconds apart on a shared
@@ -176,8 +177,12 @@ func render(rep side.Report, micro map[string][]float64, microCmd string) string
 		p("| 1,000 edits in a 100k-line file: apply <= x1.0 of `apply_workspace_edit` | - | %.1f ms vs %.1f ms, x%.2f; per-run ratio median x%.2f | %s |\n", apply/1e6, nv/1e6, apply/nv, r, verdict(r <= 1))
 	}
 	if pok && aok && nok {
-		r, _ := runRatio([]string{"BenchmarkBigBuffer/preview", "BenchmarkBigBuffer/apply-stored"}, "BenchmarkBigBuffer/apply-workspace-edit/neovim")
-		p("| same: preview + apply <= x2 | - | %.1f + %.1f ms vs %.1f ms, x%.2f; per-run ratio median x%.2f | %s |\n", prev/1e6, apply/1e6, nv/1e6, (prev+apply)/nv, r, verdict(r <= 2))
+		r, _ := runRatio([]string{"BenchmarkBigBuffer/preview-after-user-edit", "BenchmarkBigBuffer/apply-stored"}, "BenchmarkBigBuffer/apply-workspace-edit/neovim")
+		p("| same: preview + apply <= x2, the buffer known (the user typed since the last read) | - | %.1f + %.1f ms vs %.1f ms, x%.2f; per-run ratio median x%.2f | %s |\n", prev/1e6, apply/1e6, nv/1e6, (prev+apply)/nv, r, verdict(r <= 2))
+	}
+	if firstOK && aok && nok {
+		r, _ := runRatio([]string{"BenchmarkBigBuffer/preview-first-read", "BenchmarkBigBuffer/apply-stored"}, "BenchmarkBigBuffer/apply-workspace-edit/neovim")
+		p("| same: preview + apply <= x2, the buffer's first read | - | %.1f + %.1f ms vs %.1f ms, x%.2f; per-run ratio median x%.2f | %s |\n", first/1e6, apply/1e6, nv/1e6, (first+apply)/nv, r, verdict(r <= 2))
 	}
 	if fok && nok {
 		p("| same: one-shot apply (preview: false, plan and apply) | - | %.1f ms vs %.1f ms, x%.2f | (for reference) |\n", full/1e6, nv/1e6, full/nv)
@@ -238,7 +243,7 @@ func render(rep side.Report, micro map[string][]float64, microCmd string) string
 		}
 		p("| %s | %.3f | %s |\n", k, v/1e6, strings.Join(runs, " "))
 	}
-	p("\nBigBuffer: 1,000 one-line edits spread over a 100,000-line buffer. `preview` reads the buffer out of Neovim (changedtick moved) and renders the diff; `apply-stored` applies a stored preview (apply_changeset); `apply` plans and applies in one call; `apply-workspace-edit/neovim` is Neovim's own `vim.lsp.util.apply_workspace_edit` on the same edits. Each apply is undone outside the timer.\n")
+	p("\nBigBuffer: 1,000 one-line edits spread over a 100,000-line buffer. `preview-first-read` reads the buffer out of Neovim whole (just reloaded from disk) and renders the diff; `preview-after-user-edit` previews after a user's change (changedtick moved): the text read before and the lines Neovim says changed; `apply-stored` applies a stored preview (apply_changeset); `apply` plans and applies in one call; `apply-workspace-edit/neovim` is Neovim's own `vim.lsp.util.apply_workspace_edit` on the same edits. Each apply is undone outside the timer.\n")
 	return b.String()
 }
 

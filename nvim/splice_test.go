@@ -1,0 +1,162 @@
+package nvim_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/nvim"
+)
+
+// TestSpliceLines checks the splice against the plain model (split, replace,
+// join) on random texts and changes, and that a delta that does not fit
+// the text is refused.
+func TestSpliceLines(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	words := []string{"", "a", "é", "😀 x", "line", "\t"}
+	randomLines := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = words[r.IntN(len(words))] + fmt.Sprint(r.IntN(3))
+			if r.IntN(5) == 0 {
+				out[i] = ""
+			}
+		}
+		return out
+	}
+	join := func(lines []string, nl string, eol bool) string {
+		s := strings.Join(lines, nl)
+		if eol {
+			s += nl
+		}
+		return s
+	}
+	for i := range 5000 {
+		nl := []string{"\n", "\r\n"}[r.IntN(2)]
+		eol := r.IntN(2) == 0
+		base := randomLines(1 + r.IntN(8))
+		first := r.IntN(len(base) + 1)
+		oldEnd := first + r.IntN(len(base)-first+1)
+		repl := randomLines(r.IntN(4))
+		want := append(append(append([]string{}, base[:first]...), repl...), base[oldEnd:]...)
+		if len(want) == 0 {
+			continue // a buffer always has a line
+		}
+		d := nvim.LineDelta{First: first, OldEnd: oldEnd, BaseCount: len(base), Lines: repl}
+		got, ok := nvim.SpliceLines(join(base, nl, eol), nl, eol, d, len(want))
+		if !ok || got != join(want, nl, eol) {
+			t.Fatalf("case %d: %q with %+v (nl %q, eol %v): got %q, %v; want %q", i, base, d, nl, eol, got, ok, join(want, nl, eol))
+		}
+	}
+	refused := []struct {
+		name, text string
+		eol        bool
+		d          nvim.LineDelta
+		count      int
+	}{
+		{"base count too high", "a\nb\n", true, nvim.LineDelta{First: 0, OldEnd: 1, BaseCount: 3, Lines: []string{"x"}}, 3},
+		{"base count too low", "a\nb\nc\n", true, nvim.LineDelta{First: 0, OldEnd: 1, BaseCount: 2, Lines: []string{"x"}}, 2},
+		{"result count wrong", "a\nb\n", true, nvim.LineDelta{First: 0, OldEnd: 1, BaseCount: 2, Lines: []string{"x", "y"}}, 2},
+		{"eol without a final newline", "a\nb", true, nvim.LineDelta{First: 0, OldEnd: 1, BaseCount: 2, Lines: []string{"x"}}, 2},
+		{"range past the end", "a\nb\n", true, nvim.LineDelta{First: 1, OldEnd: 3, BaseCount: 2, Lines: []string{"x"}}, 0},
+		{"range reversed", "a\nb\n", true, nvim.LineDelta{First: 2, OldEnd: 1, BaseCount: 2}, 3},
+	}
+	for _, c := range refused {
+		if got, ok := nvim.SpliceLines(c.text, "\n", c.eol, c.d, c.count); ok {
+			t.Errorf("%s: spliced to %q", c.name, got)
+		}
+	}
+}
+
+// TestSnapshotSplicesLineChanges: once a large buffer's text is cached, a
+// snapshot after the user's edits is made from the lines Neovim says
+// changed, and is the buffer's text exactly, through replaced, inserted and
+// deleted lines, multibyte text, a change spanning lines, undo and the last
+// line; a reload or an option that shapes the bytes makes it read whole.
+func TestSnapshotSplicesLineChanges(t *testing.T) {
+	testenv.Require(t, "nvim")
+	root := t.TempDir()
+	var text strings.Builder
+	for i := 1; i <= 20000; i++ {
+		fmt.Fprintf(&text, "line %d\n", i)
+	}
+	path := filepath.Join(root, "big.txt")
+	if err := os.WriteFile(path, []byte(text.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	if _, err := client.Info(ctx, "big.txt", false); err != nil {
+		t.Fatal(err)
+	}
+	lua := func(code string, args ...any) {
+		t.Helper()
+		if err := s.ExecLua(ctx, code, nil, append([]any{bufnr(t, s, path)}, args...)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// check snapshots the buffer and compares with its lines read whole;
+	// spliced says whether the snapshot must have come from the delta.
+	check := func(step string, spliced bool) {
+		t.Helper()
+		before, _ := nvim.TextCacheCounts(s)
+		snap, err := s.Snapshot(ctx, []string{path}, nvim.SnapshotOptions{})
+		if err != nil || len(snap) != 1 || snap[0].Err != nil {
+			t.Fatalf("%s: snapshot %+v, %v", step, snap, err)
+		}
+		want := strings.Join(bufferLines(t, s, path), "\n")
+		var eol bool
+		if err := s.ExecLua(ctx, "return vim.bo[(...)].eol", &eol, bufnr(t, s, path)); err != nil {
+			t.Fatal(err)
+		}
+		if eol {
+			want += "\n"
+		}
+		if snap[0].Text != want {
+			t.Fatalf("%s: the snapshot is not the buffer's text (%d vs %d bytes)", step, len(snap[0].Text), len(want))
+		}
+		if after, _ := nvim.TextCacheCounts(s); (after > before) != spliced {
+			t.Fatalf("%s: spliced %v, want %v", step, after > before, spliced)
+		}
+	}
+	check("first read", false)
+	check("unchanged", false)
+	const setLines = "local b, s, e, lines = ...; vim.api.nvim_buf_set_lines(b, s, e, false, lines)"
+	lua(setLines, 5, 6, []string{"changed é 😀"})
+	check("one line replaced", true)
+	lua(setLines, 100, 100, []string{"new 1", "new 2", "new 3"})
+	lua(setLines, 90, 91, []string{})
+	check("lines inserted after a line deleted", true)
+	lua(setLines, 200, 211, []string{})
+	lua(setLines, 150, 151, []string{"a", "b"})
+	check("a change above lines deleted", true)
+	lua(setLines, 50, 51, []string{"c"})
+	lua(setLines, 60, 61, []string{"d", "e", "f"})
+	check("a change below another", true)
+	lua("local b, sr, sc, er, ec, lines = ...; vim.api.nvim_buf_set_text(b, sr, sc, er, ec, lines)", 300, 2, 305, 3, []string{"X", "Y"})
+	check("a change spanning lines", true)
+	lua("vim.api.nvim_buf_call((...), function() vim.cmd('silent undo') end)")
+	check("undo", true)
+	n := len(bufferLines(t, s, path))
+	lua(setLines, n-1, n, []string{"last", "after last"})
+	check("the last line", true)
+	lua(setLines, n-1, n+1, []string{})
+	check("the last lines deleted", true)
+	lua(setLines, 10, 11, []string{"near the top"})
+	lua(setLines, 15000, 15001, []string{"near the end"})
+	check("changes far apart (most of the buffer between them)", false)
+	lua(setLines, 20, 21, []string{"again"})
+	check("after a whole read", true)
+	discard(t, s, path)
+	check("reloaded", false)
+	lua(setLines, 40, 41, []string{"after the reload"})
+	check("a change after the reload", true)
+	lua("vim.bo[(...)].eol = false")
+	check("eol changed", false)
+	lua(setLines, 30, 31, []string{"eol off"})
+	check("a change with eol off", true)
+}
