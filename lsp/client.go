@@ -16,6 +16,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/memo"
 	"github.com/nvbridge/nvbridge/nvim"
 )
 
@@ -127,6 +128,14 @@ func decodeList(raw json.RawMessage, out any) error {
 // can read: PathOf returns "" for it, and tools report such a location by
 // its uri (no file) instead of dropping it.
 func PathOf(u protocol.DocumentURI) string {
+	return pathsOfURIs.Get(u, pathOf)
+}
+
+// pathsOfURIs: a result names the same few files many times (a call
+// hierarchy's hundred items), each a URI to parse.
+var pathsOfURIs memo.Bounded[protocol.DocumentURI, string]
+
+func pathOf(u protocol.DocumentURI) string {
 	parsed, err := url.ParseRequestURI(string(u))
 	if err != nil || parsed.Scheme != uri.FileScheme {
 		return ""

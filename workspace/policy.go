@@ -10,10 +10,9 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/memo"
 )
 
 // ProjectFile is the policy file nvbridge reads at the workspace root.
@@ -74,12 +73,9 @@ type Policy struct {
 	// verdicts memoizes Denied by lowercased path: a policy does not change
 	// once loaded, and a result names the same files many times (a call
 	// hierarchy's hundred items in a dozen files), each a glob match per
-	// pattern. Bounded by maxVerdicts entries.
-	verdicts sync.Map // string -> string
-	cached   atomic.Int64
+	// pattern.
+	verdicts memo.Bounded[string, string]
 }
-
-const maxVerdicts = 1 << 16
 
 func loadPolicy(root string, cfg Config) (*Policy, error) {
 	p := &Policy{
@@ -119,15 +115,7 @@ func (p *Policy) Denied(rel string) string {
 	if p == nil {
 		p = &Policy{deny: DefaultDeny}
 	}
-	rel = strings.ToLower(rel)
-	if v, ok := p.verdicts.Load(rel); ok {
-		return v.(string)
-	}
-	verdict := p.denied(rel)
-	if p.cached.Add(1) <= maxVerdicts {
-		p.verdicts.Store(rel, verdict)
-	}
-	return verdict
+	return p.verdicts.Get(strings.ToLower(rel), p.denied)
 }
 
 func (p *Policy) denied(rel string) string {
