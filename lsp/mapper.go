@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Lines returns some lines of some files (0-based line numbers) as the
@@ -66,6 +67,11 @@ func (c *Client) Lines(ctx context.Context, wanted map[string][]int) (map[string
 	return out, nil
 }
 
+// diskReaders: a result names a dozen files, each read with a 64 KiB
+// buffer; allocating (and zeroing) one per file was a tenth of a call
+// hierarchy's CPU.
+var diskReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
 // diskLines reads the lines of a file on disk (0-based numbers), only as
 // far as the last one wanted: a reference near the top of a large file
 // does not read the rest of it. A line's trailing CR is dropped (CRLF
@@ -89,7 +95,12 @@ func diskLines(path string, lines []int) map[int]string {
 		return out
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 64<<10)
+	r := diskReaders.Get().(*bufio.Reader)
+	r.Reset(f)
+	defer func() {
+		r.Reset(nil)
+		diskReaders.Put(r)
+	}()
 	for n := 0; n <= last; n++ {
 		line, err := r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
