@@ -281,6 +281,22 @@ func importUpdates(l *lang.Language, before map[string]string, after map[string]
 
 // byteOffset is the byte offset of (line, char) in text ("\n" breaks).
 func byteOffset(text string, line, char int) int {
+	off := lineOffset(text, line)
+	l := text[off:]
+	if end := strings.IndexByte(l, '\n'); end >= 0 {
+		l = l[:end]
+	}
+	b := 0
+	for n := 0; n < char && b < len(l); n++ {
+		_, size := utf8.DecodeRuneInString(l[b:])
+		b += size
+	}
+	return off + b
+}
+
+// lineOffset is the byte offset at which 0-based line starts in text
+// ("\n" breaks); len(text) past its last line.
+func lineOffset(text string, line int) int {
 	off := 0
 	for i := 0; i < line; i++ {
 		j := strings.IndexByte(text[off:], '\n')
@@ -289,17 +305,7 @@ func byteOffset(text string, line, char int) int {
 		}
 		off += j + 1
 	}
-	end := strings.IndexByte(text[off:], '\n')
-	if end < 0 {
-		end = len(text) - off
-	}
-	l := text[off : off+end]
-	b := 0
-	for n := 0; n < char && b < len(l); n++ {
-		_, size := utf8.DecodeRuneInString(l[b:])
-		b += size
-	}
-	return off + b
+	return off
 }
 
 // lineChar is the 0-based line and character column of byte off in text.

@@ -472,18 +472,6 @@ func isWordByte(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
 }
 
-func lineOffset(text string, line int) int {
-	off := 0
-	for i := 0; i < line; i++ {
-		j := strings.IndexByte(text[off:], '\n')
-		if j < 0 {
-			return len(text)
-		}
-		off += j + 1
-	}
-	return off
-}
-
 // absolutePyModule turns a relative import of module mod into an absolute one.
 func absolutePyModule(mod, rel string) string {
 	dots := len(rel) - len(strings.TrimLeft(rel, "."))
