@@ -112,22 +112,12 @@ func (c *Client) Impact(ctx context.Context, req ImpactRequest) (ImpactResult, e
 		return ImpactResult{}, apierr.Errorf(apierr.InvalidParameter, fmt.Sprintf("pass a depth from 1 to %d", MaxImpactDepth),
 			"depth %d is out of range", req.Depth)
 	}
-	doc, err := c.Open(ctx, req.File)
+	here, sym, err := c.symbolAt(ctx, req.File, req.Target, protocol.MethodTextDocumentReferences)
 	if err != nil {
 		return ImpactResult{}, err
 	}
-	pt, err := c.Locate(ctx, doc, req.Target)
-	if err != nil {
-		return ImpactResult{}, err
-	}
-	if len(doc.Servers) == 0 {
-		_, err := doc.ServerFor(protocol.MethodTextDocumentReferences)
-		return ImpactResult{}, err
-	}
-	here := position{doc: doc, server: doc.Servers[0], point: pt}
-	name := here.symbol()
-	out := ImpactResult{From: here.where(), Depth: req.Depth,
-		Symbol: UnderstandSymbol{Name: name, Kind: "unknown", File: doc.Rel, Line: pt.Line + 1, Column: pt.Char}}
+	name := sym.Name
+	out := ImpactResult{From: here.where(), Depth: req.Depth, Symbol: sym}
 	errs, skipped := map[string]string{}, map[string]string{}
 	var mu sync.Mutex
 	fail := func(section string, err error) {

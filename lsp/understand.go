@@ -139,6 +139,22 @@ type UnderstandResult struct {
 	NotApplicable map[string]string `json:"not_applicable,omitempty"`
 }
 
+// symbolAt locates target t in file, refused (ServerFor's error for
+// method) when no server is attached to the file: the position and the
+// symbol named there, its kind "unknown" until a server says otherwise.
+func (c *Client) symbolAt(ctx context.Context, file string, t Target, method string) (position, UnderstandSymbol, error) {
+	doc, pt, err := c.locateIn(ctx, file, t)
+	if err != nil {
+		return position{}, UnderstandSymbol{}, err
+	}
+	if len(doc.Servers) == 0 {
+		_, err := doc.ServerFor(method)
+		return position{}, UnderstandSymbol{}, err
+	}
+	here := position{doc: doc, server: doc.Servers[0], point: pt}
+	return here, UnderstandSymbol{Name: here.symbol(), Kind: "unknown", File: doc.Rel, Line: pt.Line + 1, Column: pt.Char}, nil
+}
+
 // Understand answers understand_symbol.
 func (c *Client) Understand(ctx context.Context, req UnderstandRequest) (UnderstandResult, error) {
 	if err := checkLimit(&req.MaxReferences, "max_references", DefaultUnderstandReferences); err != nil {
@@ -161,20 +177,13 @@ func (c *Client) Understand(ctx context.Context, req UnderstandRequest) (Underst
 	// Bad paths and positions fail the whole call, before any section.
 	// The file is opened and the target located once: every section
 	// asks its server at that point.
-	doc, pt, err := c.locateIn(ctx, req.File, req.Target)
+	here, sym, err := c.symbolAt(ctx, req.File, req.Target, protocol.MethodTextDocumentDefinition)
 	if err != nil {
 		return UnderstandResult{}, err
 	}
-	if len(doc.Servers) == 0 {
-		_, err := doc.ServerFor(protocol.MethodTextDocumentDefinition)
-		return UnderstandResult{}, err
-	}
-	here := position{doc: doc, server: doc.Servers[0], point: pt}
-	name := here.symbol()
-	out.From = here.where()
-	out.Symbol = UnderstandSymbol{Name: name, Kind: "unknown", File: doc.Rel, Line: pt.Line + 1, Column: pt.Char}
+	out.From, out.Symbol = here.where(), sym
 
-	u := &understanding{c: c, req: req, doc: doc, point: pt, name: name, defDone: make(chan struct{}),
+	u := &understanding{c: c, req: req, doc: here.doc, point: here.point, name: sym.Name, defDone: make(chan struct{}),
 		errors: map[string]string{}, notApplicable: map[string]string{}}
 	sections := []func(context.Context){u.definition, u.hover, u.references, u.calls, u.implementations}
 	names := []string{"definition", "hover", "references", "calls", "implementations"}
