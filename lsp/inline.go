@@ -374,6 +374,19 @@ func (st *inlineState) selected(s *site) bool {
 	return cs.Column == nil || (*cs.Column >= s.col && *cs.Column <= s.col+len([]rune(st.name)))
 }
 
+// classifiedCalls runs classify (the language's judgement of each site),
+// refuses a recursive function, and returns the calls to inline as
+// callsToInline orders them.
+func (st *inlineState) classifiedCalls(classify func() error) ([]*site, error) {
+	if err := classify(); err != nil {
+		return nil, err
+	}
+	if err := st.refuseRecursive(); err != nil {
+		return nil, err
+	}
+	return st.callsToInline()
+}
+
 // callsToInline returns the call sites to inline in a safe order: per file
 // from the last to the first (an inner call before the call around it), and
 // fails when req.CallSite names no call.

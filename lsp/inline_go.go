@@ -31,13 +31,7 @@ const maxScratchFiles = 20000
 
 func (c *Client) inlineGo(ctx context.Context, st *inlineState) error {
 	st.plan.Method = "gopls refactor.inline.call, one call site per step, on a scratch copy of the module (gopls command line)"
-	if err := st.classifyGo(); err != nil {
-		return err
-	}
-	if err := st.refuseRecursive(); err != nil {
-		return err
-	}
-	calls, err := st.callsToInline()
+	calls, err := st.classifiedCalls(st.classifyGo)
 	if err != nil {
 		return err
 	}

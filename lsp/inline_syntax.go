@@ -136,13 +136,7 @@ func (c *Client) inlineSyntax(ctx context.Context, st *inlineState) error {
 	if err != nil {
 		return err
 	}
-	if err := c.classifySyntax(ctx, st, rules, fn); err != nil {
-		return err
-	}
-	if err := st.refuseRecursive(); err != nil {
-		return err
-	}
-	calls, err := st.callsToInline()
+	calls, err := st.classifiedCalls(func() error { return c.classifySyntax(ctx, st, rules, fn) })
 	if err != nil {
 		return err
 	}
