@@ -232,21 +232,7 @@ func (c *Client) InlineFunction(ctx context.Context, req InlineRequest) (InlineP
 // load reads the current texts (buffers included) of files into the
 // scratch map.
 func (st *inlineState) load(ctx context.Context, c *Client, files []string) error {
-	root := c.Session.Root()
-	seen := map[string]bool{}
-	var abs []string
-	for _, f := range files {
-		if seen[f] {
-			continue
-		}
-		seen[f] = true
-		p, err := root.Resolve(f)
-		if err != nil {
-			return err
-		}
-		abs = append(abs, p)
-	}
-	snaps, err := c.Session.Snapshot(ctx, abs, nvim.SnapshotOptions{})
+	snaps, err := c.snapshotRels(ctx, files, nvim.SnapshotOptions{})
 	if err != nil {
 		return err
 	}
@@ -254,14 +240,40 @@ func (st *inlineState) load(ctx context.Context, c *Client, files []string) erro
 		st.orig, st.scratch = map[string]nvim.FileSnapshot{}, map[string]string{}
 	}
 	for _, s := range snaps {
-		if s.Err != nil {
-			return s.Err.APIError()
-		}
-		rel := root.Rel(s.Path)
+		rel := c.Session.Root().Rel(s.Path)
 		st.orig[rel] = s
 		st.scratch[rel] = flatText(s)
 	}
 	return nil
+}
+
+// snapshotRels snapshots the workspace-relative files rels (each once),
+// failing on the first that cannot be read.
+func (c *Client) snapshotRels(ctx context.Context, rels []string, opts nvim.SnapshotOptions) ([]nvim.FileSnapshot, error) {
+	root := c.Session.Root()
+	seen := map[string]bool{}
+	var abs []string
+	for _, r := range rels {
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		a, err := root.Resolve(r)
+		if err != nil {
+			return nil, err
+		}
+		abs = append(abs, a)
+	}
+	snaps, err := c.Session.Snapshot(ctx, abs, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range snaps {
+		if s.Err != nil {
+			return nil, s.Err.APIError()
+		}
+	}
+	return snaps, nil
 }
 
 // flatText is a snapshot's text with "\n" line ends (as positions and

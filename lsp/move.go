@@ -147,37 +147,17 @@ func (c *Client) readMore(ctx context.Context, files moveFiles, rels []string) e
 // readFiles snapshots files (workspace-relative); a missing file reads as
 // not existing.
 func (c *Client) readFiles(ctx context.Context, rels []string) (moveFiles, error) {
-	root := c.Session.Root()
 	out := moveFiles{docs: map[string]preview.Document{}, texts: map[string]string{}, exists: map[string]bool{}}
-	var abs []string
-	seen := map[string]bool{}
-	for _, r := range rels {
-		if seen[r] {
-			continue
-		}
-		seen[r] = true
-		a, err := root.Resolve(r)
-		if err != nil {
-			return out, err
-		}
-		abs = append(abs, a)
-	}
-	snaps, err := c.Session.Snapshot(ctx, abs, nvim.SnapshotOptions{Reconcile: true})
+	snaps, err := c.snapshotRels(ctx, rels, nvim.SnapshotOptions{Reconcile: true})
 	if err != nil {
 		return out, err
 	}
 	for _, s := range snaps {
-		if s.Err != nil {
-			return out, s.Err.APIError()
-		}
-		rel := root.Rel(s.Path)
+		rel := c.Session.Root().Rel(s.Path)
 		if !s.Loaded && !s.Exists {
 			continue
 		}
-		d := preview.ParseDocument([]byte(s.Text))
-		if s.Loaded && s.FileFormat == "dos" {
-			d.EOL = "\r\n"
-		}
+		d := snapshotDoc(s)
 		out.docs[rel] = d
 		out.texts[rel] = docFlatText(d)
 		out.exists[rel] = true
