@@ -411,10 +411,7 @@ func (p *sigPlanner) file(ctx context.Context, rel string) (*sigFile, error) {
 	if snaps[0].Err != nil {
 		return nil, snaps[0].Err.APIError()
 	}
-	doc := preview.ParseDocument([]byte(snaps[0].Text))
-	if snaps[0].Loaded && snaps[0].FileFormat == "dos" {
-		doc.EOL = "\r\n"
-	}
+	doc := snapshotDoc(snaps[0])
 	f := &sigFile{rel: rel, doc: doc}
 	var b strings.Builder
 	for _, line := range doc.Lines {

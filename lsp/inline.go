@@ -282,6 +282,8 @@ func flatText(s nvim.FileSnapshot) string {
 	return docFlatText(snapshotDoc(s))
 }
 
+// snapshotDoc is the document a snapshot holds: a loaded "dos" buffer's
+// line ends are "\r\n" even when no line is terminated yet.
 func snapshotDoc(s nvim.FileSnapshot) preview.Document {
 	doc := preview.ParseDocument([]byte(s.Text))
 	if s.Loaded && s.FileFormat == "dos" {

@@ -102,10 +102,7 @@ func (c *Client) Changeset(ctx context.Context, enc Encoding, workspaceEdit json
 		if s.Err != nil {
 			return preview.Changeset{}, s.Err.APIError()
 		}
-		doc := preview.ParseDocument([]byte(s.Text))
-		if s.Loaded && s.FileFormat == "dos" {
-			doc.EOL = "\r\n"
-		}
+		doc := snapshotDoc(s)
 		fs.files[s.Path] = &vfile{
 			rel: root.Rel(s.Path), snap: s, base: doc, baseExists: s.Loaded || s.Exists,
 			cur: &content{origin: s.Path, doc: doc, exact: true}, order: i,
