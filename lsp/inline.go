@@ -401,6 +401,40 @@ func (st *inlineState) classifiedCalls(classify func() error) ([]*site, error) {
 	return st.callsToInline()
 }
 
+// inlineCalls inlines calls one at a time, each through inline (the file's
+// new text, or why the call is left alone), with a progress step per call
+// (how follows its place): a call the inlining of another around it
+// rewrote is passed over, and every call left alone is listed with its
+// reason.
+func (st *inlineState) inlineCalls(ctx context.Context, calls []*site, how string, inline func(s *site) (text, why string, err error)) error {
+	steps := stepsOf(ctx)
+	steps.add(len(calls))
+	for i, s := range calls {
+		steps.next("call site %d of %d, %s:%d%s", i+1, len(calls), s.rel, s.line, how)
+		if s.lost {
+			s.reason = "rewritten by the inlining of another call around it; call inline_function again for what remains"
+			continue
+		}
+		text, why, err := inline(s)
+		if err != nil {
+			return err
+		}
+		if why != "" {
+			s.reason = why
+			continue
+		}
+		st.plan.Replacements = append(st.plan.Replacements, s.report(""))
+		st.update(s.rel, text)
+		s.lost, s.replaced, s.reason = false, true, ""
+	}
+	for _, s := range st.sites {
+		if !s.replaced && s.reason != "" {
+			st.plan.LeftAlone = append(st.plan.LeftAlone, s.report(s.reason))
+		}
+	}
+	return nil
+}
+
 // callsToInline returns the call sites to inline in a safe order: per file
 // from the last to the first (an inner call before the call around it), and
 // fails when req.CallSite names no call.

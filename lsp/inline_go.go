@@ -84,17 +84,9 @@ func (c *Client) inlineGo(ctx context.Context, st *inlineState) error {
 		}
 	}
 	wasFormatted := map[string]bool{}
-	steps := stepsOf(ctx)
-	steps.add(len(calls))
-	for i, s := range calls {
-		steps.next("call site %d of %d, %s:%d (gopls)", i+1, len(calls), s.rel, s.line)
-		if s.lost {
-			s.reason = "rewritten by the inlining of another call around it; call inline_function again for what remains"
-			continue
-		}
+	err = st.inlineCalls(ctx, calls, " (gopls)", func(s *site) (string, string, error) {
 		if !inModule(s.rel) {
-			s.reason = "outside the function's module"
-			continue
+			return "", "outside the function's module", nil
 		}
 		if _, seen := wasFormatted[s.rel]; !seen {
 			out, err := format.Source([]byte(st.scratch[s.rel]))
@@ -104,30 +96,21 @@ func (c *Client) inlineGo(ctx context.Context, st *inlineState) error {
 		_, stderr, err := runGopls(ctx, gopls, scratchRoot, "codeaction", "-kind=refactor.inline.call", "-exec", "-write", fmt.Sprintf("%s:#%d", path, s.off))
 		if err != nil {
 			if ctx.Err() != nil {
-				return apierr.Errorf(apierr.Timeout, "retry with a call_site, or a longer --timeout", "inlining %s was cancelled: %v", st.name, ctx.Err())
+				return "", "", apierr.Errorf(apierr.Timeout, "retry with a call_site, or a longer --timeout", "inlining %s was cancelled: %v", st.name, ctx.Err())
 			}
-			s.reason = "gopls cannot inline this call: " + goplsReason(stderr, err)
-			continue
+			return "", "gopls cannot inline this call: " + goplsReason(stderr, err), nil
 		}
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return apierr.Errorf(apierr.OperationFailed, "check the temporary folder", "read the scratch copy: %v", err)
+			return "", "", apierr.Errorf(apierr.OperationFailed, "check the temporary folder", "read the scratch copy: %v", err)
 		}
 		if string(data) == st.scratch[s.rel] {
-			s.reason = "gopls offered no change for this call"
-			continue
+			return "", "gopls offered no change for this call", nil
 		}
-		st.plan.Replacements = append(st.plan.Replacements, s.report(""))
-		s.reason = "" // replaced
-		s.kind = siteCall
-		st.update(s.rel, string(data))
-		s.lost = false
-		s.replaced = true
-	}
-	for _, s := range st.sites {
-		if !s.replaced && s.reason != "" {
-			st.plan.LeftAlone = append(st.plan.LeftAlone, s.report(s.reason))
-		}
+		return string(data), "", nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(st.plan.Replacements) > 0 {
 		if why := st.keepReason(); why != "" {

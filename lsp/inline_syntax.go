@@ -140,30 +140,11 @@ func (c *Client) inlineSyntax(ctx context.Context, st *inlineState) error {
 	if err != nil {
 		return err
 	}
-	steps := stepsOf(ctx)
-	steps.add(len(calls))
-	for i, s := range calls {
-		steps.next("call site %d of %d, %s:%d", i+1, len(calls), s.rel, s.line)
-		if s.lost {
-			s.reason = "rewritten by the inlining of another call around it; call inline_function again for what remains"
-			continue
-		}
-		text, why, err := c.inlineCall(ctx, st, rules, fn, s)
-		if err != nil {
-			return err
-		}
-		if why != "" {
-			s.reason = why
-			continue
-		}
-		st.plan.Replacements = append(st.plan.Replacements, s.report(""))
-		st.update(s.rel, text)
-		s.lost, s.replaced, s.reason = false, true, ""
-	}
-	for _, s := range st.sites {
-		if !s.replaced && s.reason != "" {
-			st.plan.LeftAlone = append(st.plan.LeftAlone, s.report(s.reason))
-		}
+	err = st.inlineCalls(ctx, calls, "", func(s *site) (string, string, error) {
+		return c.inlineCall(ctx, st, rules, fn, s)
+	})
+	if err != nil {
+		return err
 	}
 	if len(st.plan.Replacements) == 0 {
 		return nil
