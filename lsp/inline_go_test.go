@@ -1,7 +1,6 @@
 package lsp_test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,12 +12,18 @@ import (
 // newInlineEnv is a refactorEnv on a copy of testdata/refactor/inline/NAME.
 func newInlineEnv(t *testing.T, name string, commands ...string) *refactorEnv {
 	t.Helper()
-	testenv.Require(t, append([]string{"nvim"}, commands...)...)
-	root := filepath.Join(t.TempDir(), name)
-	if err := testenv.CopyDir(filepath.Join(testenv.RepoRoot(t), "testdata", "refactor", "inline", name), root); err != nil {
-		t.Fatal(err)
+	return newFixtureEnv(t, "inline/"+name, commands...)
+}
+
+// wantRecursiveRefused checks that inlining the recursive function at t of
+// file is refused and leaves the files of before as they were.
+func (e *refactorEnv) wantRecursiveRefused(file string, t lsp.Target, before map[string]string) {
+	e.t.Helper()
+	_, err := e.client.InlineFunction(testenv.Context(e.t), lsp.InlineRequest{File: file, Target: t})
+	if apierr.As(err).Code != apierr.Unsupported || !strings.Contains(err.Error(), "recursive") {
+		e.t.Fatalf("recursive inline: %v", err)
 	}
-	return &refactorEnv{t: t, root: root}
+	e.unchanged(before)
 }
 
 func siteList(sites []lsp.InlineSite) string {
@@ -60,11 +65,7 @@ func TestInlineGo(t *testing.T) {
 	before := e.snapshot("geom/geom.go", "shop/shop.go", "main.go", "geom/geom_test.go")
 
 	t.Run("recursive refused", func(t *testing.T) {
-		_, err := e.client.InlineFunction(ctx, lsp.InlineRequest{File: "geom/geom.go", Target: lsp.Target{Line: 22, Symbol: "Fact"}})
-		if apierr.As(err).Code != apierr.Unsupported || !strings.Contains(err.Error(), "recursive") {
-			t.Fatalf("recursive inline: %v", err)
-		}
-		e.with(t).unchanged(before)
+		e.with(t).wantRecursiveRefused("geom/geom.go", lsp.Target{Line: 22, Symbol: "Fact"}, before)
 	})
 
 	t.Run("Area everywhere", func(t *testing.T) {

@@ -27,11 +27,7 @@ func TestInlinePython(t *testing.T) {
 	before := e.snapshot("geom.py", "shop.py", "app.py")
 
 	t.Run("recursive refused", func(t *testing.T) {
-		_, err := e.client.InlineFunction(ctx, lsp.InlineRequest{File: "geom.py", Target: lsp.Target{Line: 19, Symbol: "fact"}})
-		if apierr.As(err).Code != apierr.Unsupported || !strings.Contains(err.Error(), "recursive") {
-			t.Fatalf("recursive inline: %v", err)
-		}
-		e.with(t).unchanged(before)
+		e.with(t).wantRecursiveRefused("geom.py", lsp.Target{Line: 19, Symbol: "fact"}, before)
 	})
 	t.Run("global in another module left alone", func(t *testing.T) {
 		_, err := e.client.InlineFunction(ctx, lsp.InlineRequest{File: "geom.py", Target: lsp.Target{Line: 15, Symbol: "scaled"}})
@@ -90,11 +86,7 @@ func TestInlineTypeScript(t *testing.T) {
 	before := e.snapshot("src/geom.ts", "src/shop.ts", "src/app.ts")
 
 	t.Run("recursive refused", func(t *testing.T) {
-		_, err := e.client.InlineFunction(ctx, lsp.InlineRequest{File: "src/geom.ts", Target: lsp.Target{Line: 18, Symbol: "fact"}})
-		if apierr.As(err).Code != apierr.Unsupported || !strings.Contains(err.Error(), "recursive") {
-			t.Fatalf("recursive inline: %v", err)
-		}
-		e.with(t).unchanged(before)
+		e.with(t).wantRecursiveRefused("src/geom.ts", lsp.Target{Line: 18, Symbol: "fact"}, before)
 	})
 	t.Run("area", func(t *testing.T) {
 		plan, err := e.client.InlineFunction(ctx, lsp.InlineRequest{File: "src/geom.ts", Target: lsp.Target{Line: 6, Symbol: "area"}})

@@ -22,12 +22,28 @@ import (
 // newMoveEnv copies testdata/refactor/move/NAME.
 func newMoveEnv(t *testing.T, name string, commands ...string) *refactorEnv {
 	t.Helper()
-	testenv.Require(t, append([]string{"nvim"}, commands...)...)
-	root := filepath.Join(t.TempDir(), name)
-	if err := testenv.CopyDir(filepath.Join(testenv.RepoRoot(t), "testdata", "refactor", "move", name), root); err != nil {
-		t.Fatal(err)
+	return newFixtureEnv(t, "move/"+name, commands...)
+}
+
+// declAt is the target on the first line of file (on disk) that starts
+// with decl: symbol there, or column 0 when symbol is "".
+func (e *refactorEnv) declAt(file, decl, symbol string) lsp.Target {
+	e.t.Helper()
+	for i, l := range strings.Split(e.disk(file), "\n") {
+		if strings.HasPrefix(l, decl) {
+			if symbol == "" {
+				return lsp.Target{Line: i + 1, Column: refInt(0)}
+			}
+			return lsp.Target{Line: i + 1, Symbol: symbol}
+		}
 	}
-	return &refactorEnv{t: t, root: root}
+	e.t.Fatalf("%s: no line starting with %q", file, decl)
+	return lsp.Target{}
+}
+
+// move plans moving the declaration at t of file to the file to.
+func (e *refactorEnv) move(file string, t lsp.Target, to string) (lsp.MovePlan, error) {
+	return e.client.Move(testenv.Context(e.t), lsp.MoveRequest{File: file, Target: t, TargetFile: to})
 }
 
 func importUpdateText(us []lsp.ImportUpdate) string {
@@ -41,51 +57,32 @@ func importUpdateText(us []lsp.ImportUpdate) string {
 func TestMoveGo(t *testing.T) {
 	e := newMoveEnv(t, "go", "gopls", "go", "git")
 	e.start()
-	ctx := testenv.Context(t)
-	c := e.client
 	all := []string{"geometry/shapes.go", "geometry/perimeter.go", "geometry/shapes_test.go", "calc/calc.go", "calc/calc_test.go",
 		"report/report.go", "store/store.go", "mathx/mathx.go", "main.go"}
-
-	at := func(file, decl, symbol string) lsp.Target {
-		t.Helper()
-		for i, l := range strings.Split(e.disk(file), "\n") {
-			if strings.HasPrefix(l, decl) {
-				if symbol == "" {
-					return lsp.Target{Line: i + 1, Column: refInt(0)}
-				}
-				return lsp.Target{Line: i + 1, Symbol: symbol}
-			}
-		}
-		t.Fatalf("%s: no line starting with %q", file, decl)
-		return lsp.Target{}
-	}
-	move := func(file string, t lsp.Target, to string) (lsp.MovePlan, error) {
-		return c.Move(ctx, lsp.MoveRequest{File: file, Target: t, TargetFile: to})
-	}
 
 	t.Run("refusals change nothing", func(t *testing.T) {
 		e := e.with(t)
 		snap := e.snapshot(all...)
 		// Area is used by geometry (Circle.Area) and store imports
 		// geometry: geometry -> store -> geometry.
-		_, err := move("geometry/shapes.go", at("geometry/shapes.go", "func Area", "Area"), "store/area.go")
+		_, err := e.move("geometry/shapes.go", e.declAt("geometry/shapes.go", "func Area", "Area"), "store/area.go")
 		wantRefactorCode(t, "cycle", err, apierr.PreconditionFailed, "import cycle",
 			"example.com/moveshop/geometry -> example.com/moveshop/store -> example.com/moveshop/geometry")
-		_, err = move("geometry/shapes.go", at("geometry/shapes.go", "func clamp", "clamp"), "mathx/clamp.go")
+		_, err = e.move("geometry/shapes.go", e.declAt("geometry/shapes.go", "func clamp", "clamp"), "mathx/clamp.go")
 		wantRefactorCode(t, "unexported", err, apierr.PreconditionFailed, "clamp is unexported", "export it first")
-		_, err = move("geometry/shapes.go", at("geometry/shapes.go", "type Circle", "Circle"), "mathx/circle.go")
+		_, err = e.move("geometry/shapes.go", e.declAt("geometry/shapes.go", "type Circle", "Circle"), "mathx/circle.go")
 		wantRefactorCode(t, "uses unexported", err, apierr.PreconditionFailed, "uses unexported clamp")
-		_, err = move("geometry/shapes.go", at("geometry/shapes.go", "func (c Circle) String", "String"), "mathx/s.go")
+		_, err = e.move("geometry/shapes.go", e.declAt("geometry/shapes.go", "func (c Circle) String", "String"), "mathx/s.go")
 		wantRefactorCode(t, "method alone", err, apierr.Unsupported, "method Circle.String", "move the receiver type")
-		_, err = move("geometry/shapes.go", at("geometry/shapes.go", "func Area", "Area"), "../outside/area.go")
+		_, err = e.move("geometry/shapes.go", e.declAt("geometry/shapes.go", "func Area", "Area"), "../outside/area.go")
 		wantRefactorCode(t, "outside", err, apierr.InvalidParameter, "outside the workspace root")
-		_, err = move("geometry/shapes.go", at("geometry/shapes.go", "func Area", "Area"), "mathx/area.py")
+		_, err = e.move("geometry/shapes.go", e.declAt("geometry/shapes.go", "func Area", "Area"), "mathx/area.py")
 		wantRefactorCode(t, "language", err, apierr.InvalidParameter, "not a Go file")
-		_, err = move("geometry/shapes.go", at("geometry/shapes.go", "func Area", "Area"), "geometry/shapes.go")
+		_, err = e.move("geometry/shapes.go", e.declAt("geometry/shapes.go", "func Area", "Area"), "geometry/shapes.go")
 		wantRefactorCode(t, "same file", err, apierr.InvalidParameter, "already in")
-		_, err = move("geometry/shapes.go", at("geometry/shapes.go", "import", ""), "mathx/x.go")
+		_, err = e.move("geometry/shapes.go", e.declAt("geometry/shapes.go", "import", ""), "mathx/x.go")
 		wantRefactorCode(t, "import", err, apierr.InvalidParameter, "import declaration")
-		_, err = move("geometry/shapes.go", at("geometry/shapes.go", "func Area", "Area"), "main.go")
+		_, err = e.move("geometry/shapes.go", e.declAt("geometry/shapes.go", "func Area", "Area"), "main.go")
 		wantRefactorCode(t, "package main", err, apierr.InvalidParameter, "package main")
 		e.unchanged(snap)
 		if _, err := os.Stat(filepath.Join(e.root, "mathx", "clamp.go")); !os.IsNotExist(err) {
@@ -95,7 +92,7 @@ func TestMoveGo(t *testing.T) {
 
 	t.Run("function with 8 references in 6 files to a new package", func(t *testing.T) {
 		e := e.with(t)
-		plan, err := move("geometry/shapes.go", at("geometry/shapes.go", "func Area", "Area"), "measure/area.go")
+		plan, err := e.move("geometry/shapes.go", e.declAt("geometry/shapes.go", "func Area", "Area"), "measure/area.go")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +116,7 @@ func TestMoveGo(t *testing.T) {
 
 	t.Run("type with its method set from two files, using an exported name it leaves behind", func(t *testing.T) {
 		e := e.with(t)
-		plan, err := move("geometry/shapes.go", at("geometry/shapes.go", "type Square", "Square"), "mathx/square.go")
+		plan, err := e.move("geometry/shapes.go", e.declAt("geometry/shapes.go", "type Square", "Square"), "mathx/square.go")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +128,7 @@ func TestMoveGo(t *testing.T) {
 
 	t.Run("constant into an existing file of the package using it", func(t *testing.T) {
 		e := e.with(t)
-		plan, err := move("geometry/shapes.go", at("geometry/shapes.go", "const Scale", "Scale"), "mathx/mathx.go")
+		plan, err := e.move("geometry/shapes.go", e.declAt("geometry/shapes.go", "const Scale", "Scale"), "mathx/mathx.go")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +141,7 @@ func TestMoveGo(t *testing.T) {
 	t.Run("a cycle through a package's own tests is refused", func(t *testing.T) {
 		e := e.with(t)
 		snap := e.snapshot("geometry/shapes.go", "geometry/shapes_test.go", "mathx/mathx.go", "store/store.go")
-		_, err := move("geometry/shapes.go", at("geometry/shapes.go", "var Origin", "Origin"), "mathx/mathx.go")
+		_, err := e.move("geometry/shapes.go", e.declAt("geometry/shapes.go", "var Origin", "Origin"), "mathx/mathx.go")
 		wantRefactorCode(t, "test cycle", err, apierr.PreconditionFailed, "own tests",
 			"example.com/moveshop/geometry -> example.com/moveshop/mathx -> example.com/moveshop/geometry")
 		e.unchanged(snap)
@@ -152,7 +149,7 @@ func TestMoveGo(t *testing.T) {
 
 	t.Run("inside the package", func(t *testing.T) {
 		e := e.with(t)
-		plan, err := move("geometry/perimeter.go", at("geometry/perimeter.go", "func (c Circle) Perimeter", "Perimeter"), "geometry/shapes.go")
+		plan, err := e.move("geometry/perimeter.go", e.declAt("geometry/perimeter.go", "func (c Circle) Perimeter", "Perimeter"), "geometry/shapes.go")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +157,7 @@ func TestMoveGo(t *testing.T) {
 			t.Errorf("same package: %d references rewritten", plan.References)
 		}
 		e.submit("move_go_same_package", plan.Changeset, true)
-		plan, err = move("geometry/shapes.go", at("geometry/shapes.go", "func clamp", "clamp"), "geometry/clamp.go")
+		plan, err = e.move("geometry/shapes.go", e.declAt("geometry/shapes.go", "func clamp", "clamp"), "geometry/clamp.go")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +166,7 @@ func TestMoveGo(t *testing.T) {
 
 	t.Run("into the package it qualified", func(t *testing.T) {
 		e := e.with(t)
-		plan, err := move("calc/calc.go", at("calc/calc.go", "func Label", "Label"), "geometry/label.go")
+		plan, err := e.move("calc/calc.go", e.declAt("calc/calc.go", "func Label", "Label"), "geometry/label.go")
 		if err != nil {
 			t.Fatal(err)
 		}

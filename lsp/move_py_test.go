@@ -12,15 +12,12 @@ import (
 	"testing"
 
 	"github.com/nvbridge/nvbridge/apierr"
-	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/lsp"
 )
 
 func TestMovePython(t *testing.T) {
 	e := newMoveEnv(t, "python", "pyright-langserver", "pyright", "git")
 	e.start()
-	ctx := testenv.Context(t)
-	c := e.client
 	pyrightClean := func() {
 		t.Helper()
 		out := e.run("pyright")
@@ -29,38 +26,25 @@ func TestMovePython(t *testing.T) {
 		}
 	}
 	pyrightClean()
-	at := func(file, decl, symbol string) lsp.Target {
-		t.Helper()
-		for i, l := range strings.Split(e.disk(file), "\n") {
-			if strings.HasPrefix(l, decl) {
-				return lsp.Target{Line: i + 1, Symbol: symbol}
-			}
-		}
-		t.Fatalf("%s: no line starting with %q", file, decl)
-		return lsp.Target{}
-	}
-	move := func(file string, t lsp.Target, to string) (lsp.MovePlan, error) {
-		return c.Move(ctx, lsp.MoveRequest{File: file, Target: t, TargetFile: to})
-	}
 
 	t.Run("refusals change nothing", func(t *testing.T) {
 		e := e.with(t)
 		snap := e.snapshot("shop/geometry.py", "shop/calc.py", "shop/report.py", "main.py")
-		_, err := move("shop/geometry.py", at("shop/geometry.py", "    def area", "area"), "shop/other.py")
+		_, err := e.move("shop/geometry.py", e.declAt("shop/geometry.py", "    def area", "area"), "shop/other.py")
 		wantRefactorCode(t, "member", err, apierr.Unsupported, "is a member of Circle")
-		_, err = move("shop/geometry.py", lsp.Target{Line: 2, Column: refInt(0)}, "shop/other.py")
+		_, err = e.move("shop/geometry.py", lsp.Target{Line: 2, Column: refInt(0)}, "shop/other.py")
 		wantRefactorCode(t, "nothing", err, apierr.InvalidParameter, "no top-level")
 		// geometry keeps using area (Circle.area) and calc imports geometry.
-		_, err = move("shop/geometry.py", at("shop/geometry.py", "def area", "area"), "shop/calc.py")
+		_, err = e.move("shop/geometry.py", e.declAt("shop/geometry.py", "def area", "area"), "shop/calc.py")
 		wantRefactorCode(t, "circular", err, apierr.PreconditionFailed, "circular import", "shop.geometry would import area from shop.calc")
-		_, err = move("shop/geometry.py", at("shop/geometry.py", "def area", "area"), "shop/calc.ts")
+		_, err = e.move("shop/geometry.py", e.declAt("shop/geometry.py", "def area", "area"), "shop/calc.ts")
 		wantRefactorCode(t, "language", err, apierr.InvalidParameter, "not a Python file")
 		e.unchanged(snap)
 	})
 
 	t.Run("function with 8 references in 5 files to a new module", func(t *testing.T) {
 		e := e.with(t)
-		plan, err := move("shop/geometry.py", at("shop/geometry.py", "def area", "area"), "shop/measure.py")
+		plan, err := e.move("shop/geometry.py", e.declAt("shop/geometry.py", "def area", "area"), "shop/measure.py")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +67,7 @@ func TestMovePython(t *testing.T) {
 	})
 	t.Run("class to a new module, taking what it uses from the source", func(t *testing.T) {
 		e := e.with(t)
-		plan, err := move("shop/geometry.py", at("shop/geometry.py", "class Circle", "Circle"), "shop/shapes.py")
+		plan, err := e.move("shop/geometry.py", e.declAt("shop/geometry.py", "class Circle", "Circle"), "shop/shapes.py")
 		if err != nil {
 			t.Fatal(err)
 		}

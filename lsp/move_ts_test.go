@@ -10,47 +10,31 @@ import (
 	"testing"
 
 	"github.com/nvbridge/nvbridge/apierr"
-	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/lsp"
 )
 
 func TestMoveTS(t *testing.T) {
 	e := newMoveEnv(t, "ts", "typescript-language-server", "tsc", "git")
 	e.start()
-	ctx := testenv.Context(t)
-	c := e.client
 	e.run("tsc", "--noEmit", "-p", ".")
-	at := func(file, decl, symbol string) lsp.Target {
-		t.Helper()
-		for i, l := range strings.Split(e.disk(file), "\n") {
-			if strings.HasPrefix(l, decl) {
-				return lsp.Target{Line: i + 1, Symbol: symbol}
-			}
-		}
-		t.Fatalf("%s: no line starting with %q", file, decl)
-		return lsp.Target{}
-	}
-	move := func(file string, t lsp.Target, to string) (lsp.MovePlan, error) {
-		return c.Move(ctx, lsp.MoveRequest{File: file, Target: t, TargetFile: to})
-	}
 
 	t.Run("refusals change nothing", func(t *testing.T) {
 		e := e.with(t)
 		snap := e.snapshot("src/geometry.ts", "src/calc.ts")
-		_, err := move("src/geometry.ts", at("src/geometry.ts", "export function area", "area"), "src/measure.py")
+		_, err := e.move("src/geometry.ts", e.declAt("src/geometry.ts", "export function area", "area"), "src/measure.py")
 		wantRefactorCode(t, "language", err, apierr.InvalidParameter, "not a TypeScript")
-		_, err = move("src/geometry.ts", at("src/geometry.ts", "export function area", "area"), "/etc/area.ts")
+		_, err = e.move("src/geometry.ts", e.declAt("src/geometry.ts", "export function area", "area"), "/etc/area.ts")
 		wantRefactorCode(t, "outside", err, apierr.InvalidParameter, "outside the workspace root")
-		_, err = move("src/geometry.ts", at("src/geometry.ts", "  constructor", "constructor"), "src/other.ts")
+		_, err = e.move("src/geometry.ts", e.declAt("src/geometry.ts", "  constructor", "constructor"), "src/other.ts")
 		wantRefactorCode(t, "a member", err, apierr.Unsupported, "constructor is a member of Circle")
-		_, err = move("src/geometry.ts", lsp.Target{Line: 2, Column: refInt(0)}, "src/other.ts")
+		_, err = e.move("src/geometry.ts", lsp.Target{Line: 2, Column: refInt(0)}, "src/other.ts")
 		wantRefactorCode(t, "nothing", err, apierr.InvalidParameter, "no top-level declaration")
 		e.unchanged(snap)
 	})
 
 	t.Run("function to a new file", func(t *testing.T) {
 		e := e.with(t)
-		plan, err := move("src/geometry.ts", at("src/geometry.ts", "export function area", "area"), "src/util/measure.ts")
+		plan, err := e.move("src/geometry.ts", e.declAt("src/geometry.ts", "export function area", "area"), "src/util/measure.ts")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +56,7 @@ func TestMoveTS(t *testing.T) {
 	})
 	t.Run("class to an existing file", func(t *testing.T) {
 		e := e.with(t)
-		plan, err := move("src/geometry.ts", at("src/geometry.ts", "export class Circle", "Circle"), "src/report.ts")
+		plan, err := e.move("src/geometry.ts", e.declAt("src/geometry.ts", "export class Circle", "Circle"), "src/report.ts")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,6 +48,18 @@ func newRefactorEnv(t *testing.T, sample string, commands ...string) *refactorEn
 	return &refactorEnv{t: t, root: root}
 }
 
+// newFixtureEnv is a refactorEnv on a copy of testdata/refactor/FIXTURE
+// ("move/go", "inline/ts", ...).
+func newFixtureEnv(t *testing.T, fixture string, commands ...string) *refactorEnv {
+	t.Helper()
+	testenv.Require(t, append([]string{"nvim"}, commands...)...)
+	root := filepath.Join(t.TempDir(), filepath.Base(fixture))
+	if err := testenv.CopyDir(filepath.Join(testenv.RepoRoot(t), "testdata", "refactor", fixture), root); err != nil {
+		t.Fatal(err)
+	}
+	return &refactorEnv{t: t, root: root}
+}
+
 // with returns e reporting to t (a subtest).
 func (e *refactorEnv) with(t *testing.T) *refactorEnv {
 	c := *e
