@@ -92,10 +92,31 @@ func (c *Client) Request(ctx context.Context, doc *Document, server Server, meth
 		return nil
 	}
 	if err := json.Unmarshal(raw, result); err != nil {
-		return apierr.Errorf(apierr.OperationFailed, "report this: the server's answer has a shape nvbridge does not decode",
-			"%s: cannot decode %s result: %v", server.Name, method, err)
+		return undecodable(server, method, err)
 	}
 	return nil
+}
+
+// requestAs is Request with the answer decoded by decode (the LSP answers
+// encoding/json cannot take alone: unions, "{}" for an empty list).
+func requestAs[T any](ctx context.Context, c *Client, doc *Document, server Server, method string, params any, decode func(json.RawMessage) (T, error)) (T, error) {
+	var raw json.RawMessage
+	if err := c.Request(ctx, doc, server, method, params, &raw); err != nil {
+		var zero T
+		return zero, err
+	}
+	v, err := decode(raw)
+	if err != nil {
+		return v, undecodable(server, method, err)
+	}
+	return v, nil
+}
+
+// undecodable: an answer that does not decode is the server's fault (or a
+// shape nvbridge does not know), never the caller's.
+func undecodable(server Server, method string, err error) error {
+	return apierr.Errorf(apierr.OperationFailed, "report this: the server's answer has a shape nvbridge does not decode",
+		"%s: cannot decode %s result: %v", server.Name, method, err)
 }
 
 // RequestFor is Request with the server chosen by ServerFor.

@@ -83,13 +83,9 @@ func (c *Client) Completions(ctx context.Context, file string, t Target, opts Co
 		TextDocumentPositionParams: pos.params(),
 		Context:                    &protocol.CompletionContext{TriggerKind: protocol.CompletionTriggerKindInvoked},
 	}
-	var raw json.RawMessage
-	if err := c.Request(ctx, pos.doc, pos.server, protocol.MethodTextDocumentCompletion, params, &raw); err != nil {
-		return CompletionResult{}, err
-	}
-	list, err := decodeCompletion(raw)
+	list, err := requestAs(ctx, c, pos.doc, pos.server, protocol.MethodTextDocumentCompletion, params, decodeCompletion)
 	if err != nil {
-		return CompletionResult{}, fmt.Errorf("%s: %w", pos.server.Name, err)
+		return CompletionResult{}, err
 	}
 	out := CompletionResult{From: pos.where(), Server: pos.server.Name, IsIncomplete: list.IsIncomplete, Items: []CompletionItem{}}
 	prefix := strings.ToLower(opts.Prefix)

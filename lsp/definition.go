@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 
 	"go.lsp.dev/protocol"
 )
@@ -60,11 +59,7 @@ func (c *Client) locations(ctx context.Context, file string, t Target, method, h
 // locationsAt sends a definition-like method at pos.
 func (c *Client) locationsAt(ctx context.Context, pos position, method string) (LocationsResult, error) {
 	params := protocol.DefinitionParams{TextDocumentPositionParams: pos.params()}
-	var raw json.RawMessage
-	if err := c.Request(ctx, pos.doc, pos.server, method, params, &raw); err != nil {
-		return LocationsResult{}, err
-	}
-	locs, err := DecodeLocations(raw)
+	locs, err := requestAs(ctx, c, pos.doc, pos.server, method, params, DecodeLocations)
 	if err != nil {
 		return LocationsResult{}, err
 	}

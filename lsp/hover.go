@@ -37,13 +37,9 @@ func (c *Client) Hover(ctx context.Context, file string, t Target) (HoverResult,
 // hoverAt asks for the hover at pos.
 func (c *Client) hoverAt(ctx context.Context, pos position) (HoverResult, error) {
 	params := protocol.HoverParams{TextDocumentPositionParams: pos.params()}
-	var raw json.RawMessage
-	if err := c.Request(ctx, pos.doc, pos.server, protocol.MethodTextDocumentHover, params, &raw); err != nil {
-		return HoverResult{}, err
-	}
-	h, err := DecodeHover(raw)
+	h, err := requestAs(ctx, c, pos.doc, pos.server, protocol.MethodTextDocumentHover, params, DecodeHover)
 	if err != nil {
-		return HoverResult{}, fmt.Errorf("%s: %w", pos.server.Name, err)
+		return HoverResult{}, err
 	}
 	out := HoverResult{Symbol: pos.symbol(), From: pos.where(), Server: pos.server.Name,
 		Found: strings.TrimSpace(h.Value) != "", Kind: h.Kind, Contents: h.Value}

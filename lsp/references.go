@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 
 	"go.lsp.dev/protocol"
 
@@ -86,11 +85,7 @@ func (c *Client) referencesAt(ctx context.Context, pos position, opts References
 		Context:                    protocol.ReferenceContext{IncludeDeclaration: opts.IncludeDeclaration},
 	}
 	progress.Report(ctx, 0, 0, "asking "+pos.server.Name+" for the references of "+pos.symbol())
-	var raw json.RawMessage
-	if err := c.Request(ctx, pos.doc, pos.server, protocol.MethodTextDocumentReferences, params, &raw); err != nil {
-		return ReferencesResult{}, err
-	}
-	locs, err := DecodeLocations(raw)
+	locs, err := requestAs(ctx, c, pos.doc, pos.server, protocol.MethodTextDocumentReferences, params, DecodeLocations)
 	if err != nil {
 		return ReferencesResult{}, err
 	}

@@ -51,13 +51,12 @@ func (c *Client) SignatureHelp(ctx context.Context, file string, t Target) (Sign
 		TextDocumentPositionParams: pos.params(),
 		Context:                    &protocol.SignatureHelpContext{TriggerKind: protocol.SignatureHelpTriggerKindInvoked},
 	}
-	var raw json.RawMessage
-	if err := c.Request(ctx, pos.doc, pos.server, protocol.MethodTextDocumentSignatureHelp, params, &raw); err != nil {
-		return SignatureHelpResult{}, err
-	}
-	help, err := DecodeSignatureHelp(raw, pos.server.OffsetEncoding)
+	help, err := requestAs(ctx, c, pos.doc, pos.server, protocol.MethodTextDocumentSignatureHelp, params,
+		func(raw json.RawMessage) (SignatureHelpResult, error) {
+			return DecodeSignatureHelp(raw, pos.server.OffsetEncoding)
+		})
 	if err != nil {
-		return SignatureHelpResult{}, fmt.Errorf("%s: %w", pos.server.Name, err)
+		return SignatureHelpResult{}, err
 	}
 	help.From, help.Server = pos.where(), pos.server.Name
 	return help, nil

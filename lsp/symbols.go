@@ -207,13 +207,12 @@ func (c *Client) documentSymbols(ctx context.Context, file string) (SymbolsResul
 		return SymbolsResult{}, nil, err
 	}
 	params := protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.URI}}
-	var raw json.RawMessage
-	if err := c.Request(ctx, doc, server, protocol.MethodTextDocumentDocumentSymbol, params, &raw); err != nil {
-		return SymbolsResult{}, nil, err
-	}
-	flat, err := decodeSymbols(raw, doc.URI, server.OffsetEncoding)
+	flat, err := requestAs(ctx, c, doc, server, protocol.MethodTextDocumentDocumentSymbol, params,
+		func(raw json.RawMessage) ([]flatSymbol, error) {
+			return decodeSymbols(raw, doc.URI, server.OffsetEncoding)
+		})
 	if err != nil {
-		return SymbolsResult{}, nil, fmt.Errorf("%s: %w", server.Name, err)
+		return SymbolsResult{}, nil, err
 	}
 	return SymbolsResult{Scope: "document", File: doc.Rel, Servers: []string{server.Name}}, flat, nil
 }
@@ -279,13 +278,10 @@ func (c *Client) workspaceSymbols(ctx context.Context, q SymbolsQuery) (SymbolsR
 		if !ready {
 			out.NotReady = append(out.NotReady, cl.Name)
 		}
-		var raw json.RawMessage
-		if err := c.Request(ctx, doc, server, protocol.MethodWorkspaceSymbol, protocol.WorkspaceSymbolParams{Query: q.Query}, &raw); err != nil {
-			return SymbolsResult{}, nil, err
-		}
-		got, err := decodeSymbols(raw, "", server.OffsetEncoding)
+		got, err := requestAs(ctx, c, doc, server, protocol.MethodWorkspaceSymbol, protocol.WorkspaceSymbolParams{Query: q.Query},
+			func(raw json.RawMessage) ([]flatSymbol, error) { return decodeSymbols(raw, "", server.OffsetEncoding) })
 		if err != nil {
-			return SymbolsResult{}, nil, fmt.Errorf("%s: %w", cl.Name, err)
+			return SymbolsResult{}, nil, err
 		}
 		out.Servers = append(out.Servers, cl.Name)
 		flat = append(flat, got...)

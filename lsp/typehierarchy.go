@@ -130,13 +130,9 @@ func (c *Client) typeHierarchyAt(ctx context.Context, pos position, opts TypeHie
 			if dir == DirectionSubtypes {
 				params = TypeHierarchySubtypesParams{Item: it.raw}
 			}
-			var raw json.RawMessage
-			if err := c.Request(ctx, pos.doc, pos.server, method, params, &raw); err != nil {
-				return nil, err
-			}
-			next, err := decodeHierItems(raw)
+			next, err := requestAs(ctx, c, pos.doc, pos.server, method, params, decodeHierItems)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", pos.server.Name, err)
+				return nil, err
 			}
 			edges := make([]hierEdge, len(next))
 			for i, n := range next {
@@ -285,14 +281,10 @@ func (fb *typeFallback) rootItem(ctx context.Context, pos position) (hierItem, e
 	}
 	at := protocol.Location{URI: pos.doc.URI, Range: nameRange(pos.point.Text, pos.point.Line, identStart(pos.point.Text, pos.point.Byte), name, pos.server.OffsetEncoding)}
 	if pos.server.Supports(protocol.MethodTextDocumentDefinition) {
-		var raw json.RawMessage
 		params := protocol.DefinitionParams{TextDocumentPositionParams: pos.params()}
-		if err := fb.c.Request(ctx, pos.doc, pos.server, protocol.MethodTextDocumentDefinition, params, &raw); err != nil {
-			return hierItem{}, err
-		}
-		locs, err := DecodeLocations(raw)
+		locs, err := requestAs(ctx, fb.c, pos.doc, pos.server, protocol.MethodTextDocumentDefinition, params, DecodeLocations)
 		if err != nil {
-			return hierItem{}, fmt.Errorf("%s: %w", pos.server.Name, err)
+			return hierItem{}, err
 		}
 		if len(locs) > 0 {
 			at = locs[0]
@@ -397,14 +389,10 @@ func (fb *typeFallback) locationsAt(ctx context.Context, it hierItem, method str
 	if err != nil {
 		return nil, Server{}, err
 	}
-	var raw json.RawMessage
 	at := protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: it.URI}, Position: it.SelectionRange.Start}
-	if err := fb.c.Request(ctx, doc, server, method, params(at), &raw); err != nil {
-		return nil, Server{}, err
-	}
-	locs, err := DecodeLocations(raw)
+	locs, err := requestAs(ctx, fb.c, doc, server, method, params(at), DecodeLocations)
 	if err != nil {
-		return nil, Server{}, fmt.Errorf("%s: %w", server.Name, err)
+		return nil, Server{}, err
 	}
 	return locs, server, nil
 }
