@@ -11,8 +11,10 @@ package lsp
 // caller allows it.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -1057,11 +1059,8 @@ func (p *sigPlanner) rewrite() error {
 		p.plan.Files = append(p.plan.Files, rel)
 	}
 	for _, list := range [][]SignatureSite{p.plan.CallSites, p.plan.LeftAlone, p.plan.Declarations} {
-		sort.SliceStable(list, func(i, j int) bool {
-			if list[i].File != list[j].File {
-				return list[i].File < list[j].File
-			}
-			return list[i].Line < list[j].Line
+		slices.SortStableFunc(list, func(a, b SignatureSite) int {
+			return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
 		})
 	}
 	if p.plan.CallSites == nil {

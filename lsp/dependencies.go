@@ -9,12 +9,14 @@ package lsp
 // way and resolving their imports (lang.ImportSyntax.Resolve).
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -351,11 +353,8 @@ func (d *depScan) importers(ctx context.Context, target string) ([]Importer, int
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].File != out[j].File {
-			return out[i].File < out[j].File
-		}
-		return out[i].Line < out[j].Line
+	slices.SortStableFunc(out, func(a, b Importer) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
 	})
 	if out == nil {
 		out = []Importer{}

@@ -22,9 +22,11 @@ package lsp
 // expression) are inlined from the syntax: see inline_syntax.go.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -550,13 +552,7 @@ func (st *inlineState) finish() (InlinePlan, error) {
 }
 
 func sortSites(s []InlineSite) {
-	sort.SliceStable(s, func(i, j int) bool {
-		if s[i].File != s[j].File {
-			return s[i].File < s[j].File
-		}
-		if s[i].Line != s[j].Line {
-			return s[i].Line < s[j].Line
-		}
-		return s[i].Column < s[j].Column
+	slices.SortStableFunc(s, func(a, b InlineSite) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
 }

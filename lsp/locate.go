@@ -2,10 +2,11 @@ package lsp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -244,18 +245,8 @@ func (c *Client) ToolRange(ctx context.Context, enc Encoding, u protocol.Documen
 
 // SortLocations orders by file, then position, and drops exact duplicates.
 func SortLocations(locs []Location) []Location {
-	sort.SliceStable(locs, func(i, j int) bool {
-		a, b := locs[i], locs[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.URI != b.URI {
-			return a.URI < b.URI
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Column < b.Column
+	slices.SortStableFunc(locs, func(a, b Location) int {
+		return cmp.Or(strings.Compare(a.File, b.File), strings.Compare(a.URI, b.URI), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
 	out := locs[:0]
 	for i, l := range locs {
