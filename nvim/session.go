@@ -5,6 +5,7 @@
 package nvim
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -130,7 +131,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 }
 
 func (s *Session) dial(ctx context.Context, addr string) error {
-	v, err := nvim.Dial(addr, nvim.DialContext(ctx), nvim.DialServe(false), nvim.DialLogf(s.logf))
+	v, err := nvim.Dial(addr, nvim.DialContext(ctx), nvim.DialServe(false), nvim.DialLogf(s.logf), nvim.DialNetDial(dialBuffered))
 	if err != nil {
 		return apierr.Errorf(apierr.ResourceNotFound,
 			"start Neovim with a listen address (nvim --listen /tmp/nvim.sock) and pass it with --nvim, or omit --nvim to use an embedded Neovim",
@@ -169,7 +170,7 @@ func (s *Session) spawn(ctx context.Context, command string) error {
 	}
 	s.cmd = cmd
 	s.embedded = true
-	v, err := nvim.New(stdout, stdin, stdin, s.logf)
+	v, err := nvim.New(bufio.NewReaderSize(stdout, readBuffer), stdin, stdin, s.logf)
 	if err != nil {
 		s.Close()
 		return err
@@ -178,6 +179,28 @@ func (s *Session) spawn(ctx context.Context, command string) error {
 	safego.Go("the Neovim connection", s.serve, s.servePanicked)
 	return nil
 }
+
+// readBuffer is how much of Neovim's output one read system call takes in:
+// go-client's own buffer is 4 KiB, a read for every 4 KiB of a large
+// buffer's lines (a first preview of a 100,000-line buffer: 22 -> 19 ms).
+const readBuffer = 256 << 10
+
+// dialBuffered connects to Neovim's address and reads through readBuffer.
+func dialBuffered(ctx context.Context, network, address string) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	return bufferedConn{c, bufio.NewReaderSize(c, readBuffer)}, nil
+}
+
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 // servePanicked ends a session whose connection loop panicked: its calls
 // fail with an error instead of waiting forever.
