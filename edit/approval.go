@@ -52,7 +52,7 @@ func (e *Engine) writtenDiff(p *prepared, files []luaFileResult) string {
 			path = p.results[i].NewPath
 		}
 		before := p.after[i]
-		written := preview.ParseDocument([]byte(*lf.WrittenText))
+		written := preview.ParseDocument(*lf.WrittenText)
 		edits, err := preview.Minimize(before, []preview.TextEdit{wholeText(before, written)})
 		if err != nil {
 			continue

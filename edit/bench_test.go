@@ -122,7 +122,7 @@ func BenchmarkBigBuffer(b *testing.B) {
 		return preview.Changeset{Files: []preview.FileChange{{Kind: preview.OpEdit, Path: "big.txt", Edits: edits}}}
 	}
 	b.Run("diff-only", func(b *testing.B) { // pure: no Neovim
-		doc := preview.ParseDocument([]byte(orig))
+		doc := preview.ParseDocument(orig)
 		for b.Loop() {
 			if _, err := preview.UnifiedDiff(preview.Changeset{Files: []preview.FileChange{{Kind: preview.OpEdit, Path: "big.txt", Old: doc, Edits: edits}}}); err != nil {
 				b.Fatal(err)

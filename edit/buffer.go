@@ -104,8 +104,8 @@ func (e *Engine) SaveWith(ctx context.Context, file string, force, noautocmd boo
 	}
 	out := SaveResult{BufferState: st, Saved: r.Saved}
 	if r.WrittenText != nil && r.BeforeText != nil {
-		before := preview.ParseDocument([]byte(*r.BeforeText))
-		after := preview.ParseDocument([]byte(*r.WrittenText))
+		before := preview.ParseDocument(*r.BeforeText)
+		after := preview.ParseDocument(*r.WrittenText)
 		if edits, err := preview.Minimize(before, []preview.TextEdit{wholeText(before, after)}); err == nil {
 			out.WrittenDiff, _ = preview.UnifiedDiff(preview.Changeset{Files: []preview.FileChange{{Path: st.File, Kind: preview.OpEdit, Old: before, Edits: edits}}})
 		}
@@ -199,7 +199,7 @@ func (e *Engine) Diff(ctx context.Context, file string) (BufferDiff, error) {
 		fc.Kind, fc.Old = preview.OpCreate, preview.Document{Lines: []string{}, EOL: buf.EOL}
 		out.Note = "the file does not exist on disk yet"
 	default:
-		fc.Old = preview.ParseDocument([]byte(*s.Disk))
+		fc.Old = preview.ParseDocument(*s.Disk)
 		if fc.Old.EOL != buf.EOL && len(fc.Old.Lines) > 1 {
 			out.Note = fmt.Sprintf("the buffer's line endings (fileformat=%s) differ from the file's; the diff does not show that", s.FileFormat)
 		}

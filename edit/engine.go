@@ -695,7 +695,7 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 		if lf.WrittenText != nil {
 			r.Note = joinNote(r.Note, "saving ran the user's write autocmds, which changed the text written (see written_diff)")
 			lf.Note = joinNote(lf.Note, "saving ran the user's write autocmds, which changed the text written (see written_diff)")
-			lf.LineCount = len(preview.ParseDocument([]byte(*lf.WrittenText)).Lines)
+			lf.LineCount = len(preview.ParseDocument(*lf.WrittenText).Lines)
 		}
 		r.IsModified, r.LineCount, r.Saved, r.Note = lf.Modified, lf.LineCount, lf.Saved, lf.Note
 		if lf.Kind == "delete" {
@@ -743,7 +743,7 @@ func newID() string {
 // documentOf is the document a snapshot holds (empty when the file does not
 // exist).
 func documentOf(s nvim.FileSnapshot) preview.Document {
-	doc := preview.ParseDocument([]byte(s.Text))
+	doc := preview.ParseDocument(s.Text)
 	if s.Loaded && s.FileFormat == "dos" {
 		doc.EOL = "\r\n" // even when no line is terminated yet
 	}

@@ -24,7 +24,7 @@ func FuzzPatchApply(f *testing.F) {
 	f.Add("a\nb\n", "--- a/f\n+++ b/f\n@@ -1,2 +0,0 @@\n-a\n-b\n")
 	f.Add("1\n2\n3\n4\n5\n6\n7\n8\n9\n", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-1\n+one\n 2\n@@ -8,2 +8,3 @@\n 8\n 9\n+10\n")
 	f.Fuzz(func(t *testing.T, content, patch string) {
-		doc := preview.ParseDocument([]byte(content))
+		doc := preview.ParseDocument(content)
 		fps, err := preview.ParsePatch(patch)
 		if err != nil {
 			return

@@ -151,7 +151,7 @@ func TestPlanBufferRandom(t *testing.T) {
 }
 
 func TestPlanBufferCases(t *testing.T) {
-	doc := func(s string) preview.Document { return preview.ParseDocument([]byte(s)) }
+	doc := func(s string) preview.Document { return preview.ParseDocument(s) }
 	e := func(sl, sc, el, ec int, text string) preview.TextEdit {
 		return preview.TextEdit{StartLine: sl, StartCol: sc, EndLine: el, EndCol: ec, NewText: text}
 	}
@@ -179,7 +179,7 @@ func TestPlanBufferCases(t *testing.T) {
 }
 
 func TestLineEdits(t *testing.T) {
-	doc := func(s string) preview.Document { return preview.ParseDocument([]byte(s)) }
+	doc := func(s string) preview.Document { return preview.ParseDocument(s) }
 	cases := []struct {
 		name    string
 		content string
@@ -255,7 +255,7 @@ func TestReplaceEdits(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d := preview.ParseDocument([]byte(c.content))
+			d := preview.ParseDocument(c.content)
 			edits, matches, err := replaceEdits(d, "f.txt", c.r)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {

@@ -80,7 +80,7 @@ func (e *Engine) withUserEdits(ctx context.Context, p *prepared, edited map[stri
 			kind = preview.OpCreate
 			current = preview.Document{Lines: []string{}, EOL: p.after[i].EOL}
 		}
-		user := preview.ParseDocument([]byte(text))
+		user := preview.ParseDocument(text)
 		if user.EOL == "" || len(user.Lines) <= 1 {
 			user.EOL = p.after[i].EOL
 		}

@@ -287,7 +287,7 @@ func flatText(s nvim.FileSnapshot) string {
 // snapshotDoc is the document a snapshot holds: a loaded "dos" buffer's
 // line ends are "\r\n" even when no line is terminated yet.
 func snapshotDoc(s nvim.FileSnapshot) preview.Document {
-	doc := preview.ParseDocument([]byte(s.Text))
+	doc := preview.ParseDocument(s.Text)
 	if s.Loaded && s.FileFormat == "dos" {
 		doc.EOL = "\r\n"
 	}

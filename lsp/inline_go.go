@@ -146,7 +146,7 @@ func (c *Client) inlineGo(ctx context.Context, st *inlineState) error {
 // that lie within the lines the inlining changed (orig to inlined), give
 // or take one line, and no other.
 func formatInside(orig, inlined, formatted string) string {
-	doc := preview.ParseDocument([]byte(inlined))
+	doc := preview.ParseDocument(inlined)
 	edits := func(text string) []preview.TextEdit {
 		whole := preview.TextEdit{EndLine: len(doc.Lines), NewText: text}
 		out, err := preview.Minimize(doc, []preview.TextEdit{whole})

@@ -78,7 +78,7 @@ func TestMoveCycle(t *testing.T) {
 }
 
 func TestMoveTSEndOfFile(t *testing.T) {
-	doc := preview.ParseDocument([]byte("a\n}\n"))
+	doc := preview.ParseDocument("a\n}\n")
 	// tsserver's copy answers (2, 3) for the end of "a\n}\n": past "}".
 	if p := (tsLocation{Line: 2, Offset: 3}).lsp(doc); p.Line != 2 || p.Character != 0 {
 		t.Errorf("end of file: %+v", p)

@@ -168,7 +168,7 @@ const pricingGo = "// Package refactor holds code that is a good target for extr
 const pricingExtract = "func Invoice(lines []orders.Line, taxPercent int) string {\n\theader := \"INVOICE\"\n\tsubtotal, tax, discount := newFunction(lines, taxPercent)\n\ttotal := subtotal + tax - discount\n\treturn fmt.Sprintf(\"%s\\nsubtotal %s\\ntax %s\\ntotal %s\", header, cents(subtotal), cents(tax), cents(total))\n}\n\nfunc newFunction(lines []orders.Line, taxPercent int) (int, int, int) {\n\tsubtotal := 0\n\tfor _, l := range lines {\n\t\tsubtotal += l.Qty * l.UnitPrice\n\t}\n\ttax := taxOf(subtotal, taxPercent)\n\tdiscount := 0\n\tif subtotal > 1000 {\n\t\tdiscount = subtotal / 10\n\t}\n\treturn subtotal, tax, discount\n}"
 
 func pricingChangeset() preview.Changeset {
-	old := preview.ParseDocument([]byte(pricingGo))
+	old := preview.ParseDocument(pricingGo)
 	return preview.Changeset{Files: []preview.FileChange{{
 		Kind: preview.OpEdit, Path: "refactor/pricing.go", Old: old,
 		Edits: []preview.TextEdit{{StartLine: 10, StartCol: 0, EndLine: 23, EndCol: 1, NewText: pricingExtract}},
@@ -220,7 +220,7 @@ func TestNameIntroducedHintAndStrings(t *testing.T) {
 	// A TS extract whose new code mentions the server's name in a string
 	// and a comment: only the code occurrences are renamed; the hint
 	// (_typescript.rename) names the identifier.
-	old := preview.ParseDocument([]byte("export function f(x: number) {\n  return x * 2;\n}\n"))
+	old := preview.ParseDocument("export function f(x: number) {\n  return x * 2;\n}\n")
 	cs := preview.Changeset{Files: []preview.FileChange{{Kind: preview.OpEdit, Path: "src/a.ts", Old: old, Edits: []preview.TextEdit{
 		{StartLine: 1, StartCol: 9, EndLine: 1, EndCol: 14, NewText: "newLocal"},
 		{StartLine: 1, StartCol: 0, EndLine: 1, EndCol: 0, NewText: "  const newLocal = x * 2; // newLocal\n  const label = \"newLocal\";\n"},

@@ -18,11 +18,10 @@ type Document struct {
 // when every terminated line ends in "\r\n" (what Neovim detects as
 // fileformat=dos); otherwise a stray "\r" stays part of its line, as Neovim
 // shows it (^M), so Bytes gives back the exact input.
-func ParseDocument(content []byte) Document {
-	if len(content) == 0 {
+func ParseDocument(s string) Document {
+	if len(s) == 0 {
 		return Document{Lines: []string{}, EOL: "\n"}
 	}
-	s := string(content)
 	final := strings.HasSuffix(s, "\n")
 	if final {
 		s = s[:len(s)-1]

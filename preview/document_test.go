@@ -31,7 +31,7 @@ func TestParseDocument(t *testing.T) {
 		{"日本\n😀", []string{"日本", "😀"}, "\n", false},
 	}
 	for _, c := range cases {
-		d := ParseDocument([]byte(c.in))
+		d := ParseDocument(c.in)
 		if !slices.Equal(d.Lines, c.lines) || d.Lines == nil || d.EOL != c.eol || d.FinalNewline != c.final {
 			t.Errorf("ParseDocument(%q) = %q eol=%q final=%v, want %q eol=%q final=%v", c.in, d.Lines, d.EOL, d.FinalNewline, c.lines, c.eol, c.final)
 		}
@@ -51,7 +51,7 @@ func TestDocumentBytesRoundTrip(t *testing.T) {
 		for i := range in {
 			in[i] = alphabet[r.IntN(len(alphabet))]
 		}
-		if got := ParseDocument(in).Bytes(); !bytes.Equal(got, in) {
+		if got := ParseDocument(string(in)).Bytes(); !bytes.Equal(got, in) {
 			t.Fatalf("ParseDocument(%q).Bytes() = %q", in, got)
 		}
 	}

@@ -28,7 +28,7 @@ func FuzzParsePatch(f *testing.F) {
 		}
 		for _, p := range patches {
 			old := hunkOldText(p)
-			for _, d := range []Document{ParseDocument([]byte(old)), {Lines: []string{}}, ParseDocument([]byte(strings.ReplaceAll(old, "\n", "\r\n")))} {
+			for _, d := range []Document{ParseDocument(old), {Lines: []string{}}, ParseDocument(strings.ReplaceAll(old, "\n", "\r\n"))} {
 				edits, err := p.EditsFor(d)
 				if err != nil {
 					continue
@@ -71,7 +71,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if len(content) > 4096 || len(script) > 256 {
 			return
 		}
-		d := ParseDocument(content)
+		d := ParseDocument(string(content))
 		edits := editsFromScript(d, script)
 		roundTrip(t, d, edits)
 		minimized, err := Minimize(d, edits)

@@ -8,7 +8,7 @@ import (
 )
 
 // doc builds a Document from its on-disk content.
-func doc(content string) Document { return ParseDocument([]byte(content)) }
+func doc(content string) Document { return ParseDocument(content) }
 
 // linePool holds line contents that stress bytes: CJK, emoji, a combining
 // mark, a stray "\r", whitespace and duplicates (which make diffs ambiguous).
