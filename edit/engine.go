@@ -743,11 +743,7 @@ func newID() string {
 // documentOf is the document a snapshot holds (empty when the file does not
 // exist).
 func documentOf(s nvim.FileSnapshot) preview.Document {
-	doc := preview.ParseDocument(s.Text)
-	if s.Loaded && s.FileFormat == "dos" {
-		doc.EOL = "\r\n" // even when no line is terminated yet
-	}
-	return doc
+	return preview.ParseBuffer(s.Text, s.Loaded && s.FileFormat == "dos")
 }
 
 // sameText reports whether two documents hold the same text.

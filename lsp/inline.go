@@ -284,14 +284,9 @@ func flatText(s nvim.FileSnapshot) string {
 	return docFlatText(snapshotDoc(s))
 }
 
-// snapshotDoc is the document a snapshot holds: a loaded "dos" buffer's
-// line ends are "\r\n" even when no line is terminated yet.
+// snapshotDoc is the document a snapshot holds.
 func snapshotDoc(s nvim.FileSnapshot) preview.Document {
-	doc := preview.ParseDocument(s.Text)
-	if s.Loaded && s.FileFormat == "dos" {
-		doc.EOL = "\r\n"
-	}
-	return doc
+	return preview.ParseBuffer(s.Text, s.Loaded && s.FileFormat == "dos")
 }
 
 // offset converts a tool position (1-based line, character column) in rel's

@@ -48,6 +48,17 @@ func ParseDocument(s string) Document {
 	return Document{Lines: lines, EOL: eol, FinalNewline: final}
 }
 
+// ParseBuffer is ParseDocument for the text of a Neovim buffer: a buffer
+// with fileformat=dos ends its lines in "\r\n" even while none is
+// terminated yet (one line, or 'eol' off).
+func ParseBuffer(text string, dos bool) Document {
+	doc := ParseDocument(text)
+	if dos {
+		doc.EOL = "\r\n"
+	}
+	return doc
+}
+
 // Bytes is the inverse of ParseDocument: the file content on disk.
 func (d Document) Bytes() []byte {
 	eol := d.eol()

@@ -74,3 +74,23 @@ func TestDocumentBytesOddShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestParseBuffer: a dos buffer's lines end in "\r\n" even when no line of
+// its text is terminated; other buffers are read as ParseDocument reads them.
+func TestParseBuffer(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		dos  bool
+		eol  string
+	}{
+		{"one line", true, "\r\n"},
+		{"", true, "\r\n"},
+		{"a\r\nb\r\n", true, "\r\n"},
+		{"one line", false, "\n"},
+		{"a\r\nb\r\n", false, "\r\n"},
+	} {
+		if d := ParseBuffer(c.text, c.dos); d.EOL != c.eol || !bytes.Equal(d.Bytes(), []byte(c.text)) && c.text != "" {
+			t.Errorf("ParseBuffer(%q, dos=%v): EOL %q, bytes %q; want EOL %q", c.text, c.dos, d.EOL, d.Bytes(), c.eol)
+		}
+	}
+}
