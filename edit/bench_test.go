@@ -114,6 +114,30 @@ func (v *env) undoAll(b *testing.B, rels []string, want string) {
 const neovimApply = `local we, enc = ...
 vim.lsp.util.apply_workspace_edit(vim.json.decode(we), enc)`
 
+// benchWorkspaceEdit applies we, a server's WorkspaceEdit over rels, through
+// the engine and through Neovim's own apply_workspace_edit, each apply undone
+// (outside the timer) back to orig, the first buffer's text.
+func (v *env) benchWorkspaceEdit(b *testing.B, we json.RawMessage, rels []string, orig string) {
+	b.Run("apply-workspace-edit/nvbridge", func(b *testing.B) {
+		for range b.N {
+			cs, err := v.client.Changeset(v.ctx, lsp.UTF16, we)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := v.e.Submit(v.ctx, cs, edit.Options{}); err != nil {
+				b.Fatal(err)
+			}
+			v.undoAll(b, rels, orig)
+		}
+	})
+	b.Run("apply-workspace-edit/neovim", func(b *testing.B) {
+		for range b.N {
+			v.lua(neovimApply, nil, string(we), "utf-16")
+			v.undoAll(b, rels, orig)
+		}
+	})
+}
+
 func BenchmarkBigBuffer(b *testing.B) {
 	v, _ := benchEnv(b)
 	edits, we := bigEditsOf(v)
@@ -187,24 +211,7 @@ func BenchmarkBigBuffer(b *testing.B) {
 			v.undoAll(b, []string{"big.txt"}, orig)
 		}
 	})
-	b.Run("apply-workspace-edit/nvbridge", func(b *testing.B) {
-		for range b.N {
-			cs, err := v.client.Changeset(v.ctx, lsp.UTF16, we)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := v.e.Submit(v.ctx, cs, edit.Options{}); err != nil {
-				b.Fatal(err)
-			}
-			v.undoAll(b, []string{"big.txt"}, orig)
-		}
-	})
-	b.Run("apply-workspace-edit/neovim", func(b *testing.B) {
-		for range b.N {
-			v.lua(neovimApply, nil, string(we), "utf-16")
-			v.undoAll(b, []string{"big.txt"}, orig)
-		}
-	})
+	v.benchWorkspaceEdit(b, we, []string{"big.txt"}, orig)
 }
 
 func BenchmarkManyFiles(b *testing.B) {
@@ -228,24 +235,7 @@ func BenchmarkManyFiles(b *testing.B) {
 			v.undoAll(b, many, orig)
 		}
 	})
-	b.Run("apply-workspace-edit/nvbridge", func(b *testing.B) {
-		for range b.N {
-			cs, err := v.client.Changeset(v.ctx, lsp.UTF16, we)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := v.e.Submit(v.ctx, cs, edit.Options{}); err != nil {
-				b.Fatal(err)
-			}
-			v.undoAll(b, many, orig)
-		}
-	})
-	b.Run("apply-workspace-edit/neovim", func(b *testing.B) {
-		for range b.N {
-			v.lua(neovimApply, nil, string(we), "utf-16")
-			v.undoAll(b, many, orig)
-		}
-	})
+	v.benchWorkspaceEdit(b, we, many, orig)
 }
 
 // BenchmarkReplace40k: replace_in_buffer with 40,000 matches (issue 8:
