@@ -6,6 +6,7 @@ package lsp_test
 // restarts it (embedded mode) and the buffers get it back.
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,34 @@ import (
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/nvim"
 )
+
+// killGopls kills -9 the gopls that Neovim (process nvimPid) started and
+// waits until the bridge has recorded its exit for bufnr; who names that
+// gopls in the failure.
+func killGopls(ctx context.Context, t *testing.T, s *nvim.Session, nvimPid, bufnr int, who string) {
+	t.Helper()
+	out, err := exec.Command("pgrep", "-P", strconv.Itoa(nvimPid), "-x", "gopls").Output()
+	if err != nil {
+		t.Fatalf("pgrep gopls under Neovim %d: %v", nvimPid, err)
+	}
+	pid, err := strconv.Atoi(strings.Fields(string(out))[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// Neovim notices the exit on its event loop; wait (inside Neovim,
+	// bounded) until the bridge has recorded it.
+	var noticed bool
+	const awaitDown = `local bufnr, ms = ...
+return vim.wait(ms, function() return #require('nvbridge.bridge').servers_down(bufnr) > 0 end, 20)`
+	if err := s.ExecLua(ctx, awaitDown, &noticed, bufnr, int(testenv.Timeout().Milliseconds())); err != nil || !noticed {
+		t.Fatalf("the exit of %s was not recorded: %v", who, err)
+	}
+}
 
 func TestServerKilled(t *testing.T) {
 	testenv.Require(t, "nvim", "gopls", "go", "pgrep")
@@ -50,25 +78,7 @@ func TestServerKilled(t *testing.T) {
 	if err := s.Call(ctx, "nvbridge.servers", "set_restart_delay", nil, 3600*1000); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("pgrep", "-P", strconv.Itoa(s.Pid()), "-x", "gopls").Output()
-	if err != nil {
-		t.Fatalf("pgrep gopls under Neovim %d: %v", s.Pid(), err)
-	}
-	pid, err := strconv.Atoi(strings.Fields(string(out))[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	// Neovim notices the exit on its event loop; wait (inside Neovim,
-	// bounded) until the bridge has recorded it.
-	var noticed bool
-	const awaitDown = `local bufnr, ms = ...
-return vim.wait(ms, function() return #require('nvbridge.bridge').servers_down(bufnr) > 0 end, 20)`
-	if err := s.ExecLua(ctx, awaitDown, &noticed, doc.Buffer.Bufnr, int(testenv.Timeout().Milliseconds())); err != nil || !noticed {
-		t.Fatalf("the exit of gopls was not recorded: %v", err)
-	}
+	killGopls(ctx, t, s, s.Pid(), doc.Buffer.Bufnr, "gopls")
 
 	t.Run("down", func(t *testing.T) {
 		_, err := client.DiagnosticsFor(ctx, lsp.DiagnosticsQuery{File: "broken.go"})
@@ -145,20 +155,7 @@ func TestServerKilledAttached(t *testing.T) {
 	if err := s.ExecLua(ctx, "return vim.fn.getpid()", &nvimPid); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("pgrep", "-P", strconv.Itoa(nvimPid), "-x", "gopls").Output()
-	if err != nil {
-		t.Fatalf("pgrep gopls under Neovim %d: %v", nvimPid, err)
-	}
-	pid, _ := strconv.Atoi(strings.Fields(string(out))[0])
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	var noticed bool
-	const awaitDown = `local bufnr, ms = ...
-return vim.wait(ms, function() return #require('nvbridge.bridge').servers_down(bufnr) > 0 end, 20)`
-	if err := s.ExecLua(ctx, awaitDown, &noticed, doc.Buffer.Bufnr, int(testenv.Timeout().Milliseconds())); err != nil || !noticed {
-		t.Fatalf("the exit of the user's gopls was not recorded: %v", err)
-	}
+	killGopls(ctx, t, s, nvimPid, doc.Buffer.Bufnr, "the user's gopls")
 	_, err = client.DiagnosticsFor(ctx, lsp.DiagnosticsQuery{File: "broken.go"})
 	e := apierr.As(err)
 	if err == nil || e.Code != apierr.PreconditionFailed || !strings.Contains(e.Message, "user-gopls") ||
