@@ -39,15 +39,7 @@ func TestVerifiedEditsPythonTypeScript(t *testing.T) {
 			v.open(t, tc.caller, tc.file)
 			wantLine(t, v, tc.file, tc.defLine, tc.def)
 
-			plan, err := c.Rename(v.ctx, lsp.RenameRequest{File: tc.file, Target: lsp.Target{Line: tc.renameLine, Symbol: "greet"}, NewName: "salute"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := v.e.Submit(v.ctx, plan.Changeset, edit.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := r.Diagnostics
+			_, d := v.rename(t, lsp.RenameRequest{File: tc.file, Target: lsp.Target{Line: tc.renameLine, Symbol: "greet"}, NewName: "salute"})
 			wantComplete(t, d)
 			if len(d.Introduced) != 0 || !strings.HasPrefix(d.Verdict, "no new errors ("+tc.server) {
 				t.Fatalf("rename: verdict %q, introduced %+v", d.Verdict, d.Introduced)

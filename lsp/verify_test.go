@@ -53,6 +53,23 @@ func (v verifyEnv) editLine(t *testing.T, file string, line int, text string, op
 	return r, r.Diagnostics
 }
 
+// rename plans a rename, applies it and returns the result's delta.
+func (v verifyEnv) rename(t *testing.T, req lsp.RenameRequest) (edit.Result, *diagdelta.Delta) {
+	t.Helper()
+	plan, err := v.c.Rename(v.ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := v.e.Submit(v.ctx, plan.Changeset, edit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Diagnostics == nil {
+		t.Fatalf("no diagnostics delta in %+v", r)
+	}
+	return r, r.Diagnostics
+}
+
 func hasItem(items []diagdelta.Item, file, msg string) *diagdelta.Item {
 	for i := range items {
 		if items[i].File == file && strings.Contains(items[i].Message, msg) {
@@ -99,18 +116,7 @@ func TestVerifiedEditsGo(t *testing.T) {
 	v.open(t, "main.go", "orders/orders.go")
 
 	t.Run("rename introduces nothing", func(t *testing.T) {
-		plan, err := c.Rename(v.ctx, lsp.RenameRequest{File: "widgets/widget.go", Target: lsp.Target{Line: 12, Symbol: "NewWidget"}, NewName: "MakeWidget"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := v.e.Submit(v.ctx, plan.Changeset, edit.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := r.Diagnostics
-		if d == nil {
-			t.Fatal("no delta")
-		}
+		r, d := v.rename(t, lsp.RenameRequest{File: "widgets/widget.go", Target: lsp.Target{Line: 12, Symbol: "NewWidget"}, NewName: "MakeWidget"})
 		wantComplete(t, d)
 		if len(d.Introduced) != 0 || !strings.HasPrefix(d.Verdict, "no new errors (gopls, ") {
 			t.Fatalf("rename: verdict %q, introduced %+v", d.Verdict, d.Introduced)
