@@ -31,24 +31,38 @@ func TestNavigationCatalog(t *testing.T) {
 		"get_diagnostics":      nil,
 	}
 	env := &Env{}
-	var names []string
-	for _, tool := range navigationTools(env) {
-		def := tool.Tool
-		names = append(names, def.Name)
+	checkCatalog(t, "navigation", env, navigationTools(env), navigationToolNames, required, func(def mcp.Tool) {
 		a := def.Annotations
 		if a.ReadOnlyHint == nil || !*a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint ||
 			a.IdempotentHint == nil || !*a.IdempotentHint || a.OpenWorldHint == nil || *a.OpenWorldHint {
 			t.Errorf("%s: annotations %+v, want read-only, idempotent, not destructive, closed world", def.Name, a)
 		}
+		if len(def.Description) < 80 {
+			t.Errorf("%s: description too short to guide an agent: %q", def.Name, def.Description)
+		}
+	})
+}
+
+// checkCatalog checks a group's tools: listed as names (in that order), each
+// checked by each, requiring the arguments required gives it and describing
+// every argument, and each registered in env.
+func checkCatalog(t *testing.T, group string, env *Env, list []Tool, names []string, required map[string][]string, each func(def mcp.Tool)) {
+	t.Helper()
+	var listed []string
+	for _, tool := range list {
+		def := tool.Tool
+		listed = append(listed, def.Name)
+		each(def)
+		body, _ := json.Marshal(def.InputSchema)
+		if len(def.RawInputSchema) > 0 {
+			body = def.RawInputSchema
+		}
 		var schema struct {
 			Required   []string                   `json:"required"`
 			Properties map[string]json.RawMessage `json:"properties"`
 		}
-		if err := json.Unmarshal(def.RawInputSchema, &schema); err != nil {
-			body, _ := json.Marshal(def.InputSchema)
-			if err := json.Unmarshal(body, &schema); err != nil {
-				t.Fatal(err)
-			}
+		if err := json.Unmarshal(body, &schema); err != nil {
+			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(schema.Required, required[def.Name]) {
 			t.Errorf("%s: required %v, want %v", def.Name, schema.Required, required[def.Name])
@@ -58,14 +72,11 @@ func TestNavigationCatalog(t *testing.T) {
 				t.Errorf("%s.%s has no description", def.Name, prop)
 			}
 		}
-		if len(def.Description) < 80 {
-			t.Errorf("%s: description too short to guide an agent: %q", def.Name, def.Description)
-		}
 	}
-	if !reflect.DeepEqual(names, navigationToolNames) {
-		t.Fatalf("navigation tools = %v, want %v", names, navigationToolNames)
+	if !reflect.DeepEqual(listed, names) {
+		t.Fatalf("%s tools = %v, want %v", group, listed, names)
 	}
-	for _, name := range navigationToolNames {
+	for _, name := range names {
 		if _, ok := Find(env, name); !ok {
 			t.Fatalf("%s is not registered", name)
 		}

@@ -5,10 +5,10 @@ package tools
 // with its candidates). One Neovim for all.
 
 import (
-	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nvbridge/nvbridge/internal/testenv"
 )
@@ -25,42 +25,12 @@ func TestStructureCatalog(t *testing.T) {
 		"understand_symbol":     nil,
 	}
 	env := &Env{}
-	var names []string
-	for _, tool := range structureTools(env) {
-		def := tool.Tool
-		names = append(names, def.Name)
+	checkCatalog(t, "structure", env, structureTools(env), structureToolNames, required, func(def mcp.Tool) {
 		a := def.Annotations
 		if a.ReadOnlyHint == nil || !*a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint {
 			t.Errorf("%s: annotations %+v, want read-only, not destructive", def.Name, a)
 		}
-		body, _ := json.Marshal(def.InputSchema)
-		if len(def.RawInputSchema) > 0 {
-			body = def.RawInputSchema
-		}
-		var schema struct {
-			Required   []string                   `json:"required"`
-			Properties map[string]json.RawMessage `json:"properties"`
-		}
-		if err := json.Unmarshal(body, &schema); err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(schema.Required, required[def.Name]) {
-			t.Errorf("%s: required %v, want %v", def.Name, schema.Required, required[def.Name])
-		}
-		for prop, raw := range schema.Properties {
-			if !strings.Contains(string(raw), `"description"`) {
-				t.Errorf("%s.%s has no description", def.Name, prop)
-			}
-		}
-	}
-	if !reflect.DeepEqual(names, structureToolNames) {
-		t.Fatalf("structure tools = %v, want %v", names, structureToolNames)
-	}
-	for _, name := range structureToolNames {
-		if _, found := Find(env, name); !found {
-			t.Fatalf("%s is not registered", name)
-		}
-	}
+	})
 }
 
 func TestStructureTools(t *testing.T) {
