@@ -37,50 +37,34 @@ func TestEditingToolsOverMCP(t *testing.T) {
 	write("other.txt", "one\ntwo\n")
 	s, client := testenv.Embedded(t, root)
 	c := mcpClient(t, tools.NewEnv(s, client, nil))
-	get := func(m map[string]any, path string) any {
-		t.Helper()
-		v, ok := at(m, path)
-		if !ok {
-			t.Fatalf("no %s in %v", path, m)
-		}
-		return v
-	}
-	okCall := func(name, args string) map[string]any {
-		t.Helper()
-		res := mcpCall(t, c, name, args)
-		if e := toolError(t, res); e != nil {
-			t.Fatalf("%s %s: %s: %s", name, args, e.Code, e.Message)
-		}
-		return content(t, res)
-	}
 
 	// Preview (the default), then apply what was previewed.
-	pv := okCall("edit_buffer", `{"file":"notes.txt","edits":[{"line_start":2,"line_end":2,"new_text":"BETA"},{"line_start":5,"line_end":4,"new_text":"delta"}]}`)
-	if get(pv, "applied") != false || !strings.Contains(get(pv, "diff").(string), "+BETA\n") {
+	pv := okContent(t, c, "edit_buffer", `{"file":"notes.txt","edits":[{"line_start":2,"line_end":2,"new_text":"BETA"},{"line_start":5,"line_end":4,"new_text":"delta"}]}`)
+	if mustAt(t, pv, "applied") != false || !strings.Contains(mustAt(t, pv, "diff").(string), "+BETA\n") {
 		t.Fatalf("preview: %v", pv)
 	}
-	id := get(pv, "changeset_id").(string)
-	ap := okCall("apply_changeset", `{"changeset_id":"`+id+`"}`)
-	if get(ap, "applied") != true || get(ap, "files.0.is_modified") != true || get(ap, "files.0.line_count") != float64(5) {
+	id := mustAt(t, pv, "changeset_id").(string)
+	ap := okContent(t, c, "apply_changeset", `{"changeset_id":"`+id+`"}`)
+	if mustAt(t, ap, "applied") != true || mustAt(t, ap, "files.0.is_modified") != true || mustAt(t, ap, "files.0.line_count") != float64(5) {
 		t.Fatalf("apply: %v", ap)
 	}
 	wantError(t, mcpCall(t, c, "apply_changeset", `{"changeset_id":"`+id+`"}`), apierr.ResourceNotFound)
-	if d := okCall("get_buffer_diff", `{"file":"notes.txt"}`); get(d, "has_changes") != true || !strings.Contains(get(d, "diff").(string), "+delta") {
+	if d := okContent(t, c, "get_buffer_diff", `{"file":"notes.txt"}`); mustAt(t, d, "has_changes") != true || !strings.Contains(mustAt(t, d, "diff").(string), "+delta") {
 		t.Fatalf("get_buffer_diff: %v", d)
 	}
 
 	// One "beta" is left: count 1 applies; "a\n" occurs more than once.
 	wantError(t, mcpCall(t, c, "replace_in_buffer", `{"file":"notes.txt","old":"a\n","new":"A\n","count":1,"preview":false}`), apierr.Ambiguous, "occurs")
-	r := okCall("replace_in_buffer", `{"file":"notes.txt","old":"beta","new":"b","count":1,"preview":false}`)
-	if get(r, "matches_found") != float64(1) || get(r, "buffer_state.line_count") != float64(5) || get(r, "matches.0.line") != float64(4) {
+	r := okContent(t, c, "replace_in_buffer", `{"file":"notes.txt","old":"beta","new":"b","count":1,"preview":false}`)
+	if mustAt(t, r, "matches_found") != float64(1) || mustAt(t, r, "buffer_state.line_count") != float64(5) || mustAt(t, r, "matches.0.line") != float64(4) {
 		t.Fatalf("replace: %v", r)
 	}
-	r = okCall("replace_in_buffer", `{"file":"notes.txt","old":"(?m)^(\\w)","new":"- $1","regex":true,"preview":false}`)
-	if get(r, "matches_replaced") != float64(5) {
+	r = okContent(t, c, "replace_in_buffer", `{"file":"notes.txt","old":"(?m)^(\\w)","new":"- $1","regex":true,"preview":false}`)
+	if mustAt(t, r, "matches_replaced") != float64(5) {
 		t.Fatalf("regex replace: %v", r)
 	}
-	u := okCall("undo", `{"file":"notes.txt"}`)
-	if get(u, "remaining_undo") != float64(2) {
+	u := okContent(t, c, "undo", `{"file":"notes.txt"}`)
+	if mustAt(t, u, "remaining_undo") != float64(2) {
 		t.Fatalf("undo: %v", u)
 	}
 
@@ -95,33 +79,33 @@ vim.api.nvim_buf_set_lines(b, 4, 5, true, { 'delta (user)' })`, nil, filepath.Jo
 
 	// A patch over two files, checked against the buffers, then saved.
 	patch := "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,2 +1,2 @@\n alpha\n-BETA\n+Beta\n--- a/other.txt\n+++ b/other.txt\n@@ -1,2 +1,3 @@\n one\n two\n+three\n"
-	pp := okCall("apply_patch", `{"patch":`+jsonString(patch)+`}`)
-	okCall("discard_changeset", `{"changeset_id":"`+get(pp, "changeset_id").(string)+`"}`)
-	wantError(t, mcpCall(t, c, "discard_changeset", `{"changeset_id":"`+get(pp, "changeset_id").(string)+`"}`), apierr.ResourceNotFound)
+	pp := okContent(t, c, "apply_patch", `{"patch":`+jsonString(patch)+`}`)
+	okContent(t, c, "discard_changeset", `{"changeset_id":"`+mustAt(t, pp, "changeset_id").(string)+`"}`)
+	wantError(t, mcpCall(t, c, "discard_changeset", `{"changeset_id":"`+mustAt(t, pp, "changeset_id").(string)+`"}`), apierr.ResourceNotFound)
 	// save: true saves all the files or none: notes.txt holds the user's
 	// edit, so the whole changeset is refused, nothing changed.
 	wantError(t, mcpCall(t, c, "apply_patch", `{"patch":`+jsonString(patch)+`,"preview":false,"save":true}`), apierr.PreconditionFailed, "notes.txt", "not make")
 	if disk("other.txt") != "one\ntwo\n" || disk("notes.txt") != "alpha\nbeta\ngamma\nbeta\n" {
 		t.Fatalf("disk after a refused save: %q %q", disk("other.txt"), disk("notes.txt"))
 	}
-	pp = okCall("apply_patch", `{"patch":`+jsonString(patch)+`,"preview":false}`)
-	if get(pp, "files.0.saved") != false || get(pp, "files.1.saved") != false {
+	pp = okContent(t, c, "apply_patch", `{"patch":`+jsonString(patch)+`,"preview":false}`)
+	if mustAt(t, pp, "files.0.saved") != false || mustAt(t, pp, "files.1.saved") != false {
 		t.Fatalf("apply_patch without save: %v", pp)
 	}
-	if sv := okCall("save_buffer", `{"file":"other.txt"}`); get(sv, "saved") != true || disk("other.txt") != "one\ntwo\nthree\n" {
+	if sv := okContent(t, c, "save_buffer", `{"file":"other.txt"}`); mustAt(t, sv, "saved") != true || disk("other.txt") != "one\ntwo\nthree\n" {
 		t.Fatalf("save_buffer other.txt: %v, disk %q", sv, disk("other.txt"))
 	}
 	bad := "--- a/other.txt\n+++ b/other.txt\n@@ -1 +1 @@\n-uno\n+1\n"
 	wantError(t, mcpCall(t, c, "apply_patch", `{"patch":`+jsonString(bad)+`}`), apierr.Conflict, "hunk 1", "uno")
 
 	// Save, then discard an unsaved change.
-	sv := okCall("save_buffer", `{"file":"notes.txt"}`)
-	if get(sv, "saved") != true || disk("notes.txt") != "alpha\nBeta\ngamma\nb\ndelta (user)\n" {
+	sv := okContent(t, c, "save_buffer", `{"file":"notes.txt"}`)
+	if mustAt(t, sv, "saved") != true || disk("notes.txt") != "alpha\nBeta\ngamma\nb\ndelta (user)\n" {
 		t.Fatalf("save_buffer: %v, disk %q", sv, disk("notes.txt"))
 	}
-	okCall("edit_buffer", `{"file":"notes.txt","edits":[{"line_start":1,"line_end":1,"new_text":""}],"preview":false}`)
-	dc := okCall("discard_buffer", `{"file":"notes.txt"}`)
-	if get(dc, "discarded") != true || get(dc, "is_modified") != false || get(dc, "line_count") != float64(5) {
+	okContent(t, c, "edit_buffer", `{"file":"notes.txt","edits":[{"line_start":1,"line_end":1,"new_text":""}],"preview":false}`)
+	dc := okContent(t, c, "discard_buffer", `{"file":"notes.txt"}`)
+	if mustAt(t, dc, "discarded") != true || mustAt(t, dc, "is_modified") != false || mustAt(t, dc, "line_count") != float64(5) {
 		t.Fatalf("discard_buffer: %v", dc)
 	}
 	// The user's own unsaved edit is not thrown away without force.
@@ -131,8 +115,8 @@ vim.api.nvim_buf_set_lines(b, 0, 1, true, { 'alpha (user)' })`, nil, filepath.Jo
 		t.Fatal(err)
 	}
 	wantError(t, mcpCall(t, c, "discard_buffer", `{"file":"notes.txt"}`), apierr.Conflict, "did not make")
-	dc = okCall("discard_buffer", `{"file":"notes.txt","force":true}`)
-	if get(dc, "discarded") != true || get(dc, "is_modified") != false {
+	dc = okContent(t, c, "discard_buffer", `{"file":"notes.txt","force":true}`)
+	if mustAt(t, dc, "discarded") != true || mustAt(t, dc, "is_modified") != false {
 		t.Fatalf("discard_buffer with force: %v", dc)
 	}
 	wantError(t, mcpCall(t, c, "read_file", `{"file":"."}`), apierr.InvalidParameter, "directory")

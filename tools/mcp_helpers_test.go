@@ -107,6 +107,23 @@ func mcpCall(t *testing.T, c *client.Client, name, args string) *mcp.CallToolRes
 	return res
 }
 
+// callOK calls a tool that must succeed: a tool error fails the test with
+// its code and message.
+func callOK(t *testing.T, c *client.Client, name, args string) *mcp.CallToolResult {
+	t.Helper()
+	res := mcpCall(t, c, name, args)
+	if e := toolError(t, res); e != nil {
+		t.Fatalf("%s %s: %s: %s", name, args, e.Code, e.Message)
+	}
+	return res
+}
+
+// okContent is the structured content of callOK's result.
+func okContent(t *testing.T, c *client.Client, name, args string) map[string]any {
+	t.Helper()
+	return content(t, callOK(t, c, name, args))
+}
+
 // content returns the structured content as decoded JSON.
 func content(t *testing.T, res *mcp.CallToolResult) map[string]any {
 	t.Helper()
@@ -180,4 +197,14 @@ func at(v any, path string) (any, bool) {
 		}
 	}
 	return v, true
+}
+
+// mustAt is at for a path that must be there.
+func mustAt(t *testing.T, v any, path string) any {
+	t.Helper()
+	got, ok := at(v, path)
+	if !ok {
+		t.Fatalf("no %s in %v", path, v)
+	}
+	return got
 }

@@ -88,19 +88,8 @@ func TestRefactoringToolsGo(t *testing.T) {
 	c := mcpClient(t, tools.NewEnv(s, client, nil))
 	okCall := func(name, args string) (map[string]any, string) {
 		t.Helper()
-		res := mcpCall(t, c, name, args)
-		if e := toolError(t, res); e != nil {
-			t.Fatalf("%s %s: %s: %s", name, args, e.Code, e.Message)
-		}
+		res := callOK(t, c, name, args)
 		return content(t, res), res.Content[0].(mcp.TextContent).Text
-	}
-	get := func(m map[string]any, path string) any {
-		t.Helper()
-		v, ok := at(m, path)
-		if !ok {
-			t.Fatalf("no %s in %v", path, m)
-		}
-		return v
 	}
 	disk := func(rel string) string {
 		b, err := os.ReadFile(filepath.Join(root, rel))
@@ -122,14 +111,14 @@ func TestRefactoringToolsGo(t *testing.T) {
 		wantError(t, mcpCall(t, c, "change_signature", `{"file":"refactor/pricing.go","line":27,"symbol":"taxOf","params":[{"name":"percent","from":"percent"}]}`), apierr.PreconditionFailed, "still used")
 		wantError(t, mcpCall(t, c, "change_signature", `{"file":"refactor/pricing.go","line":23,"symbol":"header","params":[]}`), apierr.InvalidParameter, "not a function")
 		info, _ := okCall("get_buffer_info", `{"file":"widgets/widget.go","include_content":false}`)
-		if get(info, "is_modified") != false || disk("widgets/widget.go") != original {
+		if mustAt(t, info, "is_modified") != false || disk("widgets/widget.go") != original {
 			t.Fatal("bad input changed something")
 		}
 	})
 
 	t.Run("list code actions", func(t *testing.T) {
 		got, text := okCall("apply_code_action", `{"file":"refactor/pricing.go","line":17,"symbol":"taxOf"}`)
-		actions := get(got, "actions").([]any)
+		actions := mustAt(t, got, "actions").([]any)
 		if len(actions) == 0 {
 			t.Fatalf("listing: %v", got)
 		}
@@ -143,20 +132,20 @@ func TestRefactoringToolsGo(t *testing.T) {
 
 	t.Run("rename preview, apply_changeset, undo", func(t *testing.T) {
 		pv, text := okCall("rename_symbol", `{"file":"widgets/widget.go","line":7,"symbol":"Widget","new_name":"Gadget"}`)
-		if get(pv, "applied") != false || len(get(pv, "affected_files").([]any)) != 22 || !strings.Contains(text, "Rename Widget -> Gadget (gopls)") {
+		if mustAt(t, pv, "applied") != false || len(mustAt(t, pv, "affected_files").([]any)) != 22 || !strings.Contains(text, "Rename Widget -> Gadget (gopls)") {
 			t.Fatalf("preview: %v\n%s", pv, text)
 		}
 		if disk("widgets/widget.go") != original {
 			t.Fatal("the preview changed the disk")
 		}
-		ap, _ := okCall("apply_changeset", `{"changeset_id":"`+get(pv, "changeset_id").(string)+`"}`)
-		if get(ap, "applied") != true || len(get(ap, "files").([]any)) != 22 {
+		ap, _ := okCall("apply_changeset", `{"changeset_id":"`+mustAt(t, pv, "changeset_id").(string)+`"}`)
+		if mustAt(t, ap, "applied") != true || len(mustAt(t, ap, "files").([]any)) != 22 {
 			t.Fatalf("apply: %v", ap)
 		}
-		for _, f := range get(pv, "affected_files").([]any) {
+		for _, f := range mustAt(t, pv, "affected_files").([]any) {
 			okCall("undo", `{"file":"`+f.(string)+`"}`)
 			got, _ := okCall("get_buffer_diff", `{"file":"`+f.(string)+`"}`)
-			if get(got, "has_changes") != false {
+			if mustAt(t, got, "has_changes") != false {
 				t.Errorf("%s still differs from the disk after one undo: %v", f, got)
 			}
 		}
@@ -164,7 +153,7 @@ func TestRefactoringToolsGo(t *testing.T) {
 
 	t.Run("extract function applied at once and saved", func(t *testing.T) {
 		got, text := okCall("extract_function", `{"file":"refactor/pricing.go","start_line":13,"end_line":21,"name":"totals","preview":false,"save":true}`)
-		if get(got, "applied") != true || get(got, "name") != "totals" || get(got, "server_name") != "newFunction" || !strings.Contains(text, "renamed") {
+		if mustAt(t, got, "applied") != true || mustAt(t, got, "name") != "totals" || mustAt(t, got, "server_name") != "newFunction" || !strings.Contains(text, "renamed") {
 			t.Fatalf("extract: %v\n%s", got, text)
 		}
 		if !strings.Contains(disk("refactor/pricing.go"), "func totals(") {
@@ -174,11 +163,11 @@ func TestRefactoringToolsGo(t *testing.T) {
 
 	t.Run("organize imports", func(t *testing.T) {
 		got, _ := okCall("organize_imports", `{"file":"orders/format.go","preview":false}`)
-		if get(got, "changed") != true || len(get(got, "removed_imports").([]any)) != 0 || get(got, "applied") != true {
+		if mustAt(t, got, "changed") != true || len(mustAt(t, got, "removed_imports").([]any)) != 0 || mustAt(t, got, "applied") != true {
 			t.Fatalf("organize: %v", got)
 		}
 		got, text := okCall("organize_imports", `{"file":"refactor/pricing.go"}`)
-		if get(got, "changed") != false || !strings.Contains(text, "already organized") {
+		if mustAt(t, got, "changed") != false || !strings.Contains(text, "already organized") {
 			t.Fatalf("nothing to organize: %v\n%s", got, text)
 		}
 	})

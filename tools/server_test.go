@@ -253,10 +253,7 @@ func toolsOverMCP(t *testing.T, c *client.Client, server string) {
 			if tc.argsFrom != nil {
 				args = tc.argsFrom(results)
 			}
-			res := mcpCall(t, c, tool.Name, args)
-			if e := toolError(t, res); e != nil {
-				t.Fatalf("%s %s: %s: %s", tool.Name, args, e.Code, e.Message)
-			}
+			res := callOK(t, c, tool.Name, args)
 			if res.StructuredContent == nil {
 				t.Fatal("no structuredContent")
 			}
