@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/client"
+
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/dap"
 	"github.com/nvbridge/nvbridge/internal/testenv"
@@ -30,6 +32,17 @@ func markerLine(t *testing.T, root, file, marker string) int {
 	}
 	t.Fatalf("no bp:%s in %s", marker, file)
 	return 0
+}
+
+// debugSample serves the tools over MCP on a Neovim rooted at a copy of
+// testdata/samples/debug/<lang>.
+func debugSample(t *testing.T, lang string) (root string, env *tools.Env, c *client.Client) {
+	t.Helper()
+	root = testenv.CopySample(t, filepath.Join("debug", lang))
+	s, nc := testenv.Embedded(t, root)
+	env = tools.NewEnv(s, nc, t.Logf)
+	t.Cleanup(env.Close)
+	return root, env, mcpClient(t, env)
 }
 
 // debugMark is one extmark of nvbridge's debug namespace in a buffer.
@@ -67,20 +80,8 @@ func marksText(marks []debugMark) string {
 // cleared at the end.
 func TestDebugOverMCP(t *testing.T) {
 	testenv.Require(t, "nvim", "dlv", "go")
-	root := testenv.CopySample(t, filepath.Join("debug", "go"))
-	s, client := testenv.Embedded(t, root)
-	env := tools.NewEnv(s, client, t.Logf)
-	t.Cleanup(env.Close)
-	c := mcpClient(t, env)
+	root, env, c := debugSample(t, "go")
 	line := func(marker string) int { return markerLine(t, root, "main.go", marker) }
-	call := func(tool, args string) map[string]any {
-		t.Helper()
-		res := mcpCall(t, c, tool, args)
-		if e := toolError(t, res); e != nil {
-			t.Fatalf("%s %s: %s: %s", tool, args, e.Code, e.Message)
-		}
-		return content(t, res)
-	}
 	want := func(got map[string]any, path string, value any) {
 		t.Helper()
 		v, ok := at(got, path)
@@ -90,11 +91,11 @@ func TestDebugOverMCP(t *testing.T) {
 	}
 
 	// 1. The person has main.go open.
-	call("get_buffer_info", `{"file":"main.go","include_content":false}`)
+	okContent(t, c, "get_buffer_info", `{"file":"main.go","include_content":false}`)
 	mainAbs := filepath.Join(root, "main.go")
 
 	// 2. Start with a conditional breakpoint (i == 1) and one on a comment.
-	got := call("start_debug_session", fmt.Sprintf(`{"program":".","breakpoints":[
+	got := okContent(t, c, "start_debug_session", fmt.Sprintf(`{"program":".","breakpoints":[
 		{"file":"main.go","line":%d,"condition":"i == 1"},{"file":"main.go","line":%d}]}`, line("loop"), line("nocode")))
 	want(got, "state", "stopped")
 	want(got, "reason", "breakpoint")
@@ -115,19 +116,19 @@ func TestDebugOverMCP(t *testing.T) {
 	}
 
 	// 4. Inspect: i is 1, items expanded (a slice of structs).
-	got = call("inspect_state", `{"expression":"items[0]","depth":2}`)
+	got = okContent(t, c, "inspect_state", `{"expression":"items[0]","depth":2}`)
 	if tags, _ := at(got, "evaluated.children.2.children.1.value"); tags != `"blue"` {
 		t.Errorf("items[0].Tags[1] = %v, want \"blue\"", tags)
 	}
-	got = call("inspect_state", `{"expression":"i"}`)
+	got = okContent(t, c, "inspect_state", `{"expression":"i"}`)
 	want(got, "evaluated.result", "1")
 
 	// 5. Replace the breakpoints: a log point on the return, a plain one in
 	// double; continue: the log prints, double stops.
-	got = call("set_breakpoints", fmt.Sprintf(`{"file":"main.go","breakpoints":[{"line":%d,"log_message":"restocked to {total}"},{"line":%d}]}`, line("return"), line("double")))
+	got = okContent(t, c, "set_breakpoints", fmt.Sprintf(`{"file":"main.go","breakpoints":[{"line":%d,"log_message":"restocked to {total}"},{"line":%d}]}`, line("return"), line("double")))
 	want(got, "breakpoints.0.verified", true)
 	want(got, "breakpoints.1.verified", true)
-	got = call("control_execution", `{"action":"continue"}`)
+	got = okContent(t, c, "control_execution", `{"action":"continue"}`)
 	want(got, "location.line", line("double"))
 	if out := fmt.Sprint(got["output"]); !strings.Contains(out, "restocked to 17") {
 		t.Errorf("output %s lacks the log point's message", out)
@@ -138,7 +139,7 @@ func TestDebugOverMCP(t *testing.T) {
 	}
 
 	// 6. Step out to main.
-	got = call("control_execution", `{"action":"step_out"}`)
+	got = okContent(t, c, "control_execution", `{"action":"step_out"}`)
 	want(got, "location.line", line("after"))
 	want(got, "reason", "step")
 
@@ -167,12 +168,12 @@ func TestDebugOverMCP(t *testing.T) {
 	if info.LastAction.Action != "step_over" {
 		t.Errorf("last action %+v, want step_over by the user", info.LastAction)
 	}
-	got = call("get_debug_session_info", `{}`)
+	got = okContent(t, c, "get_debug_session_info", `{}`)
 	want(got, "sessions.0.last_action.by", "user")
 	want(got, "sessions.0.location.line", line("after")+1)
 
 	// 9. Continue to the end: exit code 3 and the program's output.
-	got = call("control_execution", `{"action":"continue"}`)
+	got = okContent(t, c, "control_execution", `{"action":"continue"}`)
 	want(got, "state", "terminated")
 	want(got, "exit_code", 3)
 	if out := fmt.Sprint(got["output"]); !strings.Contains(out, "total 17 double 34") || !strings.Contains(out, "inventory: done") {
@@ -182,7 +183,7 @@ func TestDebugOverMCP(t *testing.T) {
 	wantError(t, res, apierr.PreconditionFailed, "has ended")
 
 	// 10. Stop: the marks are gone.
-	got = call("stop_debug_session", `{}`)
+	got = okContent(t, c, "stop_debug_session", `{}`)
 	want(got, "remaining_processes", 0)
 	if marks := debugMarks(t, env, mainAbs); len(marks) != 0 {
 		t.Errorf("marks left after the session: %s", marksText(marks))
@@ -202,11 +203,7 @@ func TestDebugOverMCP(t *testing.T) {
 // starts nothing.
 func TestDebugErrorsOverMCP(t *testing.T) {
 	testenv.Require(t, "nvim", "dlv", "go")
-	root := testenv.CopySample(t, filepath.Join("debug", "go"))
-	s, client := testenv.Embedded(t, root)
-	env := tools.NewEnv(s, client, t.Logf)
-	t.Cleanup(env.Close)
-	c := mcpClient(t, env)
+	_, _, c := debugSample(t, "go")
 	for _, tc := range []struct {
 		name, tool, args string
 		code             apierr.Code
@@ -237,22 +234,10 @@ func TestDebugErrorsOverMCP(t *testing.T) {
 // (the adapter is chosen by the program's language).
 func TestDebugPythonOverMCP(t *testing.T) {
 	testenv.Require(t, "nvim", "debugpy-adapter")
-	root := testenv.CopySample(t, filepath.Join("debug", "python"))
-	s, client := testenv.Embedded(t, root)
-	env := tools.NewEnv(s, client, t.Logf)
-	t.Cleanup(env.Close)
-	c := mcpClient(t, env)
+	root, _, c := debugSample(t, "python")
 	line := func(marker string) int { return markerLine(t, root, "inventory.py", marker) }
-	call := func(tool, args string) map[string]any {
-		t.Helper()
-		res := mcpCall(t, c, tool, args)
-		if e := toolError(t, res); e != nil {
-			t.Fatalf("%s %s: %s: %s", tool, args, e.Code, e.Message)
-		}
-		return content(t, res)
-	}
 	// 1. Stop in double.
-	got := call("start_debug_session", fmt.Sprintf(`{"program":"inventory.py","breakpoints":[{"file":"inventory.py","line":%d}]}`, line("double")))
+	got := okContent(t, c, "start_debug_session", fmt.Sprintf(`{"program":"inventory.py","breakpoints":[{"file":"inventory.py","line":%d}]}`, line("double")))
 	if got["adapter"] != "debugpy" || got["state"] != "stopped" {
 		t.Fatalf("start: %v", got)
 	}
@@ -260,16 +245,16 @@ func TestDebugPythonOverMCP(t *testing.T) {
 		t.Fatalf("stopped at line %v, want %d", l, line("double"))
 	}
 	// 2. x is 17 (the restocked total).
-	got = call("inspect_state", `{"expression":"x * 2"}`)
+	got = okContent(t, c, "inspect_state", `{"expression":"x * 2"}`)
 	if r, _ := at(got, "evaluated.result"); r != "34" {
 		t.Errorf("x * 2 = %v, want 34", r)
 	}
 	// 3. Step out to main, then stop the session.
-	got = call("control_execution", `{"action":"step_out"}`)
+	got = okContent(t, c, "control_execution", `{"action":"step_out"}`)
 	if l, _ := at(got, "location.line"); fmt.Sprint(l) != fmt.Sprint(line("after")) {
 		t.Errorf("step_out stopped at %v, want %d", l, line("after"))
 	}
-	got = call("stop_debug_session", `{}`)
+	got = okContent(t, c, "stop_debug_session", `{}`)
 	if got["remaining_processes"] != float64(0) {
 		t.Errorf("stop: %v", got)
 	}
