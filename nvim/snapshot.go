@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/neovim/go-client/msgpack"
 	"github.com/neovim/go-client/nvim"
 
 	"github.com/nvbridge/nvbridge/apierr"
@@ -197,11 +198,15 @@ func (s *Session) snapshot(ctx context.Context, paths []string, opts SnapshotOpt
 // the snapshot's only if the tick is still the one the snapshot saw (else
 // the user typed in between: CONFLICT, nothing is applied).
 func (s *Session) readLines(ctx context.Context, f *FileSnapshot) error {
-	var lines [][]byte
+	text := joinedLines{nl: "\n"}
+	if f.FileFormat == "dos" {
+		text.nl = "\r\n"
+	}
 	var tick int
 	err := s.bounded(ctx, func() error {
 		b := s.v.NewBatch()
-		b.BufferLines(nvim.Buffer(f.Bufnr), 0, -1, false, &lines)
+		b.BufferOffset(nvim.Buffer(f.Bufnr), f.LineCount, &text.size)
+		b.Request("nvim_buf_get_lines", &text, nvim.Buffer(f.Bufnr), 0, -1, false)
 		b.BufferVar(nvim.Buffer(f.Bufnr), "changedtick", &tick)
 		return b.Execute()
 	})
@@ -212,26 +217,41 @@ func (s *Session) readLines(ctx context.Context, f *FileSnapshot) error {
 		return apierr.Errorf(apierr.Conflict, "retry; the buffer was being edited in Neovim",
 			"%s changed while it was read (changedtick %d, then %d)", f.Path, f.ChangedTick, tick)
 	}
-	nl := "\n"
-	if f.FileFormat == "dos" {
-		nl = "\r\n"
-	}
-	n := 0
-	for _, l := range lines {
-		n += len(l) + len(nl)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteString(nl)
-		}
-		b.Write(l)
-	}
 	if f.EOL {
-		b.WriteString(nl)
+		text.b.WriteString(text.nl)
 	}
-	f.Text, f.Fetch = b.String(), false
+	f.Text, f.Fetch = text.b.String(), false
+	return nil
+}
+
+// joinedLines decodes nvim_buf_get_lines' answer straight into the lines
+// joined by nl, in one allocation of the buffer's size (nvim_buf_get_offset,
+// read first in the same batch): the reflection decoder made a slice of
+// every line, which a second pass then joined.
+type joinedLines struct {
+	nl   string
+	size int
+	b    strings.Builder
+}
+
+func (j *joinedLines) UnmarshalMsgPack(d *msgpack.Decoder) error {
+	if d.Type() != msgpack.ArrayLen {
+		return fmt.Errorf("nvim_buf_get_lines answered %v, not an array", d.Type())
+	}
+	n := d.Len()
+	j.b.Grow(j.size + n*(len(j.nl)-1) + len(j.nl))
+	for i := range n {
+		if err := d.Unpack(); err != nil {
+			return err
+		}
+		if t := d.Type(); t != msgpack.String && t != msgpack.Binary {
+			return fmt.Errorf("nvim_buf_get_lines answered a line of type %v", t)
+		}
+		if i > 0 {
+			j.b.WriteString(j.nl)
+		}
+		j.b.Write(d.BytesNoCopy())
+	}
 	return nil
 }
 
