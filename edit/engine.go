@@ -708,7 +708,7 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 			if lf.NewPath != "" {
 				path = lf.NewPath
 			}
-			e.s.RememberText(path, lf.Bufnr, lf.ChangedTick, lf.FileFormat, lf.EOL, lf.Bomb, string(p.after[i].Bytes()))
+			e.s.RememberText(path, lf.Bufnr, lf.ChangedTick, lf.FileFormat, lf.EOL, lf.Bomb, p.after[i].Text())
 		}
 	}
 	out.Diagnostics = e.after(ctx, baseline, failed)

@@ -88,7 +88,7 @@ func replaceEdits(doc preview.Document, rel string, r Replacement) ([]preview.Te
 // docText is the document's text as positions address it: lines joined by
 // "\n", with a final "\n" when the file has one.
 func docText(doc preview.Document) string {
-	return string(preview.Document{Lines: doc.Lines, FinalNewline: doc.FinalNewline}.Bytes())
+	return preview.Document{Lines: doc.Lines, FinalNewline: doc.FinalNewline}.Text()
 }
 
 // maxListed is how many matches a result or an error lists.

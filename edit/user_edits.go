@@ -40,7 +40,7 @@ func proposals(p *prepared) []ProposedFile {
 		if f.Kind != "edit" && f.Kind != "create" {
 			continue
 		}
-		out = append(out, ProposedFile{Path: f.Path, Rel: p.results[i].Path, Text: string(p.after[i].Bytes())})
+		out = append(out, ProposedFile{Path: f.Path, Rel: p.results[i].Path, Text: p.after[i].Text()})
 	}
 	return out
 }

@@ -75,10 +75,10 @@ func (e *Engine) check(ctx context.Context, p *prepared) (*diagdelta.Delta, erro
 	for i, f := range p.files {
 		cf := diagdelta.CheckFile{Path: f.Path, NewPath: f.NewPath, Op: f.Kind}
 		if i < len(p.before) {
-			cf.Before = string(p.before[i].Bytes())
+			cf.Before = p.before[i].Text()
 		}
 		if i < len(p.after) {
-			cf.After = string(p.after[i].Bytes())
+			cf.After = p.after[i].Text()
 		}
 		files = append(files, cf)
 	}

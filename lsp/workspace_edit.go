@@ -328,7 +328,7 @@ func (fs *virtualFiles) changeset(paths []string) (preview.Changeset, error) {
 			fc.Edits = c.edits
 		default:
 			// The whole text with "\n" line breaks (EOL "" is "\n").
-			text := string(preview.Document{Lines: c.doc.Lines, FinalNewline: c.doc.FinalNewline}.Bytes())
+			text := preview.Document{Lines: c.doc.Lines, FinalNewline: c.doc.FinalNewline}.Text()
 			whole := []preview.TextEdit{{EndLine: len(fc.Old.Lines), NewText: text}}
 			edits, err := preview.Minimize(fc.Old, whole)
 			if err != nil {

@@ -1,6 +1,9 @@
 package preview
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
 // Document is a file's text as Neovim holds it: lines without terminators.
 //
@@ -61,22 +64,39 @@ func ParseBuffer(text string, dos bool) Document {
 
 // Bytes is the inverse of ParseDocument: the file content on disk.
 func (d Document) Bytes() []byte {
-	eol := d.eol()
-	size := 0
+	var b bytes.Buffer
+	b.Grow(d.size())
+	d.write(&b)
+	return b.Bytes()
+}
+
+// Text is Bytes as a string, made without a second copy.
+func (d Document) Text() string {
+	var b strings.Builder
+	b.Grow(d.size())
+	d.write(&b)
+	return b.String()
+}
+
+func (d Document) size() int {
+	size, eol := 0, len(d.eol())
 	for _, l := range d.Lines {
-		size += len(l) + len(eol)
+		size += len(l) + eol
 	}
-	b := make([]byte, 0, size)
+	return size
+}
+
+func (d Document) write(w interface{ WriteString(string) (int, error) }) {
+	eol := d.eol()
 	for i, l := range d.Lines {
 		if i > 0 {
-			b = append(b, eol...)
+			w.WriteString(eol)
 		}
-		b = append(b, l...)
+		w.WriteString(l)
 	}
 	if d.FinalNewline && len(d.Lines) > 0 {
-		b = append(b, eol...)
+		w.WriteString(eol)
 	}
-	return b
 }
 
 func (d Document) eol() string {
