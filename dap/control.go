@@ -15,7 +15,8 @@ import (
 
 // Report says where a session is after a start or an execution control:
 // where and why the program stopped (with the source around it), or that it
-// ended (with its exit code), and the output since the previous report.
+// ended (with its exit code), and the output since the agent's previous
+// report (a step the person gives in Neovim leaves the output for the agent).
 type Report struct {
 	SessionID string `json:"session_id"`
 	// Complete is false when the bound was hit before the program stopped
@@ -120,7 +121,7 @@ func (s *Session) Control(ctx context.Context, action string, threadID int, wait
 		}
 	case "pause":
 		if state == StateStopped {
-			r, err := s.report(ctx, true)
+			r, err := s.report(ctx, true, by)
 			r.Note = "the program was already stopped"
 			return r, err
 		}
@@ -150,7 +151,7 @@ func (s *Session) Control(ctx context.Context, action string, threadID int, wait
 	if err != nil {
 		return Report{}, err
 	}
-	r, err := s.report(ctx, complete)
+	r, err := s.report(ctx, complete, by)
 	if err == nil && !complete {
 		r.Note = fmt.Sprintf("still running after %s: call control_execution again (continue waits, pause stops it)", wait)
 	}
@@ -182,13 +183,22 @@ func (s *Session) firstThread(ctx context.Context) (int, error) {
 	return threads[0].Id, nil
 }
 
-// report describes the session now. A crashed session is an error.
-func (s *Session) report(ctx context.Context, complete bool) (Report, error) {
+// report describes the session now. A crashed session is an error. The
+// output collected so far goes to the agent's report only: the person's
+// (by "user") is shown in Neovim, which has no place for it, and would
+// otherwise take it from the agent.
+func (s *Session) report(ctx context.Context, complete bool, by string) (Report, error) {
+	takeOutput := func() ([]OutputChunk, int) {
+		if by == "user" {
+			return []OutputChunk{}, 0
+		}
+		return s.out.take()
+	}
 	s.mu.Lock()
 	r := Report{SessionID: s.ID, Complete: complete, State: s.state, LastAction: s.lastDone}
 	if s.endErr != nil {
 		err := s.endErr
-		out, dropped := s.out.take()
+		out, dropped := takeOutput()
 		s.mu.Unlock()
 		return Report{}, err.WithDetails(map[string]any{"output": out, "output_dropped_bytes": dropped})
 	}
@@ -214,7 +224,7 @@ func (s *Session) report(ctx context.Context, complete bool) (Report, error) {
 		r.State = s.state
 		r.ExitCode = s.exitCode
 	}
-	r.Output, r.OutputDropped = s.out.take()
+	r.Output, r.OutputDropped = takeOutput()
 	s.mu.Unlock()
 	return r, nil
 }

@@ -207,7 +207,7 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (StartResult, err
 	if err != nil {
 		return StartResult{}, err
 	}
-	r, err := s.report(ctx, complete)
+	r, err := s.report(ctx, complete, "agent")
 	if err != nil {
 		return StartResult{}, err
 	}

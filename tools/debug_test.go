@@ -172,7 +172,19 @@ func TestDebugOverMCP(t *testing.T) {
 	want(got, "sessions.0.last_action.by", "user")
 	want(got, "sessions.0.location.line", line("after")+1)
 
-	// 9. Continue to the end: exit code 3 and the program's output.
+	// 8b. The person steps over the Println too: what the program prints
+	// during a step of theirs is still the agent's to read.
+	if err := env.Session.ExecLua(testenv.Context(t), "vim.api.nvim_feedkeys('n', 'x', false)", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.DAP.Await(testenv.Context(t), id, func(i dap.Info) bool {
+		return i.State == dap.StateStopped && i.Location != nil && i.Location.Line == line("after")+2
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	// 9. Continue to the end: exit code 3 and the program's output, the
+	// line printed during the person's step included.
 	got = okContent(t, c, "control_execution", `{"action":"continue"}`)
 	want(got, "state", "terminated")
 	want(got, "exit_code", 3)
