@@ -90,7 +90,12 @@ func (v *Verifier) Check(ctx context.Context, files []diagdelta.CheckFile) (*dia
 		extra++
 		shown = append(shown, sync{o.File, o.Text})
 	}
-	// Show the copy the user's texts.
+	// Show the copy the user's texts, every file loaded until the check
+	// is over.
+	if err := sh.Session.Call(ctx, "nvbridge.verify", "hold", nil, true); err != nil {
+		return nil, err
+	}
+	defer func() { _ = sh.Session.Call(context.WithoutCancel(ctx), "nvbridge.verify", "hold", nil, false) }()
 	bufs := map[string]int{}
 	for i, s := range shown {
 		doc, err := sh.Open(ctx, s.path)

@@ -195,3 +195,32 @@ func TestVerifiedSilentServerIncomplete(t *testing.T) {
 		t.Fatalf("delta %+v", d)
 	}
 }
+
+// TestCheckManyFiles: a check over more files than nvbridge keeps loaded
+// for reading (20): the copy's Neovim must not release the first files
+// before the check writes their new text. Renaming NewWidget touches 22
+// files of the sample; a pure rename introduces nothing.
+func TestCheckManyFiles(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	s, c := testenv.Embedded(t, testenv.CopySample(t, "go"))
+	v := newVerifyEnv(t, s, c)
+	v.open(t, "widgets/widget.go")
+	plan, err := c.Rename(v.ctx, lsp.RenameRequest{File: "widgets/widget.go", Target: lsp.Target{Line: 12, Symbol: "NewWidget"}, NewName: "MakeWidget"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Files) <= 20 {
+		t.Fatalf("the rename touches %d files; the test needs more than 20", len(plan.Files))
+	}
+	r, err := v.e.Submit(v.ctx, plan.Changeset, edit.Options{Preview: true, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := r.Diagnostics
+	if d == nil || !d.Complete || len(d.FilesChecked) != len(plan.Files) || len(d.Introduced) != 0 {
+		t.Fatalf("check over %d files: %+v", len(plan.Files), d)
+	}
+	if r.Applied {
+		t.Fatal("a check with preview applied the rename")
+	}
+}

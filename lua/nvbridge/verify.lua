@@ -282,6 +282,19 @@ function M.set_text(bufnr, text)
   return vim.b[bufnr].changedtick
 end
 
+--- Holds (on) or lets go of (off) the buffers a check loads in the check's
+--- second Neovim (never called on the user's Neovim): buffers.load releases
+--- the read-only buffers beyond max_loaded, and a check of more files than
+--- that would lose its first ones before writing their new text.
+function M.hold(on)
+  if on then
+    buffers.holding = (buffers.holding or 0) + 1
+  else
+    buffers.holding = math.max((buffers.holding or 0) - 1, 0)
+    buffers.release_extra()
+  end
+end
+
 --- Reloads a buffer from the disk, dropping its changes (the check's
 --- second Neovim only).
 function M.reload(bufnr)
