@@ -14,7 +14,7 @@ PREFIX ?= $(HOME)/.local
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build install test vet fmt-check demo bench bench-side bench-report clean
+.PHONY: all build install test vet fmt-check demo bench bench-side bench-report fuzz clean
 
 all: build
 
@@ -65,6 +65,17 @@ bench-report: deps
 	for i in 1 2 3 4 5; do $(MICRO_BENCH) >> bench/results/microbench.txt || exit 1; done
 	$(GO) run ./bench/cmd/sidebyside -rounds $(BENCH_ROUNDS) -modules $(BENCH_MODULES) -json bench/results/sidebyside.json > bench/results/sidebyside.txt
 	$(GO) run ./bench/cmd/report -side bench/results/sidebyside.json -micro bench/results/microbench.txt -micro-cmd "5 x $(MICRO_BENCH)" -out bench/results
+
+# Every fuzz target (patch parsing, edit round trips, buffer plans) for
+# FUZZTIME each; go test fuzzes one target at a time. The seed corpora run
+# in make test already.
+FUZZTIME ?= 1m
+fuzz: deps
+	for dir in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
+		for target in $$(grep -h '^func Fuzz' $$dir/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
+			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$dir || exit 1; \
+		done; \
+	done
 
 clean:
 	rm -f nvbridge
