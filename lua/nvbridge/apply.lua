@@ -417,8 +417,7 @@ function M.snapshot(paths, opts)
       local delta = k
         and k.changedtick ~= s.changedtick
         and s.line_count > 1
-        and buffers.tracked_since(b, k.changedtick)
-        and buffers.changes(b)
+        and buffers.changes(b, k.changedtick)
       if k and k.changedtick == s.changedtick then
         s.same = true -- the caller has this text already
         buffers.track(b)
@@ -895,9 +894,9 @@ end
 function M.apply(plan)
   -- Buffers this apply loads must not make buffers.load release others it
   -- holds: releasing waits until the apply is over.
-  buffers.holding = (buffers.holding or 0) + 1
+  buffers.hold()
   local ok, reply = pcall(M._apply, plan)
-  buffers.holding = buffers.holding - 1
+  buffers.let_go()
   if not ok then
     error(reply, 0)
   end

@@ -188,10 +188,22 @@ local function releasable(b)
     and #vim.fn.win_findbuf(b) == 0
 end
 
+--- While held (a count: an apply, a check), release_extra wipes nothing:
+--- the holder needs every buffer it loads until it lets go.
+M.holding = M.holding or 0
+
+function M.hold()
+  M.holding = M.holding + 1
+end
+
+function M.let_go()
+  M.holding = math.max(M.holding - 1, 0)
+end
+
 --- Wipes the oldest read-only buffers beyond M.max_loaded (keep: the one
 --- just loaded); all of them when max is 0 (stop).
 function M.release_extra(keep, max)
-  if (M.holding or 0) > 0 and max ~= 0 then
+  if M.holding > 0 and max ~= 0 then
     return
   end
   max = max or tonumber(vim.g.nvbridge_max_loaded) or M.max_loaded
@@ -283,18 +295,13 @@ function M.retrack(b)
   end
 end
 
---- Whether b's changes are tracked from changedtick `tick`.
-function M.tracked_since(b, tick)
-  local t = tracked[b]
-  return t ~= nil and t.tick == tick
-end
-
---- The lines of b that changed since its tracked changedtick, as
+--- The lines of b that changed since changedtick `since`, as
 --- {first, old_end, base_count, lines}: lines [first, old_end) of the text
---- at that tick (base_count lines) are now `lines`. nil when not tracked.
-function M.changes(b)
+--- at that tick (base_count lines) are now `lines`. nil when b's changes
+--- are not tracked from that tick.
+function M.changes(b, since)
   local t = tracked[b]
-  if not t then
+  if not t or t.tick ~= since then
     return nil
   end
   if not t.lo then

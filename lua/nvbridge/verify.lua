@@ -288,9 +288,9 @@ end
 --- that would lose its first ones before writing their new text.
 function M.hold(on)
   if on then
-    buffers.holding = (buffers.holding or 0) + 1
+    buffers.hold()
   else
-    buffers.holding = math.max((buffers.holding or 0) - 1, 0)
+    buffers.let_go()
     buffers.release_extra()
   end
 end
