@@ -86,10 +86,15 @@ func (b *Bridge) Call(ctx context.Context, tool string, args map[string]any) (ma
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tool, err)
 	}
-	body, _ := json.Marshal(res.StructuredContent)
-	var out map[string]any
-	_ = json.Unmarshal(body, &out)
+	// The client has decoded the answer already: use it as it is (a
+	// second encode and decode here would be timed as nvbridge's).
+	out, ok := res.StructuredContent.(map[string]any)
+	if !ok {
+		body, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(body, &out)
+	}
 	if res.IsError {
+		body, _ := json.Marshal(res.StructuredContent)
 		return out, fmt.Errorf("%s %v: %s", tool, args, body)
 	}
 	return out, nil

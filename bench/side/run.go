@@ -17,13 +17,15 @@ import (
 	"github.com/nvbridge/nvbridge/internal/safego"
 )
 
-// Op is one measured operation: the tool through nvbridge and the same LSP
-// work sent straight to gopls. Straight is nil when there is no straight
-// equivalent (diagnostics held by the client).
+// Op is one measured operation: the tool through nvbridge, the same LSP
+// work sent straight to gopls, and sent through Neovim's own client.
+// Straight and Neovim are nil when there is no such equivalent
+// (diagnostics held by the client, the MCP ping).
 type Op struct {
 	Name     string
-	Bridge   func(ctx context.Context, round int) (count int, err error)
-	Straight func(ctx context.Context, round int) (count int, err error)
+	Bridge   sideFunc
+	Straight sideFunc
+	Neovim   sideFunc
 	// Rounds overrides the round count (first_request: one file a round).
 	Rounds int
 }
@@ -38,6 +40,11 @@ type Stats struct {
 	DirectP50 float64   `json:"direct_p50,omitempty"`
 	DirectP95 float64   `json:"direct_p95,omitempty"`
 	Ratio     float64   `json:"ratio,omitempty"` // bridge p50 / direct p50
+	// The same requests through Neovim's own client (ViaNeovim), no
+	// nvbridge: the floor of the architecture, MCP exchange aside.
+	NeovimMs  []float64 `json:"neovim_ms,omitempty"`
+	NeovimP50 float64   `json:"neovim_p50,omitempty"`
+	NeovimP95 float64   `json:"neovim_p95,omitempty"`
 	// Noise: the spread of the bridge's timings, (p75-p25)/p50.
 	Noise  float64 `json:"noise"`
 	Counts string  `json:"counts,omitempty"` // result sizes, bridge vs direct
@@ -89,8 +96,7 @@ type Options struct {
 }
 
 // RunModule starts both sides on m, warms them up and measures every op in
-// interleaved rounds (even rounds nvbridge first, odd rounds straight
-// first).
+// interleaved rounds (the sides' order rotates every round).
 func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error) {
 	res := &ModuleResult{Module: m.Name, Version: m.Version, Lines: m.Lines, Files: len(m.Files), Rounds: o.Rounds,
 		Positions: fmt.Sprintf("declaration %s; call %s; interface %s; file %s", m.Decl, m.Call, m.Iface, m.File)}
@@ -105,7 +111,12 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 		return nil, err
 	}
 	defer st.Close()
-	ops, firstFiles := buildOps(m, br, st, o.Rounds)
+	vn, err := StartViaNeovim(ctx, m.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer vn.Close()
+	ops, firstFiles := buildOps(m, br, st, vn, o.Rounds)
 
 	// Warm up: both sides answer every op once (the first answers wait for
 	// the workspace load); the first-request op is not warmed (its files
@@ -114,6 +125,9 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 	defer cancel()
 	if err := st.WaitLoaded(loadCtx); err != nil {
 		o.Logf("%s: straight gopls load progress not seen: %v", m.Name, err)
+	}
+	if err := vn.WaitLoaded(loadCtx, m.Decl.File); err != nil {
+		return nil, fmt.Errorf("%s: gopls through Neovim: load progress not seen: %w", m.Name, err)
 	}
 	for _, op := range ops {
 		if op.Rounds > 0 {
@@ -127,12 +141,17 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 				return nil, fmt.Errorf("%s warm-up %s (straight): %w", m.Name, op.Name, err)
 			}
 		}
+		if op.Neovim != nil {
+			if _, err := op.Neovim(loadCtx, -1); err != nil {
+				return nil, fmt.Errorf("%s warm-up %s (through Neovim): %w", m.Name, op.Name, err)
+			}
+		}
 	}
 	res.SetupSeconds = time.Since(t0).Seconds()
 	o.Logf("%s: %d lines, %d files; both sides warm after %.1fs; first-request files: %d", m.Name, m.Lines, len(m.Files), res.SetupSeconds, firstFiles)
 
 	stats := make([]Stats, len(ops))
-	counts := make([][2]int, len(ops))
+	counts := make([][3]int, len(ops))
 	for i := range ops {
 		stats[i].Op = ops[i].Name
 	}
@@ -141,15 +160,11 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 			if op.Rounds > 0 && r >= op.Rounds {
 				continue
 			}
-			first, second := 0, 1
-			if r%2 == 1 {
-				first, second = 1, 0
-			}
-			for _, side := range []int{first, second} {
-				run := op.Bridge
-				if side == 1 {
-					run = op.Straight
-				}
+			// Sides: 0 nvbridge, 1 straight, 2 through Neovim; the
+			// order rotates every round.
+			for k := range 3 {
+				side := (r + k) % 3
+				run := [3]sideFunc{op.Bridge, op.Straight, op.Neovim}[side]
 				if run == nil {
 					continue
 				}
@@ -160,10 +175,13 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 					return nil, fmt.Errorf("%s round %d %s (side %d): %w", m.Name, r, op.Name, side, err)
 				}
 				counts[i][side] = n
-				if side == 0 {
+				switch side {
+				case 0:
 					stats[i].BridgeMs = append(stats[i].BridgeMs, d)
-				} else {
+				case 1:
 					stats[i].DirectMs = append(stats[i].DirectMs, d)
+				default:
+					stats[i].NeovimMs = append(stats[i].NeovimMs, d)
 				}
 			}
 		}
@@ -181,8 +199,14 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 				s.Ratio = s.BridgeP50 / s.DirectP50
 			}
 			s.Counts = fmt.Sprintf("%d vs %d", counts[i][0], counts[i][1])
+			if len(s.NeovimMs) > 0 {
+				s.NeovimP50, s.NeovimP95 = Quantile(s.NeovimMs, .5), Quantile(s.NeovimMs, .95)
+			}
 			if counts[i][0] != counts[i][1] {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: nvbridge answered %d items, gopls straight %d", s.Op, counts[i][0], counts[i][1]))
+			}
+			if len(s.NeovimMs) > 0 && counts[i][2] != counts[i][1] {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: through Neovim's client %d items, gopls straight %d", s.Op, counts[i][2], counts[i][1]))
 			}
 		}
 	}
@@ -208,13 +232,23 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 	return res, nil
 }
 
-func buildOps(m *Module, br *Bridge, st *Straight, rounds int) ([]Op, int) {
+// lspSide sends LSP requests without nvbridge: straight to gopls
+// (Straight) or through Neovim's own client (ViaNeovim).
+type lspSide interface {
+	URI(rel string) protocol.DocumentURI
+	Open(ctx context.Context, rel string) error
+	Call(ctx context.Context, method string, params any) (json.RawMessage, error)
+	rootDir() string
+}
+
+func (s *Straight) rootDir() string  { return s.Root }
+func (s *ViaNeovim) rootDir() string { return s.Root }
+
+type sideFunc = func(ctx context.Context, round int) (count int, err error)
+
+func buildOps(m *Module, br *Bridge, st *Straight, vn *ViaNeovim, rounds int) ([]Op, int) {
 	posArgs := func(p Pos) map[string]any {
 		return map[string]any{"file": p.File, "line": p.Line, "column": p.Col}
-	}
-	tdp := func(p Pos) protocol.TextDocumentPositionParams {
-		return protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: st.URI(p.File)},
-			Position: protocol.Position{Line: uint32(p.Line - 1), Character: uint32(p.Col)}}
 	}
 	with := func(a map[string]any, kv ...any) map[string]any {
 		out := map[string]any{}
@@ -232,18 +266,7 @@ func buildOps(m *Module, br *Bridge, st *Straight, rounds int) ([]Op, int) {
 		}
 		return -1
 	}
-	straight := func(method string, params func() any, open ...string) func(context.Context, int) (int, error) {
-		return func(ctx context.Context, _ int) (int, error) {
-			for _, f := range open {
-				if err := st.Open(ctx, f); err != nil {
-					return 0, err
-				}
-			}
-			raw, err := st.Call(ctx, method, params())
-			return listLen(raw), err
-		}
-	}
-	bridge := func(tool string, args map[string]any, count func(map[string]any) int) func(context.Context, int) (int, error) {
+	bridge := func(tool string, args map[string]any, count func(map[string]any) int) sideFunc {
 		return func(ctx context.Context, _ int) (int, error) {
 			c, err := br.Call(ctx, tool, args)
 			if err != nil {
@@ -252,73 +275,60 @@ func buildOps(m *Module, br *Bridge, st *Straight, rounds int) ([]Op, int) {
 			return count(c), nil
 		}
 	}
+	fresh := freshPositions(m, rounds)
+	straight, via := sideOps(m, st, fresh), sideOps(m, vn, fresh)
+	op := func(name string, b sideFunc) Op {
+		return Op{Name: name, Bridge: b, Straight: straight[name], Neovim: via[name]}
+	}
 	ops := []Op{
 		// The MCP path alone (stdio, JSON-RPC, the server's dispatch): no
 		// Neovim, no server.
 		{Name: "mcp_ping", Bridge: func(ctx context.Context, _ int) (int, error) {
 			return 0, br.Client.Ping(ctx)
 		}},
-		{Name: "find_definition",
-			Bridge: bridge("find_definition", posArgs(m.Call), func(c map[string]any) int { return num(c, "count") }),
-			Straight: straight(protocol.MethodTextDocumentDefinition, func() any {
-				return protocol.DefinitionParams{TextDocumentPositionParams: tdp(m.Call)}
-			}, m.Call.File)},
-		{Name: "find_references",
-			Bridge: bridge("find_references", with(posArgs(m.Decl), "max_results", 1000), func(c map[string]any) int { return num(c, "total") }),
-			Straight: straight(protocol.MethodTextDocumentReferences, func() any {
-				return protocol.ReferenceParams{TextDocumentPositionParams: tdp(m.Decl), Context: protocol.ReferenceContext{IncludeDeclaration: true}}
-			}, m.Decl.File)},
-		{Name: "hover",
-			Bridge: bridge("get_hover_info", posArgs(m.Decl), func(map[string]any) int { return 1 }),
-			Straight: straight(protocol.MethodTextDocumentHover, func() any {
-				return protocol.HoverParams{TextDocumentPositionParams: tdp(m.Decl)}
-			}, m.Decl.File)},
-		{Name: "symbols",
-			Bridge: bridge("get_symbols", map[string]any{"file": m.File}, func(c map[string]any) int {
-				l, _ := c["symbols"].([]any)
-				return len(l)
-			}),
-			Straight: straight(protocol.MethodTextDocumentDocumentSymbol, func() any {
-				return protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: st.URI(m.File)}}
-			}, m.File)},
-		{Name: "find_implementations",
-			Bridge: bridge("find_implementations", posArgs(m.Iface), func(c map[string]any) int { return num(c, "count") }),
-			Straight: straight(protocol.MethodTextDocumentImplementation, func() any {
-				return protocol.ImplementationParams{TextDocumentPositionParams: tdp(m.Iface)}
-			}, m.Iface.File)},
+		op("find_definition", bridge("find_definition", posArgs(m.Call), func(c map[string]any) int { return num(c, "count") })),
+		op("find_references", bridge("find_references", with(posArgs(m.Decl), "max_results", 1000), func(c map[string]any) int { return num(c, "total") })),
+		op("hover", bridge("get_hover_info", posArgs(m.Decl), func(map[string]any) int { return 1 })),
+		op("symbols", bridge("get_symbols", map[string]any{"file": m.File}, func(c map[string]any) int {
+			l, _ := c["symbols"].([]any)
+			return len(l)
+		})),
+		op("find_implementations", bridge("find_implementations", posArgs(m.Iface), func(c map[string]any) int { return num(c, "count") })),
 		{Name: "diagnostics",
 			Bridge: bridge("get_diagnostics", map[string]any{"file": m.File}, func(map[string]any) int { return 1 })},
 	}
-	for _, h := range []struct {
-		dir   string
-		depth int
-	}{{"incoming", 1}, {"outgoing", 1}, {"incoming", 3}, {"outgoing", 3}} {
-		h := h
-		ops = append(ops, Op{Name: fmt.Sprintf("calls_%s_depth%d", h.dir, h.depth),
-			Bridge: bridge("get_call_hierarchy", with(posArgs(m.Decl), "direction", h.dir, "depth", h.depth),
-				func(c map[string]any) int {
-					t, _ := c["totals"].(map[string]any)
-					d, _ := t[h.dir].(map[string]any)
-					return num(d, "entries")
-				}),
-			Straight: func(ctx context.Context, _ int) (int, error) {
-				if err := st.Open(ctx, m.Decl.File); err != nil {
-					return 0, err
-				}
-				return straightWalk(ctx, st, tdp(m.Decl), h.dir, h.depth, 100, 8)
-			}})
+	for _, h := range hierarchyOps {
+		ops = append(ops, op(h.name(), bridge("get_call_hierarchy", with(posArgs(m.Decl), "direction", h.dir, "depth", h.depth),
+			func(c map[string]any) int {
+				t, _ := c["totals"].(map[string]any)
+				d, _ := t[h.dir].(map[string]any)
+				return num(d, "entries")
+			})))
 	}
-	ops = append(ops, Op{Name: "understand_symbol",
-		Bridge: bridge("understand_symbol", posArgs(m.Decl), func(map[string]any) int { return 1 }),
-		Straight: func(ctx context.Context, _ int) (int, error) {
-			if err := st.Open(ctx, m.Decl.File); err != nil {
-				return 0, err
-			}
-			return 1, straightUnderstand(ctx, st, tdp(m.Decl))
-		}})
+	ops = append(ops, op("understand_symbol", bridge("understand_symbol", posArgs(m.Decl), func(map[string]any) int { return 1 })))
+	if len(fresh) > 0 {
+		o := op("first_request_new_file", func(ctx context.Context, r int) (int, error) {
+			_, err := br.Call(ctx, "get_hover_info", posArgs(fresh[r]))
+			return 1, err
+		})
+		o.Rounds = len(fresh)
+		ops = append(ops, o)
+	}
+	return ops, len(fresh)
+}
 
-	// The first request in a file not opened yet: one new file per round,
-	// the same file on both sides (each side has its own gopls).
+type hierOp struct {
+	dir   string
+	depth int
+}
+
+func (h hierOp) name() string { return fmt.Sprintf("calls_%s_depth%d", h.dir, h.depth) }
+
+var hierarchyOps = []hierOp{{"incoming", 1}, {"outgoing", 1}, {"incoming", 3}, {"outgoing", 3}}
+
+// freshPositions are the first-request op's positions: one file a round
+// that no other op opens, spread over the module.
+func freshPositions(m *Module, rounds int) []Pos {
 	used := map[string]bool{m.Decl.File: true, m.Call.File: true, m.Iface.File: true, m.File: true}
 	var fresh []Pos
 	for _, f := range m.Files {
@@ -346,23 +356,66 @@ func buildOps(m *Module, br *Bridge, st *Straight, rounds int) ([]Op, int) {
 			}
 		}
 	}
-	if len(fresh) > 0 {
-		ops = append(ops, Op{Name: "first_request_new_file", Rounds: len(fresh),
-			Bridge: func(ctx context.Context, r int) (int, error) {
-				p := fresh[r]
-				_, err := br.Call(ctx, "get_hover_info", posArgs(p))
-				return 1, err
-			},
-			Straight: func(ctx context.Context, r int) (int, error) {
-				p := fresh[r]
-				if err := st.Open(ctx, p.File); err != nil {
-					return 0, err
-				}
-				_, err := st.Call(ctx, protocol.MethodTextDocumentHover, protocol.HoverParams{TextDocumentPositionParams: tdp(p)})
-				return 1, err
-			}})
+	return fresh
+}
+
+// sideOps is each op's LSP work as s sends it, by op name.
+func sideOps(m *Module, s lspSide, fresh []Pos) map[string]sideFunc {
+	tdp := func(p Pos) protocol.TextDocumentPositionParams {
+		return protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: s.URI(p.File)},
+			Position: protocol.Position{Line: uint32(p.Line - 1), Character: uint32(p.Col)}}
 	}
-	return ops, len(fresh)
+	request := func(method string, params func() any, open string) sideFunc {
+		return func(ctx context.Context, _ int) (int, error) {
+			if err := s.Open(ctx, open); err != nil {
+				return 0, err
+			}
+			raw, err := s.Call(ctx, method, params())
+			return listLen(raw), err
+		}
+	}
+	ops := map[string]sideFunc{
+		"find_definition": request(protocol.MethodTextDocumentDefinition, func() any {
+			return protocol.DefinitionParams{TextDocumentPositionParams: tdp(m.Call)}
+		}, m.Call.File),
+		"find_references": request(protocol.MethodTextDocumentReferences, func() any {
+			return protocol.ReferenceParams{TextDocumentPositionParams: tdp(m.Decl), Context: protocol.ReferenceContext{IncludeDeclaration: true}}
+		}, m.Decl.File),
+		"hover": request(protocol.MethodTextDocumentHover, func() any {
+			return protocol.HoverParams{TextDocumentPositionParams: tdp(m.Decl)}
+		}, m.Decl.File),
+		"symbols": request(protocol.MethodTextDocumentDocumentSymbol, func() any {
+			return protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: s.URI(m.File)}}
+		}, m.File),
+		"find_implementations": request(protocol.MethodTextDocumentImplementation, func() any {
+			return protocol.ImplementationParams{TextDocumentPositionParams: tdp(m.Iface)}
+		}, m.Iface.File),
+		"understand_symbol": func(ctx context.Context, _ int) (int, error) {
+			if err := s.Open(ctx, m.Decl.File); err != nil {
+				return 0, err
+			}
+			return 1, straightUnderstand(ctx, s, tdp(m.Decl))
+		},
+		// The first request in a file not opened yet: one new file per
+		// round, the same file on every side (each has its own gopls).
+		"first_request_new_file": func(ctx context.Context, r int) (int, error) {
+			p := fresh[r]
+			if err := s.Open(ctx, p.File); err != nil {
+				return 0, err
+			}
+			_, err := s.Call(ctx, protocol.MethodTextDocumentHover, protocol.HoverParams{TextDocumentPositionParams: tdp(p)})
+			return 1, err
+		},
+	}
+	for _, h := range hierarchyOps {
+		ops[h.name()] = func(ctx context.Context, _ int) (int, error) {
+			if err := s.Open(ctx, m.Decl.File); err != nil {
+				return 0, err
+			}
+			return straightWalk(ctx, s, tdp(m.Decl), h.dir, h.depth, 100, 8)
+		}
+	}
+	return ops
 }
 
 // listLen is the number of elements of a JSON array answer (1 for an
@@ -372,7 +425,8 @@ func listLen(raw json.RawMessage) int {
 	if json.Unmarshal(raw, &list) == nil {
 		return len(list)
 	}
-	if len(raw) == 0 || string(raw) == "null" {
+	// Neovim's client hands an empty list on as "{}" (a Lua table).
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == "{}" {
 		return 0
 	}
 	return 1
@@ -394,7 +448,7 @@ func (it callItem) key() string {
 // a level, at most conc in flight), items outside the root listed but not
 // expanded, each item expanded once, at most maxItems entries. It returns
 // the entries found.
-func straightWalk(ctx context.Context, st *Straight, at protocol.TextDocumentPositionParams, dir string, depth, maxItems, conc int) (int, error) {
+func straightWalk(ctx context.Context, st lspSide, at protocol.TextDocumentPositionParams, dir string, depth, maxItems, conc int) (int, error) {
 	raw, err := st.Call(ctx, protocol.MethodTextDocumentPrepareCallHierarchy, protocol.CallHierarchyPrepareParams{TextDocumentPositionParams: at})
 	if err != nil {
 		return 0, err
@@ -408,7 +462,7 @@ func straightWalk(ctx context.Context, st *Straight, at protocol.TextDocumentPos
 	if dir == "outgoing" {
 		method, field = protocol.MethodCallHierarchyOutgoingCalls, "to"
 	}
-	rootDir := "file://" + st.Root + "/"
+	rootDir := "file://" + st.rootDir() + "/"
 	var root callItem
 	_ = json.Unmarshal(roots[0], &root)
 	seen := map[string]bool{root.key(): true}
@@ -465,7 +519,7 @@ func straightWalk(ctx context.Context, st *Straight, at protocol.TextDocumentPos
 // straightUnderstand sends understand_symbol's requests concurrently:
 // definition then the defining file's symbols, hover, references, the
 // call hierarchy both ways at depth 1, implementations.
-func straightUnderstand(ctx context.Context, st *Straight, at protocol.TextDocumentPositionParams) error {
+func straightUnderstand(ctx context.Context, st lspSide, at protocol.TextDocumentPositionParams) error {
 	steps := []func() error{
 		func() error {
 			raw, err := st.Call(ctx, protocol.MethodTextDocumentDefinition, protocol.DefinitionParams{TextDocumentPositionParams: at})

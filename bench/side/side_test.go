@@ -41,7 +41,8 @@ func TestFirstFunc(t *testing.T) {
 
 // TestHarnessSmoke runs the side-by-side harness for one round on the
 // sample: the built binary over a real MCP session, gopls straight, every
-// op answering, and both sides finding the same references and callers.
+// op answering, and every side (nvbridge, gopls straight, gopls through
+// Neovim's own client) finding the same references and callers.
 // Timings are not checked (speed is the benchmarks' business).
 func TestHarnessSmoke(t *testing.T) {
 	repo, err := bench.RepoRoot()
@@ -83,6 +84,14 @@ func TestHarnessSmoke(t *testing.T) {
 		}
 		if w, ok := want[s.Op]; ok && s.Counts != w {
 			t.Errorf("%s: result sizes %q, want %q", s.Op, s.Counts, w)
+		}
+		if len(s.DirectMs) > 0 && len(s.NeovimMs) != 1 {
+			t.Errorf("%s: %d timings through Neovim's client, want 1", s.Op, len(s.NeovimMs))
+		}
+	}
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "through Neovim") {
+			t.Error(w)
 		}
 	}
 	for _, op := range []string{"find_definition", "hover", "symbols", "diagnostics", "calls_outgoing_depth3", "understand_symbol", "first_request_new_file"} {

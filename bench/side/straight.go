@@ -1,9 +1,11 @@
 // Package side is the side-by-side harness of `make bench-side` and `make
 // bench-report`: every read tool through nvbridge, called by a real MCP
 // client session over stdio against the built binary, next to the same LSP
-// requests sent by a minimal client straight to gopls, at the same
-// positions, in interleaved rounds, on the bundled sample and on large real
-// modules fetched from the Go module proxy.
+// requests sent by a minimal client straight to gopls, and sent through
+// Neovim's own LSP client with nothing else on the way (ViaNeovim: the floor
+// of a bridge built on Neovim's client), at the same positions, in
+// interleaved rounds, on the bundled sample and on large real modules
+// fetched from the Go module proxy.
 package side
 
 import (

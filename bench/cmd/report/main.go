@@ -111,25 +111,35 @@ func render(rep side.Report, micro map[string][]float64, microCmd string) string
 	for _, k := range keys {
 		p(" %s `%s`;", k, rep.Versions[k])
 	}
-	p("\n- Side by side: `%s` (%d interleaved rounds: even rounds nvbridge first, odd rounds gopls first)\n", rep.Command, rep.Rounds)
+	p("\n- Side by side: `%s` (%d interleaved rounds; the order of the three sides rotates every round)\n", rep.Command, rep.Rounds)
 	if microCmd != "" {
 		p("- Go benchmarks: `%s`\n", microCmd)
 	}
-	p("\nnvbridge is measured through a real MCP client session (mcp-go client, stdio, the built binary: JSON-RPC, dispatch, schemas, structured content) against a minimal LSP client sending the same requests straight to a second gopls on the same copy of the module, at the same positions. Figures are medians (p50) and 95th percentiles in milliseconds; \"x\" is nvbridge p50 / gopls p50. Noise is the interquartile range of nvbridge's timings over its median: the machine is shared, read ratios with it.\n\n")
+	p("\nnvbridge is measured through a real MCP client session (mcp-go client, stdio, the built binary: JSON-RPC, dispatch, schemas, structured content) against a minimal LSP client sending the same requests straight to a second gopls on the same copy of the module, at the same positions. A third side sends the same requests through Neovim's own LSP client (an embedded Neovim of its own, one `nvim_exec_lua` per request, the answer back as a notification, nothing else): the guide has every request go through Neovim's client, so that side plus the MCP exchange alone (`mcp_ping`) is the **floor**: what any bridge built this way pays before doing any work of its own. Figures are medians (p50) and 95th percentiles in milliseconds; \"x\" is nvbridge p50 / gopls p50. Noise is the interquartile range of nvbridge's timings over its median: the machine is shared, read ratios with it.\n\n")
 	p("![ratios](chart.png)\n\n")
 
 	// Goals (issue 14).
-	p("## Goals (issue 14)\n\n| goal | module | measured | verdict |\n|---|---|---|---|\n")
+	p("## Goals (issue 14)\n\n\"floor\" is Neovim's client plus the MCP exchange (p50s added) over gopls; \"own\" is nvbridge's p50 minus the floor: its own work (opening and reconciling the buffer, waiting for the server, locating the symbol, reading context lines, shaping the answer).\n\n| goal | module | measured | floor | own | verdict |\n|---|---|---|---|---|---|\n")
 	for _, m := range rep.Modules {
 		if m.Module == "sample" {
 			continue
 		}
+		ping, _ := op(m, "mcp_ping")
 		ratioGoal := func(name, label string, limit float64) {
 			s, ok := op(m, name)
 			if !ok || s.Ratio == 0 {
 				return
 			}
-			p("| %s <= x%.1f | %s | %.2f ms vs %.2f ms, x%.2f (noise %.0f%%) | %s |\n", label, limit, m.Module, s.BridgeP50, s.DirectP50, s.Ratio, s.Noise*100, verdict(s.Ratio <= limit))
+			floor, own, v := "-", "-", verdict(s.Ratio <= limit)
+			if s.NeovimP50 > 0 {
+				f := s.NeovimP50 + ping.BridgeP50
+				floor = fmt.Sprintf("%.2f ms, x%.2f", f, f/s.DirectP50)
+				own = fmt.Sprintf("%+.2f ms", s.BridgeP50-f)
+				if s.Ratio > limit && f/s.DirectP50 > limit {
+					v += " (the floor alone is over the goal)"
+				}
+			}
+			p("| %s <= x%.1f | %s | %.2f ms vs %.2f ms, x%.2f (noise %.0f%%) | %s | %s | %s |\n", label, limit, m.Module, s.BridgeP50, s.DirectP50, s.Ratio, s.Noise*100, floor, own, v)
 		}
 		ratioGoal("find_references", "warm find_references", 1.5)
 		ratioGoal("find_definition", "warm find_definition", 1.5)
@@ -146,7 +156,7 @@ func render(rep side.Report, micro map[string][]float64, microCmd string) string
 				xs    []float64
 			}{{"cold `nvbridge call find_definition` (starts the daemon)", c.CallDaemonCold}, {"cold `nvbridge call --no-daemon find_definition`", c.CallNoDaemon}} {
 				n := side.Quantile(v.xs, .5)
-				p("| %s <= `gopls definition` + 0.3 s | %s | %.0f ms vs %.0f ms | %s |\n", v.label, m.Module, n, g, verdict(n <= g+300))
+				p("| %s <= `gopls definition` + 0.3 s | %s | %.0f ms vs %.0f ms | | | %s |\n", v.label, m.Module, n, g, verdict(n <= g+300))
 			}
 		}
 	}
@@ -174,34 +184,38 @@ func render(rep side.Report, micro map[string][]float64, microCmd string) string
 	}
 	if aok && nok {
 		r, _ := runRatio([]string{"BenchmarkBigBuffer/apply-stored"}, "BenchmarkBigBuffer/apply-workspace-edit/neovim")
-		p("| 1,000 edits in a 100k-line file: apply <= x1.0 of `apply_workspace_edit` | - | %.1f ms vs %.1f ms, x%.2f; per-run ratio median x%.2f | %s |\n", apply/1e6, nv/1e6, apply/nv, r, verdict(r <= 1))
+		p("| 1,000 edits in a 100k-line file: apply <= x1.0 of `apply_workspace_edit` | - | %.1f ms vs %.1f ms, x%.2f; per-run ratio median x%.2f | | | %s |\n", apply/1e6, nv/1e6, apply/nv, r, verdict(r <= 1))
 	}
 	if pok && aok && nok {
 		r, _ := runRatio([]string{"BenchmarkBigBuffer/preview-after-user-edit", "BenchmarkBigBuffer/apply-stored"}, "BenchmarkBigBuffer/apply-workspace-edit/neovim")
-		p("| same: preview + apply <= x2, the buffer known (the user typed since the last read) | - | %.1f + %.1f ms vs %.1f ms, x%.2f; per-run ratio median x%.2f | %s |\n", prev/1e6, apply/1e6, nv/1e6, (prev+apply)/nv, r, verdict(r <= 2))
+		p("| same: preview + apply <= x2, the buffer known (the user typed since the last read) | - | %.1f + %.1f ms vs %.1f ms, x%.2f; per-run ratio median x%.2f | | | %s |\n", prev/1e6, apply/1e6, nv/1e6, (prev+apply)/nv, r, verdict(r <= 2))
 	}
 	if firstOK && aok && nok {
 		r, _ := runRatio([]string{"BenchmarkBigBuffer/preview-first-read", "BenchmarkBigBuffer/apply-stored"}, "BenchmarkBigBuffer/apply-workspace-edit/neovim")
-		p("| same: preview + apply <= x2, the buffer's first read | - | %.1f + %.1f ms vs %.1f ms, x%.2f; per-run ratio median x%.2f | %s |\n", first/1e6, apply/1e6, nv/1e6, (first+apply)/nv, r, verdict(r <= 2))
+		p("| same: preview + apply <= x2, the buffer's first read | - | %.1f + %.1f ms vs %.1f ms, x%.2f; per-run ratio median x%.2f | | | %s |\n", first/1e6, apply/1e6, nv/1e6, (first+apply)/nv, r, verdict(r <= 2))
 	}
 	if fok && nok {
-		p("| same: one-shot apply (preview: false, plan and apply) | - | %.1f ms vs %.1f ms, x%.2f | (for reference) |\n", full/1e6, nv/1e6, full/nv)
+		p("| same: one-shot apply (preview: false, plan and apply) | - | %.1f ms vs %.1f ms, x%.2f | | | (for reference) |\n", full/1e6, nv/1e6, full/nv)
 	}
 	p("\n")
 
 	for _, m := range rep.Modules {
 		p("## %s %s: %d lines, %d files\n\n", m.Module, m.Version, m.Lines, m.Files)
 		p("Positions: %s. Setup (copy, both sides started and warm): %.1f s.\n\n", m.Positions, m.SetupSeconds)
-		p("| op | nvbridge p50 | p95 | gopls straight p50 | p95 | x | noise | result sizes |\n|---|---|---|---|---|---|---|---|\n")
+		p("| op | nvbridge p50 | p95 | gopls straight p50 | p95 | x | through Neovim's client p50 | p95 | floor (+ MCP) | own | noise | result sizes |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		ping, _ := op(m, "mcp_ping")
 		for _, s := range m.Ops {
-			direct, ratio := "-", "-"
+			direct, ratio, via, floor := "- | -", "-", "- | -", "- | -"
 			if len(s.DirectMs) > 0 {
 				direct = fmt.Sprintf("%.2f | %.2f", s.DirectP50, s.DirectP95)
 				ratio = fmt.Sprintf("x%.2f", s.Ratio)
-			} else {
-				direct = "- | -"
 			}
-			p("| %s | %.2f | %.2f | %s | %s | %.0f%% | %s |\n", s.Op, s.BridgeP50, s.BridgeP95, direct, ratio, s.Noise*100, s.Counts)
+			if len(s.NeovimMs) > 0 {
+				f := s.NeovimP50 + ping.BridgeP50
+				via = fmt.Sprintf("%.2f | %.2f", s.NeovimP50, s.NeovimP95)
+				floor = fmt.Sprintf("%.2f | %+.2f", f, s.BridgeP50-f)
+			}
+			p("| %s | %.2f | %.2f | %s | %s | %s | %s | %.0f%% | %s |\n", s.Op, s.BridgeP50, s.BridgeP95, direct, ratio, via, floor, s.Noise*100, s.Counts)
 		}
 		p("\n`mcp_ping` is the MCP path alone (no Neovim, no server). `diagnostics` has no straight counterpart (a client holds the last publish). `first_request_new_file`: hover in a file neither side has opened (one new file per round). Hierarchies straight: prepare, then one request per item level by level (8 in flight), at most 100 entries, as nvbridge walks.\n\n")
 		p("Memory after the rounds: nvbridge + Neovim + gopls %.0f MiB (nvbridge %.0f, Neovim %.0f, its gopls %.0f) vs gopls straight alone %.0f MiB: +%.0f MiB.\n\n",

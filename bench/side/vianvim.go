@@ -1,0 +1,280 @@
+package side
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/neovim/go-client/nvim"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/nvbridge/nvbridge/internal/safego"
+	"github.com/nvbridge/nvbridge/lang"
+)
+
+// ViaNeovim sends the same requests as Straight, but through Neovim's own
+// LSP client: an embedded Neovim of its own, gopls started with
+// vim.lsp.start, one nvim_exec_lua per request and the answer back as a
+// notification, with nothing else on the way (no MCP, no open/reconcile,
+// no context lines, no shaping). It is the floor of the architecture the
+// guide fixes (every request through Neovim's client): nvbridge's time
+// over it plus the MCP exchange is what nvbridge itself adds.
+type ViaNeovim struct {
+	Root string
+	v    *nvim.Nvim
+	cmd  *exec.Cmd
+
+	mu      sync.Mutex
+	buffers map[string]int // rel -> bufnr, opened and attached
+	first   int            // a buffer for requests about no document
+	nextID  atomic.Int64
+	waiters map[int64]chan viaAnswer
+	loaded  chan struct{} // closed when gopls's first work-done progress ends
+	once    sync.Once
+}
+
+type viaAnswer struct {
+	err    string
+	result json.RawMessage
+}
+
+// viaLua is the Neovim half: constant source, every value an argument.
+const viaLua = `
+local chan, root, settings, init_options = ...
+local S = { client = nil }
+-- gopls answers "no views" until its workspace load is under way: say when
+-- its first work-done progress ends (as Straight.WaitLoaded waits).
+vim.api.nvim_create_autocmd('LspProgress', {
+  pattern = 'end',
+  callback = function(ev)
+    if ev.data and ev.data.client_id == S.client then
+      vim.rpcnotify(chan, 'side_loaded')
+      return true
+    end
+  end,
+})
+local function request(client, method, params, handler, bufnr)
+  if vim.fn.has('nvim-0.11') == 1 then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+function S.open(path)
+  local b = vim.fn.bufadd(path)
+  vim.fn.bufload(b)
+  if not S.client then
+    S.client = vim.lsp.start({ name = 'gopls', cmd = { 'gopls' }, root_dir = root,
+      settings = settings, init_options = init_options }, { bufnr = b })
+  else
+    vim.lsp.buf_attach_client(b, S.client)
+  end
+  return b
+end
+function S.request(id, bufnr, method, params_json)
+  local client = vim.lsp.get_client_by_id(S.client)
+  local ok = request(client, method, vim.json.decode(params_json), function(err, result)
+    if err then
+      return vim.rpcnotify(chan, 'side_done', id, vim.json.encode(err), '')
+    end
+    vim.rpcnotify(chan, 'side_done', id, '', vim.json.encode(result == nil and vim.NIL or result))
+  end, bufnr)
+  if not ok then
+    vim.rpcnotify(chan, 'side_done', id, 'request refused', '')
+  end
+end
+package.loaded['nvbridge_side'] = S
+`
+
+// StartViaNeovim starts `nvim --embed --headless --clean` in root (as
+// nvbridge's embedded mode does) and loads the Neovim half; gopls starts
+// with the first Open.
+func StartViaNeovim(ctx context.Context, root string) (*ViaNeovim, error) {
+	cmd := exec.Command("nvim", "--embed", "--headless", "--clean", "-n", "-i", "NONE")
+	cmd.Dir = root
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	v, err := nvim.New(bufio.NewReaderSize(stdout, 256<<10), stdin, stdin, func(string, ...any) {})
+	if err != nil {
+		_ = cmd.Process.Kill()
+		return nil, err
+	}
+	s := &ViaNeovim{Root: root, v: v, cmd: cmd, buffers: map[string]int{}, waiters: map[int64]chan viaAnswer{}, loaded: make(chan struct{})}
+	if err := v.RegisterHandler("side_done", s.onDone); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := v.RegisterHandler("side_loaded", func(...any) { s.once.Do(func() { close(s.loaded) }) }); err != nil {
+		s.Close()
+		return nil, err
+	}
+	safego.Go("side: the Neovim connection", func() { _ = v.Serve() }, nil)
+	var spec lang.ServerSpec
+	for _, sp := range lang.ServerSpecs() {
+		if sp.Name == "gopls" {
+			spec = sp
+		}
+	}
+	settings, init := spec.Settings, spec.InitOptions
+	if settings == nil {
+		settings = map[string]any{}
+	}
+	if init == nil {
+		init = map[string]any{}
+	}
+	if err := v.ExecLua(viaLua, nil, v.ChannelID(), root, settings, init); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("via Neovim: load: %w", err)
+	}
+	return s, nil
+}
+
+// onDone takes interface{} arguments: a notification that does not decode
+// into the handler's types would close go-client's connection.
+func (s *ViaNeovim) onDone(args ...any) {
+	if len(args) < 3 {
+		return
+	}
+	var id int64
+	switch n := args[0].(type) {
+	case int64:
+		id = n
+	case uint64:
+		id = int64(n)
+	default:
+		return
+	}
+	e, _ := args[1].(string)
+	r, _ := args[2].(string)
+	s.mu.Lock()
+	ch := s.waiters[id]
+	delete(s.waiters, id)
+	s.mu.Unlock()
+	if ch != nil {
+		ch <- viaAnswer{err: e, result: json.RawMessage(r)}
+	}
+}
+
+// WaitLoaded opens rel (starting gopls) and waits for gopls's workspace
+// load to end, bounded by ctx.
+func (s *ViaNeovim) WaitLoaded(ctx context.Context, rel string) error {
+	if err := s.Open(ctx, rel); err != nil {
+		return err
+	}
+	select {
+	case <-s.loaded:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// URI of a file relative to the root.
+func (s *ViaNeovim) URI(rel string) protocol.DocumentURI {
+	return uri.File(filepath.Join(s.Root, rel))
+}
+
+// Open loads rel into a buffer and attaches gopls to it (didOpen), once.
+func (s *ViaNeovim) Open(ctx context.Context, rel string) error {
+	s.mu.Lock()
+	_, done := s.buffers[rel]
+	s.mu.Unlock()
+	if done {
+		return nil
+	}
+	var b int
+	if err := s.v.ExecLua("return require('nvbridge_side').open(...)", &b, filepath.Join(s.Root, rel)); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.buffers[rel] = b
+	if s.first == 0 {
+		s.first = b
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// Call sends one request through Neovim's client (on the buffer of the
+// params' document when it is open) and returns its raw answer.
+func (s *ViaNeovim) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	body, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		TextDocument struct {
+			URI string `json:"uri"`
+		} `json:"textDocument"`
+	}
+	_ = json.Unmarshal(body, &doc)
+	s.mu.Lock()
+	bufnr := s.first
+	for rel, b := range s.buffers {
+		if string(s.URI(rel)) == doc.TextDocument.URI {
+			bufnr = b
+		}
+	}
+	id := s.nextID.Add(1)
+	ch := make(chan viaAnswer, 1)
+	s.waiters[id] = ch
+	s.mu.Unlock()
+	forget := func() {
+		s.mu.Lock()
+		delete(s.waiters, id)
+		s.mu.Unlock()
+	}
+	if err := s.v.ExecLua("return require('nvbridge_side').request(...)", nil, id, bufnr, method, string(body)); err != nil {
+		forget()
+		return nil, err
+	}
+	select {
+	case a := <-ch:
+		if a.err != "" {
+			return nil, fmt.Errorf("%s through Neovim: %s", method, a.err)
+		}
+		return a.result, nil
+	case <-ctx.Done():
+		forget()
+		return nil, ctx.Err()
+	}
+}
+
+// Close ends Neovim (which stops gopls), killing the group if it lingers.
+func (s *ViaNeovim) Close() {
+	_ = s.v.Close()
+	exited := make(chan struct{})
+	safego.Go("side: waiting for Neovim to exit", func() {
+		defer close(exited)
+		_ = s.cmd.Wait()
+	}, nil)
+	select {
+	case <-exited:
+	case <-time.After(3 * time.Second):
+	}
+	// Its own process group: a gopls that outlived Neovim goes too.
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	<-exited
+}
+
+// Pid is Neovim's process id.
+func (s *ViaNeovim) Pid() int { return s.cmd.Process.Pid }
