@@ -217,7 +217,7 @@ func render(rep side.Report, micro map[string][]float64, microCmd string) string
 			}
 			p("| %s | %.2f | %.2f | %s | %s | %s | %s | %.0f%% | %s |\n", s.Op, s.BridgeP50, s.BridgeP95, direct, ratio, via, floor, s.Noise*100, s.Counts)
 		}
-		p("\n`mcp_ping` is the MCP path alone (no Neovim, no server). `diagnostics` has no straight counterpart (a client holds the last publish). `first_request_new_file`: hover in a file neither side has opened (one new file per round). Hierarchies straight: prepare, then one request per item level by level (8 in flight), at most 100 entries, as nvbridge walks.\n\n")
+		p("\n`mcp_ping` is the MCP path alone (no Neovim, no server). `diagnostics` has no straight counterpart (a client holds the last publish). `first_request_new_file`: hover in a file no side has opened (one new file per round), measured after the warm ops (the background work each open starts in gopls would slow them). Hierarchies straight: prepare, then one request per item level by level (8 in flight), at most 100 entries, as nvbridge walks.\n\n")
 		p("Memory after the rounds: nvbridge + Neovim + gopls %.0f MiB (nvbridge %.0f, Neovim %.0f, its gopls %.0f) vs gopls straight alone %.0f MiB: +%.0f MiB.\n\n",
 			m.BridgeTreeMiB, m.BridgeOnlyMiB, m.NvimMiB, m.BridgeGopls, m.DirectGopls, m.BridgeTreeMiB-m.DirectGopls)
 		if c := m.Cold; c != nil {
