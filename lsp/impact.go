@@ -143,7 +143,7 @@ func (c *Client) Impact(ctx context.Context, req ImpactRequest) (ImpactResult, e
 					continue
 				}
 				s := UnderstandSymbol{Name: name, Kind: "unknown", File: l.File, Line: l.Line, Column: l.Column}
-				if sym, ok := c.declarationSymbol(ctx, l.Location, name); ok {
+				if sym, ok := c.declarationSymbol(ctx, l.Location, name, here.doc); ok {
 					s.Kind, s.Container = SymbolKindName(sym.Kind), sym.Container
 				}
 				mu.Lock()

@@ -202,6 +202,11 @@ func (c *Client) documentSymbols(ctx context.Context, file string) (SymbolsResul
 	if err != nil {
 		return SymbolsResult{}, nil, err
 	}
+	return c.documentSymbolsOf(ctx, doc)
+}
+
+// documentSymbolsOf is documentSymbols of a document this call has opened.
+func (c *Client) documentSymbolsOf(ctx context.Context, doc *Document) (SymbolsResult, []flatSymbol, error) {
 	server, err := serverFor(doc, protocol.MethodTextDocumentDocumentSymbol, "")
 	if err != nil {
 		return SymbolsResult{}, nil, err

@@ -306,7 +306,7 @@ func (u *understanding) definition(ctx context.Context) {
 	}
 	start, end := first.Line, first.Line+DeclarationLines-1
 	if !first.OutsideWorkspace {
-		if s, ok := u.c.declarationSymbol(ctx, first, u.name); ok {
+		if s, ok := u.c.declarationSymbol(ctx, first, u.name, u.doc); ok {
 			sym.Kind, sym.Container = SymbolKindName(s.Kind), s.Container
 			start, end = int(s.Range.Start.Line)+1, int(s.Range.End.Line)+1
 			if first.Line < start {
@@ -329,9 +329,18 @@ func (u *understanding) definition(ctx context.Context) {
 }
 
 // declarationSymbol finds, among the document symbols of loc's file, the
-// one declared at loc named name (innermost when nested).
-func (c *Client) declarationSymbol(ctx context.Context, loc Location, name string) (flatSymbol, bool) {
-	_, flat, err := c.documentSymbols(ctx, loc.File)
+// one declared at loc named name (innermost when nested). opened is the
+// document the call opened already (nil: none).
+func (c *Client) declarationSymbol(ctx context.Context, loc Location, name string, opened *Document) (flatSymbol, bool) {
+	var flat []flatSymbol
+	var err error
+	if opened != nil && loc.File == opened.Rel {
+		// The file this call opened (a symbol asked about at its
+		// declaration): opening it again would be a round trip for nothing.
+		_, flat, err = c.documentSymbolsOf(ctx, opened)
+	} else {
+		_, flat, err = c.documentSymbols(ctx, loc.File)
+	}
 	if err != nil {
 		return flatSymbol{}, false
 	}
