@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -22,6 +23,7 @@ type Bridge struct {
 	Client *client.Client
 	Cmd    *exec.Cmd
 	stderr bytes.Buffer
+	last   *mcp.CallToolResult // the last call's answer (AnswerCodec)
 }
 
 // Env is the environment the harness gives the processes it starts: the
@@ -86,6 +88,7 @@ func (b *Bridge) Call(ctx context.Context, tool string, args map[string]any) (ma
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tool, err)
 	}
+	b.last = res
 	// The client has decoded the answer already: use it as it is (a
 	// second encode and decode here would be timed as nvbridge's).
 	out, ok := res.StructuredContent.(map[string]any)
@@ -98,6 +101,42 @@ func (b *Bridge) Call(ctx context.Context, tool string, args map[string]any) (ma
 		return out, fmt.Errorf("%s %v: %s", tool, args, body)
 	}
 	return out, nil
+}
+
+// AnswerCodec times, outside any measured call, what carrying the last
+// call's answer costs at both ends of the MCP session: encoding it as a
+// JSON-RPC response (as the server does) and decoding that line the way
+// mcp-go's stdio client does (an envelope probe, the response, then the
+// tool result: every pass over the whole answer). It returns the time and
+// the line's size. A bridge answering with the same content pays this
+// whatever it does before: the report counts it in the floor.
+func (b *Bridge) AnswerCodec() (ms float64, size int, err error) {
+	if b.last == nil {
+		return 0, 0, nil
+	}
+	res := b.last
+	b.last = nil // measured once: the next op may send no tool call (ping)
+	start := time.Now()
+	line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": res})
+	if err != nil {
+		return 0, 0, err
+	}
+	var base struct {
+		JSONRPC string         `json:"jsonrpc"`
+		ID      *mcp.RequestId `json:"id,omitempty"`
+		Method  string         `json:"method,omitempty"`
+	}
+	if err := json.Unmarshal(line, &base); err != nil {
+		return 0, 0, err
+	}
+	var resp transport.JSONRPCResponse
+	if err := json.Unmarshal(line, &resp); err != nil {
+		return 0, 0, err
+	}
+	if _, err := mcp.ParseCallToolResult(&resp.Result); err != nil {
+		return 0, 0, err
+	}
+	return float64(time.Since(start).Microseconds()) / 1000, len(line), nil
 }
 
 // Close ends the session (the binary stops its Neovim and servers).

@@ -45,6 +45,11 @@ type Stats struct {
 	NeovimMs  []float64 `json:"neovim_ms,omitempty"`
 	NeovimP50 float64   `json:"neovim_p50,omitempty"`
 	NeovimP95 float64   `json:"neovim_p95,omitempty"`
+	// What carrying nvbridge's answer over MCP costs (Bridge.AnswerCodec),
+	// per round, and the answer's size in bytes (last round).
+	CodecMs     []float64 `json:"codec_ms,omitempty"`
+	CodecP50    float64   `json:"codec_p50,omitempty"`
+	AnswerBytes int       `json:"answer_bytes,omitempty"`
 	// Noise: the spread of the bridge's timings, (p75-p25)/p50.
 	Noise  float64 `json:"noise"`
 	Counts string  `json:"counts,omitempty"` // result sizes, bridge vs direct
@@ -177,6 +182,7 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 					if run == nil {
 						continue
 					}
+					br.last = nil // the answer AnswerCodec measures is this op's
 					start := time.Now()
 					n, err := run(ctx, r)
 					d := ms(time.Since(start))
@@ -187,6 +193,12 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 					switch side {
 					case 0:
 						stats[i].BridgeMs = append(stats[i].BridgeMs, d)
+						codec, size, err := br.AnswerCodec()
+						if err != nil {
+							return nil, fmt.Errorf("%s round %d %s: re-encoding the answer: %w", m.Name, r, op.Name, err)
+						}
+						stats[i].CodecMs = append(stats[i].CodecMs, codec)
+						stats[i].AnswerBytes = size
 					case 1:
 						stats[i].DirectMs = append(stats[i].DirectMs, d)
 					default:
@@ -206,6 +218,7 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 	for i := range stats {
 		s := &stats[i]
 		s.BridgeP50, s.BridgeP95 = Quantile(s.BridgeMs, .5), Quantile(s.BridgeMs, .95)
+		s.CodecP50 = Quantile(s.CodecMs, .5)
 		if s.BridgeP50 > 0 {
 			s.Noise = (Quantile(s.BridgeMs, .75) - Quantile(s.BridgeMs, .25)) / s.BridgeP50
 		}

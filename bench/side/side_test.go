@@ -85,6 +85,9 @@ func TestHarnessSmoke(t *testing.T) {
 		if w, ok := want[s.Op]; ok && s.Counts != w {
 			t.Errorf("%s: result sizes %q, want %q", s.Op, s.Counts, w)
 		}
+		if (s.Op == "mcp_ping") != (s.AnswerBytes == 0) || len(s.CodecMs) != 1 {
+			t.Errorf("%s: answer of %d bytes carried in %v ms: only the ping has no answer", s.Op, s.AnswerBytes, s.CodecMs)
+		}
 		if len(s.DirectMs) > 0 && len(s.NeovimMs) != 1 {
 			t.Errorf("%s: %d timings through Neovim's client, want 1", s.Op, len(s.NeovimMs))
 		}

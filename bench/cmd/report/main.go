@@ -115,11 +115,11 @@ func render(rep side.Report, micro map[string][]float64, microCmd string) string
 	if microCmd != "" {
 		p("- Go benchmarks: `%s`\n", microCmd)
 	}
-	p("\nnvbridge is measured through a real MCP client session (mcp-go client, stdio, the built binary: JSON-RPC, dispatch, schemas, structured content) against a minimal LSP client sending the same requests straight to a second gopls on the same copy of the module, at the same positions. A third side sends the same requests through Neovim's own LSP client (an embedded Neovim of its own, one `nvim_exec_lua` per request, the answer back as a notification, nothing else): the guide has every request go through Neovim's client, so that side plus the MCP exchange alone (`mcp_ping`) is the **floor**: what any bridge built this way pays before doing any work of its own. Figures are medians (p50) and 95th percentiles in milliseconds; \"x\" is nvbridge p50 / gopls p50. Noise is the interquartile range of nvbridge's timings over its median: the machine is shared, read ratios with it.\n\n")
+	p("\nnvbridge is measured through a real MCP client session (mcp-go client, stdio, the built binary: JSON-RPC, dispatch, schemas, structured content) against a minimal LSP client sending the same requests straight to a second gopls on the same copy of the module, at the same positions. A third side sends the same requests through Neovim's own LSP client (an embedded Neovim of its own, one `nvim_exec_lua` per request, the answer back as a notification, nothing else): the guide has every request go through Neovim's client, so that side, plus the MCP exchange alone (`mcp_ping`), plus carrying the answer over MCP (encoding nvbridge's answer as a JSON-RPC response and decoding it as mcp-go's client does, timed apart from the calls) is the **floor**: what any bridge built this way and giving this answer pays before doing any work of its own. Figures are medians (p50) and 95th percentiles in milliseconds; \"x\" is nvbridge p50 / gopls p50. Noise is the interquartile range of nvbridge's timings over its median: the machine is shared, read ratios with it.\n\n")
 	p("![ratios](chart.png)\n\n")
 
 	// Goals (issue 14).
-	p("## Goals (issue 14)\n\n\"floor\" is Neovim's client plus the MCP exchange (p50s added) over gopls; \"own\" is nvbridge's p50 minus the floor: its own work (opening and reconciling the buffer, waiting for the server, locating the symbol, reading context lines, shaping the answer).\n\n| goal | module | measured | floor | own | verdict |\n|---|---|---|---|---|---|\n")
+	p("## Goals (issue 14)\n\n\"floor\" is Neovim's client, the MCP exchange and carrying the answer (p50s added), and its ratio to gopls; \"own\" is nvbridge's p50 minus the floor: its own work (opening and reconciling the buffer, waiting for the server, locating the symbol, reading context lines, shaping the answer).\n\n| goal | module | measured | floor | own | verdict |\n|---|---|---|---|---|---|\n")
 	for _, m := range rep.Modules {
 		if m.Module == "sample" {
 			continue
@@ -132,7 +132,7 @@ func render(rep side.Report, micro map[string][]float64, microCmd string) string
 			}
 			floor, own, v := "-", "-", verdict(s.Ratio <= limit)
 			if s.NeovimP50 > 0 {
-				f := s.NeovimP50 + ping.BridgeP50
+				f := s.NeovimP50 + ping.BridgeP50 + s.CodecP50
 				floor = fmt.Sprintf("%.2f ms, x%.2f", f, f/s.DirectP50)
 				own = fmt.Sprintf("%+.2f ms", s.BridgeP50-f)
 				if s.Ratio > limit && f/s.DirectP50 > limit {
@@ -202,20 +202,21 @@ func render(rep side.Report, micro map[string][]float64, microCmd string) string
 	for _, m := range rep.Modules {
 		p("## %s %s: %d lines, %d files\n\n", m.Module, m.Version, m.Lines, m.Files)
 		p("Positions: %s. Setup (copy, both sides started and warm): %.1f s.\n\n", m.Positions, m.SetupSeconds)
-		p("| op | nvbridge p50 | p95 | gopls straight p50 | p95 | x | through Neovim's client p50 | p95 | floor (+ MCP) | own | noise | result sizes |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		p("| op | nvbridge p50 | p95 | gopls straight p50 | p95 | x | through Neovim's client p50 | p95 | answer KB | carrying it | floor | own | noise | result sizes |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		ping, _ := op(m, "mcp_ping")
 		for _, s := range m.Ops {
 			direct, ratio, via, floor := "- | -", "-", "- | -", "- | -"
+			answer := fmt.Sprintf("%.1f | %.2f", float64(s.AnswerBytes)/1024, s.CodecP50)
 			if len(s.DirectMs) > 0 {
 				direct = fmt.Sprintf("%.2f | %.2f", s.DirectP50, s.DirectP95)
 				ratio = fmt.Sprintf("x%.2f", s.Ratio)
 			}
 			if len(s.NeovimMs) > 0 {
-				f := s.NeovimP50 + ping.BridgeP50
+				f := s.NeovimP50 + ping.BridgeP50 + s.CodecP50
 				via = fmt.Sprintf("%.2f | %.2f", s.NeovimP50, s.NeovimP95)
 				floor = fmt.Sprintf("%.2f | %+.2f", f, s.BridgeP50-f)
 			}
-			p("| %s | %.2f | %.2f | %s | %s | %s | %s | %.0f%% | %s |\n", s.Op, s.BridgeP50, s.BridgeP95, direct, ratio, via, floor, s.Noise*100, s.Counts)
+			p("| %s | %.2f | %.2f | %s | %s | %s | %s | %s | %.0f%% | %s |\n", s.Op, s.BridgeP50, s.BridgeP95, direct, ratio, via, answer, floor, s.Noise*100, s.Counts)
 		}
 		p("\n`mcp_ping` is the MCP path alone (no Neovim, no server). `diagnostics` has no straight counterpart (a client holds the last publish). `first_request_new_file`: hover in a file no side has opened (one new file per round), measured after the warm ops (the background work each open starts in gopls would slow them). Hierarchies straight: prepare, then one request per item level by level (8 in flight), at most 100 entries, as nvbridge walks.\n\n")
 		p("Memory after the rounds: nvbridge + Neovim + gopls %.0f MiB (nvbridge %.0f, Neovim %.0f, its gopls %.0f) vs gopls straight alone %.0f MiB: +%.0f MiB.\n\n",
