@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -88,6 +89,33 @@ func Quantile(xs []float64, q float64) float64 {
 	lo := int(math.Floor(pos))
 	hi := int(math.Ceil(pos))
 	return s[lo] + (s[hi]-s[lo])*(pos-float64(lo))
+}
+
+// RatioInterval is the 90% bootstrap interval of median(a)/median(b): both
+// samples resampled with replacement (a fixed seed: the report is the same
+// for the same figures), 2,000 times. A goal inside it is within noise.
+func RatioInterval(a, b []float64) (lo, hi float64) {
+	if len(a) == 0 || len(b) == 0 {
+		return 0, 0
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	resample := func(xs, into []float64) []float64 {
+		into = into[:0]
+		for range xs {
+			into = append(into, xs[rng.IntN(len(xs))])
+		}
+		return into
+	}
+	const n = 2000
+	ratios := make([]float64, n)
+	var ra, rb []float64
+	for i := range ratios {
+		ra, rb = resample(a, ra), resample(b, rb)
+		if d := Quantile(rb, .5); d > 0 {
+			ratios[i] = Quantile(ra, .5) / d
+		}
+	}
+	return Quantile(ratios, .05), Quantile(ratios, .95)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

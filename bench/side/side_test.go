@@ -27,6 +27,24 @@ func TestQuantile(t *testing.T) {
 	}
 }
 
+func TestRatioInterval(t *testing.T) {
+	var a, b []float64
+	for i := range 40 {
+		x := 1 + float64(i%10)/10 // 1.0 .. 1.9
+		a, b = append(a, 2*x), append(b, x)
+	}
+	lo, hi := side.RatioInterval(a, b)
+	if lo > 2 || hi < 2 || lo < 1.5 || hi > 2.6 {
+		t.Errorf("a = 2b: interval [%.2f, %.2f], want around 2", lo, hi)
+	}
+	if lo, hi := side.RatioInterval(b, b); lo > 1 || hi < 1 {
+		t.Errorf("same samples: interval [%.2f, %.2f] leaves out 1", lo, hi)
+	}
+	if lo, hi := side.RatioInterval(nil, b); lo != 0 || hi != 0 {
+		t.Errorf("no samples: [%.2f, %.2f], want zeros", lo, hi)
+	}
+}
+
 func TestFirstFunc(t *testing.T) {
 	dir := t.TempDir()
 	src := "package p\n\nvar x = 1\n\nfunc (r *T) Method(a int) {}\n\nfunc Plain() {}\n"

@@ -119,7 +119,7 @@ func render(rep side.Report, micro map[string][]float64, microCmd string) string
 	p("![ratios](chart.png)\n\n")
 
 	// Goals (issue 14).
-	p("## Goals (issue 14)\n\n\"floor\" is Neovim's client, the MCP exchange and carrying the answer (p50s added), and its ratio to gopls; \"own\" is nvbridge's p50 minus the floor: its own work (opening and reconciling the buffer, waiting for the server, locating the symbol, reading context lines, shaping the answer).\n\n| goal | module | measured | floor | own | verdict |\n|---|---|---|---|---|---|\n")
+	p("## Goals (issue 14)\n\n\"floor\" is Neovim's client, the MCP exchange and carrying the answer (p50s added), and its ratio to gopls; \"own\" is nvbridge's p50 minus the floor: its own work (opening and reconciling the buffer, waiting for the server, locating the symbol, reading context lines, shaping the answer). The 90%% interval of a ratio is bootstrapped from the rounds' timings.\n\n| goal | module | measured | floor | own | verdict |\n|---|---|---|---|---|---|\n")
 	for _, m := range rep.Modules {
 		if m.Module == "sample" {
 			continue
@@ -131,6 +131,10 @@ func render(rep side.Report, micro map[string][]float64, microCmd string) string
 				return
 			}
 			floor, own, v := "-", "-", verdict(s.Ratio <= limit)
+			lo, hi := side.RatioInterval(s.BridgeMs, s.DirectMs)
+			if lo <= limit && limit < hi {
+				v += " (the goal is inside the 90% interval: within noise)"
+			}
 			if s.NeovimP50 > 0 {
 				f := s.NeovimP50 + ping.BridgeP50 + s.CodecP50
 				floor = fmt.Sprintf("%.2f ms, x%.2f", f, f/s.DirectP50)
@@ -139,7 +143,7 @@ func render(rep side.Report, micro map[string][]float64, microCmd string) string
 					v += " (the floor alone is over the goal)"
 				}
 			}
-			p("| %s <= x%.1f | %s | %.2f ms vs %.2f ms, x%.2f (noise %.0f%%) | %s | %s | %s |\n", label, limit, m.Module, s.BridgeP50, s.DirectP50, s.Ratio, s.Noise*100, floor, own, v)
+			p("| %s <= x%.1f | %s | %.2f ms vs %.2f ms, x%.2f (90%%: x%.2f-x%.2f; noise %.0f%%) | %s | %s | %s |\n", label, limit, m.Module, s.BridgeP50, s.DirectP50, s.Ratio, lo, hi, s.Noise*100, floor, own, v)
 		}
 		ratioGoal("find_references", "warm find_references", 1.5)
 		ratioGoal("find_definition", "warm find_definition", 1.5)
