@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"go.lsp.dev/protocol"
@@ -47,5 +48,64 @@ func TestDefinitionThroughNeovim(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].File != "orders/orders.go" || got[0].Line != 33 || got[0].Column != 5 {
 		t.Fatalf("definition = %+v, want orders/orders.go:33:5", got)
+	}
+}
+
+// TestEmbeddedServersSendNoSemanticTokens: the servers nvbridge starts in
+// its headless Neovim are not asked for semantic tokens (Neovim asks on
+// every attach and after every change; nothing shows them).
+func TestEmbeddedServersSendNoSemanticTokens(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+
+	const record = `_G.nvbridge_test_sent = {}
+vim.api.nvim_create_autocmd('LspRequest', { callback = function(ev)
+  local r = ev.data and ev.data.request
+  if r and r.type == 'pending' then table.insert(_G.nvbridge_test_sent, r.method) end
+end })`
+	if err := s.ExecLua(ctx, record, nil); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := client.Open(ctx, "main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A request after the open: Neovim has run what the attach scheduled
+	// (its semantic tokens request is scheduled right after attaching).
+	if _, err := client.Hover(ctx, "main.go", lsp.Target{Line: 27, Symbol: "Process"}); err != nil {
+		t.Fatal(err)
+	}
+	var state struct {
+		Provider bool     `json:"provider"`
+		Declared bool     `json:"declared"`
+		Sent     []string `json:"sent"`
+	}
+	const inspect = `local c = vim.lsp.get_client_by_id(...)
+return vim.json.encode({
+  provider = c.server_capabilities.semanticTokensProvider ~= nil,
+  declared = vim.tbl_get(c.config.capabilities, 'textDocument', 'semanticTokens') ~= nil,
+  sent = _G.nvbridge_test_sent,
+})`
+	var raw string
+	if err := s.ExecLua(ctx, inspect, &raw, doc.Servers[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(raw), &state); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	if state.Provider || state.Declared {
+		t.Errorf("semantic tokens: server provider kept %v, client declares them %v; want neither", state.Provider, state.Declared)
+	}
+	hovered := false
+	for _, m := range state.Sent {
+		if strings.HasPrefix(m, "textDocument/semanticTokens") {
+			t.Errorf("Neovim sent %s; requests: %v", m, state.Sent)
+		}
+		hovered = hovered || m == protocol.MethodTextDocumentHover
+	}
+	if !hovered {
+		t.Fatalf("the recorder saw no hover request (it records nothing?): %v", state.Sent)
 	}
 }

@@ -24,12 +24,23 @@ end
 
 -- Neovim's client capabilities, plus what nvbridge handles that Neovim
 -- 0.10 does not declare (LSP 3.17 type hierarchy: nvbridge sends those
--- requests itself).
+-- requests itself), minus semantic tokens: they only colour a window, and
+-- this Neovim has none to colour.
 local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.textDocument = caps.textDocument or {}
   caps.textDocument.typeHierarchy = caps.textDocument.typeHierarchy or { dynamicRegistration = false }
+  caps.textDocument.semanticTokens = nil
   return caps
+end
+
+-- Neovim asks a server that offers semantic tokens for every buffer it
+-- attaches to, and again 200 ms after every change: in a headless Neovim,
+-- work for the server that nobody sees, competing with the requests that
+-- follow an open or an edit (gopls tokenizes the whole file). Removing the
+-- provider before any attach is Neovim's documented opt-out.
+local function on_init(client)
+  client.server_capabilities.semanticTokensProvider = nil
 end
 
 --- Restarts of crashed servers: the first after restart_delay_ms, each
@@ -170,6 +181,7 @@ local function start_for(bufnr, workspace_root)
         settings = spec.settings,
         cmd_env = spec.env,
         capabilities = capabilities(),
+        on_init = on_init,
       }, bufnr)
       return
     end
