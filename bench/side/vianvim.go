@@ -72,8 +72,13 @@ function S.open(path)
   local b = vim.fn.bufadd(path)
   vim.fn.bufload(b)
   if not S.client then
+    -- Without semantic tokens, as nvbridge's own embedded Neovim (they
+    -- only colour windows; a bridge need not pay for them).
+    local caps = vim.lsp.protocol.make_client_capabilities()
+    caps.textDocument.semanticTokens = nil
     S.client = vim.lsp.start({ name = 'gopls', cmd = { 'gopls' }, root_dir = root,
-      settings = settings, init_options = init_options }, { bufnr = b })
+      settings = settings, init_options = init_options, capabilities = caps,
+      on_init = function(client) client.server_capabilities.semanticTokensProvider = nil end }, { bufnr = b })
   else
     vim.lsp.buf_attach_client(b, S.client)
   end

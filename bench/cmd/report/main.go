@@ -130,18 +130,23 @@ func render(rep side.Report, micro map[string][]float64, microCmd string) string
 			if !ok || s.Ratio == 0 {
 				return
 			}
-			floor, own, v := "-", "-", verdict(s.Ratio <= limit)
+			floor, own := "-", "-"
+			var why []string
 			lo, hi := side.RatioInterval(s.BridgeMs, s.DirectMs)
 			if lo <= limit && limit < hi {
-				v += " (the goal is inside the 90% interval: within noise)"
+				why = append(why, "the goal is inside the 90% interval: within noise")
 			}
 			if s.NeovimP50 > 0 {
 				f := s.NeovimP50 + ping.BridgeP50 + s.CodecP50
 				floor = fmt.Sprintf("%.2f ms, x%.2f", f, f/s.DirectP50)
 				own = fmt.Sprintf("%+.2f ms", s.BridgeP50-f)
 				if s.Ratio > limit && f/s.DirectP50 > limit {
-					v += " (the floor alone is over the goal)"
+					why = append(why, "the floor alone is over the goal")
 				}
+			}
+			v := verdict(s.Ratio <= limit)
+			if len(why) > 0 {
+				v += " (" + strings.Join(why, "; ") + ")"
 			}
 			p("| %s <= x%.1f | %s | %.2f ms vs %.2f ms, x%.2f (90%%: x%.2f-x%.2f; noise %.0f%%) | %s | %s | %s |\n", label, limit, m.Module, s.BridgeP50, s.DirectP50, s.Ratio, lo, hi, s.Noise*100, floor, own, v)
 		}
