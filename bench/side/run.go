@@ -298,9 +298,6 @@ type lspSide interface {
 	rootDir() string
 }
 
-func (s *Straight) rootDir() string  { return s.Root }
-func (s *ViaNeovim) rootDir() string { return s.Root }
-
 type sideFunc = func(ctx context.Context, round int) (count int, err error)
 
 func buildOps(m *Module, br *Bridge, st *Straight, vn *ViaNeovim, rounds int) ([]Op, int) {

@@ -32,7 +32,7 @@ import (
 // gives it (lang's ServerSpec), answers the server's other requests with
 // null and keeps the publishes of diagnostics.
 type Straight struct {
-	Root string
+	rooted
 	Conn jsonrpc2.Conn
 	Cmd  *exec.Cmd
 
@@ -74,7 +74,7 @@ func StartStraight(ctx context.Context, root string) (*Straight, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &Straight{Root: root, Cmd: cmd, Conn: jsonrpc2.NewConn(jsonrpc2.NewStream(pipes{stdout, stdin})),
+	s := &Straight{rooted: rooted{root}, Cmd: cmd, Conn: jsonrpc2.NewConn(jsonrpc2.NewStream(pipes{stdout, stdin})),
 		opened: map[string]bool{}, diags: map[string]json.RawMessage{}, loaded: make(chan struct{}), tokens: map[string]bool{},
 		settings: map[string]any{}}
 	for _, spec := range lang.ServerSpecs() {
@@ -169,17 +169,28 @@ func (s *Straight) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 // WaitLoaded waits for gopls's first work-done progress (the workspace
 // load) to end, bounded by ctx.
 func (s *Straight) WaitLoaded(ctx context.Context) error {
+	return waitClosed(ctx, s.loaded)
+}
+
+// rooted is a side's copy of the module: its root and the URIs of its
+// files.
+type rooted struct{ Root string }
+
+// URI of a file relative to the root.
+func (r rooted) URI(rel string) protocol.DocumentURI {
+	return uri.File(filepath.Join(r.Root, rel))
+}
+
+func (r rooted) rootDir() string { return r.Root }
+
+// waitClosed waits for ch to be closed, bounded by ctx.
+func waitClosed(ctx context.Context, ch <-chan struct{}) error {
 	select {
-	case <-s.loaded:
+	case <-ch:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// URI of a file relative to the root.
-func (s *Straight) URI(rel string) protocol.DocumentURI {
-	return uri.File(filepath.Join(s.Root, rel))
 }
 
 // Open sends didOpen for rel at version 0, as Neovim 0.10 does (once).

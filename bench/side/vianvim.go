@@ -14,11 +14,10 @@ import (
 	"time"
 
 	"github.com/neovim/go-client/nvim"
-	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/lang"
+	nvbnvim "github.com/nvbridge/nvbridge/nvim"
 )
 
 // ViaNeovim sends the same requests as Straight, but through Neovim's own
@@ -29,9 +28,9 @@ import (
 // guide fixes (every request through Neovim's client): nvbridge's time
 // over it plus the MCP exchange is what nvbridge itself adds.
 type ViaNeovim struct {
-	Root string
-	v    *nvim.Nvim
-	cmd  *exec.Cmd
+	rooted
+	v   *nvim.Nvim
+	cmd *exec.Cmd
 
 	mu      sync.Mutex
 	buffers map[string]int // rel -> bufnr, opened and attached
@@ -123,7 +122,7 @@ func StartViaNeovim(ctx context.Context, root string) (*ViaNeovim, error) {
 		_ = cmd.Process.Kill()
 		return nil, err
 	}
-	s := &ViaNeovim{Root: root, v: v, cmd: cmd, buffers: map[string]int{}, waiters: map[int64]chan viaAnswer{}, loaded: make(chan struct{})}
+	s := &ViaNeovim{rooted: rooted{root}, v: v, cmd: cmd, buffers: map[string]int{}, waiters: map[int64]chan viaAnswer{}, loaded: make(chan struct{})}
 	if err := v.RegisterHandler("side_done", s.onDone); err != nil {
 		s.Close()
 		return nil, err
@@ -185,17 +184,7 @@ func (s *ViaNeovim) WaitLoaded(ctx context.Context, rel string) error {
 	if err := s.Open(ctx, rel); err != nil {
 		return err
 	}
-	select {
-	case <-s.loaded:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// URI of a file relative to the root.
-func (s *ViaNeovim) URI(rel string) protocol.DocumentURI {
-	return uri.File(filepath.Join(s.Root, rel))
+	return waitClosed(ctx, s.loaded)
 }
 
 // Open loads rel into a buffer and attaches gopls to it (didOpen), once.
@@ -277,7 +266,7 @@ func (s *ViaNeovim) Close() {
 	case <-time.After(3 * time.Second):
 	}
 	// Its own process group: a gopls that outlived Neovim goes too.
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	nvbnvim.EndProcessGroup(s.cmd.Process.Pid, 2*time.Second)
 	<-exited
 }
 
