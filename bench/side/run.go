@@ -128,7 +128,7 @@ type Options struct {
 	Logf   func(format string, args ...any)
 }
 
-// RunModule starts both sides on m, warms them up and measures every op in
+// RunModule starts the three sides on m, warms them up and measures every op in
 // interleaved rounds (the sides' order rotates every round).
 func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error) {
 	res := &ModuleResult{Module: m.Name, Version: m.Version, Lines: m.Lines, Files: len(m.Files), Rounds: o.Rounds,
@@ -151,7 +151,7 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 	defer vn.Close()
 	ops, firstFiles := buildOps(m, br, st, vn, o.Rounds)
 
-	// Warm up: both sides answer every op once (the first answers wait for
+	// Warm up: every side answers every op once (the first answers wait for
 	// the workspace load); the first-request op is not warmed (its files
 	// must stay unopened).
 	loadCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
@@ -181,7 +181,7 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 		}
 	}
 	res.SetupSeconds = time.Since(t0).Seconds()
-	o.Logf("%s: %d lines, %d files; both sides warm after %.1fs; first-request files: %d", m.Name, m.Lines, len(m.Files), res.SetupSeconds, firstFiles)
+	o.Logf("%s: %d lines, %d files; all sides warm after %.1fs; first-request files: %d", m.Name, m.Lines, len(m.Files), res.SetupSeconds, firstFiles)
 
 	stats := make([]Stats, len(ops))
 	counts := make([][3]int, len(ops))
