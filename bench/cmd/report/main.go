@@ -210,7 +210,7 @@ func render(rep side.Report, micro map[string][]float64, microCmd string) string
 
 	for _, m := range rep.Modules {
 		p("## %s %s: %d lines, %d files\n\n", m.Module, m.Version, m.Lines, m.Files)
-		p("Positions: %s. Setup (copy, both sides started and warm): %.1f s.\n\n", m.Positions, m.SetupSeconds)
+		p("Positions: %s. Setup (copy, every side started and warm): %.1f s.\n\n", m.Positions, m.SetupSeconds)
 		p("| op | nvbridge p50 | p95 | gopls straight p50 | p95 | x | through Neovim's client p50 | p95 | answer KB | carrying it | floor | own | noise | result sizes |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		ping, _ := op(m, "mcp_ping")
 		for _, s := range m.Ops {
