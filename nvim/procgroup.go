@@ -3,11 +3,32 @@ package nvim
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/nvbridge/nvbridge/internal/safego"
 )
+
+// EndChild ends cmd, a child started in a process group of its own and
+// already asked to exit: it waits up to wait for the exit, ends whatever of
+// the group is left (EndProcessGroup with grace: the servers it started)
+// and reaps cmd.
+func EndChild(cmd *exec.Cmd, wait, grace time.Duration) {
+	exited := make(chan struct{})
+	safego.Go("waiting for a child process", func() {
+		defer close(exited)
+		_ = cmd.Wait()
+	}, nil)
+	select {
+	case <-exited:
+	case <-time.After(wait):
+	}
+	EndProcessGroup(cmd.Process.Pid, grace)
+	<-exited
+}
 
 // EndProcessGroup ends process group pgid (a Neovim started in a group of
 // its own and the language servers it started): SIGTERM first, SIGKILL for

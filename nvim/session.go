@@ -582,18 +582,8 @@ func (s *Session) Close() error {
 	case <-time.After(3 * time.Second):
 	}
 	_ = s.v.Close()
-	exited := make(chan struct{})
-	safego.Go("waiting for Neovim", func() {
-		defer close(exited)
-		_ = s.cmd.Wait()
-	}, nil)
-	select {
-	case <-exited:
-	case <-time.After(3 * time.Second):
-	}
 	// Neovim normally stops its servers on exit; make sure nothing survives.
-	EndProcessGroup(s.cmd.Process.Pid, 2*time.Second)
-	<-exited
+	EndChild(s.cmd, 3*time.Second, 2*time.Second)
 	s.markClosed()
 	return nil
 }

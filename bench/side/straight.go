@@ -52,6 +52,23 @@ type pipes struct {
 	io.WriteCloser
 }
 
+// startPiped starts cmd with pipes to its stdin and from its stdout (a
+// side's server or Neovim, spoken to over them).
+func startPiped(cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser, error) {
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	return stdin, stdout, nil
+}
+
 func (p pipes) Close() error {
 	p.WriteCloser.Close()
 	return p.ReadCloser.Close()
@@ -63,15 +80,8 @@ func StartStraight(ctx context.Context, root string) (*Straight, error) {
 	cmd := exec.Command("gopls", "serve")
 	cmd.Dir = root
 	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	stdin, stdout, err := startPiped(cmd)
 	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	s := &Straight{rooted: rooted{root}, Cmd: cmd, Conn: jsonrpc2.NewConn(jsonrpc2.NewStream(pipes{stdout, stdin})),

@@ -106,15 +106,8 @@ func StartViaNeovim(ctx context.Context, root string) (*ViaNeovim, error) {
 	cmd.Dir = root
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdin, err := cmd.StdinPipe()
+	stdin, stdout, err := startPiped(cmd)
 	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	v, err := nvim.New(bufio.NewReaderSize(stdout, 256<<10), stdin, stdin, func(string, ...any) {})
@@ -256,18 +249,8 @@ func (s *ViaNeovim) Call(ctx context.Context, method string, params any) (json.R
 // Close ends Neovim (which stops gopls), killing the group if it lingers.
 func (s *ViaNeovim) Close() {
 	_ = s.v.Close()
-	exited := make(chan struct{})
-	safego.Go("side: waiting for Neovim to exit", func() {
-		defer close(exited)
-		_ = s.cmd.Wait()
-	}, nil)
-	select {
-	case <-exited:
-	case <-time.After(3 * time.Second):
-	}
 	// Its own process group: a gopls that outlived Neovim goes too.
-	nvbnvim.EndProcessGroup(s.cmd.Process.Pid, 2*time.Second)
-	<-exited
+	nvbnvim.EndChild(s.cmd, 3*time.Second, 2*time.Second)
 }
 
 // Pid is Neovim's process id.
