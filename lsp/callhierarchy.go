@@ -105,27 +105,20 @@ func (c *Client) callExpander(pos position, dir string) expandFunc {
 			method = protocol.MethodCallHierarchyOutgoingCalls
 		}
 		var raw json.RawMessage
-		if err := c.Request(ctx, pos.doc, pos.server, method, map[string]json.RawMessage{"item": it.raw}, &raw); err != nil {
+		if err := c.Request(ctx, pos.doc, pos.server, method, itemParams(it), &raw); err != nil {
 			return nil, err
 		}
-		var calls []struct {
-			From       json.RawMessage  `json:"from"`
-			To         json.RawMessage  `json:"to"`
-			FromRanges []protocol.Range `json:"fromRanges"`
+		field := "from"
+		if dir == DirectionOutgoing {
+			field = "to"
 		}
-		if err := decodeList(raw, &calls); err != nil {
+		calls, err := decodeCalls(raw, field)
+		if err != nil {
 			return nil, fmt.Errorf("%s: decode %s: %w", pos.server.Name, method, err)
 		}
 		edges := make([]hierEdge, 0, len(calls))
 		for _, call := range calls {
-			itemRaw := call.From
-			if dir == DirectionOutgoing {
-				itemRaw = call.To
-			}
-			next, err := decodeHierItem(itemRaw)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", pos.server.Name, err)
-			}
+			next := call.item
 			// Incoming: the ranges are in the caller; outgoing: in the
 			// item whose calls were asked.
 			siteURI := next.URI
@@ -133,7 +126,7 @@ func (c *Client) callExpander(pos position, dir string) expandFunc {
 				siteURI = it.URI
 			}
 			e := hierEdge{item: next}
-			for _, r := range call.FromRanges {
+			for _, r := range call.ranges {
 				e.sites = append(e.sites, protocol.Location{URI: siteURI, Range: r})
 			}
 			e.sites = dedupSites(e.sites)
@@ -141,6 +134,16 @@ func (c *Client) callExpander(pos position, dir string) expandFunc {
 		}
 		return edges, nil
 	}
+}
+
+// itemParams are the params of a request about it: {"item": it} with the
+// item as the server sent it (valid JSON, decoded once already).
+func itemParams(it hierItem) json.RawMessage {
+	if len(it.raw) == 0 {
+		return json.RawMessage(`{"item":null}`)
+	}
+	b := make([]byte, 0, len(it.raw)+9)
+	return append(append(append(b, `{"item":`...), it.raw...), '}')
 }
 
 // dedupSites drops repeated ranges (typescript-language-server repeats a

@@ -71,13 +71,16 @@ type serverWire struct {
 }
 
 // Request sends method with params to server through Neovim and decodes the
-// result into result (which may be *json.RawMessage). The caller's context
+// result into result (which may be *json.RawMessage). params that are a
+// json.RawMessage go as they are (valid JSON: the caller's word). The caller's context
 // bounds it; cancelling it sends $/cancelRequest to the server.
-func (c *Client) Request(ctx context.Context, doc *Document, server Server, method string, params, result any) error {
+func (c *Client) Request(ctx context.Context, doc *Document, server Server, method string, params, result any) (err error) {
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
-	body, err := json.Marshal(params)
-	if err != nil {
+	var body []byte
+	if pre, ok := params.(json.RawMessage); ok {
+		body = pre // encoded by the caller (a hierarchy item sent back as it came)
+	} else if body, err = json.Marshal(params); err != nil {
 		return err
 	}
 	raw, err := c.Session.Async(ctx, "request", doc.Buffer.Bufnr, server.ID, method, string(body))

@@ -1,0 +1,447 @@
+package lsp
+
+// Decoding callHierarchy/incomingCalls and outgoingCalls answers, the
+// requests a call hierarchy walk sends by the dozen. encoding/json read
+// each answer four times (validate and decode the list, then validate and
+// decode every item again to keep its raw JSON), a third of a walk's Go
+// CPU, which competes with the server for the machine's cores. scanCalls
+// reads an answer once, item spans included; anything it does not expect
+// (a shape, a key spelled in another case, an escape it does not decode)
+// hands the answer to encoding/json, so the result is always the one
+// encoding/json gives.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+)
+
+// hierCall is one call of an incomingCalls or outgoingCalls answer: the
+// item at its other end ("from" or "to") and the call sites.
+type hierCall struct {
+	item   hierItem
+	ranges []protocol.Range
+}
+
+// decodeCalls decodes an incomingCalls (field "from") or outgoingCalls
+// (field "to") answer; null, [] and {} (how vim.json encodes an empty
+// table) are no calls.
+func decodeCalls(raw json.RawMessage, field string) ([]hierCall, error) {
+	if calls, err := scanCalls(raw, field); err == nil {
+		return calls, nil
+	}
+	return decodeCallsStd(raw, field)
+}
+
+// decodeCallsStd is decodeCalls by encoding/json.
+func decodeCallsStd(raw json.RawMessage, field string) ([]hierCall, error) {
+	var wire []struct {
+		From       json.RawMessage  `json:"from"`
+		To         json.RawMessage  `json:"to"`
+		FromRanges []protocol.Range `json:"fromRanges"`
+	}
+	if err := decodeList(raw, &wire); err != nil {
+		return nil, err
+	}
+	out := make([]hierCall, 0, len(wire))
+	for _, w := range wire {
+		itemRaw := w.From
+		if field == "to" {
+			itemRaw = w.To
+		}
+		it, err := decodeHierItem(itemRaw)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, hierCall{item: it, ranges: w.FromRanges})
+	}
+	return out, nil
+}
+
+// errUnexpected sends an answer to encoding/json (never shown: that
+// decoder's own error is).
+var errUnexpected = errors.New("not the expected shape")
+
+// scanCalls is decodeCalls in one pass, for the shapes servers send.
+func scanCalls(raw []byte, field string) ([]hierCall, error) {
+	s := &jsonScan{b: raw}
+	s.space()
+	if s.eof() {
+		return nil, errUnexpected
+	}
+	// decodeList's empty answers: null, and {} as written (not "{ }").
+	if s.literal("null") || bytes.HasPrefix(s.b[s.i:], []byte("{}")) && s.byte('{') && s.byte('}') {
+		return s.end([]hierCall{})
+	}
+	if !s.byte('[') {
+		return nil, errUnexpected
+	}
+	out := []hierCall{}
+	if s.byte(']') {
+		return s.end(out)
+	}
+	for {
+		call, ok := s.call(field)
+		if !ok {
+			return nil, errUnexpected
+		}
+		out = append(out, call)
+		if s.byte(',') {
+			continue
+		}
+		if s.byte(']') {
+			return s.end(out)
+		}
+		return nil, errUnexpected
+	}
+}
+
+// jsonScan reads JSON from b at i. Its readers skip white space before
+// what they read and report false, leaving i anywhere, on anything else.
+type jsonScan struct {
+	b []byte
+	i int
+}
+
+func (s *jsonScan) space() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *jsonScan) eof() bool { return s.i >= len(s.b) }
+
+// byte consumes c if it comes next.
+func (s *jsonScan) byte(c byte) bool {
+	s.space()
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// literal consumes word (null, true, false) if it comes next.
+func (s *jsonScan) literal(word string) bool {
+	s.space()
+	if bytes.HasPrefix(s.b[s.i:], []byte(word)) {
+		s.i += len(word)
+		return true
+	}
+	return false
+}
+
+// end returns v when nothing but white space is left.
+func (s *jsonScan) end(v []hierCall) ([]hierCall, error) {
+	s.space()
+	if !s.eof() {
+		return nil, errUnexpected
+	}
+	return v, nil
+}
+
+// object reads an object, calling member for each key with the scanner at
+// its value; member reads the value and reports whether it could.
+func (s *jsonScan) object(member func(key string) bool) bool {
+	if !s.byte('{') {
+		return false
+	}
+	if s.byte('}') {
+		return true
+	}
+	for {
+		key, ok := s.str()
+		if !ok || !s.byte(':') || !member(key) {
+			return false
+		}
+		if s.byte(',') {
+			continue
+		}
+		return s.byte('}')
+	}
+}
+
+// str reads a string. Escapes other than \/ (which vim.json writes in
+// every URI) and \" and \\ are left to encoding/json.
+func (s *jsonScan) str() (string, bool) {
+	if !s.byte('"') {
+		return "", false
+	}
+	start := s.i
+	escaped := false
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			text := s.b[start:s.i]
+			s.i++
+			if !escaped {
+				if !utf8.Valid(text) {
+					return "", false
+				}
+				return string(text), true
+			}
+			return unescape(text)
+		case c == '\\':
+			if s.i+1 >= len(s.b) {
+				return "", false
+			}
+			switch s.b[s.i+1] {
+			case '/', '"', '\\':
+			default:
+				return "", false
+			}
+			escaped = true
+			s.i += 2
+		case c < 0x20:
+			return "", false
+		default:
+			s.i++
+		}
+	}
+	return "", false
+}
+
+// unescape decodes the \/, \" and \\ of a string's text.
+func unescape(text []byte) (string, bool) {
+	if !utf8.Valid(text) {
+		return "", false
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\\' {
+			i++
+		}
+		b.WriteByte(text[i])
+	}
+	return b.String(), true
+}
+
+// uint reads a non-negative integer that fits in 32 bits.
+func (s *jsonScan) uint() (uint32, bool) {
+	s.space()
+	start := s.i
+	var n uint64
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		n = n*10 + uint64(s.b[s.i]-'0')
+		if n > 1<<32-1 {
+			return 0, false
+		}
+		s.i++
+	}
+	digits := s.i - start
+	if digits == 0 || digits > 1 && s.b[start] == '0' {
+		return 0, false
+	}
+	// A fraction or an exponent: encoding/json refuses it for an integer.
+	if s.i < len(s.b) && (s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		return 0, false
+	}
+	return uint32(n), true
+}
+
+// skip reads any value.
+func (s *jsonScan) skip() bool {
+	s.space()
+	if s.eof() {
+		return false
+	}
+	switch c := s.b[s.i]; {
+	case c == '"':
+		_, ok := s.str()
+		return ok
+	case c == '{':
+		return s.object(func(string) bool { return s.skip() })
+	case c == '[':
+		s.i++
+		if s.byte(']') {
+			return true
+		}
+		for {
+			if !s.skip() {
+				return false
+			}
+			if s.byte(',') {
+				continue
+			}
+			return s.byte(']')
+		}
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	default:
+		return s.number()
+	}
+}
+
+// number reads a number as JSON writes it.
+func (s *jsonScan) number() bool {
+	b, i := s.b, s.i
+	digits := func() int {
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i - start
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch n := digits(); {
+	case n == 0:
+		return false
+	case n > 1 && b[i-n] == '0':
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	s.i = i
+	return true
+}
+
+// position reads {"line": n, "character": n}.
+func (s *jsonScan) position(p *protocol.Position) bool {
+	return s.object(func(key string) bool {
+		var ok bool
+		switch key {
+		case "line":
+			p.Line, ok = s.uint()
+		case "character":
+			p.Character, ok = s.uint()
+		default:
+			ok = !knownElsewhere(key, "line", "character") && s.skip()
+		}
+		return ok
+	})
+}
+
+// rangeOf reads {"start": position, "end": position}.
+func (s *jsonScan) rangeOf(r *protocol.Range) bool {
+	return s.object(func(key string) bool {
+		switch key {
+		case "start":
+			return s.position(&r.Start)
+		case "end":
+			return s.position(&r.End)
+		}
+		return !knownElsewhere(key, "start", "end") && s.skip()
+	})
+}
+
+// item reads a call hierarchy item, keeping its raw JSON.
+func (s *jsonScan) item(it *hierItem) bool {
+	s.space()
+	start := s.i
+	ok := s.object(func(key string) bool {
+		switch key {
+		case "name":
+			v, ok := s.str()
+			it.Name = v
+			return ok
+		case "detail":
+			v, ok := s.str()
+			it.Detail = v
+			return ok
+		case "uri":
+			v, ok := s.str()
+			it.URI = protocol.DocumentURI(v)
+			return ok
+		case "kind":
+			v, ok := s.uint()
+			it.Kind = protocol.SymbolKind(v)
+			return ok
+		case "range":
+			return s.rangeOf(&it.Range)
+		case "selectionRange":
+			return s.rangeOf(&it.SelectionRange)
+		}
+		return !knownElsewhere(key, "name", "detail", "uri", "kind", "range", "selectionRange") && s.skip()
+	})
+	if ok {
+		it.raw = append(json.RawMessage(nil), s.b[start:s.i]...)
+	}
+	return ok
+}
+
+// call reads {"from"|"to": item, "fromRanges": [range...]}; the item of
+// the other end, if present, is skipped.
+func (s *jsonScan) call(field string) (hierCall, bool) {
+	var call hierCall
+	seen := false
+	ok := s.object(func(key string) bool {
+		switch key {
+		case field:
+			if seen { // a repeated key: encoding/json keeps the last
+				return false
+			}
+			seen = true
+			return s.item(&call.item)
+		case "fromRanges":
+			// A repeated key replaces the list, as with encoding/json.
+			call.ranges = nil
+			if !s.byte('[') {
+				return false
+			}
+			if s.byte(']') {
+				call.ranges = []protocol.Range{}
+				return true
+			}
+			for {
+				var r protocol.Range
+				if !s.rangeOf(&r) {
+					return false
+				}
+				call.ranges = append(call.ranges, r)
+				if s.byte(',') {
+					continue
+				}
+				return s.byte(']')
+			}
+		}
+		return !knownElsewhere(key, "from", "to", "fromRanges") && s.skip()
+	})
+	return call, ok && seen
+}
+
+// knownElsewhere: encoding/json matches keys case-insensitively, so a key
+// that is one of names in another case is not simply skipped.
+func knownElsewhere(key string, names ...string) bool {
+	for _, n := range names {
+		if key != n && strings.EqualFold(key, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// String is for test failures.
+func (c hierCall) String() string {
+	return fmt.Sprintf("%s %s %v %v %s", c.item.Name, c.item.URI, c.item.SelectionRange, c.ranges, c.item.raw)
+}
