@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -45,9 +46,18 @@ type hierItem struct {
 }
 
 // key identifies an item for cycle detection: its file and name range.
+// (A walk makes it for every node and every ancestor of it: no fmt.)
 func (it hierItem) key() string {
 	r := it.SelectionRange
-	return fmt.Sprintf("%s#%d:%d-%d:%d", it.URI, r.Start.Line, r.Start.Character, r.End.Line, r.End.Character)
+	b := make([]byte, 0, len(it.URI)+24)
+	b = append(append(b, it.URI...), '#')
+	for i, n := range [4]uint32{r.Start.Line, r.Start.Character, r.End.Line, r.End.Character} {
+		if i > 0 {
+			b = append(b, ":-:"[i-1])
+		}
+		b = strconv.AppendUint(b, uint64(n), 10)
+	}
+	return string(b)
 }
 
 func decodeHierItem(raw json.RawMessage) (hierItem, error) {
