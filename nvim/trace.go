@@ -3,6 +3,7 @@ package nvim
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -61,8 +62,10 @@ func (r *traceRing) add(e TraceEntry) {
 	if e.At.IsZero() {
 		e.At = time.Now()
 	}
-	e.Text = clip(e.Text)
-	e.Err = clip(e.Err)
+	// Folded when read: most entries never are, and a walk records
+	// hundreds. Only the start of a long text is kept, as a copy (a cut
+	// would hold a whole LSP result in memory).
+	e.Text, e.Err = keepHead(e.Text), keepHead(e.Err)
 	r.mu.Lock()
 	r.entries[r.next] = e
 	r.next = (r.next + 1) % len(r.entries)
@@ -72,18 +75,36 @@ func (r *traceRing) add(e TraceEntry) {
 	sink := r.sink
 	r.mu.Unlock()
 	if sink != nil {
-		sink("trace %s", e)
+		sink("trace %s", e.clipped())
 	}
+}
+
+func (e TraceEntry) clipped() TraceEntry {
+	e.Text, e.Err = clip(e.Text), clip(e.Err)
+	return e
+}
+
+// keepHead is what add keeps of a text: the start clip folds.
+func keepHead(s string) string {
+	if head, long := traceHead(s); long {
+		return strings.Clone(head) + "…"
+	}
+	return s
 }
 
 // snapshot returns the entries, oldest first.
 func (r *traceRing) snapshot() []TraceEntry {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.full {
-		return append([]TraceEntry(nil), r.entries[:r.next]...)
+	var out []TraceEntry
+	if r.full {
+		out = append(out, r.entries[r.next:]...)
 	}
-	return append(append([]TraceEntry(nil), r.entries[r.next:]...), r.entries[:r.next]...)
+	out = append(out, r.entries[:r.next]...)
+	for i := range out {
+		out[i] = out[i].clipped()
+	}
+	return out
 }
 
 func clip(s string) string {
@@ -121,25 +142,33 @@ func utf8Start(s string, i int) int {
 // (clipped), numbers and booleans; other values by type (a plan's texts are
 // not formatted just to be clipped).
 func describeArgs(args []any) string {
-	parts := make([]string, len(args))
+	// Every call is traced, a walk's hundred requests too: strconv, not fmt.
+	b := make([]byte, 0, 64)
 	for i, a := range args {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
 		switch v := a.(type) {
 		case string:
 			if len(v) > TraceTextLimit {
 				v = v[:TraceTextLimit]
 			}
-			parts[i] = fmt.Sprintf("%q", v)
-		case int, int64, bool:
-			parts[i] = fmt.Sprint(v)
+			b = strconv.AppendQuote(b, v)
+		case int:
+			b = strconv.AppendInt(b, int64(v), 10)
+		case int64:
+			b = strconv.AppendInt(b, v, 10)
+		case bool:
+			b = strconv.AppendBool(b, v)
 		case []string:
-			parts[i] = fmt.Sprintf("[%d strings]", len(v))
+			b = append(strconv.AppendInt(append(b, '['), int64(len(v)), 10), " strings]"...)
 		case []int:
-			parts[i] = fmt.Sprint(v)
+			b = fmt.Append(b, v)
 		default:
-			parts[i] = fmt.Sprintf("%T", v)
+			b = fmt.Appendf(b, "%T", v)
 		}
 	}
-	return strings.Join(parts, ", ")
+	return string(b)
 }
 
 // Trace returns the session's recent exchanges with Neovim (at most
