@@ -22,33 +22,36 @@ func TestNavigationRoundTrips(t *testing.T) {
 	calls := []struct {
 		name string
 		want int64
-		call func() error
+		// shared: how many of them are starts made together, which may
+		// share one round trip (nvim/starts.go) or not, as they queue.
+		shared int64
+		call   func() error
 	}{
-		{"find_references", 3, func() error {
+		{"find_references", 3, 0, func() error {
 			_, err := client.References(ctx, "orders/orders.go", process, lsp.ReferencesOptions{IncludeDeclaration: true})
 			return err
 		}},
-		{"find_definition", 3, func() error {
+		{"find_definition", 3, 0, func() error {
 			_, err := client.Definition(ctx, "main.go", lsp.Target{Line: 27, Symbol: "Process"})
 			return err
 		}},
-		{"hover", 2, func() error {
+		{"hover", 2, 0, func() error {
 			_, err := client.Hover(ctx, "orders/orders.go", process)
 			return err
 		}},
-		// The open, the prepare request, one request per direction and one
-		// read of the lines of every entry.
-		{"incoming calls, depth 1", 4, func() error {
+		// The open, the prepare request, one request per direction (started
+		// together) and one read of the lines of every entry.
+		{"incoming calls, depth 1", 4, 0, func() error {
 			_, err := client.CallHierarchy(ctx, "orders/orders.go", process, lsp.CallHierarchyOptions{Direction: lsp.DirectionIncoming, Depth: 1})
 			return err
 		}},
-		{"both directions, depth 1", 5, func() error {
+		{"both directions, depth 1", 5, 1, func() error {
 			_, err := client.CallHierarchy(ctx, "orders/orders.go", process, lsp.CallHierarchyOptions{Depth: 1})
 			return err
 		}},
 		// The open, the request, one read of the symbols' lines (their
 		// columns convert from the server's units to characters).
-		{"document symbols", 3, func() error {
+		{"document symbols", 3, 0, func() error {
 			_, err := client.Symbols(ctx, lsp.SymbolsQuery{File: "orders/orders.go"})
 			return err
 		}},
@@ -62,8 +65,8 @@ func TestNavigationRoundTrips(t *testing.T) {
 			if err := c.call(); err != nil {
 				t.Fatal(err)
 			}
-			if got := s.RoundTrips() - before; got != c.want {
-				t.Fatalf("%s took %d round trips to Neovim, want %d", c.name, got, c.want)
+			if got := s.RoundTrips() - before; got > c.want || got < c.want-c.shared {
+				t.Fatalf("%s took %d round trips to Neovim, want %d (%d of them may be shared)", c.name, got, c.want, c.shared)
 			}
 		})
 	}

@@ -1,5 +1,10 @@
 package nvim
 
+import (
+	"context"
+	"encoding/json"
+)
+
 // What the tests in nvim_test see of the package's insides.
 
 var SpliceLines = spliceLines
@@ -9,4 +14,38 @@ var SpliceLines = spliceLines
 func TextCacheCounts(s *Session) (spliced, fetched int64) {
 	c := textCacheOf(s)
 	return c.spliced.Load(), c.fetched.Load()
+}
+
+// StartTogether starts bridge.<fn>(channel, id, args...) for each args as
+// one batch, as the sender sends the starts callers queue together, and
+// waits for their answers.
+func StartTogether(ctx context.Context, s *Session, fn string, argsList [][]any) ([]json.RawMessage, []error) {
+	batch := make([]*asyncStart, len(argsList))
+	answers := make([]chan asyncResult, len(argsList))
+	for i, args := range argsList {
+		id := s.nextID.Add(1)
+		answers[i] = make(chan asyncResult, 1)
+		s.mu.Lock()
+		s.waiters[id] = answers[i]
+		s.mu.Unlock()
+		batch[i] = &asyncStart{fn: fn, id: id, args: args, sent: make(chan error, 1)}
+	}
+	s.startBatch(batch)
+	results, errs := make([]json.RawMessage, len(batch)), make([]error, len(batch))
+	for i, st := range batch {
+		if err := <-st.sent; err != nil {
+			errs[i] = err
+			continue
+		}
+		select {
+		case r := <-answers[i]:
+			results[i] = r.result
+			if r.err != nil {
+				errs[i] = r.err
+			}
+		case <-ctx.Done():
+			errs[i] = ctx.Err()
+		}
+	}
+	return results, errs
 }

@@ -88,6 +88,12 @@ type Session struct {
 	// reporters receive the progress of async operations (progress.go).
 	reporters map[int64]progress.Func
 
+	// Async starts waiting to be sent, and whether a sender runs
+	// (starts.go).
+	startMu    sync.Mutex
+	startQueue []*asyncStart
+	sending    bool
+
 	closed    chan struct{}
 	closeOnce sync.Once
 	serveErr  error
@@ -487,9 +493,28 @@ func (s *Session) Async(ctx context.Context, fn string, args ...any) (json.RawMe
 	}
 	start := time.Now()
 	s.trace.add(TraceEntry{At: start, Kind: kind, Text: what})
-	if err := s.Call(ctx, "nvbridge.bridge", fn, nil, append([]any{s.channel, id}, args...)...); err != nil {
+	cancelled := func() (json.RawMessage, error) {
+		s.trace.add(TraceEntry{Kind: kind, Text: fmt.Sprintf("#%d cancelled", id), Took: time.Since(start), Err: ctx.Err().Error()})
 		forget()
-		return nil, err
+		// Queued after the start, the cancel reaches Neovim after it,
+		// whether the start had gone yet or not. Waited on for a bound
+		// only: ctx is already over.
+		cancel := s.queueStart("cancel", id, nil)
+		select {
+		case <-cancel.sent:
+		case <-s.closed:
+		case <-time.After(2 * time.Second):
+		}
+		return nil, ctxError(ctx)
+	}
+	select {
+	case err := <-s.queueStart(fn, id, args).sent:
+		if err != nil {
+			forget()
+			return nil, err
+		}
+	case <-ctx.Done():
+		return cancelled()
 	}
 	select {
 	case r := <-ch:
@@ -507,13 +532,7 @@ func (s *Session) Async(ctx context.Context, fn string, args ...any) (json.RawMe
 		}
 		return r.result, nil
 	case <-ctx.Done():
-		s.trace.add(TraceEntry{Kind: kind, Text: fmt.Sprintf("#%d cancelled", id), Took: time.Since(start), Err: ctx.Err().Error()})
-		forget()
-		// Cancel on a fresh context: ctx is already over.
-		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = s.Call(cctx, "nvbridge.bridge", "cancel", nil, s.channel, id)
-		return nil, ctxError(ctx)
+		return cancelled()
 	}
 }
 

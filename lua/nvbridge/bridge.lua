@@ -822,6 +822,38 @@ function M.request(chan, id, bufnr, client_id, method, params_json)
   }
 end
 
+-- The operations start_ops may start.
+local startable = {
+  request = true,
+  approve = true,
+  open_wait = true,
+  wait_clients = true,
+  wait_diagnostics = true,
+  wait_settled = true,
+  cancel = true,
+}
+
+--- Starts several asynchronous operations in one call (the Go side
+--- batches the starts its callers make together): each op is {fn, id,
+--- count, args...}, run as M[fn](chan, id, args...) under pcall, so that
+--- one's error ends that operation (nvbridge_done with the error) and not
+--- the others.
+---@param ops table[]
+function M.start_ops(chan, ops)
+  for _, op in ipairs(ops) do
+    local fn, id, count = op[1], op[2], op[3]
+    local ok, err
+    if startable[fn] then
+      ok, err = pcall(M[fn], chan, id, unpack(op, 4, 3 + count))
+    else
+      ok, err = false, 'not an operation: ' .. tostring(fn)
+    end
+    if not ok then
+      done(chan, id, type(err) == 'table' and err or fail('OPERATION_FAILED', tostring(err)))
+    end
+  end
+end
+
 --- Cancels an operation started by request or a wait (the LSP request gets
 --- $/cancelRequest). Completes the operation with a TIMEOUT error unless it
 --- has already completed.

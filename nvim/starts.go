@@ -1,0 +1,114 @@
+package nvim
+
+// Starting asynchronous operations (Async) in Neovim, several per round
+// trip when callers start them together. A call hierarchy walk starts
+// eight requests at once, understand_symbol five: each start was a round
+// trip of its own, with Go's and Neovim's cost per message, while the
+// servers did the real work. Starts are queued; one goroutine sends what
+// is queued in one call, and whatever was queued meanwhile in the next
+// (a group commit: nothing waits for company, a lone start goes at once).
+// The queue is sent in order, so a cancel queued after a start reaches
+// Neovim after it.
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nvbridge/nvbridge/internal/safego"
+)
+
+// asyncStart is bridge.<fn>(channel, id, args...) waiting to be sent.
+type asyncStart struct {
+	fn   string
+	id   int64
+	args []any
+	// sent receives the error of the call that carried it (nil: Neovim
+	// ran it; the operation answers with nvbridge_done).
+	sent chan error
+}
+
+// queueStart queues a start and makes sure a sender runs.
+func (s *Session) queueStart(fn string, id int64, args []any) *asyncStart {
+	st := &asyncStart{fn: fn, id: id, args: args, sent: make(chan error, 1)}
+	s.startMu.Lock()
+	s.startQueue = append(s.startQueue, st)
+	if !s.sending {
+		s.sending = true
+		safego.Go("starting Neovim operations", s.sendStarts, func(err error) {
+			// sendStarts delivers its own panics; this is the last guard.
+			s.startMu.Lock()
+			s.sending = false
+			s.startMu.Unlock()
+		})
+	}
+	s.startMu.Unlock()
+	return st
+}
+
+// sendStarts sends the queue until it is empty, each batch in one call.
+func (s *Session) sendStarts() {
+	for {
+		s.startMu.Lock()
+		batch := s.startQueue
+		s.startQueue = nil
+		if len(batch) == 0 {
+			s.sending = false
+			s.startMu.Unlock()
+			return
+		}
+		s.startMu.Unlock()
+		err := safego.Call("starting Neovim operations", func() { s.startBatch(batch) })
+		if err != nil {
+			for _, st := range batch {
+				select {
+				case st.sent <- err:
+				default: // startBatch had answered it
+				}
+			}
+		}
+	}
+}
+
+// startBatch sends one batch: a lone start as bridge.<fn> itself (its Lua
+// error is the call's, as for any Call), several through
+// bridge.start_ops, which runs each under pcall (one's error ends that
+// operation, with nvbridge_done, and not the others).
+func (s *Session) startBatch(batch []*asyncStart) {
+	const code = "local module, fn = ...; return require(module)[fn](select(3, ...))"
+	var name string
+	var args []any
+	if len(batch) == 1 {
+		st := batch[0]
+		name = "nvbridge.bridge." + st.fn + "(" + describeArgs(st.args) + ")"
+		args = append([]any{"nvbridge.bridge", st.fn, s.channel, st.id}, st.args...)
+	} else {
+		ops := make([]any, len(batch))
+		fns := make([]string, len(batch))
+		for i, st := range batch {
+			// {fn, id, count, args...}: the count, because a nil argument
+			// leaves a hole in the Lua table.
+			ops[i] = append([]any{st.fn, st.id, len(st.args)}, st.args...)
+			fns[i] = st.fn
+		}
+		name = fmt.Sprintf("nvbridge.bridge.start_ops(%d: %s)", len(batch), strings.Join(fns, ", "))
+		args = []any{"nvbridge.bridge", "start_ops", s.channel, ops}
+	}
+	start := time.Now()
+	s.roundTrips.Add(1)
+	// Not bounded by a caller's context: the batch is several callers'.
+	// A caller whose context ends stops waiting (Async), and a Neovim
+	// that stops answering ends the connection, which ends this call.
+	err := s.v.ExecLua(code, nil, args...)
+	e := TraceEntry{At: start, Kind: "rpc", Text: name, Took: time.Since(start)}
+	if err != nil {
+		e.Err = err.Error()
+		if s.isClosed() || connectionLost(err) {
+			err = s.deadError()
+		}
+	}
+	s.trace.add(e)
+	for _, st := range batch {
+		st.sent <- err
+	}
+}
