@@ -263,7 +263,6 @@ func (s *Session) init(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// The loader is fixed source; module texts travel as arguments.
 	// The loader is fixed source; module texts travel as arguments. A module
 	// whose source is already registered (another nvbridge of the same
 	// version attached to this Neovim) is kept, with its state: replacing it
