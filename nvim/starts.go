@@ -12,6 +12,7 @@ package nvim
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -80,7 +81,8 @@ func (s *Session) startBatch(batch []*asyncStart) {
 	var args []any
 	if len(batch) == 1 {
 		st := batch[0]
-		name = "nvbridge.bridge." + st.fn + "(" + describeArgs(st.args) + ")"
+		// Async traced the operation with its arguments already.
+		name = "nvbridge.bridge." + st.fn + "(#" + strconv.FormatInt(st.id, 10) + ")"
 		args = append([]any{"nvbridge.bridge", st.fn, s.channel, st.id}, st.args...)
 	} else {
 		ops := make([]any, len(batch))
@@ -89,7 +91,7 @@ func (s *Session) startBatch(batch []*asyncStart) {
 			// {fn, id, count, args...}: the count, because a nil argument
 			// leaves a hole in the Lua table.
 			ops[i] = append([]any{st.fn, st.id, len(st.args)}, st.args...)
-			fns[i] = st.fn
+			fns[i] = "#" + strconv.FormatInt(st.id, 10) + " " + st.fn
 		}
 		name = fmt.Sprintf("nvbridge.bridge.start_ops(%d: %s)", len(batch), strings.Join(fns, ", "))
 		args = []any{"nvbridge.bridge", "start_ops", s.channel, ops}
