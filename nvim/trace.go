@@ -34,7 +34,7 @@ type TraceEntry struct {
 
 func (e TraceEntry) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %-5s %s", e.At.Format("15:04:05.000"), e.Kind, e.Text)
+	fmt.Fprintf(&b, "%s %-5s %s", e.At.Format("15:04:05.000000"), e.Kind, e.Text)
 	if e.Took > 0 {
 		fmt.Fprintf(&b, " (%s)", e.Took.Round(10*time.Microsecond))
 	}

@@ -33,7 +33,7 @@ func TestTraceClipsText(t *testing.T) {
 		t.Fatalf("clip: %d bytes, valid %v", len(c), utf8.ValidString(c))
 	}
 	e := TraceEntry{At: time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC), Kind: "lsp", Text: "#3 ← {}", Took: 1500 * time.Microsecond, Err: "x"}
-	if s := e.String(); s != "03:04:05.006 lsp   #3 ← {} (1.5ms) ERR x" {
+	if s := e.String(); s != "03:04:05.006000 lsp   #3 ← {} (1.5ms) ERR x" {
 		t.Fatalf("entry renders as %q", s)
 	}
 	if d := describeArgs([]any{"a", 3, true, []string{"x", "y"}, map[string]int{}}); d != `"a", 3, true, [2 strings], map[string]int` {
