@@ -57,14 +57,16 @@ bench-side: deps
 # bench/results/REPORT.md and chart.png from a full run (tens of minutes on
 # x/tools): the side-by-side harness plus the Go->Neovim round trip and the
 # changeset throughput benchmarks, 5 runs (each run measures every variant
-# in turn, so nvbridge's apply and Neovim's alternate).
+# in turn, so nvbridge's apply and Neovim's alternate), and a shorter
+# harness run with nvbridge's log on, for where its time goes (-phases).
 MICRO_BENCH = $(GO) test -run '^$$' -bench 'BenchmarkRoundTrip$$|BenchmarkBigBuffer' -benchtime 10x -count 1 -timeout $(TEST_TIMEOUT) ./bench ./edit
 bench-report: deps
 	mkdir -p bench/results
 	rm -f bench/results/microbench.txt
 	for i in 1 2 3 4 5; do $(MICRO_BENCH) >> bench/results/microbench.txt || exit 1; done
 	$(GO) run ./bench/cmd/sidebyside -rounds $(BENCH_ROUNDS) -modules $(BENCH_MODULES) -json bench/results/sidebyside.json > bench/results/sidebyside.txt
-	$(GO) run ./bench/cmd/report -side bench/results/sidebyside.json -micro bench/results/microbench.txt -micro-cmd "5 x $(MICRO_BENCH)" -out bench/results
+	$(GO) run ./bench/cmd/sidebyside -rounds 20 -modules zap,x/tools -cold 0 -attached 0 -phases -json bench/results/phases.json > bench/results/phases.txt
+	$(GO) run ./bench/cmd/report -side bench/results/sidebyside.json -micro bench/results/microbench.txt -micro-cmd "5 x $(MICRO_BENCH)" -phases bench/results/phases.json -out bench/results
 
 # Every fuzz target (patch parsing, edit round trips, buffer plans) for
 # FUZZTIME each; go test fuzzes one target at a time. The seed corpora run

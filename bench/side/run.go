@@ -54,6 +54,8 @@ type Stats struct {
 	// Noise: the spread of the bridge's timings, (p75-p25)/p50.
 	Noise  float64 `json:"noise"`
 	Counts string  `json:"counts,omitempty"` // result sizes, bridge vs direct
+	// Phases: where nvbridge's time went (Options.Phases runs only).
+	Phases *Phases `json:"phases,omitempty"`
 }
 
 // ModuleResult is one module's side-by-side run.
@@ -126,6 +128,10 @@ type Options struct {
 	Repo   string
 	Rounds int
 	Logf   func(format string, args ...any)
+	// Phases runs nvbridge with --log and splits each call's time by what
+	// the log says it did (Stats.Phases). Writing the log costs nvbridge
+	// time: a run with phases shows where the time goes, not how much.
+	Phases bool
 }
 
 // RunModule starts the three sides on m, warms them up and measures every op in
@@ -134,7 +140,18 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 	res := &ModuleResult{Module: m.Name, Version: m.Version, Lines: m.Lines, Files: len(m.Files), Rounds: o.Rounds,
 		Positions: fmt.Sprintf("declaration %s; call %s; interface %s; file %s", m.Decl, m.Call, m.Iface, m.File)}
 	t0 := time.Now()
-	br, err := StartBridge(ctx, o.Binary, o.Repo, m.Root)
+	var extra []string
+	logPath := ""
+	if o.Phases {
+		dir, err := os.MkdirTemp("", "nvbridge-phases-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		logPath = filepath.Join(dir, "nvbridge.log")
+		extra = []string{"--log", logPath}
+	}
+	br, err := StartBridge(ctx, o.Binary, o.Repo, m.Root, extra...)
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +202,7 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 
 	stats := make([]Stats, len(ops))
 	counts := make([][3]int, len(ops))
+	var spans []callSpan // nvbridge's calls, for the phases
 	for i := range ops {
 		stats[i].Op = ops[i].Name
 	}
@@ -213,7 +231,8 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 					br.last = nil // the answer AnswerCodec measures is this op's
 					start := time.Now()
 					n, err := run(ctx, r)
-					d := ms(time.Since(start))
+					elapsed := time.Since(start)
+					d := ms(elapsed)
 					if err != nil {
 						return nil, fmt.Errorf("%s round %d %s (side %d): %w", m.Name, r, op.Name, side, err)
 					}
@@ -221,6 +240,7 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 					switch side {
 					case 0:
 						stats[i].BridgeMs = append(stats[i].BridgeMs, d)
+						spans = append(spans, callSpan{op: op.Name, start: start, end: start.Add(elapsed)})
 						codec, size, err := br.AnswerCodec()
 						if err != nil {
 							return nil, fmt.Errorf("%s round %d %s: re-encoding the answer: %w", m.Name, r, op.Name, err)
@@ -241,6 +261,16 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 				}
 				o.Logf("%s: %s round %d/%d done", m.Name, phase, r+1, o.Rounds)
 			}
+		}
+	}
+	if o.Phases {
+		lines, err := readTrace(logPath)
+		if err != nil {
+			return nil, fmt.Errorf("%s: nvbridge's log: %w", m.Name, err)
+		}
+		byOp := phasesOf(lines, spans)
+		for i := range stats {
+			stats[i].Phases = byOp[stats[i].Op]
 		}
 	}
 	for i := range stats {

@@ -27,21 +27,24 @@ func main() {
 	microPath := flag.String("micro", "bench/results/microbench.txt", "go test -bench output (RoundTrip, BigBuffer)")
 	microCmd := flag.String("micro-cmd", "", "the command that produced -micro (for the report)")
 	out := flag.String("out", "bench/results", "directory for REPORT.md and chart.png")
+	phasesPath := flag.String("phases", "", "the JSON of a sidebyside -phases run (where nvbridge's time goes); optional")
 	flag.Parse()
-	if err := run(*sidePath, *microPath, *microCmd, *out); err != nil {
+	if err := run(*sidePath, *microPath, *microCmd, *phasesPath, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
 	}
 }
 
-func run(sidePath, microPath, microCmd, out string) error {
-	b, err := os.ReadFile(sidePath)
+func run(sidePath, microPath, microCmd, phasesPath, out string) error {
+	rep, err := readReport(sidePath)
 	if err != nil {
 		return err
 	}
-	var rep side.Report
-	if err := json.Unmarshal(b, &rep); err != nil {
-		return fmt.Errorf("%s: %w", sidePath, err)
+	var phases *side.Report
+	if phasesPath != "" {
+		if phases, err = readReport(phasesPath); err != nil {
+			return err
+		}
 	}
 	micro, err := parseMicro(microPath)
 	if err != nil {
@@ -50,11 +53,57 @@ func run(sidePath, microPath, microCmd, out string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if err := writeChart(filepath.Join(out, "chart.png"), rep); err != nil {
+	if err := writeChart(filepath.Join(out, "chart.png"), *rep); err != nil {
 		return err
 	}
-	md := render(rep, micro, microCmd)
+	md := render(*rep, micro, microCmd) + renderPhases(phases)
 	return os.WriteFile(filepath.Join(out, "REPORT.md"), []byte(md), 0o644)
+}
+
+func readReport(path string) (*side.Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var rep side.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &rep, nil
+}
+
+// renderPhases is the section on where nvbridge's time goes within its
+// calls, from a run with its log on (nil: no such run).
+func renderPhases(rep *side.Report) string {
+	if rep == nil {
+		return ""
+	}
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("## Where nvbridge's time goes within a call\n\n")
+	p("A separate run, `%s` (%d rounds), with nvbridge's log on: every exchange with Neovim stamped to the microsecond, split by the harness's own start and end of each call. Writing the log slows nvbridge, so read the parts against each other and against the same run's straight and through-Neovim figures, not against the tables above. p50s in ms. **open**: `bridge.open_wait` (reconcile the buffer with the disk, wait for the servers, the target line); **requests**: first LSP request sent to last answer; **after**: last answer to the last exchange with Neovim (the lines the answer shows); **outside**: the call minus its time with Neovim (MCP exchange, arguments, shaping and encoding the answer), of which the MCP exchange (`mcp_ping`) and carrying the answer are any bridge's; **rest** is outside minus those two.\n\n", rep.Command, rep.Rounds)
+	for _, m := range rep.Modules {
+		ping, _ := op(m, "mcp_ping")
+		p("### %s\n\n| op | nvbridge | gopls straight | through Neovim | open | requests | after | outside | MCP exchange + carrying | rest |\n|---|---|---|---|---|---|---|---|---|---|\n", m.Module)
+		for _, s := range m.Ops {
+			ph := s.Phases
+			if ph == nil || ph.Calls == 0 {
+				continue
+			}
+			carry := ping.BridgeP50 + s.CodecP50
+			p("| %s | %.2f | %s | %s | %.2f | %s | %s | %.2f | %.2f | %+.2f |\n", s.Op, s.BridgeP50, orDash(s.DirectP50), orDash(s.NeovimP50),
+				ph.OpenMs, orDash(ph.RequestsMs), orDash(ph.AfterMs), ph.OutsideMs, carry, ph.OutsideMs-carry)
+		}
+		p("\n")
+	}
+	return b.String()
+}
+
+func orDash(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", v)
 }
 
 // parseMicro reads `go test -bench` output: every ns/op per benchmark

@@ -31,17 +31,18 @@ func main() {
 	out := flag.String("json", "", "write the figures as JSON to this file")
 	coldRuns := flag.Int("cold", 3, "cold start runs per module (0: skip)")
 	attachedRuns := flag.Int("attached", 3, "runs of the first call on a buffer opened before attaching (0: skip)")
+	phases := flag.Bool("phases", false, "run nvbridge with --log and split each call's time by what it did (writing the log slows it: for where the time goes, not how much)")
 	flag.Parse()
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
 	}
-	if err := run(*rounds, strings.Split(*modules, ","), *out, *coldRuns, *attachedRuns, logf); err != nil {
+	if err := run(*rounds, strings.Split(*modules, ","), *out, *coldRuns, *attachedRuns, *phases, logf); err != nil {
 		fmt.Fprintln(os.Stderr, "sidebyside:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rounds int, modules []string, out string, coldRuns, attachedRuns int, logf func(string, ...any)) error {
+func run(rounds int, modules []string, out string, coldRuns, attachedRuns int, phases bool, logf func(string, ...any)) error {
 	ctx := context.Background()
 	repo, err := bench.RepoRoot()
 	if err != nil {
@@ -65,7 +66,7 @@ func run(rounds int, modules []string, out string, coldRuns, attachedRuns int, l
 	}
 	rep := side.Report{Started: time.Now().UTC(), Rounds: rounds, Machine: side.Machine(), Versions: side.Versions(repo)}
 	rep.Command = "go run ./bench/cmd/sidebyside " + strings.Join(os.Args[1:], " ")
-	o := side.Options{Binary: binary, Repo: repo, Rounds: rounds, Logf: logf}
+	o := side.Options{Binary: binary, Repo: repo, Rounds: rounds, Logf: logf, Phases: phases}
 	for _, name := range modules {
 		name = strings.TrimSpace(name)
 		if name == "" {
