@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -439,9 +438,4 @@ func knownElsewhere(key string, names ...string) bool {
 		}
 	}
 	return false
-}
-
-// String is for test failures.
-func (c hierCall) String() string {
-	return fmt.Sprintf("%s %s %v %v %s", c.item.Name, c.item.URI, c.item.SelectionRange, c.ranges, c.item.raw)
 }

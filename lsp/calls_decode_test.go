@@ -1,10 +1,16 @@
 package lsp
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 )
+
+// String is for test failures.
+func (c hierCall) String() string {
+	return fmt.Sprintf("%s %s %v %v %s", c.item.Name, c.item.URI, c.item.SelectionRange, c.ranges, c.item.raw)
+}
 
 // An outgoingCalls answer as Neovim hands it over (vim.json: "\/" in every
 // URI), with what servers add: data, tags, a detail, an item at the other
