@@ -15,13 +15,20 @@ import (
 // TestStartsTogetherTakeOneRoundTrip: operations started together go to
 // Neovim in one call, each answers on its own, and one that fails in Lua
 // fails alone.
-func TestStartsTogetherTakeOneRoundTrip(t *testing.T) {
+// textWorkspace is a session on a workspace holding one text file (no
+// server attaches to it), and that file's path.
+func textWorkspace(t *testing.T, text string) (*nvim.Session, string) {
 	root := t.TempDir()
 	path := filepath.Join(root, "notes.txt")
-	if err := os.WriteFile(path, []byte("no server for this\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s, _ := testenv.Embedded(t, root)
+	return s, path
+}
+
+func TestStartsTogetherTakeOneRoundTrip(t *testing.T) {
+	s, path := textWorkspace(t, "no server for this\n")
 	ctx := testenv.Context(t)
 	if _, err := s.Async(ctx, "open_wait", path, true, -1, 0, nil); err != nil {
 		t.Fatal(err)
@@ -53,12 +60,7 @@ func TestStartsTogetherTakeOneRoundTrip(t *testing.T) {
 // TestConcurrentAsyncAllAnswer: many callers starting at once (batched as
 // they queue) each get their own answer.
 func TestConcurrentAsyncAllAnswer(t *testing.T) {
-	root := t.TempDir()
-	path := filepath.Join(root, "notes.txt")
-	if err := os.WriteFile(path, []byte("text\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, _ := testenv.Embedded(t, root)
+	s, path := textWorkspace(t, "text\n")
 	ctx := testenv.Context(t)
 	const callers = 40
 	var wg sync.WaitGroup
