@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -69,35 +70,19 @@ var errUnexpected = errors.New("not the expected shape")
 // scanCalls is decodeCalls in one pass, for the shapes servers send.
 func scanCalls(raw []byte, field string) ([]hierCall, error) {
 	s := &jsonScan{b: raw}
-	s.space()
-	if s.eof() {
-		return nil, errUnexpected
-	}
 	// decodeList's empty answers: null, and {} as written (not "{ }").
-	if s.literal("null") || bytes.HasPrefix(s.b[s.i:], []byte("{}")) && s.byte('{') && s.byte('}') {
+	if s.literal("null") || s.literal("{}") {
 		return s.end([]hierCall{})
 	}
-	if !s.byte('[') {
-		return nil, errUnexpected
-	}
 	out := []hierCall{}
-	if s.byte(']') {
-		return s.end(out)
-	}
-	for {
+	if !s.array(func() bool {
 		call, ok := s.call(field)
-		if !ok {
-			return nil, errUnexpected
-		}
 		out = append(out, call)
-		if s.byte(',') {
-			continue
-		}
-		if s.byte(']') {
-			return s.end(out)
-		}
+		return ok
+	}) {
 		return nil, errUnexpected
 	}
+	return s.end(out)
 }
 
 // jsonScan reads JSON from b at i. Its readers skip white space before
@@ -130,7 +115,7 @@ func (s *jsonScan) byte(c byte) bool {
 	return false
 }
 
-// literal consumes word (null, true, false) if it comes next.
+// literal consumes word (null, true, false, {}) if it comes next.
 func (s *jsonScan) literal(word string) bool {
 	s.space()
 	if bytes.HasPrefix(s.b[s.i:], []byte(word)) {
@@ -167,6 +152,26 @@ func (s *jsonScan) object(member func(key string) bool) bool {
 			continue
 		}
 		return s.byte('}')
+	}
+}
+
+// array reads an array, calling elem for each element with the scanner at
+// it; elem reads the element and reports whether it could.
+func (s *jsonScan) array(elem func() bool) bool {
+	if !s.byte('[') {
+		return false
+	}
+	if s.byte(']') {
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		if s.byte(',') {
+			continue
+		}
+		return s.byte(']')
 	}
 }
 
@@ -227,25 +232,23 @@ func unescape(text []byte) (string, bool) {
 	return b.String(), true
 }
 
-// uint reads a non-negative integer that fits in 32 bits.
+// uint reads a number that is a non-negative integer fitting in 32 bits.
 func (s *jsonScan) uint() (uint32, bool) {
 	s.space()
 	start := s.i
+	if !s.number() {
+		return 0, false
+	}
 	var n uint64
-	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		n = n*10 + uint64(s.b[s.i]-'0')
-		if n > 1<<32-1 {
+	for _, c := range s.b[start:s.i] {
+		// A sign, a fraction or an exponent: encoding/json refuses it
+		// for an unsigned integer.
+		if c < '0' || c > '9' {
 			return 0, false
 		}
-		s.i++
-	}
-	digits := s.i - start
-	if digits == 0 || digits > 1 && s.b[start] == '0' {
-		return 0, false
-	}
-	// A fraction or an exponent: encoding/json refuses it for an integer.
-	if s.i < len(s.b) && (s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E') {
-		return 0, false
+		if n = n*10 + uint64(c-'0'); n > math.MaxUint32 {
+			return 0, false
+		}
 	}
 	return uint32(n), true
 }
@@ -263,19 +266,7 @@ func (s *jsonScan) skip() bool {
 	case c == '{':
 		return s.object(func(string) bool { return s.skip() })
 	case c == '[':
-		s.i++
-		if s.byte(']') {
-			return true
-		}
-		for {
-			if !s.skip() {
-				return false
-			}
-			if s.byte(',') {
-				continue
-			}
-			return s.byte(']')
-		}
+		return s.array(s.skip)
 	case c == 't':
 		return s.literal("true")
 	case c == 'f':
@@ -403,26 +394,15 @@ func (s *jsonScan) call(field string) (hierCall, bool) {
 			seen = true
 			return s.item(&call.item)
 		case "fromRanges":
-			// A repeated key replaces the list, as with encoding/json.
-			call.ranges = nil
-			if !s.byte('[') {
-				return false
-			}
-			if s.byte(']') {
-				call.ranges = []protocol.Range{}
-				return true
-			}
-			for {
+			// Empty, not nil, for []; a repeated key replaces the list:
+			// as with encoding/json.
+			call.ranges = []protocol.Range{}
+			return s.array(func() bool {
 				var r protocol.Range
-				if !s.rangeOf(&r) {
-					return false
-				}
+				ok := s.rangeOf(&r)
 				call.ranges = append(call.ranges, r)
-				if s.byte(',') {
-					continue
-				}
-				return s.byte(']')
-			}
+				return ok
+			})
 		}
 		return !knownElsewhere(key, "from", "to", "fromRanges") && s.skip()
 	})
