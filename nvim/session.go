@@ -396,13 +396,21 @@ func (s *Session) execLua(ctx context.Context, name, code string, result any, ar
 		}
 		return s.v.ExecLua(code, result, args...)
 	})
+	s.traceRPC(name, start, err)
+	return err
+}
+
+// traceRPC records a finished call to Neovim, begun at start.
+func (s *Session) traceRPC(name string, start time.Time, err error) {
 	e := TraceEntry{At: start, Kind: "rpc", Text: name, Took: time.Since(start)}
 	if err != nil {
 		e.Err = err.Error()
 	}
 	s.trace.add(e)
-	return err
 }
+
+// callCode runs require(module)[fn](args...): Call's and the starts' Lua.
+const callCode = "local module, fn = ...; return require(module)[fn](select(3, ...))"
 
 // Call runs require(module)[fn](args...) and decodes its return value.
 // RoundTrips is how many requests this session has sent to Neovim: each
@@ -411,8 +419,7 @@ func (s *Session) execLua(ctx context.Context, name, code string, result any, ar
 func (s *Session) RoundTrips() int64 { return s.roundTrips.Load() }
 
 func (s *Session) Call(ctx context.Context, module, fn string, result any, args ...any) error {
-	const code = "local module, fn = ...; return require(module)[fn](select(3, ...))"
-	return s.execLua(ctx, module+"."+fn+"("+describeArgs(args)+")", code, result, append([]any{module, fn}, args...)...)
+	return s.execLua(ctx, module+"."+fn+"("+describeArgs(args)+")", callCode, result, append([]any{module, fn}, args...)...)
 }
 
 func (s *Session) bounded(ctx context.Context, call func() error) error {
@@ -426,15 +433,21 @@ func (s *Session) bounded(ctx context.Context, call func() error) error {
 	safego.Go("a Neovim call", func() { errc <- call() }, func(err error) { errc <- err })
 	select {
 	case err := <-errc:
-		if err != nil && (s.isClosed() || connectionLost(err)) {
-			return s.deadError()
-		}
-		return err
+		return s.inSessionTerms(err)
 	case <-ctx.Done():
 		return ctxError(ctx)
 	case <-s.closed:
 		return s.deadError()
 	}
+}
+
+// inSessionTerms is err from go-client, or the session's own error when it
+// means the connection is gone.
+func (s *Session) inSessionTerms(err error) error {
+	if err != nil && (s.isClosed() || connectionLost(err)) {
+		return s.deadError()
+	}
+	return err
 }
 
 // connectionLost reports errors that mean the connection is gone, which a

@@ -76,7 +76,6 @@ func (s *Session) sendStarts() {
 // bridge.start_ops, which runs each under pcall (one's error ends that
 // operation, with nvbridge_done, and not the others).
 func (s *Session) startBatch(batch []*asyncStart) {
-	const code = "local module, fn = ...; return require(module)[fn](select(3, ...))"
 	var name string
 	var args []any
 	if len(batch) == 1 {
@@ -101,15 +100,8 @@ func (s *Session) startBatch(batch []*asyncStart) {
 	// Not bounded by a caller's context: the batch is several callers'.
 	// A caller whose context ends stops waiting (Async), and a Neovim
 	// that stops answering ends the connection, which ends this call.
-	err := s.v.ExecLua(code, nil, args...)
-	e := TraceEntry{At: start, Kind: "rpc", Text: name, Took: time.Since(start)}
-	if err != nil {
-		e.Err = err.Error()
-		if s.isClosed() || connectionLost(err) {
-			err = s.deadError()
-		}
-	}
-	s.trace.add(e)
+	err := s.inSessionTerms(s.v.ExecLua(callCode, nil, args...))
+	s.traceRPC(name, start, err)
 	for _, st := range batch {
 		st.sent <- err
 	}
