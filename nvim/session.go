@@ -530,10 +530,9 @@ func (s *Session) Async(ctx context.Context, fn string, args ...any) (json.RawMe
 	}
 	select {
 	case r := <-ch:
-		head, cut := traceHead(string(r.result))
-		if cut {
-			head += "…"
-		}
+		// The result's start only (the trace keeps no more, and marks the
+		// cut): converting a result of megabytes whole copied it all.
+		head := r.result[:min(len(r.result), 4*TraceTextLimit+1)]
 		e := TraceEntry{Kind: kind, Text: fmt.Sprintf("#%d ← %s", id, head), Took: time.Since(start)}
 		if r.err != nil {
 			e.Text, e.Err = fmt.Sprintf("#%d ← %s", id, r.err.Code), r.err.Message
