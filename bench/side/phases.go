@@ -112,13 +112,10 @@ func phasesOf(lines []traceLine, calls []callSpan) map[string]*Phases {
 			p = &parts{}
 			byOp[c.op] = p
 		}
-		first, last := in[0].at, in[0].end()
+		first, last := in[0].at, in[0].end() // in is in order of at
 		var openID string
 		var openStart, reqFirst, reqLast time.Time
 		for _, l := range in {
-			if l.at.Before(first) {
-				first = l.at
-			}
 			if l.end().After(last) {
 				last = l.end()
 			}
