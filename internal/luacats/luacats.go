@@ -190,6 +190,9 @@ func compareType(classes map[string]*Class, where, name string, typ reflect.Type
 			return bad()
 		}
 	case reflect.Slice, reflect.Array:
+		if typ.Elem().Kind() == reflect.Uint8 && lua == "string" {
+			return nil // bytes: a Lua string (msgpack str or bin)
+		}
 		elem, ok := strings.CutSuffix(lua, "[]")
 		if !ok {
 			return bad()
