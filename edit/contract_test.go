@@ -17,4 +17,7 @@ func TestLuaContract(t *testing.T) {
 	luacats.Check(t, classes, luaGuard{}, "nvbridge.Guard", "msgpack")
 	luacats.Check(t, classes, luaApplyReply{}, "nvbridge.ApplyReply", "msgpack")
 	luacats.Check(t, classes, luaBufferReply{}, "nvbridge.BufferReply", "msgpack")
+	luacats.Check(t, classes, luaDiskOp{}, "nvbridge.DiskOp", "msgpack")
+	luacats.Check(t, classes, luaDiskState{}, "nvbridge.DiskState", "msgpack")
+	luacats.Check(t, classes, luaCommitReply{}, "nvbridge.CommitReply", "msgpack")
 }

@@ -63,15 +63,31 @@ type Engine struct {
 	// Verifier, when set, measures the diagnostics delta of every apply
 	// and of previews with Check (tools.NewEnv sets lsp's).
 	Verifier Verifier
+
+	// Recovered is what NewEngine found of commits an earlier nvbridge
+	// left unfinished, and did (workspace.Root.Recover).
+	Recovered []workspace.Recovery
+	// commitErr: the commit handler could not be registered; every write
+	// is refused with it.
+	commitErr error
 }
 
-// NewEngine returns an engine for the session's workspace.
+// NewEngine returns an engine for the session's workspace. It answers
+// apply.lua's disk commits on the session, and first settles the commits
+// an earlier nvbridge left unfinished on the root (Recovered says which).
 func NewEngine(s *nvim.Session) *Engine {
-	return &Engine{
+	e := &Engine{
 		s: s, root: s.Root(),
 		MaxStored: 64, MaxStoredBytes: 64 << 20, MaxAge: 30 * time.Minute,
 		store: map[string]*prepared{}, now: time.Now,
 	}
+	if err := registerCommit(s); err != nil {
+		e.commitErr = apierr.Errorf(apierr.OperationFailed, "restart nvbridge", "cannot answer Neovim's disk commits: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	e.Recovered = e.recoverInterrupted(ctx)
+	return e
 }
 
 // Options say whether to preview (store the changeset and return its diff
@@ -266,15 +282,18 @@ type luaPlan struct {
 	FailAt    string    `msgpack:"fail_at,omitempty"`
 }
 
-// luaGuard is what apply.lua's guard confines every write, creation, rename
-// and deletion to, in the call that does it.
+// luaGuard is what apply.lua checks every write, creation, rename and
+// deletion against before it asks for them (a friendly early refusal), and
+// the channel its commit request goes to: the bytes are written by Go
+// (commit.go), through a handle on the root.
 type luaGuard struct {
 	Root           string `msgpack:"root"`
 	AllowHardlinks bool   `msgpack:"allow_hardlinks"`
+	Channel        int    `msgpack:"channel"`
 }
 
 func (e *Engine) guard() luaGuard {
-	return luaGuard{Root: e.root.Dir(), AllowHardlinks: e.root.Policy().AllowHardlinks()}
+	return luaGuard{Root: e.root.Dir(), AllowHardlinks: e.root.Policy().AllowHardlinks(), Channel: e.s.Channel()}
 }
 
 // recheck resolves every path of a plan again right before it is sent: a
@@ -659,16 +678,25 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 	if err := apierr.FromContext(ctx, "the change", "retry with a larger timeout"); err != nil {
 		return Result{}, err
 	}
+	if e.commitErr != nil && needsDisk(plan) {
+		return Result{}, e.commitErr
+	}
 	baseline, failed := e.before(ctx, p)
 	// Once sent, the call runs to its end in Neovim: wait for the real
 	// outcome rather than report a timeout for a change that happened.
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
 	var reply luaApplyReply
-	if err := e.s.Call(actx, "nvbridge.apply", "apply", &reply, plan); err != nil {
-		return Result{}, err
+	callErr := e.s.Call(actx, "nvbridge.apply", "apply", &reply, plan)
+	rec := takeCommit(id, callErr != nil)
+	if callErr != nil {
+		return Result{}, e.interrupted(callErr, rec)
 	}
 	if reply.Err != nil {
+		if rec != nil && rec.err != nil {
+			// The commit's own error: it says where each file stands.
+			return Result{}, rec.err
+		}
 		err := e.luaError(reply.Err)
 		switch {
 		case reply.Err.Remediation != "":

@@ -134,6 +134,26 @@ error('nvbridge._meta is a type description, not a module')
 ---@class nvbridge.Guard
 ---@field root string the workspace root's real path
 ---@field allow_hardlinks boolean write to files with other hard links
+---@field channel integer nvbridge's channel: the commit request goes there
+
+--- One disk operation of a commit (Go: edit.luaDiskOp), sent with
+--- vim.rpcrequest(channel, 'nvbridge_commit', id, ops).
+---@class nvbridge.DiskOp
+---@field kind string "write" | "remove"
+---@field path string absolute
+---@field data string the file's new bytes (write)
+---@field create boolean the file must not exist
+
+--- Where one file of a commit stands (Go: edit.luaDiskState).
+---@class nvbridge.DiskState
+---@field path string absolute, as asked
+---@field disk string "new" | "old" | "unknown"
+---@field note? string
+
+--- The answer to a commit request (Go: edit.luaCommitReply).
+---@class nvbridge.CommitReply
+---@field files nvbridge.DiskState[]
+---@field err? nvbridge.Error
 
 --- One applied file (Go: edit.luaFileResult).
 ---@class nvbridge.FileResult

@@ -26,18 +26,6 @@ end
 
 local get_clients = compat.get_clients
 
---- Restores a deleted file (rollback): 'wx' (O_CREAT|O_EXCL) creates it
---- and never follows a symlink put in its place.
-local function write_file(path, data)
-  local fd = uv.fs_open(path, 'wx', 420)
-  if not fd then
-    return false
-  end
-  local ok = uv.fs_write(fd, data, 0)
-  uv.fs_close(fd)
-  return ok ~= nil
-end
-
 local BOM = '\239\187\191'
 
 local function strip_bom(data)
@@ -695,82 +683,236 @@ local function rollback(targets)
         vim.b[t.b].nvbridge_disk_hash = t.disk_hash_before
       end
     end
-    if t.removed_data then
-      write_file(t.f.path, t.removed_data) -- O_EXCL: never through a link
-    end
     if t.loaded_by_us then
       wipe(t.b)
     end
   end
 end
 
---- Writes a buffer (nvbridge's own writes honour 'eol' exactly), after
---- checking that its file is still expected (the real path Go checked) and
---- may be written (guard). A renamed buffer's old file is removed once the
---- new one is written.
----@return boolean saved, string? note, table? err, string? written
-local function write_buffer(b, force, g, expected, noautocmd)
-  local path = api.nvim_buf_get_name(b)
-  local gerr = guard(g, path, expected, 'write')
-  if gerr then
-    return false, 'not saved: ' .. gerr.message, gerr
-  end
-  if not force and disk_changed(b) then
-    return false, 'not saved: the file changed on disk since it was loaded (save_buffer with force overwrites it)'
-  end
-  local dir = vim.fs.dirname(path)
-  if dir and vim.fn.isdirectory(dir) == 0 then
-    local ok, err = pcall(vim.fn.mkdir, dir, 'p')
-    if not ok or vim.fn.isdirectory(dir) == 0 then
-      local msg = 'not saved: cannot create the folder ' .. dir .. ': ' .. tostring(err)
-      return false, msg, fail('OPERATION_FAILED', msg, path)
+-- Writing --------------------------------------------------------------------
+--
+-- Lua never writes to the disk. A save runs the user's BufWritePre, takes
+-- the bytes Neovim would write for the buffer and hands every file of the
+-- call to nvbridge's Go side as ONE commit (vim.rpcrequest 'nvbridge_commit':
+-- workspace.Root.Commit writes through a handle on the workspace root that
+-- no symlink can lead out of, all files or none, and completes or rolls
+-- back after a crash). Neovim then takes each buffer as written: a :write
+-- that only a buffer-local BufWriteCmd answers ('buftype' acwrite for the
+-- time of it, so Neovim never writes the file itself) resets 'modified' and
+-- lets Neovim do its own bookkeeping (undo states that know the buffer was
+-- saved, the file's time and size for its change checks); then
+-- BufWritePost runs (language servers get didSave).
+
+-- The byte-order marks Neovim writes for 'bomb', by 'fileencoding'.
+local BOMS = {
+  ['utf-8'] = BOM,
+  ['utf-16'] = '\254\255',
+  ['ucs-2'] = '\254\255',
+  ['utf-16le'] = '\255\254',
+  ['ucs-2le'] = '\255\254',
+  ['ucs-4'] = '\0\0\254\255',
+  ['utf-32'] = '\0\0\254\255',
+  ['ucs-4le'] = '\255\254\0\0',
+  ['utf-32le'] = '\255\254\0\0',
+}
+
+local LINE_ENDINGS = { unix = '\n', dos = '\r\n', mac = '\r' }
+
+--- The bytes Neovim writes for b: its lines joined by the 'fileformat''s
+--- line ending, the last one ended when 'eol' (nvbridge's writes honour
+--- 'eol' exactly), converted to 'fileencoding', after the BOM when 'bomb'.
+---@return string? bytes, string? err
+local function file_bytes(b)
+  local text = ''
+  if not is_empty(b) then
+    local nl = LINE_ENDINGS[vim.bo[b].fileformat] or '\n'
+    text = table.concat(api.nvim_buf_get_lines(b, 0, -1, false), nl)
+    if vim.bo[b].eol then
+      text = text .. nl
     end
   end
-  local fixeol = vim.bo[b].fixeol
-  if not vim.bo[b].eol then
-    vim.bo[b].fixeol = false
+  local fenc = vim.bo[b].fileencoding
+  if fenc == '' or fenc == 'utf8' then
+    fenc = 'utf-8'
   end
-  -- The user's BufWritePre/BufWritePost autocmds (a formatter) run unless
-  -- noautocmd: what they change is reported as what was written.
-  local before = buffer_text(b)
-  local ok, err = pcall(api.nvim_buf_call, b, function()
-    vim.cmd((noautocmd and 'noautocmd ' or '') .. 'silent keepalt keepjumps write!')
-  end)
-  vim.bo[b].fixeol = fixeol
-  local written
-  if ok and api.nvim_buf_is_valid(b) then
-    local after = buffer_text(b)
-    if after ~= before then
-      written = after
+  if fenc ~= 'utf-8' then
+    local converted = vim.iconv(text, 'utf-8', fenc)
+    if not converted then
+      return nil, "its text cannot be converted to its 'fileencoding' (" .. fenc .. ')'
+    end
+    text = converted
+  end
+  if vim.bo[b].bomb and not vim.bo[b].binary and BOMS[fenc] then
+    text = BOMS[fenc] .. text
+  end
+  return text
+end
+
+--- A BufWriteCmd autocmd of the user's (or a plugin's) that would answer
+--- a :write of b: such a buffer is written by that code, not by nvbridge.
+local function foreign_write_cmd(b)
+  local name = api.nvim_buf_get_name(b)
+  local tail = vim.fn.fnamemodify(name, ':t')
+  for _, au in ipairs(api.nvim_get_autocmds({ event = 'BufWriteCmd' })) do
+    if au.buffer == b then
+      return au
+    end
+    if not au.buflocal and au.pattern then
+      local ok, re = pcall(vim.regex, vim.fn.glob2regpat(au.pattern))
+      if ok and (re:match_str(name) or (not au.pattern:find('/', 1, true) and re:match_str(tail))) then
+        return au
+      end
     end
   end
+end
+
+--- Gets b ready to be written: checks it is a file buffer nvbridge may
+--- write, runs the user's BufWritePre (unless noautocmd) as :write would,
+--- in b's context, and takes the bytes. The returned write carries the
+--- text before and after the autocmds (a format-on-save).
+---@return table? write, table? err
+local function prepare_write(b, path, noautocmd)
+  if vim.bo[b].buftype ~= '' then
+    return nil, fail('PRECONDITION_FAILED', path .. " has 'buftype' " .. vim.bo[b].buftype .. ': not a file buffer', path)
+  end
+  local au = foreign_write_cmd(b)
+  if au then
+    return nil,
+      fail(
+        'PRECONDITION_FAILED',
+        path .. ' is written by a BufWriteCmd autocmd (' .. (au.desc or au.group_name or au.pattern or '?') .. '): nvbridge does not write it',
+        path,
+        'save it in Neovim'
+      )
+  end
+  local w = { b = b, path = path, before = buffer_text(b) }
+  if not noautocmd then
+    local ok, err = pcall(api.nvim_buf_call, b, function()
+      api.nvim_exec_autocmds('BufWritePre', { buffer = b, modeline = false })
+    end)
+    if not ok then
+      w.note = "the user's BufWritePre autocmds failed: " .. tostring(err)
+    end
+    if not api.nvim_buf_is_valid(b) then
+      return nil, fail('OPERATION_FAILED', path .. ': a BufWritePre autocmd closed the buffer', path)
+    end
+  end
+  local after = buffer_text(b)
+  if after ~= w.before then
+    w.written = after
+  end
+  local bytes, err = file_bytes(b)
+  if not bytes then
+    return nil, fail('OPERATION_FAILED', path .. ': ' .. err .. ' (nothing was written)', path)
+  end
+  w.bytes = bytes
+  w.tick = vim.b[b].changedtick
+  return w
+end
+
+--- Hands ops ({kind = 'write'|'remove', path, data?, create?}) to the Go
+--- side as one commit. The reply's err says what happened; files where each
+--- file stands ({path, disk = 'new'|'old'|'unknown'}). lost: nvbridge did
+--- not answer (it ended): its journal settles the disk at its next start.
+---@param g nvbridge.Guard
+local function commit(g, id, ops)
+  if #ops == 0 then
+    return { files = {} }
+  end
+  if type(g) ~= 'table' or type(g.channel) ~= 'number' or g.channel == 0 then
+    return { err = fail('OPERATION_FAILED', 'no channel to nvbridge to write through (nothing was written)') }
+  end
+  local ok, reply = pcall(vim.rpcrequest, g.channel, 'nvbridge_commit', id, ops)
   if not ok then
-    return false, 'not saved: ' .. tostring(err)
+    return { err = fail('OPERATION_FAILED', 'nvbridge did not answer its commit: ' .. tostring(reply)), lost = true }
   end
-  record_disk(b, path)
-  vim.b[b].nvbridge_conflict = nil
-  local from = vim.b[b].nvbridge_renamed_from
-  if from and from ~= path then
-    vim.b[b].nvbridge_renamed_from = nil
-    local other = buffer_index()(from)
-    if uv.fs_lstat(from) and not (other and api.nvim_buf_is_loaded(other)) then
-      local rerr = guard(g, from, from, 'remove')
-      if rerr then
-        return true, 'saved, but the old file was not removed: ' .. rerr.message, nil, written
-      end
-      local removed, rm_err = os.remove(from)
-      if not removed then
-        return true, 'saved, but the old file ' .. from .. ' could not be removed: ' .. tostring(rm_err), nil, written
-      end
+  return reply
+end
+
+local write_group = api.nvim_create_augroup('nvbridge_write', { clear = true })
+
+--- Takes b as written (the disk holds w.bytes): Neovim's own :write
+--- bookkeeping through a BufWriteCmd that only resets 'modified', the disk
+--- state recorded, the undo record's tick kept current, BufWritePost.
+---@return string? note
+local function mark_written(w, noautocmd, root)
+  local b = w.b
+  local note
+  if vim.b[b].changedtick == w.tick then
+    api.nvim_create_autocmd('BufWriteCmd', {
+      group = write_group,
+      buffer = b,
+      callback = function()
+        vim.bo[b].modified = false
+      end,
+    })
+    -- 'eventignore' would silence the BufWriteCmd (acwrite then refuses
+    -- the :write): cleared for the time of this call, put back after.
+    local ei = vim.o.eventignore
+    if ei ~= '' then
+      vim.o.eventignore = ''
     end
+    local ok, err = pcall(api.nvim_buf_call, b, function()
+      vim.cmd('noautocmd setlocal buftype=acwrite')
+      local wok, werr = pcall(vim.cmd, 'silent keepalt keepjumps write!')
+      vim.cmd('noautocmd setlocal buftype=')
+      if not wok then
+        error(werr, 0)
+      end
+    end)
+    if ei ~= '' then
+      vim.o.eventignore = ei
+    end
+    api.nvim_clear_autocmds({ group = write_group, buffer = b })
+    if not ok or vim.bo[b].modified then
+      vim.bo[b].modified = false
+      note = 'saved; Neovim did not take the buffer as written (' .. tostring(err) .. ")"
+    end
+  else
+    -- Changed since the bytes were taken (an autocmd): the disk holds
+    -- what was taken; the buffer keeps the rest unsaved.
+    note = 'saved; the buffer changed again while it was written and keeps that change unsaved'
   end
+  record_disk(b, w.path, w.bytes, fingerprint(w.bytes))
+  vim.b[b].nvbridge_conflict = nil
+  vim.b[b].nvbridge_renamed_from = nil
   -- A write changes changedtick: keep the undo record current.
   local records = undo_records(b)
   if #records > 0 and records[#records].after == undo_seq(b) then
     records[#records].tick = vim.b[b].changedtick
     set_undo_records(b, records)
   end
-  return true, nil, nil, written
+  -- 'undofile': Neovim writes the undo file with every :write; a
+  -- BufWriteCmd write does not. Written here unless it would lie in the
+  -- workspace (an 'undodir' of "."): nvbridge writes nothing there by
+  -- name, and the user's next :write writes it.
+  if vim.bo[b].undofile and root then
+    local uf = vim.fn.undofile(api.nvim_buf_get_name(b))
+    if uf ~= '' and not inside(root, vim.fs.normalize(uf)) then
+      pcall(api.nvim_buf_call, b, function()
+        vim.cmd.wundo({ uf, mods = { silent = true }, magic = { file = false } })
+      end)
+    end
+  end
+  if not noautocmd then
+    pcall(api.nvim_buf_call, b, function()
+      api.nvim_exec_autocmds('BufWritePost', { buffer = b, modeline = false })
+    end)
+  end
+  return note
+end
+
+--- The disk operation that removes a renamed buffer's old file once the
+--- new one is written, unless another loaded buffer holds it.
+local function old_file_removal(from, to)
+  if not from or from == to or not uv.fs_lstat(from) then
+    return nil
+  end
+  local other = buffer_index()(from)
+  if other and api.nvim_buf_is_loaded(other) then
+    return nil
+  end
+  return { kind = 'remove', path = from }
 end
 
 --- Validates one file of a plan; returns its target or an error.
@@ -990,22 +1132,80 @@ function M._apply(plan)
     end
   end
 
-  -- Deletions reach the disk at once (there is no unsaved form of one).
+  -- The disk: the deletions, and with save every file, in one commit
+  -- (Go writes; see "Writing" above). A save's BufWritePre runs first, in
+  -- each buffer, as :write would.
+  local ops, writes, removed_at = {}, {}, {}
   for _, t in ipairs(targets) do
     if t.f.kind == 'delete' then
-      local gerr = guard(plan.guard, t.f.path, t.f.path, 'remove')
-      if gerr then
-        rollback(targets)
-        return { err = gerr }
-      end
-      local data = read_file(t.f.path)
-      local removed, err = os.remove(t.f.path)
-      if not removed then
-        rollback(targets)
-        return { err = fail('OPERATION_FAILED', 'cannot delete ' .. t.f.path .. ': ' .. tostring(err), t.f.path) }
-      end
-      t.removed_data = data
+      table.insert(ops, { kind = 'remove', path = t.f.path })
+      removed_at[t.f.path] = #ops
     end
+  end
+  if plan.save then
+    for _, t in ipairs(targets) do
+      local f = t.f
+      if f.kind ~= 'delete' and not t.user_modified then
+        local dest = f.new_path or f.path
+        local w, err = prepare_write(t.b, dest, plan.noautocmd)
+        if not w then
+          rollback(targets)
+          return { err = err }
+        end
+        w.t = t
+        table.insert(writes, w)
+        -- A file the changeset deletes and then renames onto is replaced.
+        local replaced = removed_at[dest]
+        if replaced then
+          ops[replaced] = false
+        end
+        local op = { kind = 'write', path = dest, data = w.bytes }
+        op.create = (f.kind == 'create' or f.kind == 'rename') and not replaced and not f.overwrite
+        table.insert(ops, op)
+        if f.kind == 'rename' then
+          table.insert(ops, old_file_removal(f.path, dest) or false)
+        end
+      end
+    end
+  end
+  local disk = {}
+  for _, op in ipairs(ops) do
+    if op then
+      table.insert(disk, op)
+    end
+  end
+  local state = {} -- path -> disk state after the commit
+  if #disk > 0 then
+    local reply = commit(plan.guard, plan.id, disk)
+    for _, o in ipairs(reply.files or {}) do
+      state[o.path] = o.disk
+    end
+    if reply.err then
+      if reply.lost then
+        -- nvbridge is gone: nobody reads this answer, and its journal
+        -- settles the disk at its next start. The buffers keep the change.
+        return { err = reply.err }
+      end
+      local kept = {}
+      for _, w in ipairs(writes) do
+        if state[w.path] == 'new' then
+          kept[w.t] = true
+          mark_written(w, plan.noautocmd, plan.guard.root)
+        end
+      end
+      local undone = {}
+      for _, t in ipairs(targets) do
+        if not kept[t] then
+          table.insert(undone, t)
+        end
+      end
+      rollback(undone)
+      return { err = reply.err }
+    end
+  end
+  local written = {}
+  for _, w in ipairs(writes) do
+    written[w.t] = w
   end
 
   local out = {}
@@ -1017,12 +1217,15 @@ function M._apply(plan)
       r.note = 'file deleted'
     else
       local b = t.b
-      if plan.save then
-        if t.user_modified then
-          r.note = 'not saved: the buffer had unsaved changes (not made by nvbridge) before this edit; review them, then save_buffer'
-        else
-          r.saved, r.note, _, r.written_text = write_buffer(b, f.overwrite, plan.guard, f.new_path or f.path, plan.noautocmd)
+      local w = written[t]
+      if w then
+        r.saved, r.written_text = true, w.written
+        r.note = mark_written(w, plan.noautocmd, plan.guard.root)
+        if w.note then
+          r.note = r.note and (r.note .. '; ' .. w.note) or w.note
         end
+      elseif plan.save and t.user_modified then
+        r.note = 'not saved: the buffer had unsaved changes (not made by nvbridge) before this edit; review them, then save_buffer'
       elseif f.kind == 'rename' then
         r.note = 'renamed in Neovim; the file moves on disk when the buffer is saved (save_buffer)'
       elseif f.kind == 'create' then
@@ -1153,17 +1356,13 @@ function M.undo_all(paths)
   return { files = out }
 end
 
-local function written_before(b)
-  return buffer_text(b)
-end
-
 --- Writes the buffer of path. Refuses (CONFLICT) when the file changed on
 --- disk since it was loaded, unless force; refuses, force or not, when the
 --- file it would write is not path (a symlink appeared on the way), lies
 --- outside the root or has other hard links (guard).
 ---@param g nvbridge.Guard
 ---@return nvbridge.BufferReply
-function M.save(path, force, g, noautocmd)
+function M.save(path, force, g, noautocmd, id)
   local st = uv.fs_stat(path)
   if st and st.type == 'directory' then
     return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', path, 'name a file inside it') }
@@ -1187,20 +1386,50 @@ function M.save(path, force, g, noautocmd)
       err = fail('CONFLICT', path .. ' changed on disk since it was loaded; saving would overwrite that change', path),
     }
   end
-  local before = written_before(b)
-  local saved, note, err, written = write_buffer(b, force, g, path, noautocmd == true)
-  if err then
+  local w, err = prepare_write(b, path, noautocmd == true)
+  if not w then
     return { err = err }
   end
-  if not saved then
-    return { err = fail('OPERATION_FAILED', note, path) }
+  local name = api.nvim_buf_get_name(b)
+  -- A file that does not exist (a new or renamed buffer) is created: never
+  -- over one that appeared meanwhile.
+  local ops = { { kind = 'write', path = path, data = w.bytes, create = st == nil } }
+  table.insert(ops, old_file_removal(vim.b[b].nvbridge_renamed_from, name))
+  local reply = commit(g, id, ops)
+  if reply.err then
+    return { err = reply.err }
+  end
+  local note = mark_written(w, noautocmd == true, g.root)
+  if w.note then
+    note = note and (note .. '; ' .. w.note) or w.note
   end
   local d = describe(b)
-  d.saved, d.note, d.written_text = true, note, written
-  if written then
-    d.before_text = before
+  d.saved, d.note, d.written_text = true, note, w.written
+  if w.written then
+    d.before_text = w.before
   end
   return d
+end
+
+--- After nvbridge settled a commit an earlier nvbridge left unfinished
+--- (workspace.Root.Recover), the buffers of its files follow the disk: a
+--- buffer holding exactly the file's bytes is taken as written (without
+--- the user's write autocmds: nothing is written now); any other keeps its
+--- text, shown as unsaved.
+---@param paths string[]
+---@param root string the workspace root
+function M.follow_disk(paths, root)
+  local find = buffer_index()
+  for _, path in ipairs(paths) do
+    local b = loaded_buffer(find, path)
+    if b and vim.bo[b].modified and vim.bo[b].buftype == '' then
+      local data = read_file(path)
+      local bytes = file_bytes(b)
+      if data and bytes == data then
+        mark_written({ b = b, path = path, bytes = bytes, tick = vim.b[b].changedtick }, true, root)
+      end
+    end
+  end
 end
 
 --- Puts the buffer of path back to the file's content on disk (:edit!). A

@@ -1,0 +1,179 @@
+package edit_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/edit"
+	"github.com/nvbridge/nvbridge/preview"
+)
+
+// noLeftovers fails when a commit left a temporary file or a backup in the
+// workspace, or a journal.
+func (v *env) noLeftovers() {
+	v.t.Helper()
+	_ = filepath.WalkDir(v.root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".nvbridge-") {
+			v.t.Errorf("left behind: %s", p)
+		}
+		return nil
+	})
+	if entries, err := os.ReadDir(v.s.Root().JournalDir()); err == nil && len(entries) > 0 {
+		v.t.Errorf("the journal folder holds %d entries", len(entries))
+	}
+}
+
+// TestSaveIsNeovimsOwnWrite: nvbridge writes the bytes itself (through the
+// root handle), yet to Neovim and the user it is a :write: the user's
+// BufWritePre and BufWritePost run once, in the buffer; the buffer is
+// unmodified; undo marks it modified again and redo clean (Neovim knows
+// the saved state); and Neovim knows the file's new time: it sees nothing
+// changed on disk, until something else changes it.
+func TestSaveIsNeovimsOwnWrite(t *testing.T) {
+	v := newEnv(t, map[string]string{"a.txt": "one\ntwo\n", "other.txt": "other\n"})
+	undoDir := t.TempDir()
+	b := v.open("a.txt")
+	v.lua(`local b = ...
+vim.o.autoread = true
+vim.cmd.buffer(b) -- shown in the current window: :checktime looks at it
+vim.cmd.edit(vim.fn.fnameescape(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ':h') .. '/other.txt'))
+vim.cmd.split()
+vim.cmd.buffer(b)
+vim.cmd.wincmd('p') -- the user is in other.txt
+vim.g.t_pre, vim.g.t_post, vim.g.t_local = {}, {}, 0
+vim.api.nvim_create_autocmd('BufWritePre', { pattern = '*.txt', callback = function(ev)
+  vim.g.t_pre = vim.list_extend(vim.g.t_pre, { ev.buf == vim.api.nvim_get_current_buf() and ev.buf or -1 })
+end })
+vim.api.nvim_create_autocmd('BufWritePost', { pattern = '*.txt', callback = function(ev)
+  vim.g.t_post = vim.list_extend(vim.g.t_post, { ev.buf == vim.api.nvim_get_current_buf() and ev.buf or -1 })
+end })
+vim.api.nvim_create_autocmd('BufWritePost', { buffer = b, callback = function() vim.g.t_local = vim.g.t_local + 1 end })
+vim.o.undodir = select(2, ...)
+vim.bo[b].undofile = true`, nil, b, undoDir)
+
+	if _, err := v.e.Submit(v.ctx, preview.Changeset{Files: []preview.FileChange{fileChange("a.txt", te(1, 0, 1, 3, "TWO"))}}, edit.Options{Save: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := v.disk("a.txt"); got != "one\nTWO\n" {
+		t.Fatalf("disk = %q", got)
+	}
+	var st struct {
+		Pre      []int `msgpack:"pre"`
+		Post     []int `msgpack:"post"`
+		Local    int   `msgpack:"local"`
+		Modified bool  `msgpack:"modified"`
+		Tick     int   `msgpack:"tick"`
+		Cur      int   `msgpack:"cur"`
+	}
+	state := `local b = ...
+return { pre = vim.g.t_pre, post = vim.g.t_post, ['local'] = vim.g.t_local, modified = vim.bo[b].modified,
+  tick = vim.b[b].changedtick, cur = vim.api.nvim_get_current_buf() }`
+	v.lua(state, &st, b)
+	if len(st.Pre) != 1 || st.Pre[0] != b || len(st.Post) != 1 || st.Post[0] != b || st.Local != 1 {
+		t.Errorf("write autocmds: pre %v post %v buffer-local %d; want each once, in buffer %d", st.Pre, st.Post, st.Local, b)
+	}
+	if st.Modified {
+		t.Error("the buffer is still modified after the save")
+	}
+	if st.Cur == b {
+		t.Error("the save took the user to the saved buffer")
+	}
+	// 'undofile': the undo file is written, as :write does.
+	if entries, _ := os.ReadDir(undoDir); len(entries) != 1 {
+		t.Errorf("undo files after the save: %d, want 1", len(entries))
+	}
+	tick := st.Tick
+
+	// Neovim knows the time of what was written: :checktime finds nothing.
+	v.lua(`vim.cmd('checktime')`, nil)
+	v.lua(state, &st, b)
+	if st.Tick != tick {
+		t.Errorf("checktime reloaded the buffer after nvbridge's own save (tick %d -> %d)", tick, st.Tick)
+	}
+
+	// Undo knows the saved state: undo modifies, redo is clean again.
+	var mods []bool
+	v.lua(`local b = ...
+local out = {}
+vim.api.nvim_buf_call(b, function() vim.cmd('silent undo') end)
+table.insert(out, vim.bo[b].modified)
+vim.api.nvim_buf_call(b, function() vim.cmd('silent redo') end)
+table.insert(out, vim.bo[b].modified)
+return out`, &mods, b)
+	if len(mods) != 2 || !mods[0] || mods[1] {
+		t.Errorf("modified after undo, redo = %v; want [true false]", mods)
+	}
+
+	// Something else changes the file: Neovim notices (autoread reloads).
+	v.lua(state, &st, b)
+	tick = st.Tick
+	v.write("a.txt", "changed outside\n")
+	v.lua(`vim.cmd('checktime')`, nil)
+	if got := v.buffer("a.txt"); got.Text != "changed outside\n" {
+		t.Errorf("after an outside change, checktime left the buffer as %q", got.Text)
+	}
+	v.noLeftovers()
+}
+
+// TestSaveAllOrNothing: a file the system refuses to replace (immutable)
+// refuses the whole changeset: every file keeps its old content on disk,
+// every buffer its old text, and nothing is left behind.
+func TestSaveAllOrNothing(t *testing.T) {
+	v := newEnv(t, map[string]string{"a.txt": "a\n", "locked.txt": "locked\n", "z.txt": "z\n"})
+	v.open("a.txt")
+	if err := setImmutable(v.abs("locked.txt"), true); err != nil {
+		t.Skipf("cannot make a file immutable here (needs root and a file system with attributes): %v", err)
+	}
+	defer setImmutable(v.abs("locked.txt"), false)
+	_, err := v.e.Submit(v.ctx, preview.Changeset{Files: []preview.FileChange{
+		fileChange("a.txt", te(0, 0, 0, 1, "A")),
+		fileChange("locked.txt", te(0, 0, 0, 6, "LOCKED")),
+		fileChange("z.txt", te(0, 0, 0, 1, "Z")),
+	}}, edit.Options{Save: true})
+	e := wantCode(t, err, apierr.OperationFailed)
+	if !strings.Contains(e.Message, "nothing was changed") {
+		t.Errorf("message %q does not say nothing changed", e.Message)
+	}
+	for rel, want := range map[string]string{"a.txt": "a\n", "locked.txt": "locked\n", "z.txt": "z\n"} {
+		if got := v.disk(rel); got != want {
+			t.Errorf("disk %s = %q, want %q", rel, got, want)
+		}
+		if buf := v.buffer(rel); buf.Loaded && (buf.Text != want || buf.Modified) {
+			t.Errorf("buffer %s = %q (modified %v), want %q unmodified", rel, buf.Text, buf.Modified, want)
+		}
+	}
+	v.noLeftovers()
+}
+
+// setImmutable sets or clears a file's immutable attribute (chattr +i).
+func setImmutable(path string, on bool) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	const (
+		getFlags      = 0x80086601 // FS_IOC_GETFLAGS
+		setFlags      = 0x40086602 // FS_IOC_SETFLAGS
+		immutableFlag = 0x10       // FS_IMMUTABLE_FL
+	)
+	var flags int
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), getFlags, uintptr(unsafe.Pointer(&flags))); e != 0 {
+		return e
+	}
+	if on {
+		flags |= immutableFlag
+	} else {
+		flags &^= immutableFlag
+	}
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), setFlags, uintptr(unsafe.Pointer(&flags))); e != 0 {
+		return e
+	}
+	return nil
+}
