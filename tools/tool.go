@@ -146,12 +146,15 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 			return errorResult(err), nil
 		}
 		out, err := run(withProgress(ctx, req), in)
-		if errors.Is(ctx.Err(), context.Canceled) {
-			// The caller cancelled: whatever the domain made of its ended
-			// context (often a TIMEOUT-looking error), the answer is
-			// CANCELLED. The transports (cmd/nvbridge) drop the answer
-			// to a request the client cancelled, as MCP specifies; this
-			// reaches clients that still read one (in-process).
+		if err != nil && errors.Is(ctx.Err(), context.Canceled) && apierr.CodeOf(err) != apierr.PartialResult {
+			// The caller cancelled and the call failed: whatever the
+			// domain made of its ended context (often a TIMEOUT-looking
+			// error), the answer is CANCELLED, which says nothing changed.
+			// A call that finished anyway (a change already sent to
+			// Neovim runs to its end) answers what it did, and so does a
+			// partial outcome. The transports (cmd/nvbridge) drop the
+			// answer to a request the client cancelled, as MCP specifies;
+			// this reaches clients that still read one (in-process).
 			return errorResult(apierr.FromContext(ctx, name, "")), nil
 		}
 		if err != nil {

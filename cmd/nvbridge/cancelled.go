@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -23,9 +24,30 @@ import (
 type answerFilter struct {
 	mu       sync.Mutex
 	inflight map[string]bool // key → cancelled
+	answered chan struct{}   // signalled when a request's flight ends
 }
 
-func newAnswerFilter() *answerFilter { return &answerFilter{inflight: map[string]bool{}} }
+func newAnswerFilter() *answerFilter {
+	return &answerFilter{inflight: map[string]bool{}, answered: make(chan struct{}, 1)}
+}
+
+// waitIdle returns once no request is in flight (every one answered), or
+// when ctx ends.
+func (f *answerFilter) waitIdle(ctx context.Context) {
+	for {
+		f.mu.Lock()
+		n := len(f.inflight)
+		f.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-f.answered:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
 
 // message is the part of a JSON-RPC message the filter reads.
 type message struct {
@@ -149,6 +171,10 @@ func (f *answerFilter) drop(session string, body []byte) bool {
 	defer f.mu.Unlock()
 	cancelled, ok := f.inflight[k]
 	delete(f.inflight, k)
+	select {
+	case f.answered <- struct{}{}:
+	default:
+	}
 	return ok && cancelled
 }
 

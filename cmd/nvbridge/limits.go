@@ -201,10 +201,10 @@ func leadingID(prefix []byte) json.RawMessage {
 // The pair also drops the answer to a request the client cancelled (see
 // answerFilter): the reader shows each line to the filter before mcp-go
 // reads it, the writer asks it about each answer.
-func limitLines(stdin io.Reader, stdout io.Writer, max int) (io.Reader, io.Writer) {
+func limitLines(stdin io.Reader, stdout io.Writer, max int) (io.Reader, io.Writer, *answerFilter) {
 	w := &lockedWriter{w: stdout}
 	f := newAnswerFilter()
-	return &lineLimiter{r: bufio.NewReaderSize(stdin, 64<<10), out: w, max: max, watch: f.watchLine}, filteredWriter{f: f, w: w}
+	return &lineLimiter{r: bufio.NewReaderSize(stdin, 64<<10), out: w, max: max, watch: f.watchLine}, filteredWriter{f: f, w: w}, f
 }
 
 type lockedWriter struct {

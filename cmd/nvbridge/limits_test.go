@@ -168,7 +168,7 @@ func TestStdioLineLimit(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		stdin, stdout := limitLines(inR, outW, 1000)
+		stdin, stdout, _ := limitLines(inR, outW, 1000)
 		stdio := server.NewStdioServer(srv)
 		done <- stdio.Listen(ctx, stdin, stdout)
 		outW.Close()

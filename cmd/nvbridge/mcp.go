@@ -108,8 +108,23 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 	if ln == nil {
 		stdio := server.NewStdioServer(srv)
 		stdio.SetErrorLogger(logger)
-		stdin, stdout := limitLines(os.Stdin, stdout, int(*maxRequest))
-		err := stdio.Listen(ctx, stdin, stdout)
+		stdin, stdout, inFlight := limitLines(os.Stdin, stdout, int(*maxRequest))
+		// A signal (or Neovim leaving) stops the server once the calls in
+		// flight have answered: a change being applied finishes and says
+		// what it did, rather than being cut off mid-way (bounded).
+		listenCtx, stopListening := context.WithCancel(context.WithoutCancel(ctx))
+		defer stopListening()
+		safego.Go("the stdio shutdown", func() {
+			select {
+			case <-ctx.Done():
+				drain, cancelDrain := context.WithTimeout(context.Background(), shutdownDrain)
+				inFlight.waitIdle(drain)
+				cancelDrain()
+				stopListening()
+			case <-listenCtx.Done():
+			}
+		}, nil)
+		err := stdio.Listen(listenCtx, stdin, stdout)
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			logger.Printf("stdio: %v", err)
 			code = 1
@@ -124,6 +139,10 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 		return code
 	}
 }
+
+// shutdownDrain bounds how long a stopping server waits for the calls in
+// flight to answer.
+const shutdownDrain = 30 * time.Second
 
 // listenHTTP validates the address and auth flags and binds the address;
 // on failure it returns a nil listener and the exit code.
