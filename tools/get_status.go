@@ -100,7 +100,7 @@ type getStatusArgs struct {
 
 func getStatusTool(env *Env) Tool {
 	return newTool("get_status", "Status",
-		"Say what works now, before relying on it: Neovim (embedded or attached, version, address), each language server (name, version, root, state starting|indexing|ready|crashed, the tools it serves and cannot), the servers nvbridge would start and whether they are installed, the debug adapters found, the root, the mode, and an overall health available|degraded|unavailable with each problem's reason and remediation. Call it first in a session, or when tools start failing.",
+		"Say what works now, before relying on it: Neovim (embedded or attached, version, address), each language server (name, version, root, state starting|indexing|ready|crashed, the tools it serves and cannot), the servers nvbridge would start and whether they are installed, the debug adapters found, the root, the mode, and an overall health available|degraded|unavailable with each problem's reason and remediation (an issue of component policy, such as a project file's ignored allow, is a warning that leaves the health as it is). Call it first in a session, or when tools start failing.",
 		readOnly,
 		func(ctx context.Context, in getStatusArgs) (StatusResult, error) {
 			out := status(ctx, env)
@@ -111,9 +111,23 @@ func getStatusTool(env *Env) Tool {
 		})
 }
 
-// status gathers the session's state and judges its health. It never
-// fails: what cannot be read is an issue of the answer.
+// status gathers the session's state and judges its health, then adds the
+// policy's warnings (a project file's ignored allows) as issues: the user
+// and the agent should see them, but they take nothing away that works.
 func status(ctx context.Context, env *Env) StatusResult {
+	out := serviceStatus(ctx, env)
+	if env.Session != nil {
+		for _, w := range env.Session.Root().Policy().Warnings() {
+			out.Issues = append(out.Issues, StatusIssue{Component: "policy", Reason: w.Reason, Remediation: w.Remediation})
+		}
+	}
+	return out
+}
+
+// serviceStatus gathers the state of Neovim, the servers and the adapters
+// and judges the health. It never fails: what cannot be read is an issue
+// of the answer.
+func serviceStatus(ctx context.Context, env *Env) StatusResult {
 	mode, readOnly := env.Modes.Get()
 	out := StatusResult{Health: HealthAvailable, Issues: []StatusIssue{}, Mode: mode, ReadOnly: readOnly,
 		Servers: []lsp.ServerStatus{}, Configured: []lsp.ConfiguredServer{}, DebugAdapters: dap.Adapters(), WebSearch: webSearchStatus(env)}
