@@ -159,11 +159,10 @@ func serveHTTP(ctx context.Context, srv *server.MCPServer, ln net.Listener, toke
 	if noAuth {
 		token = ""
 	}
-	h := httpHandler(srv, httpOptions{token: token, maxRequestBytes: maxRequest})
+	hs := newHTTPServer(srv, httpOptions{token: token, maxRequestBytes: maxRequest})
 	// Printed once the server is ready; with port 0 this is how a caller
 	// learns the port.
-	fmt.Fprintf(stderr, "nvbridge: serving MCP on http://%s/mcp\n", ln.Addr())
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stderr, "nvbridge: serving MCP on http://%s%s\n", ln.Addr(), mcpPath)
 	safego.Go("the HTTP shutdown", func() {
 		<-ctx.Done()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
