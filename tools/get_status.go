@@ -36,6 +36,7 @@ type StatusResult struct {
 	Issues        []StatusIssue          `json:"issues"`
 	Root          string                 `json:"root"`
 	Mode          string                 `json:"mode"`
+	MaxMode       string                 `json:"max_mode"` // the start mode: set_mode's ceiling
 	ReadOnly      bool                   `json:"read_only"`
 	Neovim        *nvim.NeovimInfo       `json:"neovim,omitempty"`
 	Servers       []lsp.ServerStatus     `json:"language_servers"`
@@ -62,7 +63,7 @@ func webSearchStatus(env *Env) WebSearchStatus {
 
 func (r StatusResult) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "nvbridge: %s (mode %s%s), root %s\n", r.Health, r.Mode, map[bool]string{true: ", read-only"}[r.ReadOnly], r.Root)
+	fmt.Fprintf(&b, "nvbridge: %s (mode %s, at most %s%s), root %s\n", r.Health, r.Mode, r.MaxMode, map[bool]string{true: ", read-only"}[r.ReadOnly], r.Root)
 	if r.Neovim != nil {
 		fmt.Fprintf(&b, "Neovim %s, %s", r.Neovim.Version, r.Neovim.Mode)
 		if r.Neovim.Address != "" {
@@ -100,7 +101,7 @@ type getStatusArgs struct {
 
 func getStatusTool(env *Env) Tool {
 	return newTool("get_status", "Status",
-		"Say what works now, before relying on it: Neovim (embedded or attached, version, address), each language server (name, version, root, state starting|indexing|ready|crashed, the tools it serves and cannot), the servers nvbridge would start and whether they are installed, the debug adapters found, the root, the mode, and an overall health available|degraded|unavailable with each problem's reason and remediation. Call it first in a session, or when tools start failing.",
+		"Say what works now, before relying on it: Neovim (embedded or attached, version, address), each language server (name, version, root, state starting|indexing|ready|crashed, the tools it serves and cannot), the servers nvbridge would start and whether they are installed, the debug adapters found, the root, the mode and the widest set_mode may choose (max_mode, the start mode), and an overall health available|degraded|unavailable with each problem's reason and remediation (an issue of component policy, such as a project file's ignored allow, is a warning that leaves the health as it is). Call it first in a session, or when tools start failing.",
 		readOnly,
 		func(ctx context.Context, in getStatusArgs) (StatusResult, error) {
 			out := status(ctx, env)
@@ -111,11 +112,25 @@ func getStatusTool(env *Env) Tool {
 		})
 }
 
-// status gathers the session's state and judges its health. It never
-// fails: what cannot be read is an issue of the answer.
+// status gathers the session's state and judges its health, then adds the
+// policy's warnings (a project file's ignored allows) as issues: the user
+// and the agent should see them, but they take nothing away that works.
 func status(ctx context.Context, env *Env) StatusResult {
+	out := serviceStatus(ctx, env)
+	if env.Session != nil {
+		for _, w := range env.Session.Root().Policy().Warnings() {
+			out.Issues = append(out.Issues, StatusIssue{Component: "policy", Reason: w.Reason, Remediation: w.Remediation})
+		}
+	}
+	return out
+}
+
+// serviceStatus gathers the state of Neovim, the servers and the adapters
+// and judges the health. It never fails: what cannot be read is an issue
+// of the answer.
+func serviceStatus(ctx context.Context, env *Env) StatusResult {
 	mode, readOnly := env.Modes.Get()
-	out := StatusResult{Health: HealthAvailable, Issues: []StatusIssue{}, Mode: mode, ReadOnly: readOnly,
+	out := StatusResult{Health: HealthAvailable, Issues: []StatusIssue{}, Mode: mode, MaxMode: env.Modes.Ceiling(), ReadOnly: readOnly,
 		Servers: []lsp.ServerStatus{}, Configured: []lsp.ConfiguredServer{}, DebugAdapters: dap.Adapters(), WebSearch: webSearchStatus(env)}
 	issue := func(component, reason, remediation string) {
 		out.Issues = append(out.Issues, StatusIssue{component, reason, remediation})

@@ -22,6 +22,11 @@ import (
 // the right mode by themselves. The session tools (get_status, set_mode,
 // suggest_tools) show in every mode.
 //
+// The start mode (--mode) is a ceiling: set_mode switches only between the
+// modes whose tools it shows (explore and edit under edit; explore and
+// debug under debug; any under all), so an agent cannot widen what the
+// user chose.
+//
 // Read-only (--read-only) is stronger than a mode: every writing tool is
 // refused, even when called by name, and no mode brings it back.
 const (
@@ -34,14 +39,16 @@ const (
 // ModeNames lists the modes.
 var ModeNames = []string{ModeExplore, ModeEdit, ModeDebug, ModeAll}
 
-// Modes is a session's mode and read-only switch. Safe for concurrent use.
+// Modes is a session's mode, its ceiling and the read-only switch. Safe
+// for concurrent use.
 type Modes struct {
 	mu       sync.Mutex
 	mode     string
+	ceiling  string // the start mode: set may not show more
 	readOnly bool
 }
 
-// NewModes checks mode ("" is all).
+// NewModes checks mode ("" is all), which is also the ceiling.
 func NewModes(mode string, readOnly bool) (*Modes, error) {
 	if mode == "" {
 		mode = ModeAll
@@ -49,7 +56,17 @@ func NewModes(mode string, readOnly bool) (*Modes, error) {
 	if !slices.Contains(ModeNames, mode) {
 		return nil, apierr.Errorf(apierr.InvalidParameter, "pass one of "+strings.Join(ModeNames, ", "), "unknown mode %q", mode)
 	}
-	return &Modes{mode: mode, readOnly: readOnly}, nil
+	return &Modes{mode: mode, ceiling: mode, readOnly: readOnly}, nil
+}
+
+// Ceiling returns the start mode, the widest set may choose.
+func (m *Modes) Ceiling() string {
+	if m == nil {
+		return ModeAll
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.ceiling
 }
 
 // Get returns the mode and the read-only switch.
@@ -68,8 +85,46 @@ func (m *Modes) set(mode string) (previous string, err error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if !within(mode, m.ceiling) {
+		return "", apierr.Errorf(apierr.PreconditionFailed,
+			fmt.Sprintf("the start mode is a ceiling no call can raise: ask the user to %s; meanwhile set_mode accepts %s", restartFor(mode), strings.Join(modesWithin(m.ceiling), ", ")),
+			"mode %s shows more tools than this nvbridge was started with (--mode %s)", mode, m.ceiling)
+	}
 	previous, m.mode = m.mode, mode
 	return previous, nil
+}
+
+// familyNames lists every tool family, for comparing what modes show.
+var familyNames = []string{"session", "explore", "edit", "debug"}
+
+// within reports whether ceiling shows every family mode shows: the
+// modes set may choose (explore ⊂ edit ⊂ all, explore ⊂ debug ⊂ all).
+func within(mode, ceiling string) bool {
+	for _, fam := range familyNames {
+		if visible(mode, fam) && !visible(ceiling, fam) {
+			return false
+		}
+	}
+	return true
+}
+
+// modesWithin lists the modes set may choose under ceiling.
+func modesWithin(ceiling string) []string {
+	var out []string
+	for _, m := range ModeNames {
+		if within(m, ceiling) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// restartFor says how the user lifts the ceiling to what mode shows.
+func restartFor(mode string) string {
+	if mode == ModeAll {
+		return "restart nvbridge with --mode all"
+	}
+	return fmt.Sprintf("restart nvbridge with --mode all (or --mode %s)", mode)
 }
 
 // family of a tool: "session", "debug", "edit" or "explore".
@@ -113,9 +168,17 @@ func (m *Modes) refusal(f families, t mcp.Tool) error {
 			"%s changes buffers or files, and this nvbridge is read-only", t.Name)
 	}
 	if !visible(mode, fam) {
-		return apierr.Errorf(apierr.PreconditionFailed,
-			fmt.Sprintf("call set_mode {\"mode\": %q} (or \"all\") first", modeFor(fam)),
-			"%s is not available in mode %s", t.Name, mode)
+		ceiling := m.Ceiling()
+		if !visible(ceiling, fam) {
+			return apierr.Errorf(apierr.PreconditionFailed,
+				fmt.Sprintf("this nvbridge was started with --mode %s, a ceiling set_mode cannot raise: ask the user to %s", ceiling, restartFor(modeFor(fam))),
+				"%s is not available in mode %s", t.Name, mode)
+		}
+		how := fmt.Sprintf("call set_mode {\"mode\": %q}", modeFor(fam))
+		if within(ModeAll, ceiling) {
+			how += " (or \"all\")"
+		}
+		return apierr.Errorf(apierr.PreconditionFailed, how+" first", "%s is not available in mode %s", t.Name, mode)
 	}
 	return nil
 }
@@ -187,7 +250,7 @@ var allTools func(*Env) []Tool
 func init() { allTools = All }
 
 type setModeArgs struct {
-	Mode string `json:"mode" jsonschema:"explore (read-only tools), edit (adds changesets and refactorings), debug (adds debugging), all"`
+	Mode string `json:"mode" jsonschema:"explore (read-only tools), edit (adds changesets and refactorings), debug (adds debugging), all; at most what nvbridge was started with (--mode): a wider mode is refused"`
 }
 
 type setModeResult struct {
@@ -207,7 +270,7 @@ func (r setModeResult) Summary() string {
 
 func setModeTool(env *Env) Tool {
 	return newTool("set_mode", "Set mode",
-		"Choose which tools this session shows: explore (read-only navigation and analysis), edit (adds changesets, edits and refactorings), debug (adds the debugger), all (everything, the default). The client is told the tool list changed (notifications/tools/list_changed). Use it to keep the tool list short for the task at hand; a read-only nvbridge (--read-only) refuses writing tools in every mode.",
+		"Choose which tools this session shows: explore (read-only navigation and analysis), edit (adds changesets, edits and refactorings), debug (adds the debugger), all (everything, the default). The mode nvbridge was started with (--mode) is a ceiling: switch down and back up within it (under edit: explore, edit; under debug: explore, debug); a wider mode is refused with PRECONDITION_FAILED (only the user can restart nvbridge with --mode all). The client is told the tool list changed (notifications/tools/list_changed). Use it to keep the tool list short for the task at hand; a read-only nvbridge (--read-only) refuses writing tools in every mode.",
 		hints{idempotent: true},
 		func(ctx context.Context, in setModeArgs) (setModeResult, error) {
 			prev, err := env.Modes.set(in.Mode)

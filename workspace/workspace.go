@@ -21,11 +21,12 @@ type Root struct {
 }
 
 // New resolves dir (made absolute, symlinks evaluated) as a workspace root,
-// with the default policy plus the project file (.nvbridge.json) if any.
+// with the default policy plus the project file's denies (.nvbridge.json)
+// if any.
 func New(dir string) (Root, error) { return NewWith(dir, Config{}) }
 
-// NewWith is New with the policy given on the command line (flags), which
-// adds to the defaults and the project file.
+// NewWith is New with the policy the user gives (flags, and their config
+// file when cfg.UserFile is set): the only sources that may allow.
 func NewWith(dir string, cfg Config) (Root, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {

@@ -96,13 +96,15 @@ type daemonSpot struct {
 // differ, in daemonDir.
 func locateDaemon(ctx context.Context, g globalFlags) (daemonSpot, error) {
 	rootDir, addr := g.target(ctx)
-	root, err := workspace.NewWith(rootDir, g.policy)
+	policy := g.policyConfig()
+	root, err := workspace.NewWith(rootDir, policy)
 	if err != nil {
 		return daemonSpot{}, fmt.Errorf("workspace root: %w", err)
 	}
 	// The policy on sensitive files is part of a daemon's identity: its
-	// flags and the project file it read when it started.
+	// flags and the user's and project's files it read when it started.
 	project, _ := os.ReadFile(filepath.Join(root.Dir(), workspace.ProjectFile))
+	user, _ := os.ReadFile(policy.UserFile)
 	if addr != "" && !strings.Contains(addr, ":") {
 		if abs, err := filepath.Abs(addr); err == nil {
 			addr = abs
@@ -121,7 +123,7 @@ func locateDaemon(ctx context.Context, g globalFlags) (daemonSpot, error) {
 		root.Dir(), addr, g.nvimCmd, g.timeout.String(), g.logFile,
 		os.Getenv(nvim.ExtraServersEnv), os.Getenv("PATH"),
 		strings.Join(g.policy.Deny, "\x00"), strings.Join(g.policy.Allow, "\x00"),
-		strconv.FormatBool(g.policy.AllowHardlinks), string(project),
+		strconv.FormatBool(g.policy.AllowHardlinks), string(project), policy.UserFile, string(user),
 		g.search.Provider, g.search.FromEnv().SearXNGURL, g.search.FromEnv().BraveKey,
 	})
 	sum := sha256.Sum256(identity)

@@ -111,6 +111,13 @@ func TestHTTP(t *testing.T) {
 		if got := status(t, url, "Bearer "+token); got != http.StatusOK {
 			t.Errorf("with the token: HTTP %d, want 200", got)
 		}
+		// Off the endpoint: answered at once (GET / used to hang).
+		base := strings.TrimSuffix(url, "/mcp")
+		for _, path := range []string{"/", "/foo"} {
+			if resp := request(t, http.MethodGet, base+path, "Bearer "+token, "", nil); resp.StatusCode != http.StatusNotFound {
+				t.Errorf("GET %s with the token: HTTP %d, want 404", path, resp.StatusCode)
+			}
+		}
 		if err := mcpSession(t, url, nil); err == nil {
 			t.Error("an MCP client without the token was served")
 		}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -20,28 +21,89 @@ import (
 // a 100 MB argument used to cost 2.4 GB. --max-request-bytes changes it.
 const defaultMaxRequestBytes = 4 << 20
 
-// httpOptions configure the HTTP transport's handler.
+// httpOptions configure the HTTP transport.
 type httpOptions struct {
 	token           string // required as "Authorization: Bearer <token>"; "" serves without one
 	maxRequestBytes int64
+	// readTimeout bounds reading one request, headers and body; idleTimeout
+	// closes a keep-alive connection that carries no request for that long.
+	// Zero means the defaults (tests set them small).
+	readTimeout, idleTimeout time.Duration
+}
+
+// The HTTP server's bounds: a client that connects and then sends slowly,
+// or nothing, holds a connection and a goroutine until one of them ends it.
+const (
+	httpHeaderTimeout = 10 * time.Second
+	httpReadTimeout   = time.Minute // a 4 MiB body at 70 KB/s
+	httpIdleTimeout   = 2 * time.Minute
+)
+
+// mcpPath is the one path the transport serves; mcpMethods are the
+// methods mcp-go's handler answers there (HEAD with 200, as it does).
+const (
+	mcpPath    = "/mcp"
+	mcpMethods = "GET, HEAD, POST, DELETE"
+)
+
+// newHTTPServer is the streamable HTTP transport's server: httpHandler and
+// the bounds. ReadTimeout does not cut a long tool call or the event
+// stream (GET /mcp): net/http clears the read deadline once a request's
+// body is read, before the handler's long part. There is no WriteTimeout,
+// which would: an answer may take as long as its tool, and the stream
+// stays open as long as the session.
+func newHTTPServer(srv *server.MCPServer, o httpOptions) *http.Server {
+	if o.readTimeout == 0 {
+		o.readTimeout = httpReadTimeout
+	}
+	if o.idleTimeout == 0 {
+		o.idleTimeout = httpIdleTimeout
+	}
+	return &http.Server{
+		Handler:           httpHandler(srv, o),
+		ReadHeaderTimeout: min(httpHeaderTimeout, o.readTimeout),
+		ReadTimeout:       o.readTimeout,
+		IdleTimeout:       o.idleTimeout,
+	}
 }
 
 // httpHandler is the streamable HTTP transport with nvbridge's checks in
 // front: a present Origin must be loopback (403), the bearer token (401),
-// a bounded body (413). Sessions are tracked, so an id the server did not
-// issue, or one ended by DELETE, is answered with 404 as the transport
-// specifies.
+// the MCP endpoint's path (404) and methods (405), a bounded body (413).
+// Sessions are tracked, so an id the server did not issue, or one ended by
+// DELETE, is answered with 404 as the transport specifies.
 func httpHandler(srv *server.MCPServer, o httpOptions) http.Handler {
-	var h http.Handler = server.NewStreamableHTTPServer(srv, server.WithEndpointPath("/mcp"),
+	var h http.Handler = server.NewStreamableHTTPServer(srv, server.WithEndpointPath(mcpPath),
 		server.WithSessionIdManager(&sessionIDs{live: map[string]struct{}{}}),
 		server.WithSessionIdleTTL(sessionIdleTTL))
 	// Inside limitBody, which buffers and bounds the body it reads.
 	h = dropCancelledAnswers(newAnswerFilter(), h)
 	h = limitBody(o.maxRequestBytes, h)
+	h = onlyMCPEndpoint(h)
 	if o.token != "" {
 		h = requireToken(o.token, h)
 	}
 	return requireLoopbackOrigin(h)
+}
+
+// onlyMCPEndpoint answers what is not for the MCP endpoint: 404 for another
+// path, 405 with Allow for a method it does not serve. mcp-go's handler
+// ignores the path (its Start puts it behind a mux), so a GET / opened an
+// event stream that sent nothing and never ended.
+func onlyMCPEndpoint(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != mcpPath {
+			http.Error(w, fmt.Sprintf("%s: not found; nvbridge serves MCP at %s only", r.URL.Path, mcpPath), http.StatusNotFound)
+			return
+		}
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodDelete:
+			next.ServeHTTP(w, r)
+		default:
+			w.Header().Set("Allow", mcpMethods)
+			http.Error(w, fmt.Sprintf("%s is not served at %s (allowed: %s)", r.Method, mcpPath, mcpMethods), http.StatusMethodNotAllowed)
+		}
+	})
 }
 
 // sessionIdleTTL ends an HTTP session nobody used for this long (its
@@ -123,6 +185,11 @@ func limitBody(max int64, next http.Handler) http.Handler {
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, max+1))
 		r.Body.Close()
+		if errors.Is(err, os.ErrDeadlineExceeded) { // the server's ReadTimeout
+			w.Header().Set("Connection", "close")
+			http.Error(w, "the request body was not sent in time", http.StatusRequestTimeout)
+			return
+		}
 		if err != nil {
 			http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
 			return

@@ -13,7 +13,9 @@
 // running Neovim; $NVIM is used inside Neovim), --nvim-cmd PATH (embedded
 // Neovim executable), --timeout DURATION (per LSP request), --log FILE;
 // the policy on sensitive files: --deny GLOB, --allow-sensitive GLOB
-// (both repeatable), --allow-hardlinks.
+// (both repeatable), --allow-hardlinks; besides the flags only the user's
+// config file ($XDG_CONFIG_HOME/nvbridge/config.json) may allow, and a
+// project's .nvbridge.json only adds denies.
 package main
 
 import (
@@ -79,7 +81,7 @@ func (g *globalFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&g.timeout, "timeout", g.timeout, "bound on one language server request")
 	fs.StringVar(&g.logFile, "log", g.logFile, "write logs to this file (default stderr; never stdout)")
 	fs.Var(globs{&g.policy.Deny}, "deny", "also treat files matching GLOB as sensitive: never read, shown or changed (repeatable; see "+workspace.ProjectFile+")")
-	fs.Var(globs{&g.policy.Allow}, "allow-sensitive", "let nvbridge use files matching GLOB although the deny list covers them, e.g. --allow-sensitive .env.example (repeatable)")
+	fs.Var(globs{&g.policy.Allow}, "allow-sensitive", "let nvbridge use files matching GLOB although the deny list covers them, e.g. --allow-sensitive .env.example (repeatable; also \"allow\" in the user config file $XDG_CONFIG_HOME/nvbridge/config.json, never in a project's "+workspace.ProjectFile+")")
 	fs.BoolVar(&g.policy.AllowHardlinks, "allow-hardlinks", g.policy.AllowHardlinks, "write to files that have other hard links (refused by default: another name may be outside the root)")
 	fs.StringVar(&g.search.Provider, "search-provider", g.search.Provider, "web_search provider: searxng or brave (default: whichever is configured; web_search is listed only when one is)")
 	fs.StringVar(&g.search.SearXNGURL, "searxng-url", g.search.SearXNGURL, "base URL of a SearXNG instance with format=json enabled, for web_search (default $"+websearch.EnvSearXNGURL+"); Brave Search reads its key from $"+websearch.EnvBraveKey)
@@ -289,6 +291,15 @@ func neovimCwd(ctx context.Context, addr string) (string, error) {
 	}
 }
 
+// policyConfig is the policy the user gives: the flags and the user's own
+// config file (read by workspace.NewWith). Without a home folder there is
+// no such file.
+func (g globalFlags) policyConfig() workspace.Config {
+	cfg := g.policy
+	cfg.UserFile, _ = workspace.UserConfigFile()
+	return cfg
+}
+
 // connect opens the Neovim session and the tool environment.
 func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env, func(), error) {
 	if g.addr == "auto" {
@@ -303,9 +314,12 @@ func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env
 		g.addr = addr
 	}
 	rootDir, addr := g.target(ctx)
-	root, err := workspace.NewWith(rootDir, g.policy)
+	root, err := workspace.NewWith(rootDir, g.policyConfig())
 	if err != nil {
 		return nil, nil, fmt.Errorf("workspace root: %w", err)
+	}
+	for _, w := range root.Policy().Warnings() { // get_status shows them too
+		logger.Printf("policy: %s; %s", w.Reason, w.Remediation)
 	}
 	extra, err := nvim.ExtraServersFromEnv()
 	if err != nil {

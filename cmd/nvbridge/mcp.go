@@ -28,7 +28,8 @@ const mcpUsage = `usage: nvbridge [global flags] mcp [--http ADDR] [--token T | 
 Serves every tool over MCP: on stdio by default, or streamable HTTP at
 http://ADDR/mcp with a bearer token (printed to stderr unless given).
 --mode shows only some tools (explore: read-only ones; edit: adds editing
-and refactoring; debug: adds debugging; all); the set_mode tool changes it.
+and refactoring; debug: adds debugging; all); the set_mode tool switches
+within it, never wider: the start mode is a ceiling.
 --read-only refuses every tool that writes, even called by name.
 `
 
@@ -40,7 +41,7 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 	noAuth := fs.Bool("no-auth", false, "serve HTTP without a token (only on loopback)")
 	allowRemote := fs.Bool("allow-remote", false, "allow --http on a non-loopback address (a token is then mandatory)")
 	maxRequest := fs.Int64("max-request-bytes", defaultMaxRequestBytes, "refuse a request (an HTTP body, a stdio line) larger than this many bytes")
-	mode := fs.String("mode", tools.ModeAll, "tools shown: explore (read-only), edit (adds editing and refactoring), debug (adds debugging), all")
+	mode := fs.String("mode", tools.ModeAll, "tools shown: explore (read-only), edit (adds editing and refactoring), debug (adds debugging), all; set_mode may not go wider")
 	readOnly := fs.Bool("read-only", false, "refuse every tool that changes buffers or files, even when called by name")
 	rest, code, ok := parseFlags(fs, args, mcpUsage, stdout, stderr)
 	if !ok {
@@ -177,11 +178,10 @@ func serveHTTP(ctx context.Context, srv *server.MCPServer, ln net.Listener, toke
 	if noAuth {
 		token = ""
 	}
-	h := httpHandler(srv, httpOptions{token: token, maxRequestBytes: maxRequest})
+	hs := newHTTPServer(srv, httpOptions{token: token, maxRequestBytes: maxRequest})
 	// Printed once the server is ready; with port 0 this is how a caller
 	// learns the port.
-	fmt.Fprintf(stderr, "nvbridge: serving MCP on http://%s/mcp\n", ln.Addr())
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stderr, "nvbridge: serving MCP on http://%s%s\n", ln.Addr(), mcpPath)
 	safego.Go("the HTTP shutdown", func() {
 		<-ctx.Done()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

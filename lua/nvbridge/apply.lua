@@ -236,7 +236,7 @@ local function guard(g, path, expected, op)
         st.nlink
       ),
       path,
-      'break the link first (cp FILE FILE.tmp && mv FILE.tmp FILE), or, if every name is known to be safe, restart nvbridge with --allow-hardlinks (or "allow_hardlinks": true in .nvbridge.json)'
+      'break the link first (cp FILE FILE.tmp && mv FILE.tmp FILE), or, if every name is known to be safe, restart nvbridge with --allow-hardlinks (or "allow_hardlinks": true in the user config file $XDG_CONFIG_HOME/nvbridge/config.json, default ~/.config/nvbridge/config.json; the project file .nvbridge.json cannot allow it)'
     )
   end
 end
