@@ -309,7 +309,7 @@ func (r Root) resolveOp(root *os.Root, op DiskOp, id string) (*commitFile, error
 		if links := linkCount(info); links > 1 && op.Kind == "write" {
 			if !r.policy.AllowHardlinks() {
 				return f, apierr.Errorf(apierr.PreconditionFailed,
-					"break the link first (cp FILE FILE.tmp && mv FILE.tmp FILE), or, if every name is known to be safe, restart nvbridge with --allow-hardlinks",
+					"break the link first (cp FILE FILE.tmp && mv FILE.tmp FILE), or, if every name is known to be safe, restart nvbridge with --allow-hardlinks (or set \"allow_hardlinks\": true in the user config file $XDG_CONFIG_HOME/nvbridge/config.json; the project file cannot allow it)",
 					"%s has %d hard links: writing it would also change the file under its other names, which may lie outside the workspace root (nothing was written)", rel, links)
 			}
 			f.inPlace = true // every name keeps seeing the file
