@@ -9,6 +9,7 @@ import (
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/websearch"
+	"github.com/nvbridge/nvbridge/workspace"
 )
 
 // sessionTools are about the session itself; every mode shows them.
@@ -43,6 +44,9 @@ type StatusResult struct {
 	Configured    []lsp.ConfiguredServer `json:"configured"`
 	DebugAdapters []dap.AdapterStatus    `json:"debug_adapters"`
 	WebSearch     WebSearchStatus        `json:"web_search"`
+	// Recovered lists the changes this nvbridge found interrupted (a
+	// crash, a kill) and settled: completed or rolled back, file by file.
+	Recovered []workspace.Recovery `json:"recovered_changes,omitempty"`
 }
 
 // WebSearchStatus says whether web_search is available: an optional tool,
@@ -92,6 +96,16 @@ func (r StatusResult) Summary() string {
 	for _, i := range r.Issues {
 		fmt.Fprintf(&b, "- %s: %s\n  Remediation: %s\n", i.Component, i.Reason, i.Remediation)
 	}
+	for _, rec := range r.Recovered {
+		fmt.Fprintf(&b, "interrupted change %s (started %s by process %d): %s\n", rec.ID, rec.Started.Format("2006-01-02 15:04:05"), rec.PID, rec.Outcome)
+		for _, f := range rec.Files {
+			fmt.Fprintf(&b, "  %s %s: %s", f.Op, f.Path, f.State)
+			if f.Note != "" {
+				fmt.Fprintf(&b, " (%s)", f.Note)
+			}
+			b.WriteByte('\n')
+		}
+	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
@@ -101,7 +115,7 @@ type getStatusArgs struct {
 
 func getStatusTool(env *Env) Tool {
 	return newTool("get_status", "Status",
-		"Say what works now, before relying on it: Neovim (embedded or attached, version, address), each language server (name, version, root, state starting|indexing|ready|crashed, the tools it serves and cannot), the servers nvbridge would start and whether they are installed, the debug adapters found, the root, the mode and the widest set_mode may choose (max_mode, the start mode), and an overall health available|degraded|unavailable with each problem's reason and remediation (an issue of component policy, such as a project file's ignored allow, is a warning that leaves the health as it is). Call it first in a session, or when tools start failing.",
+		"Say what works now, before relying on it: Neovim (embedded or attached, version, address), each language server (name, version, root, state starting|indexing|ready|crashed, the tools it serves and cannot), the servers nvbridge would start and whether they are installed, the debug adapters found, the root, the mode and the widest set_mode may choose (max_mode, the start mode), the changes an earlier nvbridge left interrupted (killed mid-write) and how they were settled (recovered_changes: completed or rolled back, file by file), and an overall health available|degraded|unavailable with each problem's reason and remediation (an issue of component policy, such as a project file's ignored allow, is a warning that leaves the health as it is). Call it first in a session, or when tools start failing.",
 		readOnly,
 		func(ctx context.Context, in getStatusArgs) (StatusResult, error) {
 			out := status(ctx, env)
@@ -118,9 +132,11 @@ func getStatusTool(env *Env) Tool {
 func status(ctx context.Context, env *Env) StatusResult {
 	out := serviceStatus(ctx, env)
 	if env.Session != nil {
-		for _, w := range env.Session.Root().Policy().Warnings() {
+		root := env.Session.Root()
+		for _, w := range root.Policy().Warnings() {
 			out.Issues = append(out.Issues, StatusIssue{Component: "policy", Reason: w.Reason, Remediation: w.Remediation})
 		}
+		out.Recovered = root.Recoveries()
 	}
 	return out
 }

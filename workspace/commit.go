@@ -66,6 +66,9 @@ type DiskOutcome struct {
 type CommitHooks struct {
 	Fail  func(step string, i int) error
 	Crash func(step string, i int) bool
+	// Pause, when set, is called at every step first (a fault test stops
+	// the process there and kills something).
+	Pause func(step string, i int)
 }
 
 // errCrash is the error a commit returns when a test hook stopped it.
@@ -106,7 +109,12 @@ func (r Root) Commit(id string, ops []DiskOp, hooks *CommitHooks) ([]DiskOutcome
 		}
 		return nil
 	}
-	crash := func(step string, i int) bool { return hooks.Crash != nil && hooks.Crash(step, i) }
+	crash := func(step string, i int) bool {
+		if hooks.Pause != nil {
+			hooks.Pause(step, i)
+		}
+		return hooks.Crash != nil && hooks.Crash(step, i)
+	}
 
 	if len(ops) == 0 {
 		return nil, nil

@@ -329,6 +329,7 @@ func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env
 	if err != nil {
 		return nil, nil, err
 	}
+	installTestFaults()
 	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	opts := nvim.Options{
@@ -347,6 +348,9 @@ func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env
 	client.Timeout = g.timeout
 	env := tools.NewEnv(s, client, logger.Printf)
 	env.Search = search
+	for _, rec := range env.Edit.Recovered { // get_status shows them too
+		logger.Printf("an interrupted change (%s, started %s by process %d) was %s: %+v", rec.ID, rec.Started.Format(time.RFC3339), rec.PID, rec.Outcome, rec.Files)
+	}
 	// Debug sessions end first (their adapters and programs), then Neovim.
 	return env, func() { env.Close(); s.Close() }, nil
 }
