@@ -68,11 +68,15 @@ bench-report: deps
 	$(GO) run ./bench/cmd/sidebyside -rounds 20 -modules zap,x/tools -cold 0 -attached 0 -phases -json bench/results/phases.json > bench/results/phases.txt
 	$(GO) run ./bench/cmd/report -side bench/results/sidebyside.json -micro bench/results/microbench.txt -micro-cmd "5 x $(MICRO_BENCH)" -phases bench/results/phases.json -out bench/results
 
-# Every fuzz target (patch parsing, edit round trips, buffer plans) for
-# FUZZTIME each; go test fuzzes one target at a time. The seed corpora run
-# in make test already.
+# The swap race at full length (a folder and a symlink out of the root
+# swapped while commits and agents write: SWAP_ROUNDS rounds; make test
+# runs a few hundred), then every fuzz target (patch parsing, edit round
+# trips, buffer plans) for FUZZTIME each; go test fuzzes one target at a
+# time. The seed corpora run in make test already.
 FUZZTIME ?= 1m
+SWAP_ROUNDS ?= 2000
 fuzz: deps
+	NVBRIDGE_SWAP_ROUNDS=$(SWAP_ROUNDS) $(GO) test -count=1 -run 'TestCommitSwapRace$$|TestSwapRaceOverMCP$$' -timeout $(TEST_TIMEOUT) ./workspace ./cmd/nvbridge
 	for dir in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
 		for target in $$(grep -h '^func Fuzz' $$dir/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
 			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$dir || exit 1; \

@@ -81,6 +81,7 @@ func TestApplyKilledMidway(t *testing.T) {
 		{"nvbridge", "rename:0"}, {"nvbridge", "rename:25"}, {"nvbridge", "rename:49"}, {"nvbridge", "done:0"},
 		{"nvim", "temp:25"}, {"nvim", "rename:25"},
 		{"gopls", "rename:25"},
+		{"sigterm", "temp:25"}, {"sigterm", "rename:25"},
 	}
 	for _, tr := range trials {
 		t.Run(tr.kill+"@"+tr.at, func(t *testing.T) {
@@ -105,6 +106,25 @@ func TestApplyKilledMidway(t *testing.T) {
 				q.initialize()
 				res := q.call(2, "tools/call", map[string]any{"name": "get_status", "arguments": map[string]any{}})
 				checkRecovery(t, res, wantNew)
+			case "sigterm":
+				// A polite stop: the apply in flight finishes and answers
+				// what it did, then nvbridge exits.
+				if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+				if err := p.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+					t.Fatal(err)
+				}
+				msg := awaitAnswer(t, p, 2, "the apply's answer after SIGTERM")
+				checkApplyAnswer(t, "gopls", msg)
+				// The call ran with its context alive: its diagnostics
+				// delta is whole, not cut short by the stop.
+				if b, _ := json.Marshal(msg["result"]); !strings.Contains(string(b), `"complete":true`) {
+					t.Errorf("the delta after SIGTERM is not complete: %s", b)
+				}
+				if code := p.wait(); code != 0 {
+					t.Errorf("exit code %d after SIGTERM, want 0", code)
+				}
 			default:
 				victim := 0
 				for _, d := range descendants(t, p.cmd.Process.Pid) {
@@ -137,7 +157,8 @@ func TestApplyKilledMidway(t *testing.T) {
 }
 
 // checkApplyAnswer: the answer says what reached the disk: with the
-// language server killed the change is applied; with Neovim killed the
+// language server killed (or nvbridge asked to stop) the change is
+// applied; with Neovim killed the
 // change reached the disk (every file) and the answer says so, file by
 // file.
 func checkApplyAnswer(t *testing.T, killed string, msg map[string]any) {
@@ -205,5 +226,40 @@ func checkRecovery(t *testing.T, res map[string]any, wantNew bool) {
 		if f.Disk != disk {
 			t.Errorf("get_status says %s is %s", f.Path, f.Disk)
 		}
+	}
+}
+
+// TestSaveUnderFileSizeLimit: nvbridge runs under a file-size limit
+// (prlimit --fsize); a change saving a small file and one larger than the
+// limit is refused whole: the large file keeps every byte of its old text
+// (a write cut at the limit used to leave its first 20,000 bytes), the
+// small one too, and the answer says why.
+func TestSaveUnderFileSizeLimit(t *testing.T) {
+	testenv.Require(t, "nvim", "prlimit")
+	root := t.TempDir()
+	big := strings.Repeat("an old line of a large file\n", 1800) // 50,400 bytes
+	for name, content := range map[string]string{"big.txt": big, "small.txt": "small\n"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := startUnder(t, nil, []string{"prlimit", "--fsize=20000", "--"}, "--root", root, "mcp")
+	p.initialize()
+	patch := "--- a/small.txt\n+++ b/small.txt\n@@ -1 +1 @@\n-small\n+SMALL\n" +
+		"--- a/big.txt\n+++ b/big.txt\n@@ -1 +1 @@\n-an old line of a large file\n+a new first line\n"
+	res := p.call(2, "tools/call", map[string]any{"name": "apply_patch", "arguments": map[string]any{"patch": patch, "save": true, "preview": false}})
+	b, _ := json.Marshal(res["structuredContent"])
+	if res["isError"] != true || !strings.Contains(string(b), "OPERATION_FAILED") || !strings.Contains(string(b), "size limit") || !strings.Contains(string(b), "nothing was changed") {
+		t.Errorf("answer: %s", b)
+	}
+	for name, want := range map[string]string{"big.txt": big, "small.txt": "small\n"} {
+		got, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil || string(got) != want {
+			t.Errorf("%s: %d bytes (%v), want its %d old bytes", name, len(got), err, len(want))
+		}
+	}
+	entries, _ := os.ReadDir(root)
+	if len(entries) != 2 {
+		t.Errorf("the root holds %d entries, want the 2 files", len(entries))
 	}
 }

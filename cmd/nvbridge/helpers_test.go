@@ -114,8 +114,16 @@ func (b *syncBuffer) String() string {
 // start runs the built binary with args (PATH already holds .deps/bin).
 func start(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
+	return startUnder(t, env, nil, args...)
+}
+
+// startUnder is start with the binary run by a wrapper command (e.g.
+// prlimit with its options).
+func startUnder(t *testing.T, env []string, wrapper []string, args ...string) *proc {
+	t.Helper()
 	testenv.Isolate(t)
-	cmd := exec.Command(binary(t), args...)
+	argv := append(append(append([]string{}, wrapper...), binary(t)), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	// No inherited $NVIM (tests run inside a Neovim terminal would attach
 	// to it); env may set it.
 	cmd.Env = append(append(os.Environ(), "NVIM="), env...)
