@@ -45,6 +45,7 @@ type Engine struct {
 	MaxAge         time.Duration
 
 	mu          sync.Mutex
+	fileLocks   [fileLockStripes]sync.Mutex // one-shot changes, by path (oneshot.go)
 	store       map[string]*prepared
 	order       []string // ids, oldest first
 	storedBytes int      // sum of the stored previews' sizes
@@ -709,6 +710,9 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 			err.Remediation = "nothing was changed: deal with the buffer named in the message in Neovim (save, discard or make it modifiable), then retry"
 		default:
 			err.Remediation = "nothing was changed; fix the cause named in the message and retry"
+		}
+		if reply.Err.Moved {
+			return Result{}, movedError{err}
 		}
 		return Result{}, err
 	}

@@ -54,6 +54,10 @@ func (e *Engine) EditLines(ctx context.Context, file string, edits []LineEdit, o
 	if len(edits) == 0 {
 		return Result{}, apierr.New(apierr.InvalidParameter, "edits is empty", "pass at least one {line_start, line_end, new_text}")
 	}
+	return oneShot(e, []string{file}, opts, func() (Result, error) { return e.editLines(ctx, file, edits, opts) })
+}
+
+func (e *Engine) editLines(ctx context.Context, file string, edits []LineEdit, opts Options) (Result, error) {
 	targets, snaps, err := e.open(ctx, file)
 	if err != nil {
 		return Result{}, err
@@ -89,6 +93,10 @@ type ReplaceResult struct {
 
 // Replace replaces text (or a regular expression's matches) in one file.
 func (e *Engine) Replace(ctx context.Context, file string, r Replacement, opts Options) (ReplaceResult, error) {
+	return oneShot(e, []string{file}, opts, func() (ReplaceResult, error) { return e.replace(ctx, file, r, opts) })
+}
+
+func (e *Engine) replace(ctx context.Context, file string, r Replacement, opts Options) (ReplaceResult, error) {
 	targets, snaps, err := e.open(ctx, file)
 	if err != nil {
 		return ReplaceResult{}, err
@@ -139,6 +147,12 @@ func (e *Engine) ApplyPatch(ctx context.Context, patch string, opts Options) (Re
 	for _, fp := range fps {
 		files = append(files, fp.OldPath, fp.NewPath)
 	}
+	return oneShot(e, files, opts, func() (Result, error) { return e.applyPatch(ctx, fps, files, opts) })
+}
+
+// applyPatch checks the parsed patch against the files as Neovim holds
+// them now and submits it.
+func (e *Engine) applyPatch(ctx context.Context, fps []preview.FilePatch, files []string, opts Options) (Result, error) {
 	targets, snaps, err := e.open(ctx, files...)
 	if err != nil {
 		return Result{}, err

@@ -17,6 +17,9 @@ type LuaError struct {
 	Path    string `msgpack:"path,omitempty"`
 	// Remediation, when the Lua side knows a better one than the code's.
 	Remediation string `msgpack:"remediation,omitempty"`
+	// Moved: a CONFLICT because the buffer changed between the read a
+	// change was planned on and its apply (nothing else differs).
+	Moved bool `msgpack:"moved,omitempty"`
 }
 
 // APIError converts e to the error tools return, with the code's

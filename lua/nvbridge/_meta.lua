@@ -18,6 +18,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field message string
 ---@field path? string the file it is about, when it is about one
 ---@field remediation? string advice better than the code's default
+---@field moved? boolean CONFLICT: the buffer changed (its changedtick moved) between the read the change was planned on and its apply
 
 --- bridge.open's reply (Go: nvim.openReply, nvim.BufferState).
 ---@class nvbridge.OpenReply

@@ -964,12 +964,13 @@ local function prepare(f, find, plan)
     end
     local tick = vim.b[b].changedtick
     if tick ~= e.changedtick then
-      return nil,
-        fail(
-          'CONFLICT',
-          string.format('%s changed since the preview (changedtick %d, now %d)', f.path, e.changedtick, tick),
-          f.path
-        )
+      local err = fail(
+        'CONFLICT',
+        string.format('%s changed since it was read for this change (changedtick %d, now %d)', f.path, e.changedtick, tick),
+        f.path
+      )
+      err.moved = true -- the Go side may plan a one-shot edit again
+      return nil, err
     end
   elseif b then
     -- Opened since the preview: the disk must be as previewed and the
