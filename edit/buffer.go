@@ -96,6 +96,8 @@ func (e *Engine) Save(ctx context.Context, file string, force bool) (SaveResult,
 // SaveWith is Save, without the user's write autocmds when noautocmd.
 func (e *Engine) SaveWith(ctx context.Context, file string, force, noautocmd bool) (SaveResult, error) {
 	id := newID()
+	e.writing.Lock() // see Engine.writing
+	defer e.writing.Unlock()
 	st, r, err := e.bufferCall(ctx, "save", file, map[apierr.Code]string{
 		apierr.Conflict:        "compare with get_buffer_diff, then save_buffer with force=true to overwrite the file, or discard_buffer to take the disk's version",
 		apierr.OperationFailed: "check that the file's folder exists and is writable",

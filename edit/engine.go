@@ -46,6 +46,10 @@ type Engine struct {
 
 	mu          sync.Mutex
 	fileLocks   [fileLockStripes]sync.Mutex // one-shot changes, by path (oneshot.go)
+	// writing is held around each apply (and save) call into Neovim: while
+	// one waits for its disk commit, Neovim serves this channel's other
+	// requests, and another apply must not run inside it.
+	writing sync.Mutex
 	store       map[string]*prepared
 	order       []string // ids, oldest first
 	storedBytes int      // sum of the stored previews' sizes
@@ -688,7 +692,9 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
 	var reply luaApplyReply
+	e.writing.Lock()
 	callErr := e.s.Call(actx, "nvbridge.apply", "apply", &reply, plan)
+	e.writing.Unlock()
 	rec := takeCommit(id, callErr != nil)
 	if callErr != nil {
 		return Result{}, e.interrupted(callErr, rec)

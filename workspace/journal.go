@@ -100,9 +100,12 @@ func (r Root) openJournal(id string) (*journal, error) {
 	return &journal{Version: 1, ID: id, Root: r.dir, PID: os.Getpid(), Started: time.Now().UTC(), dir: dir, lock: lock}, nil
 }
 
-// save writes the journal durably (temporary file, sync, rename, sync of
-// the folder).
+// save writes the journal (temporary file, rename), durably (synced, and
+// its folder) from the state commit on: a lost "prepare" record only
+// leaves temporary files behind after a power loss, while "commit" and
+// "rollback" decide what recovery does.
 func (j *journal) save() error {
+	durable := j.State != statePrepare
 	data, err := json.MarshalIndent(j, "", " ")
 	if err != nil {
 		return err
@@ -112,7 +115,7 @@ func (j *journal) save() error {
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err == nil {
 		_, err = f.Write(data)
-		if err == nil {
+		if err == nil && durable {
 			err = f.Sync()
 		}
 		if cerr := f.Close(); err == nil {
@@ -122,7 +125,7 @@ func (j *journal) save() error {
 	if err == nil {
 		err = os.Rename(tmp, final)
 	}
-	if err == nil {
+	if err == nil && durable {
 		err = syncDir(j.dir)
 	}
 	if err != nil {
@@ -143,8 +146,9 @@ func journalError(err error) *apierr.Error {
 // remove deletes the record (the commit is settled); unlock then lets the
 // lock go.
 func (j *journal) remove() {
+	// Not synced: a removal lost to a power cut leaves a journal whose
+	// files are all settled; Recover finds them so.
 	_ = os.Remove(filepath.Join(j.dir, j.ID+".json"))
-	_ = syncDir(j.dir)
 }
 
 func (j *journal) unlock() {
