@@ -44,6 +44,11 @@ type Engine struct {
 	MaxStoredBytes int
 	MaxAge         time.Duration
 
+	// MaxEdits and MaxDiffBytes bound what one change costs (limits.go):
+	// its edits, a preview's diff.
+	MaxEdits     int
+	MaxDiffBytes int
+
 	mu          sync.Mutex
 	store       map[string]*prepared
 	order       []string // ids, oldest first
@@ -70,6 +75,7 @@ func NewEngine(s *nvim.Session) *Engine {
 	return &Engine{
 		s: s, root: s.Root(),
 		MaxStored: 64, MaxStoredBytes: 64 << 20, MaxAge: 30 * time.Minute,
+		MaxEdits: DefaultMaxEdits, MaxDiffBytes: DefaultMaxDiffBytes,
 		store: map[string]*prepared{}, now: time.Now,
 	}
 }
@@ -356,6 +362,9 @@ func (e *Engine) prepare(ctx context.Context, cs preview.Changeset, snaps map[st
 	if len(cs.Files) == 0 {
 		return nil, apierr.New(apierr.InvalidParameter, "the changeset is empty", "pass at least one file change")
 	}
+	if err := e.checkEdits(cs); err != nil {
+		return nil, err
+	}
 	type resolved struct{ from, to target }
 	res := make([]resolved, len(cs.Files))
 	var missing []string
@@ -585,6 +594,9 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 	}
 	if !opts.Preview {
 		return e.apply(ctx, p, opts, newID())
+	}
+	if err := e.checkDiff(p); err != nil {
+		return Result{}, err
 	}
 	var delta *diagdelta.Delta
 	if opts.Check {

@@ -31,6 +31,7 @@ import (
 
 	gonvim "github.com/neovim/go-client/nvim"
 
+	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
@@ -52,6 +53,8 @@ type globalFlags struct {
 	// search configures the web_search provider (flags here, keys from
 	// the environment).
 	search websearch.Config
+	// maxEdits and maxDiffBytes bound one change (edit.Engine's limits).
+	maxEdits, maxDiffBytes int
 }
 
 // globs is a repeatable flag of glob patterns.
@@ -81,6 +84,8 @@ func (g *globalFlags) register(fs *flag.FlagSet) {
 	fs.Var(globs{&g.policy.Deny}, "deny", "also treat files matching GLOB as sensitive: never read, shown or changed (repeatable; see "+workspace.ProjectFile+")")
 	fs.Var(globs{&g.policy.Allow}, "allow-sensitive", "let nvbridge use files matching GLOB although the deny list covers them, e.g. --allow-sensitive .env.example (repeatable)")
 	fs.BoolVar(&g.policy.AllowHardlinks, "allow-hardlinks", g.policy.AllowHardlinks, "write to files that have other hard links (refused by default: another name may be outside the root)")
+	fs.IntVar(&g.maxEdits, "max-edits", g.maxEdits, "refuse a change of more edits than this (a replace_in_buffer of more matches), before computing it; 0: no limit")
+	fs.IntVar(&g.maxDiffBytes, "max-diff-bytes", g.maxDiffBytes, "refuse to keep a preview whose diff is larger than this many bytes (applying without a preview still works); 0: no limit")
 	fs.StringVar(&g.search.Provider, "search-provider", g.search.Provider, "web_search provider: searxng or brave (default: whichever is configured; web_search is listed only when one is)")
 	fs.StringVar(&g.search.SearXNGURL, "searxng-url", g.search.SearXNGURL, "base URL of a SearXNG instance with format=json enabled, for web_search (default $"+websearch.EnvSearXNGURL+"); Brave Search reads its key from $"+websearch.EnvBraveKey)
 }
@@ -114,7 +119,7 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	g := globalFlags{timeout: 30 * time.Second}
+	g := globalFlags{timeout: 30 * time.Second, maxEdits: edit.DefaultMaxEdits, maxDiffBytes: edit.DefaultMaxDiffBytes}
 	fs := flag.NewFlagSet("nvbridge", flag.ContinueOnError)
 	g.register(fs)
 	showVersion := fs.Bool("version", false, "print the version and what nvbridge finds, then exit")
@@ -333,6 +338,7 @@ func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env
 	client.Timeout = g.timeout
 	env := tools.NewEnv(s, client, logger.Printf)
 	env.Search = search
+	env.Edit.MaxEdits, env.Edit.MaxDiffBytes = g.maxEdits, g.maxDiffBytes
 	// Debug sessions end first (their adapters and programs), then Neovim.
 	return env, func() { env.Close(); s.Close() }, nil
 }
