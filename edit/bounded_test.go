@@ -176,7 +176,7 @@ func TestPreviewMemoryReturns(t *testing.T) {
 		t.Fatal(err)
 	}
 	stored := heapInUse()
-	diffBytes := len(res.Diff)
+	diffBytes := res.DiffCut.TotalBytes
 	// Retained is what stays past base, allowing for a quarter of the
 	// diff's size (the heap's own slack), which a stored preview is over.
 	bound := base + uint64(diffBytes/4)
@@ -203,3 +203,74 @@ func TestPreviewMemoryReturns(t *testing.T) {
 		t.Fatal("the applied text is not the expected one")
 	}
 }
+
+// An answer carries the start of a large diff (MaxShownDiffBytes), saying
+// where the rest starts; DiffPage reads the rest of a stored preview's diff
+// page by page, the pages put together being the whole diff. The preview
+// applies whole.
+func TestLargeDiffIsShownCut(t *testing.T) {
+	const n = 5_000
+	orig := numberedLines(n)
+	v := newEnv(t, map[string]string{"f.txt": orig})
+	v.open("f.txt")
+	r := edit.Replacement{Old: "compute", New: "calc"}
+
+	v.e.MaxShownDiffBytes = 0 // no cut: the whole diff, to compare with
+	whole, err := v.e.Replace(v.ctx, "f.txt", r, edit.Options{Preview: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.DiffCut != nil || v.e.Discard(whole.ChangesetID) != nil {
+		t.Fatalf("cut %+v without a limit", whole.DiffCut)
+	}
+	const max = 16 << 10
+	v.e.MaxShownDiffBytes = max
+	pv, err := v.e.Replace(v.ctx, "f.txt", r, edit.Options{Preview: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := pv.DiffCut
+	if cut == nil || cut.TotalBytes != len(whole.Diff) || len(pv.Diff) > max || cut.NextOffset != len(pv.Diff) || !strings.HasPrefix(whole.Diff, pv.Diff) {
+		t.Fatalf("preview of a %d-byte diff: %d bytes shown, cut %+v", len(whole.Diff), len(pv.Diff), cut)
+	}
+	if s := pv.Summary(); !strings.Contains(s, fmt.Sprintf(`get_changeset_diff {"changeset_id": %q, "offset": %d}`, pv.ChangesetID, cut.NextOffset)) {
+		t.Errorf("the summary does not say how to read the rest:\n%.500s", s)
+	}
+	diff := pv.Diff
+	for offset, pages := cut.NextOffset, 0; ; pages++ {
+		page, err := v.e.DiffPage(pv.ChangesetID, offset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.Offset != offset || page.TotalBytes != len(whole.Diff) || len(page.Diff) > max || len(page.Diff) == 0 {
+			t.Fatalf("page at %d: offset %d, %d bytes of %d", offset, page.Offset, len(page.Diff), page.TotalBytes)
+		}
+		diff += page.Diff
+		if page.NextOffset == nil {
+			break
+		}
+		if pages > len(whole.Diff)/max+1 {
+			t.Fatal("more pages than the diff can fill")
+		}
+		offset = *page.NextOffset
+	}
+	if diff != whole.Diff {
+		t.Fatal("the pages put together are not the diff")
+	}
+	wantCode(t, errOf(v.e.DiffPage(pv.ChangesetID, len(whole.Diff)+1)), apierr.InvalidParameter)
+	wantCode(t, errOf(v.e.DiffPage(pv.ChangesetID, strings.Index(whole.Diff, "é")+1)), apierr.InvalidParameter)
+
+	applied, err := v.e.ApplyStored(v.ctx, pv.ChangesetID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if applied.DiffCut == nil || len(applied.Diff) > max || !strings.Contains(applied.Summary(), "the whole change was made") {
+		t.Fatalf("applied: %d bytes of diff shown, cut %+v", len(applied.Diff), applied.DiffCut)
+	}
+	if v.buffer("f.txt").Text != strings.ReplaceAll(orig, "compute", "calc") {
+		t.Fatal("the applied text is not the expected one")
+	}
+	wantCode(t, errOf(v.e.DiffPage(pv.ChangesetID, 0)), apierr.ResourceNotFound)
+}
+
+func errOf(_ edit.DiffPage, err error) error { return err }

@@ -44,10 +44,12 @@ type Engine struct {
 	MaxStoredBytes int
 	MaxAge         time.Duration
 
-	// MaxEdits and MaxDiffBytes bound what one change costs (limits.go):
-	// its edits, a preview's diff.
-	MaxEdits     int
-	MaxDiffBytes int
+	// MaxEdits, MaxDiffBytes and MaxShownDiffBytes bound what one change
+	// costs (limits.go): its edits, a preview's diff, the diff an answer
+	// carries.
+	MaxEdits          int
+	MaxDiffBytes      int
+	MaxShownDiffBytes int
 
 	mu          sync.Mutex
 	store       map[string]*prepared
@@ -75,7 +77,7 @@ func NewEngine(s *nvim.Session) *Engine {
 	return &Engine{
 		s: s, root: s.Root(),
 		MaxStored: 64, MaxStoredBytes: 64 << 20, MaxAge: 30 * time.Minute,
-		MaxEdits: DefaultMaxEdits, MaxDiffBytes: DefaultMaxDiffBytes,
+		MaxEdits: DefaultMaxEdits, MaxDiffBytes: DefaultMaxDiffBytes, MaxShownDiffBytes: DefaultMaxShownDiffBytes,
 		store: map[string]*prepared{}, now: time.Now,
 	}
 }
@@ -119,6 +121,9 @@ type Result struct {
 	// was applied.
 	UserEdited bool   `json:"user_edited,omitempty"`
 	UserDiff   string `json:"user_diff,omitempty"`
+	// DiffCut is set when Diff is only the start of the change's diff
+	// (MaxShownDiffBytes); the changeset applies whole all the same.
+	DiffCut *DiffCut `json:"diff_cut,omitempty"`
 }
 
 // FileResult describes one file of a changeset. When previewed, IsModified
@@ -162,6 +167,7 @@ func (r Result) Summary() string {
 		}
 		b.WriteByte('\n')
 	}
+	b.WriteString(r.cutNote())
 	b.WriteString(r.Diff)
 	if r.WrittenDiff != "" {
 		b.WriteString("\nSaving ran the user's write autocmds (format-on-save), which changed what was written; the disk differs from the diff above by:\n")
@@ -208,7 +214,7 @@ func (e *Engine) ApplyStoredWith(ctx context.Context, id string, opts Options) (
 	e.mu.Lock()
 	e.remove(id)
 	e.mu.Unlock()
-	return res, nil
+	return e.shown(res), nil
 }
 
 // Discard forgets a previewed changeset.
@@ -593,7 +599,11 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 		return Result{Diff: p.diff, Files: p.results}, nil
 	}
 	if !opts.Preview {
-		return e.apply(ctx, p, opts, newID())
+		res, err := e.apply(ctx, p, opts, newID())
+		if err != nil {
+			return Result{}, err
+		}
+		return e.shown(res), nil
 	}
 	if err := e.checkDiff(p); err != nil {
 		return Result{}, err
@@ -631,10 +641,10 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 		e.remove(e.order[0])
 	}
 	e.mu.Unlock()
-	return Result{
+	return e.shown(Result{
 		ChangesetID: id, ExpiresAt: p.created.Add(e.MaxAge).UTC().Format(time.RFC3339),
 		Diff: p.diff, Files: p.results, EditCount: p.edits, Diagnostics: delta,
-	}, nil
+	}), nil
 }
 
 // apply sends the plan to Neovim in one call.
