@@ -779,7 +779,7 @@ func sameText(a, b preview.Document) bool {
 // dropNoops removes edits that replace text with the same text (keeping
 // invalid ones for Minimize to report).
 func dropNoops(doc preview.Document, edits []preview.TextEdit) []preview.TextEdit {
-	out := edits[:0:0]
+	out := make([]preview.TextEdit, 0, len(edits))
 	for _, ed := range edits {
 		if old, ok := textAt(doc, ed); ok && old == ed.NewText {
 			continue
