@@ -44,7 +44,7 @@ func TestChangeLimits(t *testing.T) {
 	t.Run("matches", func(t *testing.T) {
 		_, err := v.e.Replace(v.ctx, "f.txt", edit.Replacement{Old: "compute", New: "calc"}, edit.Options{Preview: true})
 		e := wantCode(t, err, apierr.InvalidParameter)
-		for _, want := range []string{`"compute" occurs 300 times in f.txt`, "more than the 299 edits", "nothing was changed"} {
+		for _, want := range []string{`"compute" occurs 300 times in f.txt`, "one change makes at most 299 edits", "nothing was changed"} {
 			if !strings.Contains(e.Message, want) {
 				t.Errorf("message %q lacks %q", e.Message, want)
 			}
@@ -70,7 +70,7 @@ func TestChangeLimits(t *testing.T) {
 		cs := preview.Changeset{Files: []preview.FileChange{{Kind: preview.OpEdit, Path: "f.txt", Edits: edits}}}
 		_, err := v.e.Submit(v.ctx, cs, edit.Options{Preview: true})
 		e := wantCode(t, err, apierr.InvalidParameter)
-		if !strings.Contains(e.Message, "the change has 300 edits, more than the 299") || !strings.Contains(e.Remediation, "--max-edits") {
+		if !strings.Contains(e.Message, "the change has 300 edits; one change makes at most 299") || !strings.Contains(e.Remediation, "--max-edits") {
 			t.Errorf("message %q, remediation %q", e.Message, e.Remediation)
 		}
 		unchanged(t)

@@ -38,7 +38,7 @@ func (e *Engine) checkEdits(cs preview.Changeset) error {
 	}
 	return apierr.Errorf(apierr.InvalidParameter,
 		"split the change into smaller ones (fewer files or a smaller range per call), or ask for nvbridge to be started with a larger --max-edits",
-		"the change has %d edits, more than the %d one change may make (nothing was changed)", n, e.MaxEdits).
+		"the change has %d edits; one change makes at most %d (nothing was changed)", n, e.MaxEdits).
 		WithDetails(map[string]any{"edits": n, "max_edits": e.MaxEdits})
 }
 

@@ -254,8 +254,8 @@ func TestReplaceEdits(t *testing.T) {
 		{"empty old", "a\n", Replacement{Old: ""}, "", 0, "INVALID_PARAMETER"},
 		// maxMatches is 5 below.
 		{"as many as the limit", "a a a a a\n", Replacement{Old: "a", New: "b"}, "b b b b b\n", 5, ""},
-		{"more than the limit", "a a a a a a\n", Replacement{Old: "a", New: "b"}, "", 0, `INVALID_PARAMETER: "a" occurs 6 times in f.txt, more than the 5 edits`},
-		{"regex, more than the limit", "a a a a a a a\n", Replacement{Old: "a", New: "b", Regex: true}, "", 0, `INVALID_PARAMETER: pattern "a" occurs more than 5 times in f.txt`},
+		{"more than the limit", "a a a a a a\n", Replacement{Old: "a", New: "b"}, "", 0, `INVALID_PARAMETER: "a" occurs 6 times in f.txt; one change makes at most 5 edits`},
+		{"regex, more than the limit", "a a a a a a a\n", Replacement{Old: "a", New: "b", Regex: true}, "", 0, `INVALID_PARAMETER: pattern "a" occurs more than 5 times in f.txt; one change makes at most 5 edits`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -116,7 +116,7 @@ func replaceEdits(doc preview.Document, rel string, r Replacement, maxMatches in
 func tooManyMatches(rel string, r Replacement, times string, max int) error {
 	return apierr.Errorf(apierr.InvalidParameter,
 		"narrow old so that it matches fewer places (more surrounding text, or a stricter regex), or ask for nvbridge to be started with a larger --max-edits",
-		"%s occurs %s in %s, more than the %d edits one change may make (nothing was changed)", describe(r), times, rel, max)
+		"%s occurs %s in %s; one change makes at most %d edits (nothing was changed)", describe(r), times, rel, max)
 }
 
 // describe names what a replacement looks for, for messages.

@@ -55,7 +55,7 @@ func TestCallChangeLimits(t *testing.T) {
 	few := []string{"--root", root, "--max-edits", "2"}
 	c := newCLI(t, few...)
 	for _, mode := range [][]string{nil, {"--no-daemon"}} {
-		wantRefused(c.call(1, "replace_in_buffer", replace, mode...), `"x" occurs 3 times in f.txt, more than the 2 edits`)
+		wantRefused(c.call(1, "replace_in_buffer", replace, mode...), `"x" occurs 3 times in f.txt; one change makes at most 2 edits`)
 	}
 	// That daemon still runs; other bounds are another daemon's.
 	c.global = []string{"--root", root, "--max-diff-bytes", "50"}
