@@ -23,6 +23,7 @@ func TestDiffPage(t *testing.T) {
 		{"ends where a hunk starts", diff, 0, hunk2 + 4, diff[:hunk2], hunk2},
 		{"ends after its last line when no hunk starts in its second half", diff, 0, 30, "diff --git a/f b/f\n--- a/f\n", 27},
 		{"a line longer than the page is cut between characters", "+" + strings.Repeat("é", 10) + "\n", 0, 6, "+éé", 5},
+		{"a line longer than half the page is cut, not left whole for the next", "@@ -1 +1 @@\n-" + strings.Repeat("x", 100) + "\n", 0, 40, "@@ -1 +1 @@\n-" + strings.Repeat("x", 27), 40},
 		{"a page shorter than a character holds that character", "é\n", 0, 1, "é", 2},
 		{"at the end", diff, len(diff), 10, "", len(diff)},
 	}
@@ -38,8 +39,9 @@ func TestDiffPage(t *testing.T) {
 
 // TestDiffPageCoversTheDiff pages through a real diff with page sizes from
 // tiny to large: the pages put together are the diff, none is over its
-// size, and every page but the last ends at a file or hunk start or after a
-// line, unless one line fills the page.
+// size, and every page but the last ends after a line (at a file or hunk
+// start when one is in its second half), or between two characters when no
+// line ends in its second half.
 func TestDiffPageCoversTheDiff(t *testing.T) {
 	var cs Changeset
 	for f := range 20 {
@@ -66,8 +68,17 @@ func TestDiffPageCoversTheDiff(t *testing.T) {
 				t.Fatalf("max %d: page at %d is %d bytes", max, offset, len(page))
 			}
 			if next < len(diff) && !strings.HasSuffix(page, "\n") {
-				if strings.Contains(page, "\n") || !utf8.RuneStart(diff[next]) {
+				if strings.LastIndexByte(page, '\n')+1 >= (max+1)/2 || !utf8.RuneStart(diff[next]) {
 					t.Fatalf("max %d: page at %d ends inside a line: %q", max, offset, page)
+				}
+			}
+			if next < len(diff) && strings.HasSuffix(page, "\n") && max >= 100 {
+				hunk := strings.LastIndex(page, "\n@@ ")
+				if f := strings.LastIndex(page, "\ndiff --git "); f > hunk {
+					hunk = f
+				}
+				if hunk+1 >= (max+1)/2 && !strings.HasPrefix(diff[next:], "@@ ") && !strings.HasPrefix(diff[next:], "diff --git ") {
+					t.Fatalf("max %d: page at %d ends after a line, not where the hunk at %d starts", max, offset, offset+hunk+1)
 				}
 			}
 			b.WriteString(page)
