@@ -286,3 +286,42 @@ func BenchmarkReplace40k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReplace200k: replace_in_buffer of a word with 200,000 matches in
+// a 200,000-line file (11 MB), through Neovim: previewed then discarded,
+// and previewed then applied (each apply undone outside the timer).
+// diff-MB is the size of the whole diff the preview keeps; the answer
+// carries its first 64 KiB.
+func BenchmarkReplace200k(b *testing.B) {
+	const n = 200_000
+	v := newEnv(b, map[string]string{"huge.txt": numberedLines(n)})
+	v.open("huge.txt")
+	orig := v.buffer("huge.txt").Text
+	r := edit.Replacement{Old: "compute", New: "calc"}
+	preview := func(b *testing.B) edit.ReplaceResult {
+		res, err := v.e.Replace(v.ctx, "huge.txt", r, edit.Options{Preview: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.MatchesFound != n || res.DiffCut == nil {
+			b.Fatalf("%d matches, cut %+v; want %d, cut", res.MatchesFound, res.DiffCut, n)
+		}
+		b.ReportMetric(float64(res.DiffCut.TotalBytes)/(1<<20), "diff-MB")
+		return res
+	}
+	b.Run("preview-discard", func(b *testing.B) {
+		for b.Loop() {
+			if err := v.e.Discard(preview(b).ChangesetID); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("preview-apply", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := v.e.ApplyStored(v.ctx, preview(b).ChangesetID, false); err != nil {
+				b.Fatal(err)
+			}
+			v.undoAll(b, []string{"huge.txt"}, orig)
+		}
+	})
+}

@@ -44,6 +44,13 @@ type Engine struct {
 	MaxStoredBytes int
 	MaxAge         time.Duration
 
+	// MaxEdits, MaxDiffBytes and MaxShownDiffBytes bound what one change
+	// costs (limits.go): its edits, a preview's diff, the diff an answer
+	// carries.
+	MaxEdits          int
+	MaxDiffBytes      int
+	MaxShownDiffBytes int
+
 	mu          sync.Mutex
 	fileLocks   [fileLockStripes]sync.Mutex // one-shot changes, by path (oneshot.go)
 	// writing is held around each apply (and save) call into Neovim: while
@@ -84,6 +91,7 @@ func NewEngine(s *nvim.Session) *Engine {
 	e := &Engine{
 		s: s, root: s.Root(),
 		MaxStored: 64, MaxStoredBytes: 64 << 20, MaxAge: 30 * time.Minute,
+		MaxEdits: DefaultMaxEdits, MaxDiffBytes: DefaultMaxDiffBytes, MaxShownDiffBytes: DefaultMaxShownDiffBytes,
 		store: map[string]*prepared{}, now: time.Now,
 	}
 	if err := registerCommit(s); err != nil {
@@ -134,6 +142,9 @@ type Result struct {
 	// was applied.
 	UserEdited bool   `json:"user_edited,omitempty"`
 	UserDiff   string `json:"user_diff,omitempty"`
+	// DiffCut is set when Diff is only the start of the change's diff
+	// (MaxShownDiffBytes); the changeset applies whole all the same.
+	DiffCut *DiffCut `json:"diff_cut,omitempty"`
 }
 
 // FileResult describes one file of a changeset. When previewed, IsModified
@@ -177,6 +188,7 @@ func (r Result) Summary() string {
 		}
 		b.WriteByte('\n')
 	}
+	b.WriteString(r.cutNote())
 	b.WriteString(r.Diff)
 	if r.WrittenDiff != "" {
 		b.WriteString("\nSaving ran the user's write autocmds (format-on-save), which changed what was written; the disk differs from the diff above by:\n")
@@ -223,7 +235,7 @@ func (e *Engine) ApplyStoredWith(ctx context.Context, id string, opts Options) (
 	e.mu.Lock()
 	e.remove(id)
 	e.mu.Unlock()
-	return res, nil
+	return e.shown(res), nil
 }
 
 // Discard forgets a previewed changeset.
@@ -379,6 +391,9 @@ type target struct {
 func (e *Engine) prepare(ctx context.Context, cs preview.Changeset, snaps map[string]nvim.FileSnapshot) (*prepared, error) {
 	if len(cs.Files) == 0 {
 		return nil, apierr.New(apierr.InvalidParameter, "the changeset is empty", "pass at least one file change")
+	}
+	if err := e.checkEdits(cs); err != nil {
+		return nil, err
 	}
 	type resolved struct{ from, to target }
 	res := make([]resolved, len(cs.Files))
@@ -608,7 +623,14 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 		return Result{Diff: p.diff, Files: p.results}, nil
 	}
 	if !opts.Preview {
-		return e.apply(ctx, p, opts, newID())
+		res, err := e.apply(ctx, p, opts, newID())
+		if err != nil {
+			return Result{}, err
+		}
+		return e.shown(res), nil
+	}
+	if err := e.checkDiff(p); err != nil {
+		return Result{}, err
 	}
 	var delta *diagdelta.Delta
 	if opts.Check {
@@ -643,10 +665,10 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 		e.remove(e.order[0])
 	}
 	e.mu.Unlock()
-	return Result{
+	return e.shown(Result{
 		ChangesetID: id, ExpiresAt: p.created.Add(e.MaxAge).UTC().Format(time.RFC3339),
 		Diff: p.diff, Files: p.results, EditCount: p.edits, Diagnostics: delta,
-	}, nil
+	}), nil
 }
 
 // apply sends the plan to Neovim in one call.
@@ -795,7 +817,7 @@ func sameText(a, b preview.Document) bool {
 // dropNoops removes edits that replace text with the same text (keeping
 // invalid ones for Minimize to report).
 func dropNoops(doc preview.Document, edits []preview.TextEdit) []preview.TextEdit {
-	out := edits[:0:0]
+	out := make([]preview.TextEdit, 0, len(edits))
 	for _, ed := range edits {
 		if old, ok := textAt(doc, ed); ok && old == ed.NewText {
 			continue

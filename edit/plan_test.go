@@ -252,11 +252,15 @@ func TestReplaceEdits(t *testing.T) {
 		{"bad regex", "a\n", Replacement{Old: `(`, Regex: true}, "", 0, "INVALID_PARAMETER"},
 		{"crlf", "a\r\nb\r\n", Replacement{Old: "a\r\nb", New: "c"}, "c\r\n", 1, ""},
 		{"empty old", "a\n", Replacement{Old: ""}, "", 0, "INVALID_PARAMETER"},
+		// maxMatches is 5 below.
+		{"as many as the limit", "a a a a a\n", Replacement{Old: "a", New: "b"}, "b b b b b\n", 5, ""},
+		{"more than the limit", "a a a a a a\n", Replacement{Old: "a", New: "b"}, "", 0, `INVALID_PARAMETER: "a" occurs 6 times in f.txt; one change makes at most 5 edits`},
+		{"regex, more than the limit", "a a a a a a a\n", Replacement{Old: "a", New: "b", Regex: true}, "", 0, `INVALID_PARAMETER: pattern "a" occurs more than 5 times in f.txt; one change makes at most 5 edits`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := preview.ParseDocument(c.content)
-			edits, matches, err := replaceEdits(d, "f.txt", c.r)
+			edits, matches, err := replaceEdits(d, "f.txt", c.r, 5)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("err = %v, want %s", err, c.err)
@@ -266,8 +270,8 @@ func TestReplaceEdits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(matches) != c.found {
-				t.Fatalf("found %d, want %d", len(matches), c.found)
+			if len(edits) != c.found || len(matches) != c.found {
+				t.Fatalf("%d edits and %d matches, want %d", len(edits), len(matches), c.found)
 			}
 			after, err := preview.Apply(d, edits)
 			if err != nil {
@@ -277,6 +281,37 @@ func TestReplaceEdits(t *testing.T) {
 				t.Fatalf("got %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+// Only the first maxListed matches are listed (their positions are worked
+// out), with the right positions; every match is replaced.
+func TestReplaceEditsListsTheFirstMatches(t *testing.T) {
+	var content strings.Builder
+	for i := range 2 * maxListed {
+		fmt.Fprintf(&content, "é%d x é x\n", i)
+	}
+	d := preview.ParseDocument(content.String())
+	edits, matches, err := replaceEdits(d, "f.txt", Replacement{Old: "x", New: "y"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(edits) != 4*maxListed || len(matches) != maxListed {
+		t.Fatalf("%d edits and %d matches listed, want %d and %d", len(edits), len(matches), 4*maxListed, maxListed)
+	}
+	for i, m := range matches {
+		line := i/2 + 1
+		col := len([]rune(fmt.Sprintf("é%d ", line-1)))
+		if i%2 == 1 {
+			col += len([]rune("x é "))
+		}
+		if m.Line != line || m.Column != col || m.Text != "x" {
+			t.Fatalf("match %d is %+v, want line %d column %d", i, m, line, col)
+		}
+	}
+	_, _, err = replaceEdits(d, "f.txt", Replacement{Old: "x", New: "y", Count: new(int)}, 0)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("and %d more", 3*maxListed)) {
+		t.Fatalf("count check: %v, want the first %d matches and how many more", err, maxListed)
 	}
 }
 

@@ -32,9 +32,11 @@ type Match struct {
 }
 
 // replaceEdits finds r's matches in doc and returns the edits replacing
-// them. Matches never overlap (leftmost first, as strings.Index and RE2 find
-// them).
-func replaceEdits(doc preview.Document, rel string, r Replacement) ([]preview.TextEdit, []Match, error) {
+// them, and the first maxListed matches: positions in tool units are worked
+// out for those only. Matches never overlap (leftmost first, as
+// strings.Index and RE2 find them). More than maxMatches (when positive) is
+// an error, found before any edit is made.
+func replaceEdits(doc preview.Document, rel string, r Replacement, maxMatches int) ([]preview.TextEdit, []Match, error) {
 	old, repl := r.Old, r.New
 	if doc.EOL == "\r\n" {
 		// A CRLF buffer's lines hold no "\r": match and insert plain "\n".
@@ -42,8 +44,26 @@ func replaceEdits(doc preview.Document, rel string, r Replacement) ([]preview.Te
 		repl = strings.ReplaceAll(repl, "\r\n", "\n")
 	}
 	text := docText(doc)
-	var spans [][]int
-	replacement := func([]int) string { return repl }
+	idx := newLineIndex(text)
+	var edits []preview.TextEdit
+	var listed []Match
+	// Matches come in order: count characters from the previous match on
+	// the same line, not from the line's start (which made n matches on
+	// one line cost O(n * line length)).
+	cur := struct{ line, off, chars int }{line: -1}
+	add := func(from, to int, with string) {
+		edits = append(edits, idx.edit(from, to, with))
+		if len(listed) == maxListed {
+			return
+		}
+		l, _ := idx.pos(from)
+		if l != cur.line {
+			cur.line, cur.off, cur.chars = l, idx.starts[l], 0
+		}
+		cur.chars += utf8.RuneCountInString(text[cur.off:from])
+		cur.off = from
+		listed = append(listed, Match{Line: l + 1, Column: cur.chars, Text: text[from:to]})
+	}
 	switch {
 	case r.Regex:
 		re, err := regexp.Compile(old)
@@ -51,38 +71,61 @@ func replaceEdits(doc preview.Document, rel string, r Replacement) ([]preview.Te
 			return nil, nil, apierr.Errorf(apierr.InvalidParameter, "old is a Go RE2 regular expression when regex is true (https://pkg.go.dev/regexp/syntax)",
 				"invalid regular expression: %v", err)
 		}
-		spans = re.FindAllStringSubmatchIndex(text, -1)
-		replacement = func(m []int) string { return string(re.ExpandString(nil, repl, text, m)) }
+		// One past the limit is enough to refuse: the rest are never looked for.
+		limit := -1
+		if maxMatches > 0 {
+			limit = maxMatches + 1
+		}
+		spans := re.FindAllStringSubmatchIndex(text, limit)
+		if maxMatches > 0 && len(spans) > maxMatches {
+			return nil, nil, tooManyMatches(rel, r, fmt.Sprintf("more than %d times", maxMatches), maxMatches)
+		}
+		// Without "$" the replacement is the same string for every match.
+		expand := strings.Contains(repl, "$")
+		edits = make([]preview.TextEdit, 0, len(spans))
+		for _, m := range spans {
+			with := repl
+			if expand {
+				with = string(re.ExpandString(nil, repl, text, m))
+			}
+			add(m[0], m[1], with)
+		}
 	case old == "":
 		return nil, nil, apierr.New(apierr.InvalidParameter, "old is empty", "pass the exact text to replace")
 	default:
+		// strings.Count counts the same non-overlapping matches as the loop.
+		n := strings.Count(text, old)
+		if maxMatches > 0 && n > maxMatches {
+			return nil, nil, tooManyMatches(rel, r, fmt.Sprintf("%d times", n), maxMatches)
+		}
+		edits = make([]preview.TextEdit, 0, n)
 		for at := 0; ; {
 			i := strings.Index(text[at:], old)
 			if i < 0 {
 				break
 			}
-			spans = append(spans, []int{at + i, at + i + len(old)})
+			add(at+i, at+i+len(old), repl)
 			at += i + len(old)
 		}
 	}
-	idx := newLineIndex(text)
-	edits := make([]preview.TextEdit, 0, len(spans))
-	matches := make([]Match, 0, len(spans))
-	// Matches come in order: count characters from the previous match on
-	// the same line, not from the line's start (which made n matches on
-	// one line cost O(n * line length)).
-	cur := struct{ line, off, chars int }{line: -1}
-	for _, m := range spans {
-		edits = append(edits, idx.edit(m[0], m[1], replacement(m)))
-		l, _ := idx.pos(m[0])
-		if l != cur.line {
-			cur.line, cur.off, cur.chars = l, idx.starts[l], 0
-		}
-		cur.chars += utf8.RuneCountInString(text[cur.off:m[0]])
-		cur.off = m[0]
-		matches = append(matches, Match{Line: l + 1, Column: cur.chars, Text: text[m[0]:m[1]]})
+	return edits, listed, checkCount(rel, r, listed, len(edits))
+}
+
+// tooManyMatches refuses a replacement of more matches than one change may
+// make (Engine.MaxEdits).
+func tooManyMatches(rel string, r Replacement, times string, max int) error {
+	return apierr.Errorf(apierr.InvalidParameter,
+		"narrow old so that it matches fewer places (more surrounding text, or a stricter regex), or ask for nvbridge to be started with a larger --max-edits",
+		"%s occurs %s in %s; one change makes at most %d edits (nothing was changed)", describe(r), times, rel, max)
+}
+
+// describe names what a replacement looks for, for messages.
+func describe(r Replacement) string {
+	what := fmt.Sprintf("%q", r.Old)
+	if r.Regex {
+		what = "pattern " + what
 	}
-	return edits, matches, checkCount(rel, r, matches)
+	return what
 }
 
 // docText is the document's text as positions address it: lines joined by
@@ -94,38 +137,36 @@ func docText(doc preview.Document) string {
 // maxListed is how many matches a result or an error lists.
 const maxListed = 50
 
-func checkCount(rel string, r Replacement, matches []Match) error {
-	what := fmt.Sprintf("%q", r.Old)
-	if r.Regex {
-		what = "pattern " + what
-	}
-	if len(matches) == 0 {
+// checkCount checks the number of matches found against r.Count; listed
+// are the first of them (at most maxListed), for the message.
+func checkCount(rel string, r Replacement, listed []Match, found int) error {
+	what := describe(r)
+	if found == 0 {
 		return apierr.Errorf(apierr.ResourceNotFound,
 			"read the file (read_file) and pass the exact text, including whitespace; or use regex",
 			"%s does not occur in %s", what, rel)
 	}
-	if r.Count == nil || *r.Count == len(matches) {
+	if r.Count == nil || *r.Count == found {
 		return nil
 	}
 	// The message and details list at most maxListed matches: a count
 	// check failing on a million matches must not answer megabytes.
-	listed := matches[:min(len(matches), maxListed)]
 	where := make([]string, 0, len(listed)+1)
 	for _, m := range listed {
 		where = append(where, fmt.Sprintf("%d:%d", m.Line, m.Column))
 	}
-	if len(listed) < len(matches) {
-		where = append(where, fmt.Sprintf("and %d more", len(matches)-len(listed)))
+	if len(listed) < found {
+		where = append(where, fmt.Sprintf("and %d more", found-len(listed)))
 	}
-	if len(matches) > *r.Count {
+	if found > *r.Count {
 		return apierr.Errorf(apierr.Ambiguous,
 			"include more surrounding text in old so that it matches only where intended, or set count to the number of matches (omit it to replace all)",
-			"%s occurs %d times in %s (at %s), not %d", what, len(matches), rel, strings.Join(where, ", "), *r.Count).
+			"%s occurs %d times in %s (at %s), not %d", what, found, rel, strings.Join(where, ", "), *r.Count).
 			WithDetails(map[string]any{"matches": listed})
 	}
 	return apierr.Errorf(apierr.ResourceNotFound,
 		"read the file (read_file) and check the text, or omit count to replace every match",
-		"%s occurs %d times in %s (at %s), not %d", what, len(matches), rel, strings.Join(where, ", "), *r.Count).
+		"%s occurs %d times in %s (at %s), not %d", what, found, rel, strings.Join(where, ", "), *r.Count).
 		WithDetails(map[string]any{"matches": listed})
 }
 
@@ -136,13 +177,15 @@ type lineIndex struct {
 }
 
 func newLineIndex(text string) lineIndex {
-	starts := []int{0}
-	for i := 0; i < len(text); i++ {
-		if text[i] == '\n' {
-			starts = append(starts, i+1)
+	starts := make([]int, 1, strings.Count(text, "\n")+1)
+	for at := 0; ; {
+		i := strings.IndexByte(text[at:], '\n')
+		if i < 0 {
+			return lineIndex{starts}
 		}
+		at += i + 1
+		starts = append(starts, at)
 	}
-	return lineIndex{starts}
 }
 
 func (x lineIndex) pos(off int) (line, col int) {

@@ -106,7 +106,7 @@ func (e *Engine) replace(ctx context.Context, file string, r Replacement, opts O
 	if err != nil {
 		return ReplaceResult{}, err
 	}
-	tedits, matches, err := replaceEdits(doc, t.rel, r)
+	tedits, matches, err := replaceEdits(doc, t.rel, r, e.MaxEdits)
 	if err != nil {
 		return ReplaceResult{}, err
 	}
@@ -118,9 +118,6 @@ func (e *Engine) replace(ctx context.Context, file string, r Replacement, opts O
 	res, err := e.finish(ctx, p, opts)
 	if err != nil {
 		return ReplaceResult{}, err
-	}
-	if len(matches) > maxListed {
-		matches = matches[:maxListed]
 	}
 	return ReplaceResult{Result: res, MatchesFound: len(tedits), MatchesReplaced: len(tedits), Matches: matches}, nil
 }

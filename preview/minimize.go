@@ -22,6 +22,15 @@ const (
 	// maxDiffLines keeps go-diff's line-to-rune encoding in range (it panics
 	// past about 1.1 million distinct lines); beyond it we keep the edits.
 	maxDiffLines = 1_000_000
+
+	// maxJointEdits: a cluster of at most this many edits, one of them
+	// large, is line-diffed as a whole (edits sharing a line may undo each
+	// other's changes). A bigger one is minimised edit by edit: go-diff
+	// costs O(N·D), D being about the number of edits, and 200,000
+	// multi-line replacements chained by the lines they share (each from
+	// one line's end to the next one's start) ran into its timeout twice
+	// per preview and came back as a coarse diff.
+	maxJointEdits = 16
 )
 
 // Minimize returns edits equivalent to the given ones (applied to doc they
@@ -58,12 +67,55 @@ func (t text) minimize(spans []span) []span {
 	}
 	var out []span
 	forEachCluster(spans, func(cluster []span) {
-		if slices.ContainsFunc(cluster, isLarge) {
-			out = t.lineDiff(out, cluster)
-		} else {
+		switch {
+		case !slices.ContainsFunc(cluster, isLarge):
 			out = append(out, cluster...)
+		case len(cluster) <= maxJointEdits:
+			out = t.lineDiff(out, cluster)
+		default:
+			for _, s := range cluster {
+				if isLarge(s) {
+					out = t.spanDiff(out, s)
+				} else {
+					out = append(out, s)
+				}
+			}
 		}
 	})
+	return out
+}
+
+// spanDiff appends edits with the same effect as s alone, from a line diff
+// of the text s replaces and its new text. That old text is a text of its
+// own whose extended lines are the pieces of t's lines between s's ends;
+// the edits found there are moved back to t's positions (its first line
+// starts at s's start column). They stay within s, so the edits beside s
+// keep their places.
+func (t text) spanDiff(out []span, s span) []span {
+	pieces := make([]string, 0, s.end.line-s.start.line+1)
+	for l := s.start.line; l <= s.end.line; l++ {
+		piece := t.line(l)
+		if l == s.end.line {
+			piece = piece[:s.end.col]
+		}
+		if l == s.start.line {
+			piece = piece[s.start.col:]
+		}
+		pieces = append(pieces, piece)
+	}
+	sub := text{lines: pieces}
+	from := len(out)
+	out = sub.lineDiff(out, []span{{pos{0, 0}, sub.endPos(), s.text, -1}})
+	at := func(p pos) pos {
+		if p.line == 0 {
+			p.col += s.start.col
+		}
+		p.line += s.start.line
+		return p
+	}
+	for i := from; i < len(out); i++ {
+		out[i].start, out[i].end = at(out[i].start), at(out[i].end)
+	}
 	return out
 }
 

@@ -64,6 +64,82 @@ func TestMinimize(t *testing.T) {
 	}
 }
 
+// TestMinimizeManyChainedEdits: more than maxJointEdits large edits chained
+// by the lines they share form one cluster, which is minimised edit by edit:
+// each multi-line replacement that only adds lines becomes the insertion of
+// those lines, and nothing else changes.
+func TestMinimizeManyChainedEdits(t *testing.T) {
+	const n = 3 * maxJointEdits
+	d := numbered(n + 1)
+	var edits, want []TextEdit
+	for l := range n {
+		// "N\nline" across the end of line l and the start of line l+1.
+		col := len(d.Lines[l]) - len(fmt.Sprint(l+1))
+		edits = append(edits, TextEdit{l, col, l + 1, 4, fmt.Sprintf("%d\na\nb\nc\nline", l+1)})
+		want = append(want, TextEdit{l + 1, 0, l + 1, 0, "a\nb\nc\n"})
+	}
+	got, err := Minimize(d, edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got  %v\nwant %v", got, want)
+	}
+	if a, b := mustApply(t, d, got).Bytes(), mustApply(t, d, edits).Bytes(); !bytes.Equal(a, b) {
+		t.Errorf("minimized edits give %q, the originals %q", a, b)
+	}
+}
+
+// TestMinimizeManyChainedEditsRandom: random clusters of more than
+// maxJointEdits edits chained by shared lines, some large, some keeping part
+// of the text they replace. The minimized edits apply to the same text, and
+// each lies within one of the given edits (edit by edit, nothing outside an
+// edit is rewritten).
+func TestMinimizeManyChainedEditsRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for i := range 300 {
+		d := randomDocument(r, 3*maxJointEdits)
+		if len(d.Lines) < maxJointEdits+2 {
+			continue
+		}
+		// One edit per line boundary: from a column of line l to a column
+		// of line l+1, new text from the pool or the old text with a pool
+		// text inserted in the middle.
+		var edits []TextEdit
+		prevCol := 0
+		for l := 0; l+1 < len(d.Lines); l++ {
+			cols := boundaries(d.Lines[l])
+			startCols := cols[slices.IndexFunc(cols, func(c int) bool { return c >= prevCol }):]
+			sc := startCols[r.IntN(len(startCols))]
+			next := boundaries(d.Lines[l+1])
+			ec := next[r.IntN(len(next))]
+			old := d.Lines[l][sc:] + "\n" + d.Lines[l+1][:ec]
+			text := textPool[r.IntN(len(textPool))]
+			if r.IntN(2) == 0 {
+				k := strings.IndexByte(old, '\n')
+				text = old[:k+1] + strings.Repeat("x\n", 1+r.IntN(4)) + textPool[r.IntN(len(textPool))] + old[k:]
+			}
+			edits = append(edits, TextEdit{l, sc, l + 1, ec, text})
+			prevCol = ec
+		}
+		got, err := Minimize(d, edits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := mustApply(t, d, got), mustApply(t, d, edits); !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Fatalf("case %d: doc %q final=%v\nedits %v\nminimized %v\ngive %q, want %q", i, d.Lines, d.FinalNewline, edits, got, a.Bytes(), b.Bytes())
+		}
+		before := func(l1, c1, l2, c2 int) bool { return l1 < l2 || l1 == l2 && c1 <= c2 }
+		for _, e := range got {
+			if !slices.ContainsFunc(edits, func(g TextEdit) bool {
+				return before(g.StartLine, g.StartCol, e.StartLine, e.StartCol) && before(e.EndLine, e.EndCol, g.EndLine, g.EndCol)
+			}) {
+				t.Fatalf("case %d: minimized edit %v lies outside every given edit %v", i, e, edits)
+			}
+		}
+	}
+}
+
 func TestMinimizeRejectsInvalidEdits(t *testing.T) {
 	if _, err := Minimize(doc("a\n"), []TextEdit{{0, 0, 0, 5, ""}}); err == nil {
 		t.Error("want an error")

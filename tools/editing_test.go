@@ -2,13 +2,18 @@ package tools_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/tools"
 )
 
@@ -128,4 +133,67 @@ vim.api.nvim_buf_set_lines(b, 0, 1, true, { 'alpha (user)' })`, nil, filepath.Jo
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// TestLargePreviewOverMCP: a preview whose diff is larger than an answer
+// carries shows its start with diff_cut; get_changeset_diff reads the rest
+// page by page, each answer within its output schema; the pages put
+// together are the change (applied as a patch, they give the replaced
+// text). A wrong offset or id is a structured error.
+func TestLargePreviewOverMCP(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var orig strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&orig, "\tvalue%d := compute(%d) // é\n", i, i)
+	}
+	if err := os.WriteFile(filepath.Join(root, "big.txt"), []byte(orig.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, client := testenv.Embedded(t, root)
+	c := mcpClient(t, tools.NewEnv(s, client, nil))
+
+	res := callOK(t, c, "replace_in_buffer", `{"file":"big.txt","old":"compute","new":"calc"}`)
+	checkOutputSchema(t, "replace_in_buffer", res)
+	pv := content(t, res)
+	id := mustAt(t, pv, "changeset_id").(string)
+	diff := mustAt(t, pv, "diff").(string)
+	total := int(mustAt(t, pv, "diff_cut.total_bytes").(float64))
+	next := int(mustAt(t, pv, "diff_cut.next_offset").(float64))
+	if len(diff) > edit.DefaultMaxShownDiffBytes || next != len(diff) || total < 2*edit.DefaultMaxShownDiffBytes {
+		t.Fatalf("preview: %d bytes of diff shown, next_offset %d, total %d", len(diff), next, total)
+	}
+	if txt := res.Content[0].(mcp.TextContent).Text; !strings.Contains(txt, "get_changeset_diff") || len(txt) > 2*edit.DefaultMaxShownDiffBytes {
+		t.Fatalf("the text answer (%d bytes) does not say how to read the rest", len(txt))
+	}
+	for pages := 0; ; pages++ {
+		res := callOK(t, c, "get_changeset_diff", fmt.Sprintf(`{"changeset_id":%q,"offset":%d}`, id, next))
+		checkOutputSchema(t, "get_changeset_diff", res)
+		page := content(t, res)
+		if mustAt(t, page, "offset") != float64(next) || mustAt(t, page, "total_bytes") != float64(total) || pages > 10 {
+			t.Fatalf("page %d: %v", pages, page)
+		}
+		diff += mustAt(t, page, "diff").(string)
+		n, ok := at(page, "next_offset")
+		if !ok {
+			break
+		}
+		next = int(n.(float64))
+	}
+	if len(diff) != total {
+		t.Fatalf("the pages hold %d bytes, the diff %d", len(diff), total)
+	}
+	wantError(t, mcpCall(t, c, "get_changeset_diff", fmt.Sprintf(`{"changeset_id":%q,"offset":%d}`, id, total+1)), apierr.InvalidParameter, "offset")
+	wantError(t, mcpCall(t, c, "get_changeset_diff", `{"changeset_id":"cs_nope"}`), apierr.ResourceNotFound)
+
+	okContent(t, c, "apply_patch", `{"patch":`+jsonString(diff)+`,"preview":false}`)
+	snaps, err := s.Snapshot(testenv.Context(t), []string{filepath.Join(root, "big.txt")}, nvim.SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snaps[0].Text != strings.ReplaceAll(orig.String(), "compute", "calc") {
+		t.Fatal("the paged diff, applied as a patch, does not give the replaced text")
+	}
 }

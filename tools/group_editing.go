@@ -13,6 +13,7 @@ func editingTools(env *Env) []Tool {
 		replaceInBufferTool(env),
 		applyPatchTool(env),
 		applyChangesetTool(env),
+		getChangesetDiffTool(env),
 		discardChangesetTool(env),
 		undoTool(env),
 		getBufferDiffTool(env),
@@ -23,7 +24,7 @@ func editingTools(env *Env) []Tool {
 
 // previewArg is the preview switch every changeset tool takes.
 type previewArg struct {
-	Preview *bool `json:"preview,omitempty" jsonschema:"true (the default): change nothing, return the unified diff and a changeset_id for apply_changeset; false: apply at once (the result then has diagnostics_delta: errors and warnings the change introduced and resolved)"`
+	Preview *bool `json:"preview,omitempty" jsonschema:"true (the default): change nothing, return the unified diff (its first 64 KiB when larger: diff_cut says where get_changeset_diff reads on) and a changeset_id for apply_changeset; false: apply at once (the result then has diagnostics_delta: errors and warnings the change introduced and resolved)"`
 	Check   bool  `json:"check,omitempty" jsonschema:"with a preview: also report diagnostics_delta before anything is applied (the servers diagnose the new text in a second Neovim the user never sees; the first check starts it)"`
 }
 

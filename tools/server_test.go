@@ -30,7 +30,7 @@ type protocolCase struct {
 // (after every other tool): each acts on the previous one's result.
 var mutatingOrder = []string{
 	"edit_buffer", "apply_changeset", "get_buffer_diff", "undo",
-	"replace_in_buffer", "discard_changeset", "apply_patch", "save_buffer", "discard_buffer",
+	"replace_in_buffer", "get_changeset_diff", "discard_changeset", "apply_patch", "save_buffer", "discard_buffer",
 	// Debugging main.go with dlv: one session, from start to stop.
 	"start_debug_session", "set_breakpoints", "control_execution", "inspect_state",
 	"get_debug_session_info", "stop_debug_session",
@@ -151,6 +151,9 @@ var protocolCases = map[string]protocolCase{
 	"undo": {args: `{"file":"widgets/w01.go"}`, want: map[string]any{"remaining_undo": nil}},
 	"replace_in_buffer": {args: `{"file":"widgets/w01.go","old":"showing label","new":"with label","count":1}`, want: map[string]any{
 		"changeset_id": nil, "applied": false, "matches_replaced": 1,
+	}},
+	"get_changeset_diff": {argsFrom: changesetOf("replace_in_buffer"), want: map[string]any{
+		"changeset_id": nil, "offset": 0, "total_bytes": nil, "diff": nil,
 	}},
 	"discard_changeset": {argsFrom: changesetOf("replace_in_buffer"), want: map[string]any{}},
 	"apply_patch": {argsFrom: func(map[string]map[string]any) string {

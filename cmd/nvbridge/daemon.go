@@ -125,6 +125,7 @@ func locateDaemon(ctx context.Context, g globalFlags) (daemonSpot, error) {
 		strings.Join(g.policy.Deny, "\x00"), strings.Join(g.policy.Allow, "\x00"),
 		strconv.FormatBool(g.policy.AllowHardlinks), string(project), policy.UserFile, string(user),
 		g.search.Provider, g.search.FromEnv().SearXNGURL, g.search.FromEnv().BraveKey,
+		strconv.Itoa(g.maxEdits), strconv.Itoa(g.maxDiffBytes),
 	})
 	sum := sha256.Sum256(identity)
 	dir, err := daemonDir()
@@ -279,6 +280,7 @@ func (s daemonSpot) start(ctx context.Context, g globalFlags, idle time.Duration
 	if g.policy.AllowHardlinks {
 		args = append(args, "--allow-hardlinks")
 	}
+	args = append(args, "--max-edits", strconv.Itoa(g.maxEdits), "--max-diff-bytes", strconv.Itoa(g.maxDiffBytes))
 	if g.logFile != "" {
 		logFile, _ := filepath.Abs(g.logFile)
 		args = append(args, "--log", logFile)

@@ -33,6 +33,7 @@ import (
 
 	gonvim "github.com/neovim/go-client/nvim"
 
+	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
@@ -54,6 +55,8 @@ type globalFlags struct {
 	// search configures the web_search provider (flags here, keys from
 	// the environment).
 	search websearch.Config
+	// maxEdits and maxDiffBytes bound one change (edit.Engine's limits).
+	maxEdits, maxDiffBytes int
 }
 
 // globs is a repeatable flag of glob patterns.
@@ -83,6 +86,8 @@ func (g *globalFlags) register(fs *flag.FlagSet) {
 	fs.Var(globs{&g.policy.Deny}, "deny", "also treat files matching GLOB as sensitive: never read, shown or changed (repeatable; see "+workspace.ProjectFile+")")
 	fs.Var(globs{&g.policy.Allow}, "allow-sensitive", "let nvbridge use files matching GLOB although the deny list covers them, e.g. --allow-sensitive .env.example (repeatable; also \"allow\" in the user config file $XDG_CONFIG_HOME/nvbridge/config.json, never in a project's "+workspace.ProjectFile+")")
 	fs.BoolVar(&g.policy.AllowHardlinks, "allow-hardlinks", g.policy.AllowHardlinks, "write to files that have other hard links (refused by default: another name may be outside the root)")
+	fs.IntVar(&g.maxEdits, "max-edits", g.maxEdits, "refuse a change of more edits than this (a replace_in_buffer of more matches), before computing it; 0: no limit")
+	fs.IntVar(&g.maxDiffBytes, "max-diff-bytes", g.maxDiffBytes, "refuse to keep a preview whose diff is larger than this many bytes (applying without a preview still works); 0: no limit")
 	fs.StringVar(&g.search.Provider, "search-provider", g.search.Provider, "web_search provider: searxng or brave (default: whichever is configured; web_search is listed only when one is)")
 	fs.StringVar(&g.search.SearXNGURL, "searxng-url", g.search.SearXNGURL, "base URL of a SearXNG instance with format=json enabled, for web_search (default $"+websearch.EnvSearXNGURL+"); Brave Search reads its key from $"+websearch.EnvBraveKey)
 }
@@ -116,7 +121,7 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	g := globalFlags{timeout: 30 * time.Second}
+	g := globalFlags{timeout: 30 * time.Second, maxEdits: edit.DefaultMaxEdits, maxDiffBytes: edit.DefaultMaxDiffBytes}
 	fs := flag.NewFlagSet("nvbridge", flag.ContinueOnError)
 	g.register(fs)
 	showVersion := fs.Bool("version", false, "print the version and what nvbridge finds, then exit")
@@ -348,6 +353,7 @@ func connect(ctx context.Context, g globalFlags, logger *log.Logger) (*tools.Env
 	client.Timeout = g.timeout
 	env := tools.NewEnv(s, client, logger.Printf)
 	env.Search = search
+	env.Edit.MaxEdits, env.Edit.MaxDiffBytes = g.maxEdits, g.maxDiffBytes
 	for _, rec := range env.Edit.Recovered { // get_status shows them too
 		logger.Printf("an interrupted change (%s, started %s by process %d) was %s: %+v", rec.ID, rec.Started.Format(time.RFC3339), rec.PID, rec.Outcome, rec.Files)
 	}
