@@ -36,8 +36,9 @@ var goLang = &Language{
 	Ident: Ident{
 		Keywords: WordSet(`break case chan const continue default defer else fallthrough for func go goto if
 			import interface map package range return select struct switch type var`),
-		Invalid: map[string]string{"_": "_ is the blank identifier"},
-		Tokens:  goTokens,
+		Invalid:    map[string]string{"_": "_ is the blank identifier"},
+		Tokens:     goTokens,
+		RawStrings: true,
 	},
 	TestFile: regexp.MustCompile(`_test\.go$`),
 	Exported: func(name, _, _ string) bool {

@@ -39,6 +39,8 @@ type Ident struct {
 	HashComments bool
 	// Templates: `...${ code }...` template literals (JavaScript).
 	Templates bool
+	// RawStrings: `...` strings without escapes, across lines (Go).
+	RawStrings bool
 	// TripleQuotes: """...""" and '''...''' strings (Python).
 	TripleQuotes bool
 	// StringPrefixes are words that prefix a string literal (Python's r,
@@ -146,13 +148,20 @@ func Identifiers(l *Language, src string) []Span {
 	return lx.out
 }
 
-// identLexer finds identifiers outside strings and comments.
+// identLexer finds identifiers outside strings and comments, and the
+// code's tokens in order (OpenCall reads its brackets).
 type identLexer struct {
 	id   *Ident
 	line string // line comment start
 	src  string
 	i    int
 	out  []Span
+	toks []codeToken
+}
+
+// tok records the token src[start:l.i].
+func (l *identLexer) tok(start int, kind tokenKind) {
+	l.toks = append(l.toks, codeToken{Span{start, l.i}, kind})
 }
 
 // code lexes until the end, or (inTemplate) until the "}" closing a
@@ -161,6 +170,7 @@ func (l *identLexer) code(inTemplate bool) {
 	depth := 0
 	for l.i < len(l.src) {
 		c := l.src[l.i]
+		start := l.i
 		switch {
 		case strings.HasPrefix(l.src[l.i:], l.line):
 			l.skipLine()
@@ -172,11 +182,21 @@ func (l *identLexer) code(inTemplate bool) {
 			}
 		case c == '"' || c == '\'':
 			l.quoted()
+			l.tok(start, tokOther)
 		case c == '`' && l.id.Templates:
 			l.template()
+			l.tok(start, tokOther)
+		case c == '`' && l.id.RawStrings:
+			if end := strings.IndexByte(l.src[l.i+1:], '`'); end >= 0 {
+				l.i += 1 + end + 1
+			} else {
+				l.i = len(l.src)
+			}
+			l.tok(start, tokOther)
 		case c == '{':
 			depth++
 			l.i++
+			l.tok(start, tokOpen)
 		case c == '}':
 			if inTemplate && depth == 0 {
 				l.i++
@@ -184,10 +204,16 @@ func (l *identLexer) code(inTemplate bool) {
 			}
 			depth--
 			l.i++
+			l.tok(start, tokClose)
+		case c == '(' || c == '[':
+			l.i++
+			l.tok(start, tokOpen)
+		case c == ')' || c == ']':
+			l.i++
+			l.tok(start, tokClose)
 		default:
 			r, size := utf8.DecodeRuneInString(l.src[l.i:])
 			if l.id.Rune(r, true) {
-				start := l.i
 				l.i += size
 				for l.i < len(l.src) {
 					r, size := utf8.DecodeRuneInString(l.src[l.i:])
@@ -198,6 +224,7 @@ func (l *identLexer) code(inTemplate bool) {
 				}
 				if !l.stringPrefix(start) {
 					l.out = append(l.out, Span{start, l.i})
+					l.tok(start, tokIdent)
 				}
 				continue
 			}
@@ -210,9 +237,13 @@ func (l *identLexer) code(inTemplate bool) {
 					}
 					l.i += size
 				}
+				l.tok(start, tokOther)
 				continue
 			}
 			l.i += size
+			if !unicode.IsSpace(r) {
+				l.tok(start, tokOther)
+			}
 		}
 	}
 }

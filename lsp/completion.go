@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -50,6 +51,9 @@ type CompletionItem struct {
 	// text, else insertText, else the label).
 	InsertText string `json:"insert_text"`
 	Deprecated bool   `json:"deprecated,omitempty"`
+	// Withholding: Detail and Documentation are left out when a symbol
+	// of this name is declared in a sensitive file.
+	Withholding
 }
 
 // CompletionResult answers get_completions.
@@ -62,6 +66,9 @@ type CompletionResult struct {
 	Total     int              `json:"total"`
 	Truncated bool             `json:"truncated"`
 	Items     []CompletionItem `json:"items"`
+	// Withholding sums up the items' (how many have their text left out,
+	// and why).
+	Withholding
 }
 
 // Completions returns the completion candidates at t in file, in the
@@ -83,7 +90,14 @@ func (c *Client) Completions(ctx context.Context, file string, t Target, opts Co
 		TextDocumentPositionParams: pos.params(),
 		Context:                    &protocol.CompletionContext{TriggerKind: protocol.CompletionTriggerKindInvoked},
 	}
-	list, err := requestAs(ctx, c, pos.doc, pos.server, protocol.MethodTextDocumentCompletion, params, decodeCompletion)
+	// What the qualifier before the cursor says about where the items are
+	// declared is asked together with the items (withholdCompletions).
+	list, scope, err := together(ctx, func(ctx context.Context) (completion, error) {
+		return requestAs(ctx, c, pos.doc, pos.server, protocol.MethodTextDocumentCompletion, params, decodeCompletion)
+	}, func(l completion) bool {
+		return slices.ContainsFunc(l.Items, func(it decodedItem) bool { return hasText(it.CompletionItem) })
+	}, func(ctx context.Context) completionScope { return c.qualifierScope(ctx, pos) },
+		func(error) completionScope { return completionScope{} })
 	if err != nil {
 		return CompletionResult{}, err
 	}
@@ -100,6 +114,9 @@ func (c *Client) Completions(ctx context.Context, file string, t Target, opts Co
 	if len(out.Items) > opts.MaxResults {
 		out.Items = out.Items[:opts.MaxResults]
 		out.Truncated = true
+	}
+	if out.Withholding, err = c.withholdCompletions(ctx, pos, scope, out.Items); err != nil {
+		return CompletionResult{}, err
 	}
 	return out, nil
 }

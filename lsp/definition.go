@@ -63,6 +63,11 @@ func (c *Client) locationsAt(ctx context.Context, pos position, method string) (
 	if err != nil {
 		return LocationsResult{}, err
 	}
+	return c.locationsFrom(ctx, pos, locs)
+}
+
+// locationsFrom shapes the answer locs of a definition-like request at pos.
+func (c *Client) locationsFrom(ctx context.Context, pos position, locs []protocol.Location) (LocationsResult, error) {
 	// The lines to convert the ranges and the declarations' source: one
 	// read.
 	paths := make([]string, len(locs))

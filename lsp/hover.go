@@ -23,18 +23,39 @@ type HoverResult struct {
 	// Range is what the hover describes (usually the identifier), when the
 	// server gives it.
 	Range *Location `json:"range,omitempty"`
+	// Withholding: Kind and Contents are left out when the symbol is
+	// declared in a sensitive file (Found stays true: the server answered).
+	Withholding
 }
 
-// Hover returns the server's hover text for t in file (textDocument/hover).
+// Hover returns the server's hover text for t in file (textDocument/hover),
+// unless the symbol is declared in a sensitive file: where it is declared
+// (textDocument/definition) is asked together with the hover.
 func (c *Client) Hover(ctx context.Context, file string, t Target) (HoverResult, error) {
 	pos, err := c.resolve(ctx, file, t, protocol.MethodTextDocumentHover, "")
 	if err != nil {
 		return HoverResult{}, err
 	}
-	return c.hoverAt(ctx, pos)
+	h, w, err := answerChecked(ctx, func(ctx context.Context) (HoverResult, error) { return c.hoverAt(ctx, pos) },
+		func(h HoverResult) bool { return h.Found },
+		func(ctx context.Context) Withholding { return c.checkDeclaration(ctx, pos) })
+	if err != nil {
+		return HoverResult{}, err
+	}
+	return h.withhold(w), nil
 }
 
-// hoverAt asks for the hover at pos.
+// withhold leaves the text out as w says.
+func (h HoverResult) withhold(w Withholding) HoverResult {
+	h.Withholding = w
+	if w.withholds() {
+		h.Kind, h.Contents = "", ""
+	}
+	return h
+}
+
+// hoverAt asks for the hover at pos (the server's text as it is: Hover
+// and understand_symbol check where the symbol is declared).
 func (c *Client) hoverAt(ctx context.Context, pos position) (HoverResult, error) {
 	params := protocol.HoverParams{TextDocumentPositionParams: pos.params()}
 	h, err := requestAs(ctx, c, pos.doc, pos.server, protocol.MethodTextDocumentHover, params, DecodeHover)

@@ -36,6 +36,12 @@ func BenchmarkNavigationGo(b *testing.B) {
 			_, err := client.Hover(ctx, "main.go", lsp.Target{Line: 27, Symbol: "Process"})
 			return err
 		}},
+		// Declared in the file asked about: where it is declared is asked
+		// once more (an import there would lead to a package's files).
+		{"hover_same_file", func() error {
+			_, err := client.Hover(ctx, "orders/orders.go", lsp.Target{Line: 39, Symbol: "Add"})
+			return err
+		}},
 		{"document_symbols", func() error {
 			_, err := client.Symbols(ctx, lsp.SymbolsQuery{File: "orders/orders.go"})
 			return err

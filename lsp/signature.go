@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/nvbridge/nvbridge/lang"
 )
 
 // Parameter is one parameter of a signature. Label is always text: when
@@ -38,10 +41,16 @@ type SignatureHelpResult struct {
 	// ActiveParameter is the 0-based index of the parameter at the
 	// position in the active signature, when the server says.
 	ActiveParameter *int `json:"active_parameter,omitempty"`
+	// Withholding: Signatures is empty (and ActiveParameter absent) when
+	// the callee is declared in a sensitive file (Found stays true).
+	Withholding
 }
 
 // SignatureHelp returns the signatures of the call whose arguments contain
-// t in file (textDocument/signatureHelp).
+// t in file (textDocument/signatureHelp), unless the callee is declared in
+// a sensitive file: a signature's label and documentation come from the
+// declaration (parameter names, default values, the doc comment). Where
+// the callee is declared is asked together with the signatures.
 func (c *Client) SignatureHelp(ctx context.Context, file string, t Target) (SignatureHelpResult, error) {
 	pos, err := c.resolve(ctx, file, t, protocol.MethodTextDocumentSignatureHelp, "")
 	if err != nil {
@@ -51,15 +60,77 @@ func (c *Client) SignatureHelp(ctx context.Context, file string, t Target) (Sign
 		TextDocumentPositionParams: pos.params(),
 		Context:                    &protocol.SignatureHelpContext{TriggerKind: protocol.SignatureHelpTriggerKindInvoked},
 	}
-	help, err := requestAs(ctx, c, pos.doc, pos.server, protocol.MethodTextDocumentSignatureHelp, params,
-		func(raw json.RawMessage) (SignatureHelpResult, error) {
-			return DecodeSignatureHelp(raw, pos.server.OffsetEncoding)
-		})
+	help, w, err := answerChecked(ctx, func(ctx context.Context) (SignatureHelpResult, error) {
+		return requestAs(ctx, c, pos.doc, pos.server, protocol.MethodTextDocumentSignatureHelp, params,
+			func(raw json.RawMessage) (SignatureHelpResult, error) {
+				return DecodeSignatureHelp(raw, pos.server.OffsetEncoding)
+			})
+	}, func(h SignatureHelpResult) bool { return h.Found },
+		func(ctx context.Context) Withholding { return c.checkCallee(ctx, pos) })
 	if err != nil {
 		return SignatureHelpResult{}, err
 	}
-	help.From, help.Server = pos.where(), pos.server.Name
+	help.From, help.Server, help.Withholding = pos.where(), pos.server.Name, w
+	if w.withholds() {
+		help.Signatures, help.ActiveSignature, help.ActiveParameter = []Signature{}, 0, nil
+	}
 	return help, nil
+}
+
+// calleeLookback bounds the lines before the position read to find the
+// call it is in (a call whose arguments span more lines is withheld).
+const calleeLookback = 30
+
+// checkCallee finds the callee of the call whose arguments contain pos
+// (lang.OpenCall: the name before the innermost open parenthesis; the
+// lines above are read only when pos's line opens no call) and judges
+// where it is declared. A callee not found, or one the server knows no
+// declaration of, withholds: an agent writes the call it asks about, and
+// could aim the search at a name other than the one the server describes.
+// (A line read alone that starts inside a multi-line string or comment can
+// still mislead it; the name it finds there must then resolve to a
+// declaration.)
+func (c *Client) checkCallee(ctx context.Context, pos position) Withholding {
+	server, ok := definitionServer(pos.doc, pos.server)
+	if !ok {
+		return notCheckable(pos.doc, "the callee")
+	}
+	l := lang.ForFile(pos.doc.Path)
+	line, text := pos.point.Line, pos.point.Text
+	span, found := lang.OpenCall(l, text[:pos.point.Byte])
+	if !found && line > 0 {
+		first := max(0, line-calleeLookback)
+		above, err := c.Session.Lines(ctx, pos.doc.Buffer.Bufnr, first, line)
+		if err != nil {
+			return unverifiable("the callee", server, err)
+		}
+		lines := append(above, text[:pos.point.Byte])
+		src := strings.Join(lines, "\n")
+		if span, found = lang.OpenCall(l, src); found {
+			// Back to the callee's own line.
+			line = first + strings.Count(src[:span.Start], "\n")
+			lineStart := strings.LastIndexByte(src[:span.Start], '\n') + 1
+			span.Start, span.End = span.Start-lineStart, span.End-lineStart
+			if line == pos.point.Line {
+				text = pos.point.Text
+			} else {
+				text = lines[line-first]
+			}
+		}
+	}
+	if !found {
+		return Withholding{Withheld: fmt.Sprintf("the call around %s was not found in the %d lines above it (its callee is checked against the workspace policy on sensitive files): the signatures are not shown",
+			pos.where(), calleeLookback)}
+	}
+	name := text[span.Start:span.End]
+	at := protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: pos.doc.URI},
+		Position: protocol.Position{Line: uint32(line), Character: uint32(ByteToUnits(text, span.Start, server.OffsetEncoding))}}
+	locs, err := c.declarations(ctx, pos.doc, server, at)
+	if err == nil && len(locs) == 0 {
+		return Withholding{Withheld: fmt.Sprintf("%s knows no declaration of the callee %q (line %d), so it was not checked against the workspace policy on sensitive files: the signatures are not shown",
+			server.Name, name, line+1)}
+	}
+	return c.disclose(ctx, pos.doc, server, at, name, locs, err)
 }
 
 type signatureHelpWire struct {

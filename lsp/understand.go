@@ -75,12 +75,18 @@ type DeclarationSource struct {
 	SourceTruncated bool `json:"source_truncated,omitempty"`
 	// Others are further definitions the server gave.
 	Others []Location `json:"others,omitempty"`
+	// Withheld says why Source is empty: the declaration is in a sensitive
+	// file (sensitive is true).
+	Withheld string `json:"withheld,omitempty"`
 }
 
 // HoverSection is the server's hover text (signature and documentation).
 type HoverSection struct {
 	Kind     string `json:"kind"`
 	Contents string `json:"contents"`
+	// Withholding: Kind and Contents are left out when the symbol is
+	// declared in a sensitive file.
+	Withholding
 }
 
 // ReferencesSection lists references (declaration excluded) by file.
@@ -97,6 +103,9 @@ type CallsSection struct {
 	Incoming  []CallEntry `json:"incoming"`
 	Outgoing  []CallEntry `json:"outgoing"`
 	Truncated bool        `json:"truncated,omitempty"`
+	// Withheld says why Outgoing is empty: the symbol is declared in a
+	// sensitive file, and what it calls is what its body says.
+	Withheld string `json:"withheld,omitempty"`
 }
 
 // ImplementationsSection lists implementations (of an interface or abstract
@@ -137,6 +146,10 @@ type UnderstandResult struct {
 	Tests         []TestFile        `json:"tests"`
 	Errors        map[string]string `json:"errors,omitempty"`
 	NotApplicable map[string]string `json:"not_applicable,omitempty"`
+	// Withholding: the symbol is declared in a sensitive file: its
+	// declaration's source, its hover text and its callees are left out
+	// (each section says so too); where it is and its references stay.
+	Withholding
 }
 
 // symbolAt locates target t in file, refused (ServerFor's error for
@@ -184,7 +197,7 @@ func (c *Client) Understand(ctx context.Context, req UnderstandRequest) (Underst
 	out.From, out.Symbol = here.where(), sym
 
 	u := &understanding{c: c, req: req, doc: here.doc, point: here.point, name: sym.Name, defDone: make(chan struct{}),
-		errors: map[string]string{}, notApplicable: map[string]string{}}
+		declDone: make(chan struct{}), errors: map[string]string{}, notApplicable: map[string]string{}}
 	sections := []func(context.Context){u.definition, u.hover, u.references, u.calls, u.implementations}
 	names := []string{"definition", "hover", "references", "calls", "implementations"}
 	limit := req.Concurrency
@@ -215,6 +228,7 @@ func (c *Client) Understand(ctx context.Context, req UnderstandRequest) (Underst
 		out.Symbol.Name = baseName(named.Name)
 	}
 	out.Definition, out.Hover, out.Calls, out.Implementations = u.def, u.hov, u.callSec, u.impl
+	out.Withholding = u.withholdSensitive(&out)
 	if u.refs != nil {
 		sec := trimReferences(*u.refs, req.MaxReferences)
 		out.References = &sec
@@ -246,6 +260,15 @@ type understanding struct {
 	decl    *UnderstandSymbol
 	def     *DeclarationSource
 
+	// Set by definition as soon as its server answered (declare), for
+	// hover to judge its text by.
+	declDone   chan struct{}
+	declOnce   sync.Once
+	declServer *Server // nil: no server offers definition (declErr says so)
+	declAt     protocol.TextDocumentPositionParams
+	declLocs   []protocol.Location
+	declErr    error
+
 	hov      *HoverSection
 	refs     *ReferencesResult
 	callSec  *CallsSection
@@ -274,11 +297,53 @@ func (u *understanding) skip(section, why string) {
 	u.notApplicable[section] = why
 }
 
+// declare publishes the definition request's answer (once: the first
+// call wins, a deferred one covers every early return).
+func (u *understanding) declare(server *Server, at protocol.TextDocumentPositionParams, locs []protocol.Location, err error) {
+	u.declOnce.Do(func() {
+		u.declServer, u.declAt, u.declLocs, u.declErr = server, at, locs, err
+		close(u.declDone)
+	})
+}
+
+// declaredVerdict judges, once definition has answered, whether the
+// server's text about the symbol may be shown (disclose).
+func (u *understanding) declaredVerdict(ctx context.Context) Withholding {
+	select {
+	case <-u.declDone:
+	case <-ctx.Done():
+		return unverifiable(describeSymbol(u.name), Server{Name: "the server"}, ctx.Err())
+	}
+	if u.declServer == nil {
+		if apierr.CodeOf(u.declErr) == apierr.Unsupported {
+			return notCheckable(u.doc, describeSymbol(u.name))
+		}
+		return unverifiable(describeSymbol(u.name), Server{Name: "the server"}, u.declErr)
+	}
+	return u.c.disclose(ctx, u.doc, *u.declServer, u.declAt, u.name, u.declLocs, u.declErr)
+}
+
 // definition: where the symbol is declared and the declaration's source,
 // bounded by the enclosing document symbol (its kind and container too).
+// A declaration in a sensitive file is shown by where it is, without its
+// source.
 func (u *understanding) definition(ctx context.Context) {
 	defer close(u.defDone)
-	res, err := u.locations(ctx, protocol.MethodTextDocumentDefinition, "")
+	defer u.declare(nil, protocol.TextDocumentPositionParams{}, nil, apierr.New(apierr.OperationFailed,
+		"the definition request was not made", "retry"))
+	pos, err := u.c.positionFor(ctx, u.doc, u.point, protocol.MethodTextDocumentDefinition, "")
+	if err != nil {
+		u.declare(nil, protocol.TextDocumentPositionParams{}, nil, err)
+		u.fail("definition", err)
+		return
+	}
+	raw, err := u.c.declarations(ctx, pos.doc, pos.server, pos.params())
+	u.declare(&pos.server, pos.params(), raw, err)
+	if err != nil {
+		u.fail("definition", err)
+		return
+	}
+	res, err := u.c.locationsFrom(ctx, pos, raw)
 	if err != nil {
 		u.fail("definition", err)
 		return
@@ -299,6 +364,14 @@ func (u *understanding) definition(ctx context.Context) {
 	if first.File == "" {
 		// A non-file URI (untitled:, jdt://): where it is, no source.
 		sym.URI = first.URI
+		u.mu.Lock()
+		u.def, u.decl = sec, sym
+		u.mu.Unlock()
+		return
+	}
+	if first.Sensitive {
+		sec.Withheld = fmt.Sprintf("%s is declared in %s, %s: its source is not shown (the user can allow the file with --allow-sensitive)",
+			describeSymbol(u.name), first.File, u.c.sensitiveFile(first.File))
 		u.mu.Lock()
 		u.def, u.decl = sec, sym
 		u.mu.Unlock()
@@ -415,9 +488,33 @@ func (u *understanding) hover(ctx context.Context) {
 		u.skip("hover", h.Server+" has no hover text here")
 		return
 	}
+	h = h.withhold(u.declaredVerdict(ctx))
 	u.mu.Lock()
-	u.hov = &HoverSection{Kind: h.Kind, Contents: h.Contents}
+	u.hov = &HoverSection{Kind: h.Kind, Contents: h.Contents, Withholding: h.Withholding}
 	u.mu.Unlock()
+}
+
+// withholdSensitive sums up what out leaves out for a symbol declared in a
+// sensitive file, and leaves out its callees (what its body calls).
+func (u *understanding) withholdSensitive(out *UnderstandResult) Withholding {
+	var w Withholding
+	switch {
+	case out.Definition != nil && out.Definition.Sensitive:
+		w = Withholding{Sensitive: true, Withheld: fmt.Sprintf(
+			"%s is declared in %s, %s: its declaration's source, hover text and callees are not shown (the user can allow the file with --allow-sensitive)",
+			describeSymbol(u.name), out.Definition.File, u.c.sensitiveFile(out.Definition.File))}
+	case out.Hover != nil && out.Hover.withholds():
+		w = Withholding{Sensitive: out.Hover.Sensitive, Withheld: out.Hover.Withheld}
+	case out.Hover != nil:
+		return Withholding{Unchecked: out.Hover.Unchecked}
+	default:
+		return Withholding{}
+	}
+	if w.Sensitive && out.Calls != nil && len(out.Calls.Outgoing) > 0 {
+		out.Calls.Outgoing = []CallEntry{}
+		out.Calls.Withheld = "what a symbol declared in a sensitive file calls is not shown"
+	}
+	return w
 }
 
 func (u *understanding) references(ctx context.Context) {

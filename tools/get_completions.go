@@ -28,6 +28,9 @@ func (r completionsResult) Summary() string {
 	if r.IsIncomplete {
 		b.WriteString("; the list is incomplete (typing more narrows it)")
 	}
+	if r.Withheld != "" {
+		b.WriteString("; " + r.Withheld)
+	}
 	for _, it := range r.Items {
 		fmt.Fprintf(&b, "\n%-10s %s", it.Kind, it.Label)
 		if it.Detail != "" {
@@ -39,7 +42,7 @@ func (r completionsResult) Summary() string {
 
 func getCompletionsTool(env *Env) Tool {
 	return newTool("get_completions", "Completions",
-		"Get the language server's completion candidates at a cursor position (textDocument/completion): after 'pkg.' or 'obj.' the members, inside a word the names it may complete to. Each item has label, kind (a word: function, method, field, variable...), detail, short documentation and the text accepting it inserts; is_incomplete says typing more may bring other items.",
+		"Get the language server's completion candidates at a cursor position (textDocument/completion): after 'pkg.' or 'obj.' the members, inside a word the names it may complete to. Each item has label, kind (a word: function, method, field, variable...), detail, short documentation and the text accepting it inserts; is_incomplete says typing more may bring other items. An item named like a symbol declared in a sensitive file has its detail and documentation withheld (sensitive: true; withheld says where and why).",
 		readOnly,
 		func(ctx context.Context, in getCompletionsArgs) (completionsResult, error) {
 			t := lsp.Target{Line: in.Line, Column: in.Column, Symbol: in.Symbol}

@@ -20,6 +20,9 @@ func (r signatureHelpResult) Summary() string {
 	if !r.Found {
 		return fmt.Sprintf("no signature help at %s (%s); the position must be inside a call's parentheses", r.From, r.Server)
 	}
+	if r.Withheld != "" {
+		return "signatures withheld: " + r.Withheld
+	}
 	var b strings.Builder
 	for i, s := range r.Signatures {
 		if i > 0 {
@@ -42,7 +45,7 @@ func (r signatureHelpResult) Summary() string {
 
 func getSignatureHelpTool(env *Env) Tool {
 	return newTool("get_signature_help", "Signature help",
-		"Get the signature(s) of the call whose arguments contain a position (textDocument/signatureHelp): each signature's label, documentation and parameter labels, and which signature and parameter are active there. found is false when the position is not inside a call.",
+		"Get the signature(s) of the call whose arguments contain a position (textDocument/signatureHelp): each signature's label, documentation and parameter labels, and which signature and parameter are active there. found is false when the position is not inside a call. The signatures of a callee declared in a sensitive file are withheld (sensitive: true; withheld says where and why).",
 		readOnly,
 		func(ctx context.Context, in getSignatureHelpArgs) (signatureHelpResult, error) {
 			col := in.Column

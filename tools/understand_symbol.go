@@ -30,13 +30,16 @@ func (r understandResult) Summary() string {
 	if r.Query != "" {
 		fmt.Fprintf(&b, ", found by query %q", r.Query)
 	}
-	if d := r.Definition; d != nil {
+	if r.Withheld != "" {
+		b.WriteString("\n\nwithheld: " + r.Withheld)
+	}
+	if d := r.Definition; d != nil && d.Withheld == "" {
 		fmt.Fprintf(&b, "\n\ndefinition (lines %d-%d):\n%s", d.SourceStart, d.SourceEnd, d.Source)
 		if d.SourceTruncated {
 			b.WriteString("\n…")
 		}
 	}
-	if h := r.Hover; h != nil {
+	if h := r.Hover; h != nil && h.Withheld == "" {
 		fmt.Fprintf(&b, "\n\nhover:\n%s", h.Contents)
 	}
 	if refs := r.References; refs != nil {
@@ -99,7 +102,7 @@ func writeSectionMap(b *strings.Builder, title string, m map[string]string) {
 
 func understandSymbolTool(env *Env) Tool {
 	return newTool("understand_symbol", "Understand symbol",
-		"Everything about one symbol in a single call, its sub-requests run concurrently: the definition with the declaration's source lines, the hover text (signature, documentation), references grouped by file (bounded, with the total), direct callers and callees with call sites, implementations (or, where the server has no implementation request, subtypes), and the test files that reference or call it. Name it by file + line + symbol (or column), or by query (its name, optionally qualified like orders.Process): several symbols with that name give AMBIGUOUS with the candidates (file, line, kind, container) and how to narrow. A section whose request failed is left out and listed under errors (e.g. implementations: UNSUPPORTED ...); one that does not apply (calls of a type) under not_applicable.",
+		"Everything about one symbol in a single call, its sub-requests run concurrently: the definition with the declaration's source lines, the hover text (signature, documentation), references grouped by file (bounded, with the total), direct callers and callees with call sites, implementations (or, where the server has no implementation request, subtypes), and the test files that reference or call it. Name it by file + line + symbol (or column), or by query (its name, optionally qualified like orders.Process): several symbols with that name give AMBIGUOUS with the candidates (file, line, kind, container) and how to narrow. A section whose request failed is left out and listed under errors (e.g. implementations: UNSUPPORTED ...); one that does not apply (calls of a type) under not_applicable. For a symbol declared in a sensitive file, its source, hover text and callees are withheld (sensitive: true; withheld says where and why).",
 		readOnly,
 		func(ctx context.Context, in understandSymbolArgs) (understandResult, error) {
 			r, err := env.LSP.Understand(ctx, lsp.UnderstandRequest{

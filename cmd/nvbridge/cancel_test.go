@@ -15,13 +15,13 @@ import (
 
 // TestCancelOverStdio: an MCP client's notifications/cancelled reaches the
 // language server. The built binary serves MCP on stdio with the scripted
-// fake server (from $NVBRIDGE_EXTRA_SERVERS) for text files; find_definition
+// fake server (from $NVBRIDGE_EXTRA_SERVERS) for text files; find_references
 // hangs there; the client cancels the call; the fake must receive
 // $/cancelRequest for exactly the hung LSP request, and nvbridge must go on
 // answering.
 //
 // The test waits on events inside the fake, never polls: the fake holds
-// documentSymbol until the definition request has reached it, and hover
+// documentSymbol until the references request has reached it, and hover
 // until a $/cancelRequest has, then answers hover with every message it
 // received (its log).
 func TestCancelOverStdio(t *testing.T) {
@@ -56,9 +56,9 @@ func TestCancelOverStdio(t *testing.T) {
 	id++
 	hung := id
 	p.send(map[string]any{"id": hung, "method": "tools/call", "params": map[string]any{
-		"name": "find_definition", "arguments": map[string]any{"file": "notes.txt", "line": 1, "symbol": "hello"},
+		"name": "find_references", "arguments": map[string]any{"file": "notes.txt", "line": 1, "symbol": "hello"},
 	}})
-	call("get_symbols", map[string]any{"file": "notes.txt"}, "the definition request to reach the fake (it holds documentSymbol until then)")
+	call("get_symbols", map[string]any{"file": "notes.txt"}, "the references request to reach the fake (it holds documentSymbol until then)")
 	if msg := answered(p, hung); msg != nil {
 		t.Fatalf("the hung call was answered before it was cancelled: %v", msg)
 	}
@@ -76,13 +76,13 @@ func TestCancelOverStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := hover.Contents
-	m := regexp.MustCompile(`(?m)^textDocument/definition id=(\d+)$`).FindAllStringSubmatch(log, -1)
+	m := regexp.MustCompile(`(?m)^textDocument/references id=(\d+)$`).FindAllStringSubmatch(log, -1)
 	if len(m) != 1 {
-		t.Fatalf("the fake received %d definition requests, want 1; its log:\n%s", len(m), log)
+		t.Fatalf("the fake received %d references requests, want 1; its log:\n%s", len(m), log)
 	}
 	cancels := regexp.MustCompile(`(?m)^\$/cancelRequest id=(\d+)$`).FindAllStringSubmatch(log, -1)
 	if len(cancels) != 1 || cancels[0][1] != m[0][1] {
-		t.Fatalf("the fake received $/cancelRequest for %v, want exactly the definition request %s; its log:\n%s", cancels, m[0][1], log)
+		t.Fatalf("the fake received $/cancelRequest for %v, want exactly the references request %s; its log:\n%s", cancels, m[0][1], log)
 	}
 
 	// Still serving, through Neovim and through the fake.

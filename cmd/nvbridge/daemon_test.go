@@ -328,8 +328,8 @@ func BenchmarkCall(b *testing.B) {
 // TestCallInterrupted: SIGINT to a `call` whose tool hangs at the language
 // server exits 130 with nothing on stdout, and the daemon cancels the LSP
 // request ($/cancelRequest reaches the server) and goes on serving. The
-// scripted fake serves notes.txt: definition hangs, documentSymbol is held
-// until the definition request arrived, hover until a $/cancelRequest did
+// scripted fake serves notes.txt: references hang, documentSymbol is held
+// until the references request arrived, hover until a $/cancelRequest did
 // (it then answers with its log).
 func TestCallInterrupted(t *testing.T) {
 	root := t.TempDir()
@@ -340,7 +340,7 @@ func TestCallInterrupted(t *testing.T) {
 	c := newCLI(t, "--root", root, "--timeout", (2 * testenv.Timeout()).String())
 	c.env = []string{nvim.ExtraServersEnv + "=" + string(servers)}
 
-	hung, stdout, stderr := c.command("call", "find_definition", `{"file":"notes.txt","line":1,"symbol":"hello"}`)
+	hung, stdout, stderr := c.command("call", "find_references", `{"file":"notes.txt","line":1,"symbol":"hello"}`)
 	if err := hung.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func TestCallInterrupted(t *testing.T) {
 	t.Cleanup(func() {
 		_ = hung.Process.Kill()
 	})
-	// Returns once the definition request is at the server.
+	// Returns once the references request is at the server.
 	c.call(0, "get_symbols", `{"file":"notes.txt"}`)
 	if err := hung.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
@@ -366,9 +366,9 @@ func TestCallInterrupted(t *testing.T) {
 	}
 	hover := c.call(0, "get_hover_info", `{"file":"notes.txt","line":1,"symbol":"world"}`)
 	log, _ := hover["contents"].(string)
-	defs := regexp.MustCompile(`(?m)^textDocument/definition id=(\d+)$`).FindAllStringSubmatch(log, -1)
+	refs := regexp.MustCompile(`(?m)^textDocument/references id=(\d+)$`).FindAllStringSubmatch(log, -1)
 	cancels := regexp.MustCompile(`(?m)^\$/cancelRequest id=(\d+)$`).FindAllStringSubmatch(log, -1)
-	if len(defs) != 1 || len(cancels) != 1 || cancels[0][1] != defs[0][1] {
-		t.Fatalf("the server should receive $/cancelRequest for the definition request; its log:\n%s", log)
+	if len(refs) != 1 || len(cancels) != 1 || cancels[0][1] != refs[0][1] {
+		t.Fatalf("the server should receive $/cancelRequest for the references request; its log:\n%s", log)
 	}
 }

@@ -404,14 +404,15 @@ func hasProcess(procs []process, name string) bool {
 }
 
 // cancelFakeServers is the scripted fake server of the cancellation tests,
-// as the JSON of nvim.ExtraServersEnv. It serves text files: definition
-// hangs, documentSymbol is held until the definition request has arrived,
-// and hover until a $/cancelRequest has (it then answers with its log).
+// as the JSON of nvim.ExtraServersEnv. It serves text files: references
+// hang, documentSymbol is held until the references request has arrived,
+// and hover until a $/cancelRequest has (it then answers with its log; it
+// offers no definition, which hover would ask for too).
 func cancelFakeServers(t *testing.T) []byte {
 	t.Helper()
 	spec, err := fakelsp.Spec("fakelsp", []string{"text"}, fakelsp.Script{Methods: map[string]string{
-		protocol.MethodTextDocumentDefinition:     fakelsp.Hang,
-		protocol.MethodTextDocumentDocumentSymbol: fakelsp.AwaitPrefix + protocol.MethodTextDocumentDefinition,
+		protocol.MethodTextDocumentReferences:     fakelsp.Hang,
+		protocol.MethodTextDocumentDocumentSymbol: fakelsp.AwaitPrefix + protocol.MethodTextDocumentReferences,
 		protocol.MethodTextDocumentHover:          fakelsp.AwaitPrefix + protocol.MethodCancelRequest + ":" + fakelsp.Log,
 	}})
 	if err != nil {

@@ -190,10 +190,10 @@ func checkSDKRun(t *testing.T, res sdkResult) {
 		t.Errorf("the aborted call: %+v, want the SDK to reject it with the abort reason", res.Cancelled)
 	}
 	log, _ := res.ServerLog.Structured["contents"].(string)
-	defs := regexp.MustCompile(`(?m)^textDocument/definition id=(\d+)$`).FindAllStringSubmatch(log, -1)
+	refs := regexp.MustCompile(`(?m)^textDocument/references id=(\d+)$`).FindAllStringSubmatch(log, -1)
 	cancels := regexp.MustCompile(`(?m)^\$/cancelRequest id=(\d+)$`).FindAllStringSubmatch(log, -1)
-	if len(defs) != 1 || len(cancels) != 1 || cancels[0][1] != defs[0][1] {
-		t.Errorf("the language server should receive $/cancelRequest for the definition request; its log:\n%s", log)
+	if len(refs) != 1 || len(cancels) != 1 || cancels[0][1] != refs[0][1] {
+		t.Errorf("the language server should receive $/cancelRequest for the references request; its log:\n%s", log)
 	}
 	if res.AfterCancel.IsError || res.AfterCancel.Structured["file"] != "notes.txt" {
 		t.Errorf("get_buffer_info after the cancellation: %+v", res.AfterCancel)

@@ -94,9 +94,13 @@ func TestFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Hover is the probe reading the fake's log: it asks for the definition
+	// too (where the symbol is declared, for the workspace policy), so the
+	// request left hanging is workspace/symbol.
 	spec, err := fakelsp.Spec("fakelsp", []string{"text"}, fakelsp.Script{Methods: map[string]string{
 		protocol.MethodTextDocumentRename:         fakelsp.RawPrefix + overlapping,
-		protocol.MethodTextDocumentDefinition:     fakelsp.Hang,
+		protocol.MethodWorkspaceSymbol:            fakelsp.Hang,
+		protocol.MethodTextDocumentDefinition:     fakelsp.OK,
 		protocol.MethodTextDocumentHover:          fakelsp.Log,
 		protocol.MethodTextDocumentImplementation: fakelsp.ErrorPrefix + "-32801",
 		protocol.MethodTextDocumentDocumentSymbol: fakelsp.RawPrefix + `{"not":"symbols"}`,
@@ -140,7 +144,7 @@ func TestFaults(t *testing.T) {
 		// the fake never answers, so only the deadline can end the call).
 		short, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		_, code, msg := callTool(short, t, env, "find_definition", `{"file":"notes.txt","line":1,"symbol":"hello"}`)
+		_, code, msg := callTool(short, t, env, "get_symbols", `{"file":"notes.txt","query":"hello"}`)
 		if code != apierr.Timeout {
 			t.Fatalf("code = %q (%s), want TIMEOUT", code, msg)
 		}
@@ -152,9 +156,9 @@ func TestFaults(t *testing.T) {
 			t.Fatalf("hover after the timeout: %s %s", code, msg)
 		}
 		log, _ := json.Marshal(out)
-		m := regexp.MustCompile(`textDocument/definition id=(\d+)`).FindStringSubmatch(string(log))
+		m := regexp.MustCompile(`workspace/symbol id=(\d+)`).FindStringSubmatch(string(log))
 		if m == nil {
-			t.Fatalf("the fake never received the definition request: %s", log)
+			t.Fatalf("the fake never received the workspace/symbol request: %s", log)
 		}
 		hungID = m[1]
 		if !strings.Contains(string(log), "$/cancelRequest id="+hungID) {

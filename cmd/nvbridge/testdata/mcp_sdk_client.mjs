@@ -7,8 +7,8 @@
 //   node mcp_sdk_client.mjs http URL TOKEN
 //
 // The workspace holds notes.txt ("hello world\nsecond line\n"), served by the
-// scripted fake server: find_definition hangs there, get_symbols is held until
-// that definition request arrived, hover until a $/cancelRequest did (and then
+// scripted fake server: find_references hangs there, get_symbols is held until
+// that references request arrived, hover until a $/cancelRequest did (and then
 // answers with the fake's log).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -77,9 +77,9 @@ out.lines_after_conflict = lines(await call('read_file', { file: 'notes.txt' }))
 // Cancellation: abort a call that hangs at the language server.
 const abort = new AbortController();
 const hung = client
-  .callTool({ name: 'find_definition', arguments: { file: 'notes.txt', line: 1, symbol: 'hello' } }, undefined, { ...long, signal: abort.signal })
+  .callTool({ name: 'find_references', arguments: { file: 'notes.txt', line: 1, symbol: 'hello' } }, undefined, { ...long, signal: abort.signal })
   .then((r) => ({ answered: r }), (e) => ({ rejected: String(e) }));
-out.symbols_while_hung = await call('get_symbols', { file: 'notes.txt' }); // returns once the definition request is at the server
+out.symbols_while_hung = await call('get_symbols', { file: 'notes.txt' }); // returns once the references request is at the server
 abort.abort('the user changed their mind');
 out.cancelled = await hung;
 out.server_log = await call('get_hover_info', { file: 'notes.txt', line: 1, symbol: 'world' }); // held until $/cancelRequest arrived
