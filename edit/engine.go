@@ -51,12 +51,12 @@ type Engine struct {
 	MaxDiffBytes      int
 	MaxShownDiffBytes int
 
-	mu          sync.Mutex
-	fileLocks   [fileLockStripes]sync.Mutex // one-shot changes, by path (oneshot.go)
+	mu        sync.Mutex
+	fileLocks [fileLockStripes]sync.Mutex // one-shot changes, by path (oneshot.go)
 	// writing is held around each apply (and save) call into Neovim: while
 	// one waits for its disk commit, Neovim serves this channel's other
 	// requests, and another apply must not run inside it.
-	writing sync.Mutex
+	writing     sync.Mutex
 	store       map[string]*prepared
 	order       []string // ids, oldest first
 	storedBytes int      // sum of the stored previews' sizes
