@@ -89,7 +89,7 @@ func (e *Engine) UndoChangeset(ctx context.Context, id string) (UndoChangesetRes
 	if id != "" {
 		arg = id
 	}
-	if err := e.s.Call(ctx, "nvbridge.user", "undo_changeset", &r, arg); err != nil {
+	if err := e.s.UndoChangeset(ctx, &r, arg); err != nil {
 		return UndoChangesetResult{}, err
 	}
 	if r.Err != nil {

@@ -715,7 +715,7 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 	defer cancel()
 	var reply luaApplyReply
 	e.writing.Lock()
-	callErr := e.s.Call(actx, "nvbridge.apply", "apply", &reply, plan)
+	callErr := e.s.ApplyPlan(actx, &reply, plan)
 	e.writing.Unlock()
 	rec := takeCommit(id, callErr != nil)
 	if callErr != nil {

@@ -25,7 +25,7 @@ type actionCaps struct {
 
 func (c *Client) capabilitiesOf(ctx context.Context, server Server) (actionCaps, error) {
 	var raw string
-	if err := c.Session.Call(ctx, "nvbridge.actions", "capabilities", &raw, server.ID); err != nil {
+	if err := c.Session.ActionCapabilities(ctx, &raw, server.ID); err != nil {
 		return actionCaps{}, err
 	}
 	var caps actionCaps
@@ -163,6 +163,6 @@ func (c *Client) awaitDiagnostics(ctx context.Context, doc *Document) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	_, err := c.Session.Async(ctx, "wait_diagnostics", doc.Buffer.Bufnr, ids, int(ActionDiagnosticsWait/time.Millisecond))
+	_, err := c.Session.WaitDiagnostics(ctx, doc.Buffer.Bufnr, ids, int(ActionDiagnosticsWait/time.Millisecond))
 	return err
 }

@@ -83,7 +83,7 @@ func (c *Client) Request(ctx context.Context, doc *Document, server Server, meth
 	} else if body, err = json.Marshal(params); err != nil {
 		return err
 	}
-	raw, err := c.Session.Async(ctx, "request", doc.Buffer.Bufnr, server.ID, method, string(body))
+	raw, err := c.Session.LSPRequest(ctx, doc.Buffer.Bufnr, server.ID, method, string(body))
 	if err != nil {
 		return err
 	}

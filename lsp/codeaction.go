@@ -169,7 +169,7 @@ func actionServers(doc *Document) []Server {
 
 func (c *Client) serverActions(ctx context.Context, req ActionRequest, server Server) ([]CodeAction, int, error) {
 	var diagJSON string
-	if err := c.Session.Call(ctx, "nvbridge.actions", "diagnostics", &diagJSON,
+	if err := c.Session.ActionDiagnostics(ctx, &diagJSON,
 		req.Doc.Buffer.Bufnr, server.ID, req.Span.Start.Line, req.Span.End.Line); err != nil {
 		return nil, 0, err
 	}
@@ -545,7 +545,7 @@ type captureBegin struct {
 // captured instead of applied.
 func (c *Client) captureCommand(ctx context.Context, doc *Document, server Server, cmd lspCommand) (captureResult, error) {
 	var begin captureBegin
-	if err := c.Session.Call(ctx, "nvbridge.actions", "begin_capture", &begin, server.ID, int(CaptureBound/time.Millisecond)); err != nil {
+	if err := c.Session.BeginCapture(ctx, &begin, server.ID, int(CaptureBound/time.Millisecond)); err != nil {
 		return captureResult{}, err
 	}
 	if begin.Err != nil {
@@ -561,7 +561,7 @@ func (c *Client) captureCommand(ctx context.Context, doc *Document, server Serve
 	end := func(ctx context.Context) (string, error) {
 		ended = true
 		var raw string
-		err := c.Session.Call(ctx, "nvbridge.actions", "end_capture", &raw, token)
+		err := c.Session.EndCapture(ctx, &raw, token)
 		return raw, err
 	}
 	defer func() {

@@ -155,7 +155,7 @@ type depScan struct {
 
 func (c *Client) treeSitterSupports(ctx context.Context, syn lang.ImportSyntax) bool {
 	var ok bool
-	if err := c.Session.Call(ctx, "nvbridge.structure", "supports", &ok, syn.TreeSitter, syn.Query); err != nil {
+	if err := c.Session.TreeSitterSupports(ctx, &ok, syn.TreeSitter, syn.Query); err != nil {
 		return false
 	}
 	return ok
@@ -165,7 +165,7 @@ func (c *Client) treeSitterSupports(ctx context.Context, syn lang.ImportSyntax) 
 func (d *depScan) fileImports(ctx context.Context, doc *Document) ([]lang.Import, string, string, error) {
 	if d.ts {
 		var raw string
-		if err := d.c.Session.Call(ctx, "nvbridge.structure", "imports", &raw, doc.Buffer.Bufnr, doc.Path, d.lang.Imports.TreeSitter, d.lang.Imports.Query); err != nil {
+		if err := d.c.Session.TreeSitterImports(ctx, &raw, doc.Buffer.Bufnr, doc.Path, d.lang.Imports.TreeSitter, d.lang.Imports.Query); err != nil {
 			return nil, "", "", err
 		}
 		found, err := decodeTSImports(raw)
@@ -310,7 +310,7 @@ func (d *depScan) importers(ctx context.Context, target string) ([]Importer, int
 	byFile := map[string][]lang.Import{}
 	if d.ts {
 		var raw string
-		if err := d.c.Session.Call(ctx, "nvbridge.structure", "imports_of_files", &raw, files, d.lang.Imports.TreeSitter, d.lang.Imports.Query); err != nil {
+		if err := d.c.Session.TreeSitterImportsOfFiles(ctx, &raw, files, d.lang.Imports.TreeSitter, d.lang.Imports.Query); err != nil {
 			return nil, 0, false, err
 		}
 		var decoded map[string][]tsImport

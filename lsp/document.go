@@ -62,7 +62,7 @@ func (c *Client) openAt(ctx context.Context, file string, line int, methods []st
 	if methods != nil {
 		wanted = methods
 	}
-	raw, err := c.Session.Async(ctx, "open_wait", abs, true, line, int(c.AttachGrace/time.Millisecond), wanted)
+	raw, err := c.Session.OpenWait(ctx, abs, true, line, int(c.AttachGrace/time.Millisecond), wanted)
 	if err != nil {
 		if ae, ok := err.(*apierr.Error); ok {
 			// Paths in messages are the workspace's, as tools speak.
@@ -156,7 +156,7 @@ func (c *Client) awaitAnalysis(ctx context.Context, bufnr int, server Server) (b
 		return true, nil
 	}
 	progress.Report(ctx, 0, 0, "waiting for "+server.Name+" to analyse the file (its first diagnostics)")
-	raw, err := c.Session.Async(ctx, "wait_diagnostics", bufnr, []int{server.ID}, int(c.waitBound(ctx)/time.Millisecond))
+	raw, err := c.Session.WaitDiagnostics(ctx, bufnr, []int{server.ID}, int(c.waitBound(ctx)/time.Millisecond))
 	if err != nil {
 		return false, err
 	}

@@ -35,7 +35,7 @@ func (c *Client) Lines(ctx context.Context, wanted map[string][]int) (map[string
 		return map[string]map[int]string{}, nil
 	}
 	var raw string
-	if err := c.Session.Call(ctx, "nvbridge.buffers", "get_lines", &raw, wanted); err != nil {
+	if err := c.Session.LoadedLines(ctx, &raw, wanted); err != nil {
 		return nil, err
 	}
 	var byKey map[string]map[string]string

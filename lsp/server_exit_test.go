@@ -75,7 +75,7 @@ func TestServerKilled(t *testing.T) {
 
 	// Restarts held (a delay no test reaches) to see the answers while
 	// the server is down; released below.
-	if err := s.Call(ctx, "nvbridge.servers", "set_restart_delay", nil, 3600*1000); err != nil {
+	if err := s.SetServerRestartDelay(ctx, 3600*1000); err != nil {
 		t.Fatal(err)
 	}
 	killGopls(ctx, t, s, s.Pid(), doc.Buffer.Bufnr, "gopls")
@@ -95,7 +95,7 @@ func TestServerKilled(t *testing.T) {
 	})
 
 	t.Run("restarted", func(t *testing.T) {
-		if err := s.Call(ctx, "nvbridge.servers", "set_restart_delay", nil, 0); err != nil {
+		if err := s.SetServerRestartDelay(ctx, 0); err != nil {
 			t.Fatal(err)
 		}
 		check(t)

@@ -298,7 +298,7 @@ func (c *Client) workspaceSymbols(ctx context.Context, q SymbolsQuery) (SymbolsR
 // method ("" for any), each with one of its buffers.
 func (c *Client) runningClients(ctx context.Context, method string) ([]symbolClient, error) {
 	var raw string
-	if err := c.Session.Call(ctx, "nvbridge.navigation", "workspace_clients", &raw, method); err != nil {
+	if err := c.Session.WorkspaceClients(ctx, &raw, method); err != nil {
 		return nil, err
 	}
 	var all []symbolClient

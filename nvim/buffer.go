@@ -32,7 +32,7 @@ type openReply struct {
 // buffer is RESOURCE_NOT_FOUND.
 func (s *Session) OpenBuffer(ctx context.Context, absPath string, mustExist bool) (BufferState, error) {
 	var r openReply
-	if err := s.Call(ctx, "nvbridge.buffers", "open", &r, absPath, mustExist); err != nil {
+	if err := luaOpen.call(ctx, s, &r, absPath, mustExist); err != nil {
 		return BufferState{}, err
 	}
 	if r.Err != nil {

@@ -154,7 +154,7 @@ func (s *Session) snapshot(ctx context.Context, paths []string, opts SnapshotOpt
 	opts.APILinesMin = apiLinesMin
 	opts.TrackMin = textCacheMin
 	var out []FileSnapshot
-	if err := s.Call(ctx, "nvbridge.apply", "snapshot", &out, paths, opts); err != nil {
+	if err := luaSnapshot.call(ctx, s, &out, paths, opts); err != nil {
 		return nil, err
 	}
 	for i := range out {

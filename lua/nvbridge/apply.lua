@@ -1,8 +1,8 @@
 --- The Neovim half of nvbridge's changesets (Go package edit): snapshots of
 --- files as Neovim holds them, and the atomic application of a plan of edits
---- to many buffers in ONE call, with rollback. Called from Go with
---- Session.Call("nvbridge.apply", fn, ...); data arrives as arguments, never as
---- source, and nothing here waits on anything.
+--- to many buffers in ONE call, with rollback. Called from Go
+--- (nvim/entrypoints.go); data arrives as arguments, never as source, and
+--- nothing here waits on anything.
 ---
 --- Positions are Neovim's: 0-based lines, 0-based byte columns. Errors are
 --- returned as {err = {code = CODE, message = TEXT, path = PATH}}, never thrown.

@@ -299,12 +299,6 @@ function M.teardown()
   end
 end
 
---- Asks the user to approve a change (user.lua; async like the LSP
---- requests: nvbridge_done answers).
-function M.approve(chan, id, req)
-  return require('nvbridge.user').approve(chan, id, req)
-end
-
 --- Lets another module (user.lua's approvals) be cancelled like an
 --- operation of this one (bridge.cancel).
 function M.track(chan, id, cancel)
@@ -822,32 +816,24 @@ function M.request(chan, id, bufnr, client_id, method, params_json)
   }
 end
 
--- The operations start_ops may start.
-local startable = {
-  request = true,
-  approve = true,
-  open_wait = true,
-  wait_clients = true,
-  wait_diagnostics = true,
-  wait_settled = true,
-  cancel = true,
-}
-
 --- Starts several asynchronous operations in one call (the Go side
---- batches the starts its callers make together): each op is {fn, id,
---- count, args...}, run as M[fn](chan, id, args...) under pcall, so that
---- one's error ends that operation (nvbridge_done with the error) and not
---- the others.
+--- batches the starts its callers make together): each op is {module,
+--- name, id, count, args...}, run as require(module)[name](chan, id,
+--- args...) under pcall, so that one's error ends that operation
+--- (nvbridge_done with the error) and not the others. The Go side names
+--- the operations (nvim/entrypoints.go); count, because a nil argument
+--- leaves a hole in the table.
 ---@param ops table[]
 function M.start_ops(chan, ops)
   for _, op in ipairs(ops) do
-    local fn, id, count = op[1], op[2], op[3]
-    local ok, err
-    if startable[fn] then
-      ok, err = pcall(M[fn], chan, id, unpack(op, 4, 3 + count))
-    else
-      ok, err = false, 'not an operation: ' .. tostring(fn)
-    end
+    local module, name, id, count = op[1], op[2], op[3], op[4]
+    local ok, err = pcall(function()
+      local fn = require(module)[name]
+      if type(fn) ~= 'function' then
+        error('not an operation: ' .. tostring(module) .. '.' .. tostring(name), 0)
+      end
+      fn(chan, id, unpack(op, 5, 4 + count))
+    end)
     if not ok then
       done(chan, id, type(err) == 'table' and err or fail('OPERATION_FAILED', tostring(err)))
     end
@@ -995,11 +981,6 @@ M.done = done
 --- Registers what cancels an async operation (bridge.cancel calls it).
 function M.on_cancel(chan, id, fn)
   in_flight[key(chan, id)] = { cancel = fn }
-end
-
---- verify.lua's wait, under the module Session.Async calls.
-function M.wait_settled(chan, id, spec, bound_ms)
-  return require('nvbridge.verify').wait_settled(chan, id, spec, bound_ms)
 end
 
 --- How long an unversioned publisher must stay quiet before its

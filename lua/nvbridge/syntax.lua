@@ -1,8 +1,8 @@
 --- The syntax layer: tree-sitter parses and queries for the refactorings
 --- (inline_function, move_symbol, change_signature) in Python and
---- TypeScript. Called from Go with Session.Call("nvbridge.syntax", fn, ...)
---- (package syntax); texts, queries and positions arrive as arguments, never
---- as source. Parsing is synchronous and short; nothing here waits.
+--- TypeScript. Called from Go (package syntax, through
+--- nvim/entrypoints.go); texts, queries and positions arrive as arguments,
+--- never as source. Parsing is synchronous and short; nothing here waits.
 ---
 --- Positions are Neovim's: 0-based rows, byte columns (and byte offsets into
 --- the text). The parsers come from `make deps` (.deps/parser/NAME.so, built

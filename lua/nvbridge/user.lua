@@ -2,7 +2,7 @@
 --- the agents connected (stdio and HTTP), the User NvbridgeToolPre /
 --- NvbridgeToolPost events and before_tool hooks, the pause, the approval
 --- of changesets, the changes this session (quickfix, highlights) and the
---- log. Called from Go with data as arguments (Session.Call), and from the
+--- log. Called from Go with data as arguments (nvim/entrypoints.go), and from the
 --- plugin's commands.
 ---
 --- State lives in package.loaded['nvbridge._user_state'], so that a new
