@@ -32,7 +32,9 @@ var goLang = &Language{
 	// publishes only diagnostics that changed). The diagnostics delta of
 	// verified edits waits on it.
 	Servers: []ServerSpec{{Name: "gopls", Cmd: []string{"gopls"}, AnswersAfterOpen: true,
-		Settings: map[string]any{"gopls": map[string]any{"verboseWorkDoneProgress": true}}}},
+		Settings: map[string]any{"gopls": map[string]any{"verboseWorkDoneProgress": true}},
+		// "diagnosing ..." work ends once every file is re-diagnosed.
+		DiagnosisProgress: &DiagnosisProgress{Title: "diagnosing", Setting: []string{"gopls", "verboseWorkDoneProgress"}}}},
 	Ident: Ident{
 		Keywords: WordSet(`break case chan const continue default defer else fallthrough for func go goto if
 			import interface map package range return select struct switch type var`),

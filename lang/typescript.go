@@ -29,6 +29,14 @@ var typescriptLang = &Language{
 		Name:        "typescript-language-server",
 		Cmd:         []string{"typescript-language-server", "--stdio"},
 		InitOptions: map[string]any{"supportsMoveToFileCodeAction": true},
+		ClientNames: []string{"tsserver", "ts_ls", "vtsls"},
+		// tsserver's checks are published separately, debounced by 50 ms.
+		StagedPublishes: true,
+		DiagnosticsSync: []ServerCommand{
+			{Command: "typescript.tsserverRequest", Arguments: []any{"syntacticDiagnosticsSync", map[string]any{"file": "${uri}"}}},
+			{Command: "typescript.tsserverRequest", Arguments: []any{"semanticDiagnosticsSync", map[string]any{"file": "${uri}"}}},
+		},
+		RenameHints: "_typescript.rename",
 	}},
 	Ident: Ident{
 		Dollar:  true,

@@ -207,6 +207,23 @@ error('nvbridge._meta is a type description, not a module')
 ---@field init_options? table<string, any>
 ---@field settings? table<string, any>
 ---@field indexed_with? string[] files that, in the root, make the server index in the background after attaching
+---@field client_names? string[] other names a user's configuration gives its clients
+---@field staged_publishes? boolean publishes one text's diagnostics in stages, without a version
+---@field diagnostics_sync? nvbridge.ServerCommand[] commands that answer a document's current diagnostics at once ("${uri}": its URI)
+---@field diagnosis_progress? nvbridge.DiagnosisProgress how it reports its diagnosis runs with $/progress
+---@field rename_hints? string the request naming a symbol a command introduced, captured with its edits
+
+--- A workspace/executeCommand request, JSON (Go: lang.ServerCommand).
+---@class nvbridge.ServerCommand
+---@field command string
+---@field arguments any[]
+
+--- How a server reports its diagnosis runs, JSON (Go: lang.DiagnosisProgress):
+--- as $/progress work whose title starts with title, once the setting at
+--- the path setting (into its settings) is true.
+---@class nvbridge.DiagnosisProgress
+---@field title string
+---@field setting string[]
 
 --- A client attached to a buffer, JSON from bridge.wait_clients (Go:
 --- lsp.serverWire).

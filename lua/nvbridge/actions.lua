@@ -8,9 +8,10 @@
 --- Neovim's default handler would apply it at once, behind the caller's
 --- back. begin_capture installs, for one client, handlers that record those
 --- edits (answering the server that they were applied: the caller applies
---- them later, as one changeset), typescript-language-server's
---- _typescript.rename follow-up request and window/showDocument (not
---- shown); end_capture removes the handlers and returns what was recorded. The server sends its applyEdit before it
+--- them later, as one changeset), the requests that name a symbol the
+--- command introduced (the servers' rename_hints: lang.ServerSpec) and
+--- window/showDocument (not shown); end_capture removes the handlers and
+--- returns what was recorded. The server sends its applyEdit before it
 --- answers executeCommand, so everything has arrived when the command's
 --- answer has.
 local M = {}
@@ -19,15 +20,15 @@ local api = vim.api
 local uv = vim.uv or vim.loop
 
 local compat = require('nvbridge._compat')
+local servers = require('nvbridge.servers')
 
 local APPLY_EDIT = 'workspace/applyEdit'
-local TS_RENAME = '_typescript.rename'
 local SHOW_DOCUMENT = 'window/showDocument'
 
 ---@class nvbridge.Capture
 ---@field client_id integer
 ---@field edits table[] ApplyWorkspaceEditParams received
----@field renames table[] _typescript.rename params received
+---@field renames table[] rename hints received (servers.rename_hints)
 ---@field shown table[] window/showDocument params received
 ---@field saved table<string, any> the client's own handlers, restored at the end
 ---@field timer uv.uv_timer_t?
@@ -168,7 +169,8 @@ function M.begin_capture(client_id, bound_ms)
   next_token = next_token + 1
   local token = next_token
   local cap = { client_id = client_id, edits = {}, renames = {}, shown = {}, saved = {} }
-  for _, method in ipairs({ APPLY_EDIT, TS_RENAME, SHOW_DOCUMENT }) do
+  local hints = servers.rename_hints()
+  for _, method in ipairs(vim.list_extend({ APPLY_EDIT, SHOW_DOCUMENT }, hints)) do
     local own = rawget(client.handlers, method)
     cap.saved[method] = own == nil and vim.NIL or own
   end
@@ -178,9 +180,11 @@ function M.begin_capture(client_id, bound_ms)
     -- discards) the changeset, and the servers see that as didChange.
     return { applied = true }
   end
-  client.handlers[TS_RENAME] = function(_, params)
-    table.insert(cap.renames, params or vim.NIL)
-    return vim.NIL
+  for _, method in ipairs(hints) do
+    client.handlers[method] = function(_, params)
+      table.insert(cap.renames, params or vim.NIL)
+      return vim.NIL
+    end
   end
   -- gopls shows the file a command created (add_test); in a preview that
   -- file does not exist yet, and opening it would create an empty buffer.

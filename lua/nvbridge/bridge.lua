@@ -200,15 +200,12 @@ local function fail(code, message, remediation)
   return { code = code, message = message, remediation = remediation }
 end
 
---- Clients that publish one text's diagnostics in stages without a document
---- version (typescript-language-server: tsserver's syntax, semantic and
---- suggestion checks arrive as separate events, each published, debounced
---- by 50 ms): only their last publish is complete, and nothing marks it.
-M.staged_publishers = { ['typescript-language-server'] = true, tsserver = true, ts_ls = true, vtsls = true }
-
+--- Whether a client publishes one text's diagnostics in stages without a
+--- document version (its spec says so: lang.ServerSpec.StagedPublishes):
+--- only its last publish is complete, and nothing marks it.
 local function staged(client_id)
   local client = vim.lsp.get_client_by_id(client_id)
-  return client ~= nil and M.staged_publishers[client.name] == true
+  return client ~= nil and require('nvbridge.servers').staged(client)
 end
 
 -- The version a server's publish for the current text carries.
@@ -472,7 +469,7 @@ function M.setup()
         }
         if value.kind == 'begin' and type(value.title) == 'string' then
           progress_titles[client_id][params.token] = value.title
-          if value.title:find('^diagnosing') then
+          if require('nvbridge.servers').diagnosis_title(value.title) then
             reports_diagnosis[client_id] = true
           end
         end
@@ -569,7 +566,7 @@ end
 local function working(client_id)
   for _, work in pairs(progress[client_id] or {}) do
     local title = type(work) == 'table' and work.title or nil
-    if not (type(title) == 'string' and title:find('^diagnosing')) then
+    if not (type(title) == 'string' and require('nvbridge.servers').diagnosis_title(title)) then
       return true
     end
   end
@@ -961,16 +958,17 @@ end
 function M.diagnosis_progress(client_id)
   local active = 0
   for _, title in pairs(progress_titles[client_id] or {}) do
-    if title:find('^diagnosing') then
+    if require('nvbridge.servers').diagnosis_title(title) then
       active = active + 1
     end
   end
   local reports = reports_diagnosis[client_id] == true
   if not reports then
-    -- gopls announces its diagnosis work only with this setting on.
+    -- A server may announce its diagnosis work only with a setting on
+    -- (lang.ServerSpec.DiagnosisProgress).
     local client = vim.lsp.get_client_by_id(client_id)
     local settings = client and (client.settings or (client.config or {}).settings) or {}
-    reports = type(settings.gopls) == 'table' and settings.gopls.verboseWorkDoneProgress == true
+    reports = require('nvbridge.servers').reports_diagnosis(settings)
   end
   return reports, active
 end

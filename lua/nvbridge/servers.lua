@@ -240,6 +240,25 @@ function M.known(specs_json)
   M.specs = vim.json.decode(specs_json)
 end
 
+-- A spec's list field, or an empty list (absent, or JSON null: vim.NIL).
+local function list(v)
+  return type(v) == 'table' and v or {}
+end
+
+--- The spec of a client: the one whose name is the client's, or that
+--- lists it among its client_names (a user's configuration names its
+--- clients: nvim-lspconfig's ts_ls). nil for a server nvbridge does not
+--- know.
+---@param client {name: string}
+---@return nvbridge.ServerSpec?
+function M.spec_of(client)
+  for _, spec in ipairs(M.specs) do
+    if spec.name == client.name or vim.tbl_contains(list(spec.client_names), client.name) then
+      return spec
+    end
+  end
+end
+
 --- Reports whether a client indexes its workspace in the background right
 --- after attaching (its spec's indexed_with file is in its root): requests
 --- wait for that first $/progress work to end.
@@ -247,19 +266,96 @@ end
 ---@return boolean
 function M.indexes_after_attach(client)
   local root = type(client.root_dir) == 'string' and client.root_dir or nil
-  if not root then
-    return false
+  local spec = root and M.spec_of(client)
+  for _, file in ipairs(list(spec and spec.indexed_with)) do
+    if (vim.uv or vim.loop).fs_stat(root .. '/' .. file) then
+      return true
+    end
   end
+  return false
+end
+
+--- Reports whether a client publishes one text's diagnostics in stages,
+--- without a document version (its spec's staged_publishes).
+---@param client {name: string}
+---@return boolean
+function M.staged(client)
+  local spec = M.spec_of(client)
+  return spec ~= nil and spec.staged_publishes == true
+end
+
+--- The commands that answer a client's diagnostics of a document at once
+--- (its spec's diagnostics_sync), with the document's URI in their
+--- arguments; nil when its spec has none.
+---@param client {name: string}
+---@param uri string
+---@return nvbridge.ServerCommand[]?
+function M.diagnostics_sync(client, uri)
+  local spec = M.spec_of(client)
+  if not spec or #list(spec.diagnostics_sync) == 0 then
+    return nil
+  end
+  local function fill(v)
+    if v == '${uri}' then
+      return uri
+    elseif type(v) == 'table' then
+      local out = {}
+      for k, x in pairs(v) do
+        out[k] = fill(x)
+      end
+      return out
+    end
+    return v
+  end
+  return fill(spec.diagnostics_sync)
+end
+
+--- Reports whether a $/progress title is that of a diagnosis run (a spec's
+--- diagnosis_progress title begins it), whichever server reports it.
+---@param title string
+---@return boolean
+function M.diagnosis_title(title)
   for _, spec in ipairs(M.specs) do
-    if spec.name == client.name then
-      for _, file in ipairs(spec.indexed_with or {}) do
-        if (vim.uv or vim.loop).fs_stat(root .. '/' .. file) then
-          return true
-        end
+    local p = spec.diagnosis_progress
+    if type(p) == 'table' and type(p.title) == 'string' and p.title ~= '' and title:sub(1, #p.title) == p.title then
+      return true
+    end
+  end
+  return false
+end
+
+--- Reports whether settings (a client's) turn on a spec's diagnosis
+--- progress setting, whichever the client: a user's client of a known
+--- server may have any name.
+---@param settings table
+---@return boolean
+function M.reports_diagnosis(settings)
+  for _, spec in ipairs(M.specs) do
+    local p = spec.diagnosis_progress
+    if type(p) == 'table' and #list(p.setting) > 0 then
+      local v = settings
+      for _, key in ipairs(p.setting) do
+        v = type(v) == 'table' and v[key] or nil
+      end
+      if v == true then
+        return true
       end
     end
   end
   return false
+end
+
+--- The requests servers send to name a symbol a command introduced (each
+--- spec's rename_hints), which a capture records with the command's edits.
+---@return string[]
+function M.rename_hints()
+  local out = {}
+  for _, spec in ipairs(M.specs) do
+    if type(spec.rename_hints) == 'string' and spec.rename_hints ~= '' and not vim.tbl_contains(out, spec.rename_hints) then
+      table.insert(out, spec.rename_hints)
+    end
+  end
+  return out
 end
 
 --- Reports which servers are configured and whether each is installed.

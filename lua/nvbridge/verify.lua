@@ -20,6 +20,7 @@ local uv = vim.uv or vim.loop
 local bridge = require('nvbridge.bridge')
 local buffers = require('nvbridge.buffers')
 local compat = require('nvbridge._compat')
+local servers = require('nvbridge.servers')
 
 --- The moment a wait counts publishes from.
 function M.mark()
@@ -38,10 +39,10 @@ function M.wait_settled(chan, id, spec, bound_ms)
   local autocmds = {}
   local pinged = {}
   -- Staged publishers (typescript-language-server) never publish a file
-  -- whose diagnostics were empty and stay empty: per client and buffer,
-  -- 'clean' when the server's synchronous diagnostics are empty and
-  -- Neovim holds none of its diagnostics (no publish will come), else
-  -- 'publish' (wait for one).
+  -- whose diagnostics were empty and stay empty: for those whose spec has
+  -- diagnostics_sync commands, per client and buffer, 'clean' when the
+  -- server's synchronous diagnostics are empty and Neovim holds none of its
+  -- diagnostics (no publish will come), else 'publish' (wait for one).
   local synced = {}
   local check
 
@@ -60,12 +61,12 @@ function M.wait_settled(chan, id, spec, bound_ms)
             table.insert(pending, { client = client.name, why = string.format('%d diagnosis run(s) still in progress', active) })
           end
         else
-          local staged = bridge.staged(client_id)
+          local syncing = synced[client_id] ~= nil
           for _, bufnr in ipairs(spec.touched) do
-            local sync = staged and (synced[client_id] or {})[bufnr]
+            local sync = syncing and (synced[client_id] or {})[bufnr]
             if not attached(bufnr, client_id) or sync == 'clean' then
               -- nothing to wait for
-            elseif staged and sync == nil then
+            elseif syncing and sync == nil then
               table.insert(pending, { client = client.name, bufnr = bufnr, why = 'the server has not answered for the new text yet' })
             else
               local ms = bridge.unsettled_ms(bufnr, { client_id })
@@ -77,8 +78,8 @@ function M.wait_settled(chan, id, spec, bound_ms)
             end
           end
           for _, bufnr in ipairs(spec.dependants) do
-            local sync = staged and (synced[client_id] or {})[bufnr]
-            if staged and sync == nil and attached(bufnr, client_id) then
+            local sync = syncing and (synced[client_id] or {})[bufnr]
+            if syncing and sync == nil and attached(bufnr, client_id) then
               table.insert(pending, { client = client.name, bufnr = bufnr, why = 'the server has not answered for the change yet' })
             elseif attached(bufnr, client_id) and sync ~= 'clean' then
               local seen = bridge.last_publish(client_id, vim.uri_from_bufnr(bufnr))
@@ -134,11 +135,12 @@ function M.wait_settled(chan, id, spec, bound_ms)
     finish(false, select(1, missing()))
   end))
 
-  -- Staged publishers: ask tsserver for the diagnostics of the current
+  -- Staged publishers: ask the server for the diagnostics of the current
   -- text (a request answered after the change reached it).
   for _, client_id in ipairs(spec.clients) do
     local client = vim.lsp.get_client_by_id(client_id)
-    if client and bridge.staged(client_id) and not bridge.diagnosis_progress(client_id) then
+    if client and bridge.staged(client_id) and not bridge.diagnosis_progress(client_id)
+      and servers.diagnostics_sync(client, '') then
       synced[client_id] = {}
       local bufs = {}
       for _, list in ipairs({ spec.touched, spec.dependants }) do
@@ -241,14 +243,15 @@ function M.open_files(root)
   return vim.json.encode(out)
 end
 
---- Asks typescript-language-server for tsserver's syntactic and semantic
---- diagnostics of a buffer's current text (synchronous requests, answered
---- after every change sent before); on_done(empty) says whether both are
---- empty. An answer nvbridge cannot read counts as not empty.
+--- Asks a staged publisher for its diagnostics of a buffer's current text
+--- with its spec's diagnostics_sync commands (answered after every change
+--- sent before; tsserver's syntactic and semantic checks); on_done(empty)
+--- says whether every answer is empty. An answer nvbridge cannot read
+--- counts as not empty.
 function M.sync_diagnostics(client, bufnr, on_done)
   compat.flush_changes(client)
-  local file = vim.uri_from_bufnr(bufnr)
-  local left, empty = 2, true
+  local commands = servers.diagnostics_sync(client, vim.uri_from_bufnr(bufnr)) or {}
+  local left, empty = #commands, true
   local function one(err, result)
     local body = type(result) == 'table' and (result.body or result) or nil
     if err or type(body) ~= 'table' or #body > 0 then
@@ -259,9 +262,8 @@ function M.sync_diagnostics(client, bufnr, on_done)
       on_done(empty)
     end
   end
-  for _, what in ipairs({ 'syntacticDiagnosticsSync', 'semanticDiagnosticsSync' }) do
-    local ok = pcall(compat.request, client, 'workspace/executeCommand',
-      { command = 'typescript.tsserverRequest', arguments = { what, { file = file } } }, one, bufnr)
+  for _, command in ipairs(commands) do
+    local ok = pcall(compat.request, client, 'workspace/executeCommand', command, one, bufnr)
     if not ok then
       one('failed', nil)
     end
