@@ -20,6 +20,7 @@ local api = vim.api
 local uv = vim.uv or vim.loop
 
 local compat = require('nvbridge._compat')
+local fail = require('nvbridge._error').fail
 local servers = require('nvbridge.servers')
 
 local APPLY_EDIT = 'workspace/applyEdit'
@@ -103,7 +104,7 @@ end
 function M.capabilities(client_id)
   local client = client_by_id(client_id)
   if not client then
-    return vim.json.encode({ err = { code = 'UNSUPPORTED', message = 'the language server is no longer running' } })
+    return vim.json.encode({ err = fail('UNSUPPORTED', 'the language server is no longer running') })
   end
   local caps = client.server_capabilities or {}
   local cap = caps.codeActionProvider
@@ -156,15 +157,10 @@ function M.begin_capture(client_id, bound_ms)
   vim.validate({ client_id = { client_id, 'number' }, bound_ms = { bound_ms, 'number' } })
   local client = client_by_id(client_id)
   if not client then
-    return { err = { code = 'UNSUPPORTED', message = 'the language server is no longer running' } }
+    return { err = fail('UNSUPPORTED', 'the language server is no longer running') }
   end
   if by_client[client_id] then
-    return {
-      err = {
-        code = 'CONFLICT',
-        message = client.name .. ' is already running a command for another caller',
-      },
-    }
+    return { err = fail('CONFLICT', client.name .. ' is already running a command for another caller') }
   end
   next_token = next_token + 1
   local token = next_token

@@ -20,9 +20,7 @@ local compat = require('nvbridge._compat')
 -- How many nvbridge changes per buffer the undo tool remembers.
 local UNDO_DEPTH = 100
 
-local function fail(code, message, path, remediation)
-  return { code = code, message = message, path = path, remediation = remediation }
-end
+local fail = require('nvbridge._error').fail
 
 local get_clients = compat.get_clients
 
@@ -198,26 +196,24 @@ end
 ---@return table? err
 local function guard(g, path, expected, op)
   if type(g) ~= 'table' or type(g.root) ~= 'string' or g.root == '' then
-    return fail('OPERATION_FAILED', 'refusing to write ' .. path .. ' without the workspace root to confine it to', path)
+    return fail('OPERATION_FAILED', 'refusing to write ' .. path .. ' without the workspace root to confine it to', { path = path })
   end
   local real, err = real_path(path)
   if not real then
-    return fail('INVALID_PARAMETER', 'cannot resolve ' .. path .. ': ' .. err .. ' (nothing was written)', path)
+    return fail('INVALID_PARAMETER', 'cannot resolve ' .. path .. ': ' .. err .. ' (nothing was written)', { path = path })
   end
   if not inside(g.root, real) then
     return fail(
       'INVALID_PARAMETER',
       path .. ' resolves (through a symlink) to ' .. real .. ', outside the workspace root ' .. g.root .. ' (nothing was written)',
-      path,
-      'nvbridge never writes through a symlink out of the workspace root; remove the link, then preview the change again'
+      { path = path, remediation = 'nvbridge never writes through a symlink out of the workspace root; remove the link, then preview the change again' }
     )
   end
   if real ~= expected then
     return fail(
       'CONFLICT',
       path .. ' now resolves to ' .. real .. ': a symlink was created or changed on it since it was checked (nothing was written)',
-      path,
-      'check the path, then preview the change again'
+      { path = path, remediation = 'check the path, then preview the change again' }
     )
   end
   if op == 'check' then
@@ -225,7 +221,7 @@ local function guard(g, path, expected, op)
   end
   local st = uv.fs_lstat(real)
   if st and st.type ~= 'file' then
-    return fail('INVALID_PARAMETER', real .. ' is a ' .. st.type .. ', not a regular file (nothing was written)', path)
+    return fail('INVALID_PARAMETER', real .. ' is a ' .. st.type .. ', not a regular file (nothing was written)', { path = path })
   end
   if op == 'write' and st and st.nlink > 1 and not g.allow_hardlinks then
     return fail(
@@ -235,8 +231,7 @@ local function guard(g, path, expected, op)
         real,
         st.nlink
       ),
-      path,
-      'break the link first (cp FILE FILE.tmp && mv FILE.tmp FILE), or, if every name is known to be safe, restart nvbridge with --allow-hardlinks (or "allow_hardlinks": true in the user config file $XDG_CONFIG_HOME/nvbridge/config.json, default ~/.config/nvbridge/config.json; the project file .nvbridge.json cannot allow it)'
+      { path = path, remediation = 'break the link first (cp FILE FILE.tmp && mv FILE.tmp FILE), or, if every name is known to be safe, restart nvbridge with --allow-hardlinks (or "allow_hardlinks": true in the user config file $XDG_CONFIG_HOME/nvbridge/config.json, default ~/.config/nvbridge/config.json; the project file .nvbridge.json cannot allow it)' }
     )
   end
 end
@@ -352,7 +347,7 @@ end
 --- a change is applied).
 local function reconcile(b, path, deep)
   if buffers.reconcile(b, deep) == 'conflict' then
-    return fail('CONFLICT', path .. ' has unsaved changes in Neovim and was also changed on disk', path)
+    return fail('CONFLICT', path .. ' has unsaved changes in Neovim and was also changed on disk', { path = path })
   end
 end
 
@@ -432,7 +427,7 @@ function M.snapshot(paths, opts)
     elseif s.exists and not s.err then
       local data = read_file(path)
       if data == nil then
-        s.err = fail('OPERATION_FAILED', 'cannot read ' .. path, path)
+        s.err = fail('OPERATION_FAILED', 'cannot read ' .. path, { path = path })
       else
         s.fingerprint = fingerprint(data)
         s.text, s.bomb, s.fileencoding = as_loaded(data)
@@ -447,7 +442,7 @@ end
 -- Validation -----------------------------------------------------------------
 
 local function op_error(path, i, msg)
-  return fail('INVALID_PARAMETER', string.format('%s: edit %d: %s', path, i, msg), path)
+  return fail('INVALID_PARAMETER', string.format('%s: edit %d: %s', path, i, msg), { path = path })
 end
 
 local function inside_char(line, col)
@@ -773,7 +768,7 @@ end
 ---@return table? write, table? err
 local function prepare_write(b, path, noautocmd)
   if vim.bo[b].buftype ~= '' then
-    return nil, fail('PRECONDITION_FAILED', path .. " has 'buftype' " .. vim.bo[b].buftype .. ': not a file buffer', path)
+    return nil, fail('PRECONDITION_FAILED', path .. " has 'buftype' " .. vim.bo[b].buftype .. ': not a file buffer', { path = path })
   end
   local au = foreign_write_cmd(b)
   if au then
@@ -781,8 +776,7 @@ local function prepare_write(b, path, noautocmd)
       fail(
         'PRECONDITION_FAILED',
         path .. ' is written by a BufWriteCmd autocmd (' .. (au.desc or au.group_name or au.pattern or '?') .. '): nvbridge does not write it',
-        path,
-        'save it in Neovim'
+        { path = path, remediation = 'save it in Neovim' }
       )
   end
   local w = { b = b, path = path, before = buffer_text(b) }
@@ -794,7 +788,7 @@ local function prepare_write(b, path, noautocmd)
       w.note = "the user's BufWritePre autocmds failed: " .. tostring(err)
     end
     if not api.nvim_buf_is_valid(b) then
-      return nil, fail('OPERATION_FAILED', path .. ': a BufWritePre autocmd closed the buffer', path)
+      return nil, fail('OPERATION_FAILED', path .. ': a BufWritePre autocmd closed the buffer', { path = path })
     end
   end
   local after = buffer_text(b)
@@ -803,7 +797,7 @@ local function prepare_write(b, path, noautocmd)
   end
   local bytes, err = file_bytes(b)
   if not bytes then
-    return nil, fail('OPERATION_FAILED', path .. ': ' .. err .. ' (nothing was written)', path)
+    return nil, fail('OPERATION_FAILED', path .. ': ' .. err .. ' (nothing was written)', { path = path })
   end
   w.bytes = bytes
   w.tick = vim.b[b].changedtick
@@ -933,10 +927,10 @@ local function prepare(f, find, plan)
   if f.kind == 'create' then
     local b = find(f.path)
     if uv.fs_stat(f.path) then
-      return nil, fail('CONFLICT', f.path .. ' already exists', f.path)
+      return nil, fail('CONFLICT', f.path .. ' already exists', { path = f.path })
     end
     if b and api.nvim_buf_is_loaded(b) and not is_empty(b) then
-      return nil, fail('CONFLICT', f.path .. ' is open in Neovim with unsaved content', f.path)
+      return nil, fail('CONFLICT', f.path .. ' is open in Neovim with unsaved content', { path = f.path })
     end
     t.b_existing = b
     t.existing_loaded = b ~= nil and api.nvim_buf_is_loaded(b)
@@ -951,7 +945,7 @@ local function prepare(f, find, plan)
   end
   if e.loaded then
     if b ~= e.bufnr then
-      return nil, fail('CONFLICT', f.path .. ' was closed or reopened in Neovim since the preview', f.path)
+      return nil, fail('CONFLICT', f.path .. ' was closed or reopened in Neovim since the preview', { path = f.path })
     end
     -- The content on disk is compared (deep) when this call writes or
     -- removes the file; an apply into the buffer alone compares the stat
@@ -967,9 +961,8 @@ local function prepare(f, find, plan)
       local err = fail(
         'CONFLICT',
         string.format('%s changed since it was read for this change (changedtick %d, now %d)', f.path, e.changedtick, tick),
-        f.path
+        { path = f.path, moved = true } -- the Go side may plan a one-shot edit again
       )
-      err.moved = true -- the Go side may plan a one-shot edit again
       return nil, err
     end
   elseif b then
@@ -977,25 +970,25 @@ local function prepare(f, find, plan)
     -- buffer must hold what Neovim reads from it.
     local data = read_file(f.path)
     if data == nil or fingerprint(data) ~= e.fingerprint then
-      return nil, fail('CONFLICT', f.path .. ' changed on disk since the preview', f.path)
+      return nil, fail('CONFLICT', f.path .. ' changed on disk since the preview', { path = f.path })
     end
     local text, bomb = as_loaded(data)
     if buffer_text(b) ~= text or vim.bo[b].bomb ~= bomb then
-      return nil, fail('CONFLICT', f.path .. ' was opened and changed in Neovim since the preview', f.path)
+      return nil, fail('CONFLICT', f.path .. ' was opened and changed in Neovim since the preview', { path = f.path })
     end
   else
     local data = read_file(f.path)
     if data == nil then
-      return nil, fail('CONFLICT', f.path .. ' no longer exists', f.path)
+      return nil, fail('CONFLICT', f.path .. ' no longer exists', { path = f.path })
     end
     if fingerprint(data) ~= e.fingerprint then
-      return nil, fail('CONFLICT', f.path .. ' changed on disk since the preview', f.path)
+      return nil, fail('CONFLICT', f.path .. ' changed on disk since the preview', { path = f.path })
     end
     if f.kind ~= 'delete' then
       local err
       b, err = load(f.path)
       if not b then
-        return nil, fail('OPERATION_FAILED', 'cannot load ' .. f.path .. ': ' .. err, f.path)
+        return nil, fail('OPERATION_FAILED', 'cannot load ' .. f.path .. ': ' .. err, { path = f.path })
       end
       t.loaded_by_us = true
       t.b = b
@@ -1005,7 +998,7 @@ local function prepare(f, find, plan)
           fail(
             'OPERATION_FAILED',
             f.path .. ' reads differently in Neovim than on disk (encoding or line endings); open it in Neovim and retry',
-            f.path
+            { path = f.path }
           )
       end
     end
@@ -1013,17 +1006,17 @@ local function prepare(f, find, plan)
   t.b = b
   if f.kind == 'delete' then
     if b and vim.bo[b].modified then
-      return nil, fail('PRECONDITION_FAILED', f.path .. ' has unsaved changes in Neovim; save or discard them first', f.path)
+      return nil, fail('PRECONDITION_FAILED', f.path .. ' has unsaved changes in Neovim; save or discard them first', { path = f.path })
     end
     return t
   end
   if not vim.bo[b].modifiable then
-    return t, fail('PRECONDITION_FAILED', f.path .. " is not 'modifiable' in Neovim", f.path)
+    return t, fail('PRECONDITION_FAILED', f.path .. " is not 'modifiable' in Neovim", { path = f.path })
   end
   if f.kind == 'rename' and not f.overwrite then
     local other = loaded_buffer(find, f.new_path)
     if uv.fs_stat(f.new_path) or (other and other ~= b) then
-      return t, fail('CONFLICT', f.new_path .. ' already exists', f.new_path)
+      return t, fail('CONFLICT', f.new_path .. ' already exists', { path = f.new_path })
     end
   end
   return t, check_ops(b, f.path, f.ops)
@@ -1084,8 +1077,7 @@ function M._apply(plan)
           'PRECONDITION_FAILED',
           'save: true saves every file of a changeset or none, and ' .. table.concat(blocked, '; ')
             .. ' (nothing was changed or saved)',
-          nil,
-          'save or discard those changes in Neovim first, or apply without save (the edits then stay unsaved in the buffers, shown to the user)'
+          { remediation = 'save or discard those changes in Neovim first, or apply without save (the edits then stay unsaved in the buffers, shown to the user)' }
         ),
       }
     end
@@ -1129,7 +1121,7 @@ function M._apply(plan)
     end)
     if not ok then
       rollback(targets)
-      return { err = fail('OPERATION_FAILED', f.path .. ': ' .. tostring(err) .. ' (every change was rolled back)', f.path) }
+      return { err = fail('OPERATION_FAILED', f.path .. ': ' .. tostring(err) .. ' (every change was rolled back)', { path = f.path }) }
     end
   end
 
@@ -1275,12 +1267,12 @@ end
 local function undo_target(find, path, gone)
   local b = loaded_buffer(find, path)
   if not b then
-    return nil, nil, nil, fail('PRECONDITION_FAILED', path .. gone, path)
+    return nil, nil, nil, fail('PRECONDITION_FAILED', path .. gone, { path = path })
   end
   local records = undo_records(b)
   local top = records[#records]
   if not top then
-    return nil, nil, nil, fail('PRECONDITION_FAILED', 'no nvbridge change to undo in ' .. path, path)
+    return nil, nil, nil, fail('PRECONDITION_FAILED', 'no nvbridge change to undo in ' .. path, { path = path })
   end
   return b, records, top
 end
@@ -1304,7 +1296,7 @@ function M.undo(path)
           seq,
           top.after
         ),
-        path
+        { path = path }
       ),
     }
   end
@@ -1316,7 +1308,7 @@ function M.undo(path)
     M.restore_views(views)
   end
   if undo_seq(b) ~= top.before then
-    return { err = fail('OPERATION_FAILED', 'Neovim could not undo the change in ' .. path, path) }
+    return { err = fail('OPERATION_FAILED', 'Neovim could not undo the change in ' .. path, { path = path }) }
   end
   vim.bo[b].eol = top.eol
   pop_undo(b)
@@ -1340,7 +1332,7 @@ function M.undo_all(paths)
     end
     if undo_seq(b) ~= top.after then
       return {
-        err = fail('CONFLICT', path .. ' was edited (or undone) after the changeset; nothing was undone', path),
+        err = fail('CONFLICT', path .. ' was edited (or undone) after the changeset; nothing was undone', { path = path }),
       }
     end
   end
@@ -1366,7 +1358,7 @@ end
 function M.save(path, force, g, noautocmd, id)
   local st = uv.fs_stat(path)
   if st and st.type == 'directory' then
-    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', path, 'name a file inside it') }
+    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', { path = path, remediation = 'name a file inside it' }) }
   end
   local b = loaded_buffer(buffer_index(), path)
   if not b then
@@ -1384,7 +1376,7 @@ function M.save(path, force, g, noautocmd, id)
   local had_conflict = not force and disk_changed(b)
   if had_conflict then
     return {
-      err = fail('CONFLICT', path .. ' changed on disk since it was loaded; saving would overwrite that change', path),
+      err = fail('CONFLICT', path .. ' changed on disk since it was loaded; saving would overwrite that change', { path = path }),
     }
   end
   local w, err = prepare_write(b, path, noautocmd == true)
@@ -1439,7 +1431,7 @@ end
 function M.discard(path, force)
   local st = uv.fs_stat(path)
   if st and st.type == 'directory' then
-    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', path, 'name a file inside it') }
+    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', { path = path, remediation = 'name a file inside it' }) }
   end
   local b = loaded_buffer(buffer_index(), path)
   if not b then
@@ -1450,7 +1442,7 @@ function M.discard(path, force)
       err = fail(
         'CONFLICT',
         path .. ' has unsaved changes nvbridge did not make (the user\'s own edits); discarding would throw them away',
-        path
+        { path = path }
       ),
     }
   end
@@ -1468,7 +1460,7 @@ function M.discard(path, force)
     vim.cmd('silent keepalt keepjumps edit!')
   end)
   if not ok then
-    return { err = fail('OPERATION_FAILED', 'cannot reload ' .. name .. ': ' .. tostring(err), path) }
+    return { err = fail('OPERATION_FAILED', 'cannot reload ' .. name .. ': ' .. tostring(err), { path = path }) }
   end
   record_disk(b, name)
   vim.b[b].nvbridge_conflict = nil

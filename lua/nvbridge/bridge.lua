@@ -13,6 +13,7 @@ local uv = vim.uv or vim.loop
 local api = vim.api
 
 local compat = require('nvbridge._compat')
+local fail = require('nvbridge._error').fail
 local buffers = require('nvbridge.buffers')
 local get_clients = compat.get_clients
 local supports = compat.supports
@@ -164,8 +165,8 @@ local function down_error(bufnr)
     table.insert(parts, text)
   end
   table.sort(parts)
-  return { code = 'PRECONDITION_FAILED', message = table.concat(parts, '; '),
-    remediation = remediation or 'retry once the language server runs again' }
+  return fail('PRECONDITION_FAILED', table.concat(parts, '; '),
+    { remediation = remediation or 'retry once the language server runs again' })
 end
 M.down_error = down_error
 
@@ -196,9 +197,6 @@ local function done(chan, id, err, result)
   vim.rpcnotify(chan, 'nvbridge_done', id, err, result)
 end
 
-local function fail(code, message, remediation)
-  return { code = code, message = message, remediation = remediation }
-end
 
 --- Whether a client publishes one text's diagnostics in stages without a
 --- document version (its spec says so: lang.ServerSpec.StagedPublishes):

@@ -9,9 +9,7 @@ local M = {}
 local uv = vim.uv or vim.loop
 local api = vim.api
 
-local function fail(code, message, remediation)
-  return { code = code, message = message, remediation = remediation }
-end
+local fail = require('nvbridge._error').fail
 
 local function read_file(path)
   local fd = uv.fs_open(path, 'r', 438)
@@ -518,10 +516,10 @@ M.state = buffer_state
 function M.open(path, must_exist)
   local stat = uv.fs_stat(path)
   if stat and stat.type == 'directory' then
-    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', 'name a file inside it') }
+    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', { remediation = 'name a file inside it' }) }
   end
   if stat and stat.type ~= 'file' then
-    return { err = fail('INVALID_PARAMETER', path .. ' is not a regular file (' .. stat.type .. ')', 'name a regular file') }
+    return { err = fail('INVALID_PARAMETER', path .. ' is not a regular file (' .. stat.type .. ')', { remediation = 'name a regular file' }) }
   end
   if must_exist and not stat and vim.fn.bufexists(path) == 0 then
     return { err = fail('RESOURCE_NOT_FOUND', 'no such file: ' .. path) }
@@ -546,7 +544,7 @@ function M.open(path, must_exist)
       err = fail(
         'PRECONDITION_FAILED',
         path .. " changed on disk, and the user shows it in Neovim with 'noautoread': it was not reloaded under them",
-        'ask the user to reload it (:checktime or :edit), or read the file from disk with read_file'
+        { remediation = 'ask the user to reload it (:checktime or :edit), or read the file from disk with read_file' }
       ),
     }
   end

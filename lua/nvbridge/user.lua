@@ -12,6 +12,8 @@ local M = {}
 local api = vim.api
 local uv = vim.uv or vim.loop
 
+local fail = require('nvbridge._error').fail
+
 local state = package.loaded['nvbridge._user_state']
 if not state then
   state = {
@@ -60,10 +62,6 @@ local function log(line)
   end
 end
 M.log = log
-
-local function fail(code, message, remediation)
-  return { code = code, message = message, remediation = remediation }
-end
 
 -- Agents -----------------------------------------------------------------------
 
@@ -183,7 +181,7 @@ function M.tool_pre(chan, tool, args_json, writes)
   if writes and state.paused then
     log(tool .. ' refused: paused')
     return { refuse = fail('PRECONDITION_FAILED', 'paused by the user: nvbridge does not change buffers or files now',
-      'wait until the user resumes nvbridge (:NvbridgeResume); read-only tools still answer') }
+      { remediation = 'wait until the user resumes nvbridge (:NvbridgeResume); read-only tools still answer' }) }
   end
   for _, fn in ipairs(hooks('before_tool')) do
     local hok, allow, reason = pcall(fn, { tool = tool, arguments = args, writes = writes })
@@ -192,7 +190,7 @@ function M.tool_pre(chan, tool, args_json, writes)
     elseif allow == false then
       local msg = 'refused by the user\'s before_tool hook' .. (reason and (': ' .. tostring(reason)) or '')
       log(tool .. ' ' .. msg)
-      return { refuse = fail('REJECTED', msg, 'do not retry the same call; ask the user, or do something else') }
+      return { refuse = fail('REJECTED', msg, { remediation = 'do not retry the same call; ask the user, or do something else' }) }
     end
   end
   return { mode = M.approve_mode() }
@@ -504,7 +502,7 @@ function M.approve(chan, id, req)
       p.done = true
       log('approval timed out after ' .. bound .. ' ms')
       finish(p, fail('TIMEOUT', ('the user did not answer the approval request within %d ms (nothing was changed)'):format(bound),
-        'ask the user to look at Neovim and retry; the bound is approve_timeout_ms in the plugin setup'))
+        { remediation = 'ask the user to look at Neovim and retry; the bound is approve_timeout_ms in the plugin setup' }))
     end
   end))
   log(('approval requested: %s, %d file(s)'):format(p.tool, #p.files))
@@ -550,7 +548,7 @@ function M.answer(decision, note, key, edited)
   else
     log('rejected: ' .. p.tool .. (note and (' (' .. note .. ')') or ''))
     finish(p, fail('REJECTED', 'the user rejected the change' .. (note and (': ' .. note) or '') .. ' (nothing was changed)',
-      'do not apply it again as is; take the user\'s note into account'))
+      { remediation = 'do not apply it again as is; take the user\'s note into account' }))
   end
   return true
 end
