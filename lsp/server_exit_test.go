@@ -42,7 +42,7 @@ func killGopls(ctx context.Context, t *testing.T, s *nvim.Session, nvimPid, bufn
 	// bounded) until the bridge has recorded it.
 	var noticed bool
 	const awaitDown = `local bufnr, ms = ...
-return vim.wait(ms, function() return #require('nvbridge.bridge').servers_down(bufnr) > 0 end, 20)`
+return vim.wait(ms, function() return #require('nvbridge.observe').servers_down(bufnr) > 0 end, 20)`
 	if err := s.ExecLua(ctx, awaitDown, &noticed, bufnr, int(testenv.Timeout().Milliseconds())); err != nil || !noticed {
 		t.Fatalf("the exit of %s was not recorded: %v", who, err)
 	}

@@ -12,11 +12,11 @@ import (
 // whose types live there: the method decodes into what its caller gives.
 // Module by module, in the order of lua/nvbridge.
 
-// bridge.lua: setting up; async.lua: the operations' machinery.
+// async.lua: the asynchronous operations.
 var (
-	luaStartOps = fn2[int, []any]("nvbridge.bridge", "start_ops")
-	luaCancel   = async0("nvbridge.bridge", "cancel")
-	luaRequest  = async4[int, int, string, string]("nvbridge.bridge", "request")
+	luaStartOps = fn2[int, []any]("nvbridge.async", "start_ops")
+	luaCancel   = async0("nvbridge.async", "cancel")
+	luaRequest  = async4[int, int, string, string]("nvbridge.async", "request")
 )
 
 func init() {
@@ -38,12 +38,12 @@ func (s *Session) LSPRequest(ctx context.Context, bufnr, clientID int, method, p
 	return luaRequest.start(ctx, s, bufnr, clientID, method, params)
 }
 
-// Waiting on the servers.
+// wait.lua: waiting on the servers; status.lua: what they are.
 var (
-	luaOpenWait        = async5[string, bool, int, int, any]("nvbridge.bridge", "open_wait")
-	luaWaitDiagnostics = async3[int, []int, int]("nvbridge.bridge", "wait_diagnostics")
-	luaClientsStatus   = fn0("nvbridge.bridge", "clients_status")
-	luaDiagnostics     = fn1[any]("nvbridge.bridge", "diagnostics")
+	luaOpenWait        = async5[string, bool, int, int, any]("nvbridge.wait", "open_wait")
+	luaWaitDiagnostics = async3[int, []int, int]("nvbridge.wait", "wait_diagnostics")
+	luaClientsStatus   = fn0("nvbridge.status", "clients_status")
+	luaDiagnostics     = fn1[any]("nvbridge.status", "diagnostics")
 )
 
 // OpenWait opens path (reconciled with the disk), waits for its language

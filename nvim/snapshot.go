@@ -69,7 +69,7 @@ type FileSnapshot struct {
 
 // SnapshotOptions say what Snapshot does besides reading.
 type SnapshotOptions struct {
-	// Reconcile loaded buffers with the disk first (bridge.lua: reconcile).
+	// Reconcile loaded buffers with the disk first (buffers.lua: reconcile).
 	Reconcile bool `msgpack:"reconcile"`
 	// WithDisk also returns the disk content of loaded files.
 	WithDisk bool `msgpack:"with_disk"`

@@ -225,7 +225,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field title string
 ---@field setting string[]
 
---- A client attached to a buffer, JSON from bridge.wait_clients (Go:
+--- A client attached to a buffer, JSON from wait.wait_clients (Go:
 --- lsp.serverWire).
 ---@class nvbridge.Client
 ---@field id integer
@@ -234,7 +234,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field root_dir any string, or vim.NIL
 ---@field methods table<string, boolean> the supported ones, of those asked for
 
---- bridge.open_wait's answer, JSON (Go: lsp.openWaitReply): the buffer
+--- wait.open_wait's answer, JSON (Go: lsp.openWaitReply): the buffer
 --- after the wait, its ready clients and one line's text (nil when none was
 --- asked for or the buffer has no such line).
 ---@class nvbridge.OpenWait

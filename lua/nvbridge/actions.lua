@@ -1,7 +1,7 @@
 --- Helpers for nvbridge's refactoring tools (rename, code actions, organize
 --- imports, extract). Called from Go (nvim/entrypoints.go); data arrives as
 --- arguments, never as source. Nothing here blocks: requests themselves go
---- through bridge.request (asynchronous).
+--- through async.request (asynchronous).
 ---
 --- Capturing server edits. A code action that carries a command makes the
 --- server send workspace/applyEdit back while workspace/executeCommand runs;

@@ -341,7 +341,7 @@ local function modified_by_user(b)
   return vim.b[b].nvbridge_marked ~= seq
 end
 
---- Makes a loaded buffer agree with the disk (bridge.lua: reconcile); a
+--- Makes a loaded buffer agree with the disk (buffers.reconcile); a
 --- buffer with unsaved changes whose file also changed is a CONFLICT. deep
 --- compares the content even when the stat key did not move (right before
 --- a change is applied).
@@ -477,7 +477,7 @@ local function check_ops(b, path, ops)
 end
 
 --- Whether the file changed on disk since the buffer was loaded or written,
---- by content (bridge.lua: record_disk), right before a write.
+--- by content (buffers.record_disk), right before a write.
 local function disk_changed(b)
   if vim.b[b].nvbridge_conflict then
     return true

@@ -3,7 +3,8 @@
 --- the disk (the content fingerprint that decides "changed on disk"), the
 --- bytes Neovim writes for a buffer, and reading some lines of some files.
 --- Synchronous: called directly by Go (open, get_lines) and by apply.lua and
---- structure.lua. The async endpoint (LSP requests and waits) is bridge.lua.
+--- structure.lua. The asynchronous operations (LSP requests, waits) are
+--- async.lua and wait.lua.
 local M = {}
 
 local uv = vim.uv or vim.loop

@@ -77,7 +77,7 @@ local function start_client(config, bufnr)
     started[id].bufs[bufnr] = true
     local client = vim.lsp.get_client_by_id(id)
     if client then
-      require('nvbridge.bridge').observe_exit(client)
+      require('nvbridge.observe').observe_exit(client)
     end
   end
   return id
@@ -111,12 +111,12 @@ local function on_exit(client_id, exit, bufnrs)
     own.bufs[bufnr] = true
   end
   bufnrs = vim.tbl_keys(own.bufs)
-  local bridge = require('nvbridge.bridge')
+  local observe = require('nvbridge.observe')
   for _, bufnr in ipairs(bufnrs) do
     if api.nvim_buf_is_valid(bufnr) then
       -- Nothing is on its way until the restart begins.
       vim.b[bufnr].nvbridge_lsp_expected = nil
-      bridge.mark_down(bufnr, exit)
+      observe.mark_down(bufnr, exit)
     end
   end
   exit.managed = true
@@ -172,7 +172,7 @@ local function start_for(bufnr, workspace_root)
   for _, spec in ipairs(M.specs) do
     if vim.tbl_contains(spec.filetypes, ft) and vim.fn.executable(spec.cmd[1]) == 1 then
       local root = find_root(bufnr, spec.markers, workspace_root)
-      -- Tells bridge.wait_clients that a client is on its way to this buffer.
+      -- Tells wait.wait_clients that a client is on its way to this buffer.
       start_client({
         name = spec.name,
         cmd = spec.cmd,
@@ -216,9 +216,9 @@ function M.setup(workspace_root, specs_json)
   for _, spec in ipairs(M.specs) do
     spec.markers = spec.markers or {}
   end
-  local bridge = require('nvbridge.bridge')
-  if not vim.tbl_contains(bridge.exit_listeners, on_exit) then
-    table.insert(bridge.exit_listeners, on_exit)
+  local observe = require('nvbridge.observe')
+  if not vim.tbl_contains(observe.exit_listeners, on_exit) then
+    table.insert(observe.exit_listeners, on_exit)
   end
   local group = api.nvim_create_augroup('nvbridge_servers', { clear = true })
   api.nvim_create_autocmd('FileType', {

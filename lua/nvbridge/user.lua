@@ -434,7 +434,7 @@ local function finish(p, err, result)
     p.timer = nil
   end
   close_view(p)
-  require('nvbridge.bridge').untrack(p.chan, p.id)
+  require('nvbridge.async').untrack(p.chan, p.id)
   if not p.gone then
     pcall(vim.rpcnotify, p.chan, 'nvbridge_done', p.id, err, err and vim.NIL or (result or 'true'))
   end
@@ -488,7 +488,7 @@ function M.approve(chan, id, req)
     files = req.files or {}, changeset_id = req.changeset_id, proposed = req.proposed or {},
   }
   table.insert(state.pending, p)
-  require('nvbridge.bridge').track(chan, id, vim.schedule_wrap(function()
+  require('nvbridge.async').track(chan, id, vim.schedule_wrap(function()
     if not p.done then
       p.done = true
       log('approval cancelled by the agent')

@@ -11,20 +11,21 @@
 ---   so no publish may come for a file whose diagnostics stayed the same:
 ---   its progress is the only event that says it re-checked dependants.
 --- - any other server: a publish for each touched buffer's current text
----   (bridge.unsettled_ms: by version, or unversioned after the change and
+---   (observe.unsettled_ms: by version, or unversioned after the change and
 ---   quiet), and a publish after the mark for each dependant.
 local M = {}
 
 local api = vim.api
 local uv = vim.uv or vim.loop
-local bridge = require('nvbridge.bridge')
+local async = require('nvbridge.async')
 local buffers = require('nvbridge.buffers')
 local compat = require('nvbridge._compat')
+local observe = require('nvbridge.observe')
 local servers = require('nvbridge.servers')
 
 --- The moment a wait counts publishes from.
 function M.mark()
-  return bridge.publish_seq()
+  return observe.publish_seq()
 end
 
 local function attached(bufnr, client_id)
@@ -53,7 +54,7 @@ function M.wait_settled(chan, id, spec, bound_ms)
     for _, client_id in ipairs(spec.clients) do
       local client = vim.lsp.get_client_by_id(client_id)
       if client then
-        local reports, active = bridge.diagnosis_progress(client_id)
+        local reports, active = observe.diagnosis_progress(client_id)
         if reports then
           if not pinged[client_id] then
             table.insert(pending, { client = client.name, why = 'the server has not yet received the change' })
@@ -69,7 +70,7 @@ function M.wait_settled(chan, id, spec, bound_ms)
             elseif syncing and sync == nil then
               table.insert(pending, { client = client.name, bufnr = bufnr, why = 'the server has not answered for the new text yet' })
             else
-              local ms = bridge.unsettled_ms(bufnr, { client_id })
+              local ms = observe.unsettled_ms(bufnr, { client_id })
               if ms == nil then
                 table.insert(pending, { client = client.name, bufnr = bufnr, why = 'no diagnostics published for the new text' })
               else
@@ -82,12 +83,12 @@ function M.wait_settled(chan, id, spec, bound_ms)
             if syncing and sync == nil and attached(bufnr, client_id) then
               table.insert(pending, { client = client.name, bufnr = bufnr, why = 'the server has not answered for the change yet' })
             elseif attached(bufnr, client_id) and sync ~= 'clean' then
-              local seen = bridge.last_publish(client_id, vim.uri_from_bufnr(bufnr))
+              local seen = observe.last_publish(client_id, vim.uri_from_bufnr(bufnr))
               if not seen or (seen.seq or 0) <= spec.mark then
                 table.insert(pending, { client = client.name, bufnr = bufnr, why = 'no diagnostics published since the change' })
-              elseif bridge.staged(client_id) then
+              elseif observe.staged(client_id) then
                 uv.update_time()
-                wait = math.max(wait, bridge.unversioned_quiet_ms - (uv.now() - seen.at))
+                wait = math.max(wait, observe.unversioned_quiet_ms - (uv.now() - seen.at))
               end
             end
           end
@@ -102,13 +103,13 @@ function M.wait_settled(chan, id, spec, bound_ms)
       return
     end
     finished = true
-    bridge.release({ timer, quiet }, autocmds)
+    async.release({ timer, quiet }, autocmds)
     for _, p in ipairs(pending or {}) do
       if p.bufnr then
         p.file = api.nvim_buf_get_name(p.bufnr)
       end
     end
-    bridge.done(chan, id, nil, vim.json.encode({ complete = complete, pending = pending or {} }))
+    async.done(chan, id, nil, vim.json.encode({ complete = complete, pending = pending or {} }))
   end
 
   check = function()
@@ -128,7 +129,7 @@ function M.wait_settled(chan, id, spec, bound_ms)
   for _, pattern in ipairs({ 'NvbridgeDiagnostics', 'NvbridgeProgressEnd' }) do
     table.insert(autocmds, api.nvim_create_autocmd('User', { pattern = pattern, callback = vim.schedule_wrap(check) }))
   end
-  bridge.on_cancel(chan, id, vim.schedule_wrap(function()
+  async.track(chan, id, vim.schedule_wrap(function()
     finish(false, select(1, missing()))
   end))
   timer:start(bound_ms, 0, vim.schedule_wrap(function()
@@ -139,7 +140,7 @@ function M.wait_settled(chan, id, spec, bound_ms)
   -- text (a request answered after the change reached it).
   for _, client_id in ipairs(spec.clients) do
     local client = vim.lsp.get_client_by_id(client_id)
-    if client and bridge.staged(client_id) and not bridge.diagnosis_progress(client_id)
+    if client and observe.staged(client_id) and not observe.diagnosis_progress(client_id)
       and servers.diagnostics_sync(client, '') then
       synced[client_id] = {}
       local bufs = {}
@@ -164,7 +165,7 @@ function M.wait_settled(chan, id, spec, bound_ms)
   -- answer comes after every "diagnosing" begin the changes caused.
   for _, client_id in ipairs(spec.clients) do
     local client = vim.lsp.get_client_by_id(client_id)
-    if client and bridge.diagnosis_progress(client_id) then
+    if client and observe.diagnosis_progress(client_id) then
       compat.flush_changes(client)
       local ok = pcall(compat.request, client, 'nvbridge/ping', vim.empty_dict(), function()
         pinged[client_id] = true
@@ -196,7 +197,7 @@ function M.buffers(paths)
       for _, c in ipairs(compat.get_clients({ bufnr = b })) do
         if not seen[c.id] then
           seen[c.id] = true
-          local reports = bridge.diagnosis_progress(c.id)
+          local reports = observe.diagnosis_progress(c.id)
           local server = type(c.server_info) == 'table' and c.server_info.name or c.name
           table.insert(clients, { id = c.id, name = c.name, server = server, reports_progress = reports })
         end
