@@ -87,14 +87,15 @@ func (s *Session) LoadedLines(ctx context.Context, result *string, wanted map[st
 	return luaGetLines.call(ctx, s, result, wanted)
 }
 
-// apply.lua: changesets into buffers, and the buffers' own tools.
+// Changesets: snapshot.lua (what a change is planned on), apply.lua (into
+// buffers), undo_log.lua (taking a change back), write.lua (the disk).
 var (
-	luaSnapshot    = fn2[[]string, SnapshotOptions]("nvbridge.apply", "snapshot")
+	luaSnapshot    = fn2[[]string, SnapshotOptions]("nvbridge.snapshot", "files")
 	luaApply       = fn1[any]("nvbridge.apply", "apply")
-	luaUndo        = fn1[string]("nvbridge.apply", "undo")
-	luaSave        = fn5[string, bool, any, bool, string]("nvbridge.apply", "save")
+	luaUndo        = fn1[string]("nvbridge.undo_log", "undo")
+	luaSave        = fn5[string, bool, any, bool, string]("nvbridge.write", "save")
 	luaDiscard     = fn2[string, bool]("nvbridge.apply", "discard")
-	luaFollowDisk  = fn2[[]string, string]("nvbridge.apply", "follow_disk")
+	luaFollowDisk  = fn2[[]string, string]("nvbridge.write", "follow_disk")
 	luaUndoChanges = fn1[any]("nvbridge.user", "undo_changeset")
 )
 

@@ -15,8 +15,8 @@ import (
 )
 
 // FileSnapshot is a file as Neovim holds it at one moment: its loaded
-// buffer, or the file on disk when no buffer holds it (lua/nvbridge/apply.lua:
-// snapshot).
+// buffer, or the file on disk when no buffer holds it (lua/nvbridge/snapshot.lua:
+// files).
 type FileSnapshot struct {
 	Path   string `msgpack:"path"`
 	Exists bool   `msgpack:"exists"` // a regular file is on disk at Path

@@ -52,7 +52,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field eol boolean
 ---@field bomb boolean
 
---- apply.snapshot's options (Go: nvim.SnapshotOptions).
+--- snapshot.files's options (Go: nvim.SnapshotOptions).
 ---@class nvbridge.SnapshotOptions
 ---@field reconcile boolean
 ---@field with_disk boolean
@@ -130,7 +130,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field guard nvbridge.Guard
 ---@field fail_at? string fault injection for tests: fail at this path
 
---- What apply.lua's guard confines every write, creation, rename and
+--- What guard.lua confines every write, creation, rename and
 --- deletion to, in the call that does it (Go: edit.luaGuard).
 ---@class nvbridge.Guard
 ---@field root string the workspace root's real path
@@ -177,7 +177,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field files nvbridge.FileResult[]
 ---@field err? nvbridge.Error
 
---- apply.undo / save / discard's reply (Go: edit.luaBufferReply).
+--- undo_log.undo / write.save / apply.discard's reply (Go: edit.luaBufferReply).
 ---@class nvbridge.BufferReply
 ---@field bufnr integer
 ---@field changedtick integer

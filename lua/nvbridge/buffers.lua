@@ -2,8 +2,8 @@
 --- buffers nvbridge loaded only to read), reconciling a loaded buffer with
 --- the disk (the content fingerprint that decides "changed on disk"), the
 --- bytes Neovim writes for a buffer, and reading some lines of some files.
---- Synchronous: called directly by Go (open, get_lines) and by apply.lua and
---- structure.lua. The asynchronous operations (LSP requests, waits) are
+--- Synchronous: called directly by Go (open, get_lines) and by the
+--- changeset modules (snapshot, apply, write, undo_log) and structure.lua. The asynchronous operations (LSP requests, waits) are
 --- async.lua and wait.lua.
 local M = {}
 
@@ -478,7 +478,7 @@ local function refresh_others(except)
   end
 end
 
--- Shared with apply.lua (changesets). reconcile(bufnr) serves callers that
+-- Shared with the changeset modules. reconcile(bufnr) serves callers that
 -- already hold loaded buffers: open's refresh of every other buffer, per
 -- call, would make a changeset over many files quadratic.
 M.reconcile = reconcile
@@ -492,6 +492,63 @@ M.record_disk = record_disk
 M.disk_differs = disk_differs
 M.load = load
 M.neovim_sees_conflict = neovim_sees_conflict
+
+-- Finding and describing buffers (apply, write, undo_log, snapshot) ---------
+
+--- Maps buffer names (and, lazily, their real paths) to buffer numbers, so a
+--- file opened through a symlink is found under its real path too.
+function M.buffer_index()
+  local by_name = {}
+  for _, b in ipairs(api.nvim_list_bufs()) do
+    local name = api.nvim_buf_get_name(b)
+    if name ~= '' and (not by_name[name] or api.nvim_buf_is_loaded(b)) then
+      by_name[name] = b
+    end
+  end
+  local by_real
+  return function(path)
+    if by_name[path] then
+      return by_name[path]
+    end
+    if not by_real then
+      by_real = {}
+      for name, b in pairs(by_name) do
+        local real = uv.fs_realpath(name)
+        if real and (not by_real[real] or api.nvim_buf_is_loaded(b)) then
+          by_real[real] = b
+        end
+      end
+    end
+    return by_real[path]
+  end
+end
+
+function M.loaded_buffer(find, path)
+  local b = find(path)
+  if b and api.nvim_buf_is_loaded(b) then
+    return b
+  end
+end
+
+--- Makes a loaded buffer agree with the disk (reconcile); a
+--- buffer with unsaved changes whose file also changed is a CONFLICT. deep
+--- compares the content even when the stat key did not move (right before
+--- a change is applied).
+function M.check_disk(b, path, deep)
+  if reconcile(b, deep) == 'conflict' then
+    return fail('CONFLICT', path .. ' has unsaved changes in Neovim and was also changed on disk', { path = path })
+  end
+end
+
+--- What a buffer tool answers about a buffer (nvbridge.BufferReply).
+function M.describe(b)
+  return {
+    bufnr = b,
+    changedtick = vim.b[b].changedtick,
+    modified = vim.bo[b].modified,
+    line_count = api.nvim_buf_line_count(b),
+  }
+end
 
 local function buffer_state(bufnr, state)
   return { ---@type nvbridge.OpenReply

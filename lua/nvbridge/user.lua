@@ -629,13 +629,13 @@ function M.forget_changeset(id)
 end
 
 --- Undoes a whole changeset (the last one when id is nil) across its
---- buffers; returns apply.undo_all's reply plus the id.
+--- buffers; returns undo_log.undo_all's reply plus the id.
 function M.undo_changeset(id)
   local c = M.changeset(id)
   if not c then
     return { err = fail('RESOURCE_NOT_FOUND', id and ('no applied changeset ' .. id .. ' in this Neovim') or 'no changeset was applied in this session') }
   end
-  local r = require('nvbridge.apply').undo_all(c.paths)
+  local r = require('nvbridge.undo_log').undo_all(c.paths)
   if not r.err then
     M.forget_changeset(c.id)
     log('undid ' .. c.id)
