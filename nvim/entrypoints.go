@@ -96,7 +96,7 @@ var (
 	luaSave        = fn5[string, bool, any, bool, string]("nvbridge.write", "save")
 	luaDiscard     = fn2[string, bool]("nvbridge.apply", "discard")
 	luaFollowDisk  = fn2[[]string, string]("nvbridge.write", "follow_disk")
-	luaUndoChanges = fn1[any]("nvbridge.user", "undo_changeset")
+	luaUndoChanges = fn1[any]("nvbridge.changes", "undo_changeset")
 )
 
 // ApplyPlan applies a changeset's plan to the buffers (and, with save, the
@@ -262,14 +262,15 @@ func (s *Session) EndCapture(ctx context.Context, result *string, token int) err
 	return luaEndCapture.call(ctx, s, result, token)
 }
 
-// user.lua: the user's side of an attached Neovim.
+// The user's side of an attached Neovim: agents.lua (the agents and their
+// calls), user.lua (settings), review.lua (approvals).
 var (
-	luaRegister      = fn2[int, string]("nvbridge.user", "register")
-	luaToolPre       = fn4[int, string, string, bool]("nvbridge.user", "tool_pre")
-	luaToolPost      = fn4[int, string, bool, string]("nvbridge.user", "tool_post")
+	luaRegister      = fn2[int, string]("nvbridge.agents", "register")
+	luaToolPre       = fn4[int, string, string, bool]("nvbridge.agents", "tool_pre")
+	luaToolPost      = fn4[int, string, bool, string]("nvbridge.agents", "tool_post")
 	luaApproveMode   = fn0("nvbridge.user", "approve_mode")
-	luaApprove       = async1[any]("nvbridge.user", "approve")
-	luaEditorContext = fn0("nvbridge.user", "editor_context")
+	luaApprove       = async1[any]("nvbridge.review", "approve")
+	luaEditorContext = fn0("nvbridge.agents", "editor_context")
 )
 
 // RegisterAgent lists this nvbridge, with its transport, among the agents

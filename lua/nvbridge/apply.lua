@@ -544,9 +544,9 @@ function M._apply(plan)
     r.saved = r.saved == true
     table.insert(out, r)
   end
-  local ok_user, user = pcall(require, 'nvbridge.user')
-  if ok_user then
-    pcall(user.applied, plan, targets)
+  local ok_changes, changes = pcall(require, 'nvbridge.changes')
+  if ok_changes then
+    pcall(changes.applied, plan, targets)
   end
   return { files = out }
 end

@@ -58,8 +58,13 @@ function M.on(event, fn)
   end
 end
 
+-- The user's side, loaded on first use (the nvbridge binary registers the
+-- same modules when it connects).
 local function user()
   return require('nvbridge.user')
+end
+local function agents()
+  return require('nvbridge.agents')
 end
 
 local function server_address()
@@ -74,10 +79,10 @@ end
 --- address and a discovery file in stdpath('state')/nvbridge.
 function M.advertise()
   server_address()
-  user().write_discovery()
+  agents().write_discovery()
   local group = vim.api.nvim_create_augroup('nvbridge_discovery', { clear = true })
-  vim.api.nvim_create_autocmd('DirChanged', { group = group, callback = function() user().write_discovery() end })
-  vim.api.nvim_create_autocmd('VimLeavePre', { group = group, callback = function() user().remove_discovery() end })
+  vim.api.nvim_create_autocmd('DirChanged', { group = group, callback = function() agents().write_discovery() end })
+  vim.api.nvim_create_autocmd('VimLeavePre', { group = group, callback = function() agents().remove_discovery() end })
 end
 
 --- Starts `nvbridge mcp --http ADDR` attached to this Neovim. Stdio MCP
@@ -151,7 +156,7 @@ function M.stop()
     table.insert(done, 'stopped the HTTP server on ' .. running.http)
     running = nil
   end
-  local r = user().stop_all()
+  local r = agents().stop_all()
   if r.agents > 0 then
     table.insert(done, ('disconnected %d agent(s)'):format(r.agents))
   end
@@ -170,14 +175,13 @@ function M.status_lines()
       table.insert(lines, 'HTTP: starting on ' .. running.http)
     end
   end
-  local agents = user().agents()
-  for _, a in ipairs(agents) do
+  for _, a in ipairs(agents().agents()) do
     table.insert(lines, ('agent on channel %d (%s), connected %s'):format(a.chan, a.transport, os.date('%H:%M:%S', a.since)))
     for _, c in ipairs(a.calls) do
       table.insert(lines, ('  %s %s %s'):format(os.date('%H:%M:%S', c.at), c.tool, c.ok and 'ok' or 'error'))
     end
   end
-  if user().paused() then
+  if agents().paused() then
     table.insert(lines, 'paused: writing tools are refused (:NvbridgeResume)')
   end
   if #lines == 0 then
@@ -196,18 +200,18 @@ function M._running()
 end
 
 function M.pause()
-  user().pause()
+  agents().pause()
   vim.notify('nvbridge: paused; writing tools answer "paused by the user" (:NvbridgeResume)', vim.log.levels.INFO)
 end
 
 function M.resume()
-  user().resume()
+  agents().resume()
   vim.notify('nvbridge: resumed', vim.log.levels.INFO)
 end
 
 --- Undoes a whole changeset (the last one applied when id is nil).
 function M.undo(id)
-  local r = user().undo_changeset(id)
+  local r = require('nvbridge.changes').undo_changeset(id)
   if r.err then
     vim.notify('nvbridge: ' .. r.err.message, vim.log.levels.ERROR)
   else
@@ -219,7 +223,7 @@ end
 --- Answers the oldest approval waiting: "accept", "reject" (with a note)
 --- or "edit".
 function M.approve(decision, note)
-  if not user().answer(decision, note) then
+  if not require('nvbridge.review').answer(decision, note) then
     vim.notify('nvbridge: no approval is waiting', vim.log.levels.WARN)
     return false
   end
@@ -227,7 +231,7 @@ function M.approve(decision, note)
 end
 
 function M.changes()
-  local n = user().changes_to_quickfix()
+  local n = require('nvbridge.changes').changes_to_quickfix()
   if n == 0 then
     vim.notify('nvbridge: no change by an agent in this session', vim.log.levels.INFO)
   else
