@@ -54,6 +54,10 @@ end
 --- user_data.lsp; a diagnostic without it (set by another source under the
 --- client's namespace) is converted from Neovim's byte columns.
 ---@return string json Diagnostic[]
+---@param bufnr integer
+---@param client_id integer
+---@param first integer 0-based line
+---@param last integer 0-based line, inclusive
 function M.diagnostics(bufnr, client_id, first, last)
   vim.validate({
     bufnr = { bufnr, 'number' },
@@ -101,6 +105,7 @@ end
 
 --- What a client offers for code actions and commands.
 ---@return string json {code_action_kinds, resolve, commands, prepare_rename}
+---@param client_id integer
 function M.capabilities(client_id)
   local client = client_by_id(client_id)
   if not client then
@@ -153,6 +158,8 @@ end
 --- bound_ms is a safety net: should the caller vanish, the client's handlers
 --- are restored after it.
 ---@return nvbridge.CaptureBegin
+---@param client_id integer
+---@param bound_ms integer
 function M.begin_capture(client_id, bound_ms)
   vim.validate({ client_id = { client_id, 'number' }, bound_ms = { bound_ms, 'number' } })
   local client = client_by_id(client_id)
@@ -204,6 +211,7 @@ end
 
 --- Stops a capture and returns what it recorded.
 ---@return string json {edits = ApplyWorkspaceEditParams[], renames = table[]}
+---@param token integer begin_capture's
 function M.end_capture(token)
   local cap = finish(token)
   if not cap then

@@ -16,6 +16,7 @@ local CALLS_MAX = 10
 --- Registers the nvbridge on channel chan (called by Go on connect).
 ---@param chan integer
 ---@param transport string "stdio" | "http ADDR" | ...
+---@return true
 function M.register(chan, transport)
   state.agents[chan] = { chan = chan, transport = transport, since = os.time(), calls = {} }
   log(('agent connected: channel %d (%s)'):format(chan, transport))
@@ -51,6 +52,7 @@ function M.sweep()
 end
 
 --- The agents still connected (channels that closed are dropped).
+---@return {chan: integer, transport: string, since: integer, calls: {tool: string, ok: boolean, at: integer, summary: string?}[]}[] by channel
 function M.agents()
   M.sweep()
   local out = {}
@@ -65,6 +67,7 @@ end
 
 --- Closes every agent's channel: each nvbridge sees its Neovim go away and
 --- stops. Returns how many were disconnected.
+---@return integer
 function M.disconnect_all()
   local n = 0
   for _, a in ipairs(M.agents()) do
@@ -82,11 +85,13 @@ end
 
 --- The discovery file of this Neovim (nvbridge mcp --nvim auto reads every
 --- such file): stdpath('state')/nvbridge/nvim-PID.json.
+---@return string
 function M.discovery_path()
   return vim.fs.joinpath(vim.fn.stdpath('state'), 'nvbridge', 'nvim-' .. uv.os_getpid() .. '.json')
 end
 
 --- Writes the discovery file: this Neovim's address, cwd and pid.
+---@return boolean written
 function M.write_discovery()
   local addr = vim.v.servername
   if addr == nil or addr == '' then
@@ -109,6 +114,7 @@ end
 ---@param tool string
 ---@param args_json string
 ---@param writes boolean the tool may change buffers or files
+---@return {refuse: nvbridge.Error?, mode: string?}
 function M.tool_pre(chan, tool, args_json, writes)
   local ok, args = pcall(vim.json.decode, args_json)
   if not ok then
@@ -142,6 +148,11 @@ end
 
 --- Called by Go after every tool call with its outcome: runs User
 --- NvbridgeToolPost and records the call.
+---@param chan integer
+---@param tool string
+---@param ok boolean the call succeeded
+---@param summary string
+---@return true
 function M.tool_post(chan, tool, ok, summary)
   local agent = state.agents[chan]
   if agent then
@@ -166,6 +177,7 @@ function M.resume()
   log('resumed by the user')
 end
 
+---@return boolean
 function M.paused()
   return state.paused
 end
@@ -173,6 +185,7 @@ end
 --- Removes everything nvbridge installed in this Neovim: the bridge's
 --- autocmds, buffers loaded only to read, highlights, the discovery file;
 --- disconnects every agent. Returns a summary of what was done.
+---@return {agents: integer} how many agents were disconnected
 function M.stop_all()
   local n = M.disconnect_all()
   local bridge = package.loaded['nvbridge.bridge']
@@ -189,6 +202,7 @@ function M.stop_all()
 end
 
 --- The editor as the user sees it, for get_editor_context.
+---@return string json {file, cursor, visible, mode, buffers, selection?}
 function M.editor_context()
   local win = api.nvim_get_current_win()
   local b = api.nvim_win_get_buf(win)

@@ -352,6 +352,9 @@ function M.apply(plan)
   return reply
 end
 
+--- apply's work, run under pcall while buffers.hold keeps every buffer it loads.
+---@param plan nvbridge.Plan
+---@return nvbridge.ApplyReply
 function M._apply(plan)
   local find = buffer_index()
   local targets = {}
@@ -554,6 +557,8 @@ end
 --- Puts the buffer of path back to the file's content on disk (:edit!). A
 --- pending rename is undone; a buffer whose file does not exist is wiped.
 ---@return nvbridge.BufferReply
+---@param path string absolute
+---@param force boolean discard changes nvbridge did not make too
 function M.discard(path, force)
   local st = uv.fs_stat(path)
   if st and st.type == 'directory' then

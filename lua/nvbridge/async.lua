@@ -89,6 +89,10 @@ end
 --- nvbridge_progress(id, {server, title, message, percentage}): the work
 --- under way now, then each LspProgress of those clients. Returns the
 --- function that stops relaying.
+---@param chan integer
+---@param id integer
+---@param bufnr integer
+---@return fun() stop
 function M.relay_progress(chan, id, bufnr)
   local stopped = false
   local function relay(client, work)
@@ -149,6 +153,12 @@ end
 --- Sends one request through a client attached to the buffer. The result
 --- arrives as nvbridge_done(id, err, json).
 ---@param client_id integer 0 picks the first attached client supporting method
+---@param chan integer
+---@param id integer
+---@param bufnr integer
+---@param method string
+---@param params_json string
+---@return nil # answers with nvbridge_done
 function M.request(chan, id, bufnr, client_id, method, params_json)
   local params = vim.json.decode(params_json)
   local chosen
@@ -207,6 +217,7 @@ end
 --- the operations (nvim/entrypoints.go); count, because a nil argument
 --- leaves a hole in the table.
 ---@param ops table[]
+---@param chan integer
 function M.start_ops(chan, ops)
   for _, op in ipairs(ops) do
     local module, name, id, count = op[1], op[2], op[3], op[4]
@@ -226,6 +237,9 @@ end
 --- Cancels an operation started by request or a wait (the LSP request gets
 --- $/cancelRequest). Completes the operation with a TIMEOUT error unless it
 --- has already completed.
+---@param chan integer
+---@param id integer
+---@return boolean found
 function M.cancel(chan, id)
   local op = in_flight[key(chan, id)]
   if not op then

@@ -18,6 +18,8 @@ M.highlight_ms = 1500
 --- Called by apply.lua after a changeset was applied: records its changed
 --- ranges (quickfix, brief highlight) and its buffers under its id (undo of
 --- a whole changeset).
+---@param plan nvbridge.Plan
+---@param targets {f: nvbridge.PlanFile, b: integer?, pushed: boolean?}[] apply.lua's, one per file
 function M.applied(plan, targets)
   local paths = {}
   for _, t in ipairs(targets) do
@@ -65,6 +67,8 @@ function M.applied(plan, targets)
 end
 
 --- The paths of changeset id (or the last one when id is nil).
+---@param id string?
+---@return {id: string, paths: string[]}?
 function M.changeset(id)
   for i = #state.changesets, 1, -1 do
     local c = state.changesets[i]
@@ -74,6 +78,8 @@ function M.changeset(id)
   end
 end
 
+--- Forgets changeset id (it was undone).
+---@param id string
 function M.forget_changeset(id)
   for i, c in ipairs(state.changesets) do
     if c.id == id then
@@ -85,6 +91,8 @@ end
 
 --- Undoes a whole changeset (the last one when id is nil) across its
 --- buffers; returns undo_log.undo_all's reply plus the id.
+---@param id string?
+---@return {id: string?, files: nvbridge.BufferReply[]?, err: nvbridge.Error?}
 function M.undo_changeset(id)
   local c = M.changeset(id)
   if not c then
@@ -99,6 +107,8 @@ function M.undo_changeset(id)
   return r
 end
 
+--- Sets the quickfix list to the changes of this session.
+---@return integer how many
 function M.changes_to_quickfix()
   vim.fn.setqflist({}, ' ', { title = 'nvbridge changes', items = state.changes })
   return #state.changes

@@ -66,6 +66,10 @@ local function real_path(path)
   return resolved == '' and '/' or resolved
 end
 
+--- Whether path is root or under it (both real paths).
+---@param root string
+---@param path string
+---@return boolean
 local function inside(root, path)
   return path == root or path:sub(1, #root + 1) == root .. '/'
 end
@@ -76,9 +80,11 @@ end
 --- an existing target to be a regular file with no other hard link (a
 --- hard link's other name may be outside the root, and no path tells),
 --- unless g.allow_hardlinks; op 'remove' requires a regular file.
----@param g {root: string, allow_hardlinks: boolean}
+---@param g nvbridge.Guard
+---@param path string
+---@param expected string
 ---@param op 'write'|'remove'|'check'
----@return table? err
+---@return nvbridge.Error? err
 local function guard(g, path, expected, op)
   if type(g) ~= 'table' or type(g.root) ~= 'string' or g.root == '' then
     return fail('OPERATION_FAILED', 'refusing to write ' .. path .. ' without the workspace root to confine it to', { path = path })

@@ -42,6 +42,7 @@ end
 --- returning false (and a reason) refuses the call (REJECTED).
 ---@param event string
 ---@param fn function
+---@return fun() remove the hook
 function M.on(event, fn)
   vim.validate({ event = { event, 's' }, fn = { fn, 'f' } })
   if event ~= 'before_tool' then
@@ -148,6 +149,7 @@ end
 --- Stops everything: the HTTP server started here, every connected agent
 --- (stdio ones too: their channel is closed), nvbridge's autocmds, the
 --- buffers it loaded only to read and its highlights. Says what it did.
+---@return string[] what was done
 function M.stop()
   local done = {}
   if running then
@@ -166,6 +168,7 @@ function M.stop()
 end
 
 --- Lines describing the server, the agents connected and their last calls.
+---@return string[]
 function M.status_lines()
   local lines = {}
   if running then
@@ -195,6 +198,7 @@ function M.status()
 end
 
 --- For :checkhealth.
+---@return {job: integer, http: string?, token: string?, ready: boolean, errors: string[]}?
 function M._running()
   return running
 end
@@ -210,6 +214,8 @@ function M.resume()
 end
 
 --- Undoes a whole changeset (the last one applied when id is nil).
+---@param id string? a changeset id
+---@return {id: string?, files: nvbridge.BufferReply[]?, err: nvbridge.Error?}
 function M.undo(id)
   local r = require('nvbridge.changes').undo_changeset(id)
   if r.err then
@@ -222,6 +228,9 @@ end
 
 --- Answers the oldest approval waiting: "accept", "reject" (with a note)
 --- or "edit".
+---@param decision 'accept'|'reject'|'edit'
+---@param note string?
+---@return boolean answered one
 function M.approve(decision, note)
   if not require('nvbridge.review').answer(decision, note) then
     vim.notify('nvbridge: no approval is waiting', vim.log.levels.WARN)
@@ -230,6 +239,8 @@ function M.approve(decision, note)
   return true
 end
 
+--- The changes agents made this session, in the quickfix list (opened).
+---@return integer how many
 function M.changes()
   local n = require('nvbridge.changes').changes_to_quickfix()
   if n == 0 then
@@ -240,6 +251,8 @@ function M.changes()
   return n
 end
 
+--- Shows nvbridge's log in a split.
+---@return integer bufnr the log's
 function M.log()
   return user().open_log()
 end

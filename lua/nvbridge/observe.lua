@@ -73,6 +73,8 @@ end
 local signal_names = { [1] = 'SIGHUP', [2] = 'SIGINT', [6] = 'SIGABRT', [9] = 'SIGKILL', [11] = 'SIGSEGV', [15] = 'SIGTERM' }
 
 --- How a server ended, for messages: "was killed by signal 9 (SIGKILL)".
+---@param e nvbridge.ServerExit
+---@return string
 function M.describe_exit(e)
   if e.signal and e.signal ~= 0 then
     local name = signal_names[e.signal]
@@ -81,11 +83,12 @@ function M.describe_exit(e)
   return string.format('exited with code %d', e.code)
 end
 
--- Observes a client's exit (its exit code and signal reach only the
--- client's on_exit callbacks). The callback is appended after Neovim's
--- own, and its work scheduled: it runs after Neovim detached the buffers
--- (LspDetach) and forgot the client, so a restart starts a fresh client.
--- It only records; the user's clients behave exactly as before.
+--- Observes a client's exit (its exit code and signal reach only the
+--- client's on_exit callbacks). The callback is appended after Neovim's
+--- own, and its work scheduled: it runs after Neovim detached the buffers
+--- (LspDetach) and forgot the client, so a restart starts a fresh client.
+--- It only records; the user's clients behave exactly as before.
+---@param client vim.lsp.Client
 local function hook_exit(client)
   if exit_hooked[client.id] or type(client._on_exit_cbs) ~= 'table' then
     return
@@ -116,6 +119,8 @@ M.observe_exit = hook_exit
 
 --- Records that exit's server is down for bufnr (servers.lua, for the
 --- buffers a client was started for but never attached to).
+---@param bufnr integer
+---@param exit nvbridge.ServerExit
 function M.mark_down(bufnr, exit)
   down[bufnr] = down[bufnr] or {}
   down[bufnr][exit.name] = exit
@@ -123,6 +128,8 @@ end
 
 --- The servers that exited abnormally while attached to bufnr and have not
 --- come back (no client of that name attached since), as a list.
+---@param bufnr integer
+---@return {name: string, code: integer, signal: integer, restart: any, gave_up: boolean, managed: boolean, how: string}[]
 function M.servers_down(bufnr)
   local out = {}
   for _, e in pairs(down[bufnr] or {}) do
@@ -132,8 +139,10 @@ function M.servers_down(bufnr)
   return out
 end
 
--- The PRECONDITION_FAILED answer for a buffer whose only servers are down,
--- or nil when none is (or a restart is under way: wait_clients waits for it).
+--- The PRECONDITION_FAILED answer for a buffer whose only servers are down,
+--- or nil when none is (or a restart is under way: wait_clients waits for it).
+---@param bufnr integer
+---@return nvbridge.Error?
 local function down_error(bufnr)
   local entries = down[bufnr]
   if not entries or next(entries) == nil or vim.b[bufnr].nvbridge_lsp_expected then
@@ -164,6 +173,8 @@ M.down_error = down_error
 --- Whether a client publishes one text's diagnostics in stages without a
 --- document version (its spec says so: lang.ServerSpec.StagedPublishes):
 --- only its last publish is complete, and nothing marks it.
+---@param client_id integer
+---@return boolean
 local function staged(client_id)
   local client = vim.lsp.get_client_by_id(client_id)
   return client ~= nil and servers.staged(client)
@@ -192,6 +203,8 @@ end
 --- aside), and, when it indexes in the background right after attaching
 --- (clangd), until that first work has ended: it begins a few milliseconds
 --- after attachment, so "no work reported" does not yet mean ready.
+---@param clients {id: integer, name: string, root_dir: any}[]
+---@return boolean
 function M.busy(clients)
   for _, client in ipairs(clients) do
     if working(client.id) then
@@ -210,6 +223,9 @@ end
 --- publish in stages for one text (typescript-language-server: syntax
 --- first, semantic later), so its diagnostics count as settled only after a
 --- quiet spell.
+---@param bufnr integer
+---@param client_ids integer[]
+---@return integer? ms
 function M.unsettled_ms(bufnr, client_ids)
   local uri = vim.uri_from_bufnr(bufnr)
   local version = buf_version(bufnr)
@@ -250,17 +266,23 @@ end
 M.unversioned_quiet_ms = 1000
 
 --- The number of the last publishDiagnostics handled (0: none yet).
+---@return integer
 function M.publish_seq()
   return publish_seq
 end
 
 --- The last publish a client sent for a URI: {version, tick, at, seq}.
+---@param client_id integer
+---@param uri string
+---@return {version: integer?, tick: integer, at: integer, seq: integer?}?
 function M.last_publish(client_id, uri)
   return (published[client_id] or {})[uri]
 end
 
 --- Whether a client reports its diagnosis work with $/progress
 --- ("diagnosing ..."), and how many such tokens are active now.
+---@param client_id integer
+---@return boolean reports, integer active
 function M.diagnosis_progress(client_id)
   local active = 0
   for _, title in pairs(progress_titles[client_id] or {}) do

@@ -95,6 +95,8 @@ end
 --- diff mode. The user edits the right side and accepts (ga, or :w, or
 --- :NvbridgeApprove accept): the edited texts are what is applied. gr
 --- rejects (with a note). The user's own tabs and windows are not touched.
+---@param key string? the approval's (chan:id); nil: the oldest waiting
+---@return boolean opened
 function M.review(key)
   local p = waiting(key)
   if not p then
@@ -180,6 +182,11 @@ local function review_edits(p)
   return edited
 end
 
+--- Ends approval p: it leaves the queue, its float or tabs close, and its
+--- agent gets nvbridge_done (unless it is gone).
+---@param p table the approval
+---@param err nvbridge.Error?
+---@param result string? JSON (default true)
 local function finish(p, err, result)
   for i, q in ipairs(state.pending) do
     if q == p then
@@ -240,6 +247,8 @@ end
 --- chan with id when they decide, or TIMEOUT after the bound). Runs User
 --- NvbridgeApprove with the request in data (tests answer from there).
 ---@param req {tool: string, diff: string, files: string[], changeset_id: string?, timeout_ms: integer?, proposed: {path: string, rel: string, text: string}[]?}
+---@param chan integer
+---@param id integer
 function M.approve(chan, id, req)
   agents.sweep()
   local p = {
@@ -281,6 +290,7 @@ end
 ---@param note string?
 ---@param key string?
 ---@param edited table<string, string>?
+---@return boolean
 function M.answer(decision, note, key, edited)
   local p = waiting(key)
   if not p or p.done then
@@ -312,6 +322,8 @@ function M.answer(decision, note, key, edited)
   return true
 end
 
+--- How many approvals wait for the user.
+---@return integer
 function M.pending()
   agents.sweep()
   return #state.pending

@@ -359,6 +359,7 @@ function M.rename_hints()
 end
 
 --- Reports which servers are configured and whether each is installed.
+---@return {name: string, executable: string, installed: boolean, filetypes: string[]}[]
 function M.status()
   local out = {}
   for _, spec in ipairs(M.specs) do

@@ -73,6 +73,8 @@ end
 --- was a BOM, and the encoding ('fileencoding' after loading). A buffer
 --- loaded later is checked against this (prepare), so a case where Neovim
 --- decides otherwise is refused, never edited at the wrong bytes.
+---@param data string
+---@return string text, boolean bomb, string encoding
 local function as_loaded(data)
   for _, enc in ipairs(vim.split(vim.o.fileencodings, ',', { trimempty = true })) do
     if enc == 'ucs-bom' then

@@ -82,6 +82,8 @@ end
 --- adds the methods each supports for the buffer (the costly part: one
 --- capability check per LSP method), for the answer only.
 ---@param with_methods boolean|string[]? true: every supported method; a list: those of it
+---@param bufnr integer
+---@return nvbridge.Client[]
 function M.ready_clients(bufnr, with_methods)
   local out = {}
   for _, client in ipairs(get_clients({ bufnr = bufnr })) do
@@ -94,6 +96,8 @@ end
 
 --- Diagnostics as LSP-shaped tables, for one buffer or (bufnr = nil) every
 --- loaded buffer. Positions stay as Neovim holds them (0-based line, byte col).
+---@param bufnr integer|nil nil (vim.NIL from Go): every loaded buffer
+---@return string json
 function M.diagnostics(bufnr)
   -- A Go nil arrives as vim.NIL, which vim.diagnostic.get rejects.
   if bufnr == vim.NIL then
@@ -121,6 +125,7 @@ end
 --- down (exited abnormally, not back), for get_status, as JSON: clients
 --- {id, name, version, root_dir, initialized, stopped, indexing, work,
 --- buffers, methods}, down {name, how, restart, gave_up, managed}.
+---@return string json
 function M.clients_status()
   local out = { clients = {} }
   for _, client in ipairs(get_clients()) do

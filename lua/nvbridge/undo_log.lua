@@ -15,6 +15,8 @@ local UNDO_DEPTH = 100
 
 --- The buffer's undo state (undotree().seq_cur), without building the
 --- whole undo tree as undotree() does.
+---@param b integer
+---@return integer
 local function undo_seq(b)
   return api.nvim_buf_call(b, vim.fn.changenr)
 end
@@ -26,10 +28,21 @@ end
 -- after it, eol the 'eol' value before it, clean whether the buffer had no
 -- unsaved changes before it.
 
+---@class nvbridge.UndoRecord
+---@field before integer the undo state before the change
+---@field after integer the undo state after it
+---@field tick integer the changedtick after it
+---@field eol boolean 'eol' before it
+---@field clean boolean the buffer had no unsaved changes before it
+
+---@param e nvbridge.UndoRecord
+---@return string
 local function encode_undo(e)
   return string.format('%d:%d:%d:%d:%d', e.before, e.after, e.tick, e.eol and 1 or 0, e.clean and 1 or 0)
 end
 
+---@param s string
+---@return nvbridge.UndoRecord
 local function decode_undo(s)
   local before, after, tick, eol, clean = s:match('^(%d+):(%d+):(%d+):(%d):(%d)$')
   return {
@@ -42,6 +55,8 @@ local function decode_undo(s)
 end
 
 --- The records of nvbridge's changes in b, oldest first.
+---@param b integer
+---@return nvbridge.UndoRecord[]
 local function undo_records(b)
   local out = {}
   for entry in (vim.b[b].nvbridge_undo or ''):gmatch('[^;]+') do
@@ -50,6 +65,9 @@ local function undo_records(b)
   return out
 end
 
+--- Stores b's records, the last UNDO_DEPTH of them.
+---@param b integer
+---@param records nvbridge.UndoRecord[]
 local function set_undo_records(b, records)
   local parts = {}
   for i = math.max(1, #records - UNDO_DEPTH + 1), #records do
@@ -60,6 +78,8 @@ end
 
 --- Whether the buffer has unsaved changes that nvbridge did not make: its
 --- undo state is not reached from a clean state by nvbridge's changes alone.
+---@param b integer
+---@return boolean
 local function modified_by_user(b)
   if not vim.bo[b].modified then
     return false
@@ -81,6 +101,9 @@ local function modified_by_user(b)
   return vim.b[b].nvbridge_marked ~= seq
 end
 
+--- Whether b keeps undo history ('undolevels' >= 0).
+---@param b integer
+---@return boolean
 local function undo_enabled(b)
   local ul = vim.bo[b].undolevels
   if ul == -123456 then
@@ -91,18 +114,24 @@ end
 
 --- Starts a new undo block in b, so that this change is one undo step of its
 --- own (setting 'undolevels' to itself breaks the undo sequence).
+---@param b integer
 local function break_undo(b)
   api.nvim_buf_call(b, function()
     vim.bo.undolevels = vim.bo.undolevels
   end)
 end
 
+--- Records a change nvbridge made in b.
+---@param b integer
+---@param record nvbridge.UndoRecord
 local function push_undo(b, record)
   local records = undo_records(b)
   table.insert(records, record)
   set_undo_records(b, records)
 end
 
+--- Forgets the last change recorded in b (undone or rolled back).
+---@param b integer
 local function pop_undo(b)
   local records = undo_records(b)
   table.remove(records)
@@ -120,6 +149,8 @@ M.pop_undo = pop_undo
 
 --- The view (cursor, topline, ...) of every window showing b, for
 --- restore_views after an undo (which moves the cursor to the change).
+---@param b integer
+---@return table<integer, table> views by window
 function M.save_views(b)
   local views = {}
   for _, w in ipairs(vim.fn.win_findbuf(b)) do
@@ -128,6 +159,8 @@ function M.save_views(b)
   return views
 end
 
+--- Puts back the views save_views took, in the windows still there.
+---@param views table<integer, table>
 function M.restore_views(views)
   for w, view in pairs(views) do
     if api.nvim_win_is_valid(w) then
@@ -157,6 +190,7 @@ end
 --- Undoes the last nvbridge change in the buffer of path, unless the buffer
 --- was edited after it.
 ---@return nvbridge.BufferReply
+---@param path string absolute
 function M.undo(path)
   local b, records, top, err = undo_target(buffer_index(), path, ' is not open in Neovim: there is nothing to undo')
   if err then

@@ -46,6 +46,8 @@ function M.hooks(event)
   return h or {}
 end
 
+--- Adds a line to nvbridge's log (:NvbridgeLog), with the time.
+---@param line string
 local function log(line)
   table.insert(state.log, os.date('%H:%M:%S ') .. line)
   while #state.log > LOG_MAX do
@@ -61,6 +63,8 @@ local function log(line)
 end
 M.log = log
 
+--- Shows the log in a split below.
+---@return integer bufnr the log's
 function M.open_log()
   local b = state.log_buf
   if not (b and api.nvim_buf_is_valid(b)) then
@@ -80,6 +84,7 @@ end
 
 --- The approval mode: "writes" (default), "always" or "never"; from
 --- require('nvbridge').setup({approve = ...}) or vim.g.nvbridge_approve.
+---@return 'writes'|'always'|'never'
 function M.approve_mode()
   -- Without the plugin's setup: "writes" when a UI shows Neovim (the
   -- approval float can be answered), "never" in a Neovim nobody sees.
@@ -92,12 +97,14 @@ function M.approve_mode()
 end
 
 --- How long an approval waits for the user (ms).
+---@return integer
 function M.approve_timeout_ms()
   return tonumber(config().approve_timeout_ms or vim.g.nvbridge_approve_timeout_ms) or 300000
 end
 
 --- How an approval is shown: "float" (the diff in a float; e opens the
 --- review tabs) or "tab" (straight to the review tabs).
+---@return 'float'|'tab'
 function M.approve_view()
   local v = config().approve_view or vim.g.nvbridge_approve_view
   return v == 'tab' and 'tab' or 'float'

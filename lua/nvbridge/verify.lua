@@ -24,6 +24,7 @@ local observe = require('nvbridge.observe')
 local servers = require('nvbridge.servers')
 
 --- The moment a wait counts publishes from.
+---@return integer
 function M.mark()
   return observe.publish_seq()
 end
@@ -32,7 +33,13 @@ local function attached(bufnr, client_id)
   return api.nvim_buf_is_loaded(bufnr) and #compat.get_clients({ bufnr = bufnr, id = client_id }) > 0
 end
 
+--- Completes (nvbridge_done: {complete, pending}) once the servers have
+--- diagnosed a change: the buffers it touched and those that depend on
+--- them (see the module comment), or after bound_ms with what is missing.
+---@param chan integer
+---@param id integer
 ---@param spec {mark: integer, touched: integer[], dependants: integer[], clients: integer[]}
+---@param bound_ms integer
 function M.wait_settled(chan, id, spec, bound_ms)
   local finished = false
   local timer = uv.new_timer()
@@ -182,6 +189,7 @@ end
 --- The loaded buffers of some files (0 for a file without one), and the
 --- language servers attached to them: JSON {bufnrs, clients = [{id, name}]}.
 ---@param paths string[] absolute paths
+---@return string json
 function M.buffers(paths)
   local by_name = {}
   for _, b in ipairs(api.nvim_list_bufs()) do
@@ -210,6 +218,9 @@ end
 --- The loaded buffers attached to any of the clients, except some: the
 --- files a change does not touch but whose diagnostics it may change.
 --- JSON [{bufnr, file}].
+---@param client_ids integer[]
+---@param except integer[] buffers
+---@return string json
 function M.dependants(client_ids, except)
   local skip = {}
   for _, b in ipairs(except) do
@@ -232,6 +243,8 @@ end
 --- The loaded, named buffers under root with their text as Neovim holds
 --- it (what a check's copy must show the servers): JSON [{file, text,
 --- modified}].
+---@param root string
+---@return string json
 function M.open_files(root)
   local out = {}
   local prefix = root:sub(-1) == '/' and root or (root .. '/')
@@ -249,6 +262,9 @@ end
 --- sent before; tsserver's syntactic and semantic checks); on_done(empty)
 --- says whether every answer is empty. An answer nvbridge cannot read
 --- counts as not empty.
+---@param client vim.lsp.Client
+---@param bufnr integer
+---@param on_done fun(empty: boolean)
 function M.sync_diagnostics(client, bufnr, on_done)
   compat.flush_changes(client)
   local commands = servers.diagnostics_sync(client, vim.uri_from_bufnr(bufnr)) or {}
@@ -273,6 +289,9 @@ end
 
 --- Replaces a buffer's whole text (the check's second Neovim only: never
 --- called on the user's Neovim). Returns the new changedtick.
+---@param bufnr integer
+---@param text string
+---@return integer changedtick
 function M.set_text(bufnr, text)
   local lines = vim.split((text:gsub('\r\n', '\n')), '\n', { plain = true })
   if lines[#lines] == '' then
@@ -289,6 +308,7 @@ end
 --- second Neovim (never called on the user's Neovim): buffers.load releases
 --- the read-only buffers beyond max_loaded, and a check of more files than
 --- that would lose its first ones before writing their new text.
+---@param on boolean
 function M.hold(on)
   if on then
     buffers.hold()
@@ -300,6 +320,7 @@ end
 
 --- Reloads a buffer from the disk, dropping its changes (the check's
 --- second Neovim only).
+---@param bufnr integer
 function M.reload(bufnr)
   if api.nvim_buf_is_loaded(bufnr) then
     api.nvim_buf_call(bufnr, function()

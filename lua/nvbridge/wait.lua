@@ -26,6 +26,12 @@ local ready_clients, busy, down_error = status.ready_clients, observe.busy, obse
 --- not stall every request. Each client is described with the methods it
 --- supports: all of them, or only those of the list methods.
 ---@param methods string[]|nil
+---@param chan integer
+---@param id integer
+---@param bufnr integer
+---@param grace_ms integer
+---@param progress_ms integer? (default 10000)
+---@return nil # answers with nvbridge_done
 function M.wait_clients(chan, id, bufnr, grace_ms, methods, progress_ms)
   progress_ms = progress_ms or 10000
   local with_methods = type(methods) == 'table' and methods or true
@@ -104,6 +110,14 @@ end
 --- text of 0-based line when line >= 0, read once the wait is over (as the
 --- request that follows will see it). What a position tool needs before
 --- its request, in one round trip. methods: as wait_clients.
+---@param chan integer
+---@param id integer
+---@param path string absolute
+---@param must_exist boolean
+---@param line integer 0-based; -1: none
+---@param grace_ms integer
+---@param methods string[]|nil
+---@return nil # answers with nvbridge_done
 function M.open_wait(chan, id, path, must_exist, line, grace_ms, methods)
   local st = buffers.open(path, must_exist)
   if st.err then
@@ -127,6 +141,12 @@ end
 --- Completes once every listed client has published diagnostics for the
 --- buffer's current text (by document version when the server sends one,
 --- else by a publish after the last change), or after bound_ms.
+---@param chan integer
+---@param id integer
+---@param bufnr integer
+---@param client_ids integer[]
+---@param bound_ms integer
+---@return nil # answers with nvbridge_done
 function M.wait_diagnostics(chan, id, bufnr, client_ids, bound_ms)
   local function unsettled_ms()
     return observe.unsettled_ms(bufnr, client_ids)

@@ -30,6 +30,8 @@ local BOM = '\239\187\191'
 
 --- Whether the file changed on disk since the buffer was loaded or written,
 --- by content (buffers.record_disk), right before a write.
+---@param b integer
+---@return boolean
 local function disk_changed(b)
   if vim.b[b].nvbridge_conflict then
     return true
@@ -70,6 +72,7 @@ local LINE_ENDINGS = { unix = '\n', dos = '\r\n', mac = '\r' }
 --- line ending, the last one ended when 'eol' (nvbridge's writes honour
 --- 'eol' exactly), converted to 'fileencoding', after the BOM when 'bomb'.
 ---@return string? bytes, string? err
+---@param b integer
 local function file_bytes(b)
   local text = ''
   if not is_empty(b) then
@@ -114,11 +117,24 @@ local function foreign_write_cmd(b)
   end
 end
 
+---@class nvbridge.Write a buffer ready to be written (prepare_write)
+---@field b integer
+---@field path string the file it is written to
+---@field bytes string what the file will hold
+---@field tick integer b's changedtick when the bytes were taken
+---@field before string the buffer's text before the user's BufWritePre
+---@field written string? the text written, when those autocmds changed it
+---@field note string? what went wrong in those autocmds
+---@field t table? apply.lua's target it belongs to
+
 --- Gets b ready to be written: checks it is a file buffer nvbridge may
 --- write, runs the user's BufWritePre (unless noautocmd) as :write would,
 --- in b's context, and takes the bytes. The returned write carries the
 --- text before and after the autocmds (a format-on-save).
----@return table? write, table? err
+---@param b integer
+---@param path string the file b is written to
+---@param noautocmd boolean? without the user's write autocmds
+---@return nvbridge.Write? write, nvbridge.Error? err
 local function prepare_write(b, path, noautocmd)
   if vim.bo[b].buftype ~= '' then
     return nil, fail('PRECONDITION_FAILED', path .. " has 'buftype' " .. vim.bo[b].buftype .. ': not a file buffer', { path = path })
@@ -162,6 +178,9 @@ end
 --- file stands ({path, disk = 'new'|'old'|'unknown'}). lost: nvbridge did
 --- not answer (it ended): its journal settles the disk at its next start.
 ---@param g nvbridge.Guard
+---@param id string the commit's id (Go keeps its outcome by it)
+---@param ops nvbridge.DiskOp[]
+---@return {files: nvbridge.DiskState[]?, err: nvbridge.Error?, lost: boolean?}
 local function commit(g, id, ops)
   if #ops == 0 then
     return { files = {} }
@@ -182,6 +201,9 @@ local write_group = api.nvim_create_augroup('nvbridge_write', { clear = true })
 --- bookkeeping through a BufWriteCmd that only resets 'modified', the disk
 --- state recorded, the undo record's tick kept current, BufWritePost.
 ---@return string? note
+---@param w nvbridge.Write
+---@param noautocmd boolean? without BufWritePost
+---@param root string? the workspace root (no undo file is written in it)
 local function mark_written(w, noautocmd, root)
   local b = w.b
   local note
@@ -251,6 +273,9 @@ end
 
 --- The disk operation that removes a renamed buffer's old file once the
 --- new one is written, unless another loaded buffer holds it.
+---@param from string? the old path
+---@param to string the new path
+---@return nvbridge.DiskOp?
 local function old_file_removal(from, to)
   if not from or from == to or not uv.fs_lstat(from) then
     return nil
@@ -275,6 +300,10 @@ M.old_file_removal = old_file_removal
 --- outside the root or has other hard links (guard).
 ---@param g nvbridge.Guard
 ---@return nvbridge.BufferReply
+---@param path string absolute
+---@param force boolean overwrite a file changed on disk
+---@param noautocmd boolean? without the user's write autocmds
+---@param id string the commit's id
 function M.save(path, force, g, noautocmd, id)
   local st = uv.fs_stat(path)
   if st and st.type == 'directory' then
