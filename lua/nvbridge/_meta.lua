@@ -192,6 +192,13 @@ error('nvbridge._meta is a type description, not a module')
 ---@field before_text? string save: the text before those autocmds ran
 ---@field err? nvbridge.Error
 
+--- A file's text as a change proposes it, for the user's review (Go:
+--- edit.ProposedFile), in review.approve's request.
+---@class nvbridge.ProposedFile
+---@field path string absolute
+---@field rel string relative to the workspace root
+---@field text string
+
 --- actions.begin_capture's reply (Go: lsp.captureBegin).
 ---@class nvbridge.CaptureBegin
 ---@field token? integer

@@ -270,12 +270,12 @@ local function prepare(f, find, plan)
     end
     local tick = vim.b[b].changedtick
     if tick ~= e.changedtick then
-      local err = fail(
-        'CONFLICT',
-        string.format('%s changed since it was read for this change (changedtick %d, now %d)', f.path, e.changedtick, tick),
-        { path = f.path, moved = true } -- the Go side may plan a one-shot edit again
-      )
-      return nil, err
+      return nil,
+        fail(
+          'CONFLICT',
+          string.format('%s changed since it was read for this change (changedtick %d, now %d)', f.path, e.changedtick, tick),
+          { path = f.path, moved = true } -- the Go side may plan a one-shot edit again
+        )
     end
   elseif b then
     -- Opened since the preview: the disk must be as previewed and the
@@ -392,7 +392,10 @@ function M._apply(plan)
           'PRECONDITION_FAILED',
           'save: true saves every file of a changeset or none, and ' .. table.concat(blocked, '; ')
             .. ' (nothing was changed or saved)',
-          { remediation = 'save or discard those changes in Neovim first, or apply without save (the edits then stay unsaved in the buffers, shown to the user)' }
+          {
+            remediation = 'save or discard those changes in Neovim first, or apply without save'
+              .. ' (the edits then stay unsaved in the buffers, shown to the user)',
+          }
         ),
       }
     end

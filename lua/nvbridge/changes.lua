@@ -96,7 +96,8 @@ end
 function M.undo_changeset(id)
   local c = M.changeset(id)
   if not c then
-    return { err = fail('RESOURCE_NOT_FOUND', id and ('no applied changeset ' .. id .. ' in this Neovim') or 'no changeset was applied in this session') }
+    local msg = id and ('no applied changeset ' .. id .. ' in this Neovim') or 'no changeset was applied in this session'
+    return { err = fail('RESOURCE_NOT_FOUND', msg) }
   end
   local r = require('nvbridge.undo_log').undo_all(c.paths)
   if not r.err then

@@ -97,7 +97,10 @@ local function guard(g, path, expected, op)
     return fail(
       'INVALID_PARAMETER',
       path .. ' resolves (through a symlink) to ' .. real .. ', outside the workspace root ' .. g.root .. ' (nothing was written)',
-      { path = path, remediation = 'nvbridge never writes through a symlink out of the workspace root; remove the link, then preview the change again' }
+      {
+        path = path,
+        remediation = 'nvbridge never writes through a symlink out of the workspace root; remove the link, then preview the change again',
+      }
     )
   end
   if real ~= expected then
@@ -118,11 +121,18 @@ local function guard(g, path, expected, op)
     return fail(
       'PRECONDITION_FAILED',
       string.format(
-        '%s has %d hard links: writing it would also change the file under its other names, which may lie outside the workspace root (nothing was written)',
+        '%s has %d hard links: writing it would also change the file under its other names,'
+          .. ' which may lie outside the workspace root (nothing was written)',
         real,
         st.nlink
       ),
-      { path = path, remediation = 'break the link first (cp FILE FILE.tmp && mv FILE.tmp FILE), or, if every name is known to be safe, restart nvbridge with --allow-hardlinks (or "allow_hardlinks": true in the user config file $XDG_CONFIG_HOME/nvbridge/config.json, default ~/.config/nvbridge/config.json; the project file .nvbridge.json cannot allow it)' }
+      {
+        path = path,
+        remediation = 'break the link first (cp FILE FILE.tmp && mv FILE.tmp FILE), or, if every name is known to be safe,'
+          .. ' restart nvbridge with --allow-hardlinks (or "allow_hardlinks": true in the user config file'
+          .. ' $XDG_CONFIG_HOME/nvbridge/config.json, default ~/.config/nvbridge/config.json;'
+          .. ' the project file .nvbridge.json cannot allow it)',
+      }
     )
   end
 end

@@ -160,7 +160,8 @@ local function down_error(bufnr)
       remediation = remediation or 'retry in a moment: the restarted server takes over the open buffers'
     elseif not e.managed then
       text = text .. '; nvbridge does not restart the servers your Neovim configuration starts'
-      remediation = remediation or 'restart it in Neovim (:LspRestart with nvim-lspconfig, or :edit the file so your configuration starts it again), then retry'
+      remediation = remediation
+        or 'restart it in Neovim (:LspRestart with nvim-lspconfig, or :edit the file so your configuration starts it again), then retry'
     end
     table.insert(parts, text)
   end

@@ -246,7 +246,7 @@ end
 --- Asks the user to approve a change (async: answers nvbridge_done on
 --- chan with id when they decide, or TIMEOUT after the bound). Runs User
 --- NvbridgeApprove with the request in data (tests answer from there).
----@param req {tool: string, diff: string, files: string[], changeset_id: string?, timeout_ms: integer?, proposed: {path: string, rel: string, text: string}[]?}
+---@param req {tool: string, diff: string, files: string[], changeset_id: string?, timeout_ms: integer?, proposed: nvbridge.ProposedFile[]?}
 ---@param chan integer
 ---@param id integer
 function M.approve(chan, id, req)
