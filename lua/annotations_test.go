@@ -237,3 +237,27 @@ return M
 		t.Errorf("the check saw %d functions and found:\n%s\nwant 7 and:\n%s", r.Total, strings.Join(r.Problems, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestLuaFilesSmall: no Lua file is over 700 lines; one that grows past
+// that is split by concern (bridge -> observe, async, wait, status).
+func TestLuaFilesSmall(t *testing.T) {
+	repo := testenv.RepoRoot(t)
+	paths, err := filepath.Glob(filepath.Join(repo, "lua", "nvbridge", "*.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plugin, _ := filepath.Glob(filepath.Join(repo, "plugin", "*.lua"))
+	paths = append(paths, plugin...)
+	if len(paths) < 20 {
+		t.Fatalf("only %d Lua files under %s", len(paths), repo)
+	}
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(src), "\n"); n > 700 {
+			t.Errorf("%s has %d lines (at most 700)", p, n)
+		}
+	}
+}
