@@ -192,8 +192,9 @@ function M.stop_all()
   if bridge then
     bridge.teardown()
   end
+  local ns = require('nvbridge.changes').ns
   for _, b in ipairs(api.nvim_list_bufs()) do
-    pcall(api.nvim_buf_clear_namespace, b, require('nvbridge.changes').ns, 0, -1)
+    pcall(api.nvim_buf_clear_namespace, b, ns, 0, -1)
   end
   M.remove_discovery()
   state.paused = false
