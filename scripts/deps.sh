@@ -361,3 +361,8 @@ fi
 piece=env.sh
 # shellcheck disable=SC2016 # $PATH is meant to expand when env.sh is sourced
 printf 'export PATH="%s:$PATH"\n' "$BIN" >"$DEPS/env.sh"
+
+# staticcheck, the Go static checker make test runs (make staticcheck), pinned like gopls;
+# v0.8.2 is staticcheck 2026.2.2 and accepts Go 1.26.
+STATICCHECK_VERSION=v0.8.2
+go_tool staticcheck honnef.co/go/tools/cmd/staticcheck "$STATICCHECK_VERSION" "\(${STATICCHECK_VERSION#v}\)\$" -version
