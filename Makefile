@@ -14,7 +14,7 @@ PREFIX ?= $(HOME)/.local
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build install test vet fmt-check demo bench bench-side bench-report fuzz clean
+.PHONY: all build install test vet staticcheck fmt-check demo bench bench-side bench-report fuzz clean
 
 all: build
 
@@ -33,7 +33,12 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-test: deps fmt-check vet
+# staticcheck (pinned, installed into .deps/bin by make deps) with its default
+# checks; a finding that is meant carries a //lint:ignore with the reason.
+staticcheck: deps
+	$(DEPS_BIN)/staticcheck ./...
+
+test: deps fmt-check vet staticcheck
 	$(GO) test -race -timeout $(TEST_TIMEOUT) ./...
 
 demo: deps build

@@ -126,20 +126,6 @@ func diskLines(path string, lines []int) map[int]string {
 	return out
 }
 
-// sourceBlocks reads, for each location, up to n lines starting at its line
-// (from the buffer when loaded, else the disk). A block stops early at a
-// blank line after its first line, and where the declaration on its first
-// line ends (declarationExtent). Keys are the locations' indexes.
-func (c *Client) sourceBlocks(ctx context.Context, paths []string, lines []int, n int) (map[int]string, error) {
-	wanted := map[string][]int{}
-	addBlockLines(wanted, paths, lines, n)
-	texts, err := c.Lines(ctx, wanted)
-	if err != nil {
-		return nil, err
-	}
-	return blocksFrom(texts, paths, lines, n), nil
-}
-
 // addBlockLines adds to wanted the n lines from each of lines (in the file
 // of the same index in paths).
 func addBlockLines(wanted map[string][]int, paths []string, lines []int, n int) {
@@ -154,7 +140,10 @@ func addBlockLines(wanted map[string][]int, paths []string, lines []int, n int) 
 	}
 }
 
-// blocksFrom is sourceBlocks with the line texts already read.
+// blocksFrom reads, for each location, up to n lines starting at its line
+// from texts. A block stops early at a blank line after its first line,
+// and where the declaration on its first line ends (declarationExtent).
+// Keys are the locations' indexes.
 func blocksFrom(texts map[string]map[int]string, paths []string, lines []int, n int) map[int]string {
 	out := make(map[int]string, len(paths))
 	for i, p := range paths {

@@ -701,13 +701,6 @@ func planGoMove(in goMoveInput) (goMoveOutput, error) {
 	return out, nil
 }
 
-func guessPackageNameOr(p, name string) string {
-	if name != "" {
-		return name
-	}
-	return guessPackageName(p)
-}
-
 func isTypeDecl(n ast.Node) bool {
 	gd, ok := n.(*ast.GenDecl)
 	return ok && gd.Tok == token.TYPE && len(gd.Specs) == 1
