@@ -809,7 +809,7 @@ func documentOf(s nvim.FileSnapshot) preview.Document {
 // sameText reports whether two documents hold the same text.
 func sameText(a, b preview.Document) bool {
 	if len(a.Lines) == 0 || len(b.Lines) == 0 {
-		return len(docText(a)) == 0 && len(docText(b)) == 0
+		return a.Mapper().Text() == "" && b.Mapper().Text() == ""
 	}
 	return a.FinalNewline == b.FinalNewline && slices.Equal(a.Lines, b.Lines)
 }

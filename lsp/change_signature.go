@@ -155,10 +155,10 @@ type sigCall struct {
 type sigSyntax interface {
 	// funcAt returns the declaration whose name starts at or covers off,
 	// nil when there is none.
-	funcAt(ctx context.Context, rel, text string, off int) (*sigFunc, error)
+	funcAt(ctx context.Context, rel string, m *preview.Mapper, off int) (*sigFunc, error)
 	// callAt returns the call whose callee name is at off, or the reason
 	// the reference is not a call nvbridge can rewrite.
-	callAt(ctx context.Context, rel, text string, off int) (*sigCall, string, error)
+	callAt(ctx context.Context, rel string, m *preview.Mapper, off int) (*sigCall, string, error)
 	// renderParams renders the rewritten part of fn's parameter list (a
 	// plain comma-separated list for a zero fn).
 	renderParams(fn *sigFunc, params []renderedParam) string
@@ -313,62 +313,52 @@ func (p *sigPlanner) serverRewrite() (string, Location) {
 type sigFile struct {
 	rel   string
 	doc   preview.Document
-	text  string // lines joined by "\n" (plus a final "\n")
-	lines []int  // byte offset of each line's start
-	edits []byteEdit
-}
-
-type byteEdit struct {
-	start, end int
-	text       string
-}
-
-func (f *sigFile) offset(line, char int) (int, error) {
-	if line < 1 || line > len(f.doc.Lines) {
-		return 0, fmt.Errorf("line %d outside %s", line, f.rel)
-	}
-	b, err := CharToByte(f.doc.Lines[line-1], char)
-	if err != nil {
-		return 0, err
-	}
-	return f.lines[line-1] + b, nil
-}
-
-func (f *sigFile) position(off int) (line, col int) {
-	i := sort.Search(len(f.lines), func(i int) bool { return f.lines[i] > off }) - 1
-	return i, off - f.lines[i]
+	m     *preview.Mapper
+	text  string // m's text
+	edits []preview.ByteEdit
 }
 
 // location renders a byte offset as a tool location.
 func (f *sigFile) location(off int) Location {
-	line, col := f.position(off)
-	text := f.doc.Lines[line]
-	return Location{File: f.rel, Line: line + 1, Column: ByteToChar(text, col), EndLine: line + 1,
-		EndColumn: ByteToChar(text, col), Context: strings.TrimSpace(text)}
+	line, char := f.m.CharPosition(off)
+	return Location{File: f.rel, Line: line, Column: char, EndLine: line, EndColumn: char,
+		Context: strings.TrimSpace(f.m.Line(line - 1))}
 }
 
 // withEdits returns text[start:end] with the file's edits inside that range
 // applied (inner call sites rewritten before the outer one).
 func (f *sigFile) withEdits(start, end int) string {
-	var inner []byteEdit
+	var inner []preview.ByteEdit
 	for _, e := range f.edits {
-		if e.start >= start && e.end <= end {
-			inner = append(inner, e)
+		if e.Start >= start && e.End <= end {
+			inner = append(inner, preview.ByteEdit{Start: e.Start - start, End: e.End - start, Text: e.Text})
 		}
 	}
-	sort.Slice(inner, func(i, j int) bool { return inner[i].start < inner[j].start })
-	var b strings.Builder
-	at := start
-	for _, e := range inner {
-		if e.start < at {
-			continue // nested in an earlier one
-		}
-		b.WriteString(f.text[at:e.start])
-		b.WriteString(e.text)
-		at = e.end
+	out, err := preview.ApplyByteEdits(f.text[start:end], outermost(inner))
+	if err != nil {
+		panic("change_signature: outermost edits overlap: " + err.Error()) // outermost leaves none
 	}
-	b.WriteString(f.text[at:end])
-	return b.String()
+	return out
+}
+
+// outermost is edits without those nested in another (the outer one
+// carries them), sorted by start: an edit starting where another ends
+// stays.
+func outermost(edits []preview.ByteEdit) []preview.ByteEdit {
+	sorted := slices.Clone(edits)
+	slices.SortStableFunc(sorted, func(a, b preview.ByteEdit) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(b.End, a.End))
+	})
+	var out []preview.ByteEdit
+	end := -1
+	for _, e := range sorted {
+		if e.Start < end {
+			continue
+		}
+		end = max(end, e.End)
+		out = append(out, e)
+	}
+	return out
 }
 
 // sigDecl is a declaration taking part in the change.
@@ -414,14 +404,8 @@ func (p *sigPlanner) file(ctx context.Context, rel string) (*sigFile, error) {
 		return nil, snaps[0].Err.APIError()
 	}
 	doc := snapshotDoc(snaps[0])
-	f := &sigFile{rel: rel, doc: doc}
-	var b strings.Builder
-	for _, line := range doc.Lines {
-		f.lines = append(f.lines, b.Len())
-		b.WriteString(line)
-		b.WriteByte('\n')
-	}
-	f.text = b.String()
+	m := doc.Mapper()
+	f := &sigFile{rel: rel, doc: doc, m: m, text: m.Text()}
 	p.files[rel] = f
 	return f, nil
 }
@@ -432,11 +416,11 @@ func (p *sigPlanner) declaration(ctx context.Context, loc Location) (*sigDecl, e
 	if err != nil {
 		return nil, err
 	}
-	off, err := f.offset(loc.Line, loc.Column)
+	off, err := f.m.CharOffset(loc.Line, loc.Column)
 	if err != nil {
 		return nil, apierr.Errorf(apierr.OperationFailed, "retry", "%s:%d: %v", loc.File, loc.Line, err)
 	}
-	fn, err := p.syn.funcAt(ctx, f.rel, f.text, off)
+	fn, err := p.syn.funcAt(ctx, f.rel, f.m, off)
 	if err != nil || fn == nil {
 		return nil, err
 	}
@@ -674,7 +658,7 @@ func (p *sigPlanner) references(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				off, err := f.offset(r.Line, r.Column)
+				off, err := f.m.CharOffset(r.Line, r.Column)
 				if err != nil {
 					p.plan.LeftAlone = append(p.plan.LeftAlone, SignatureSite{Location: loc, Reason: "the reference is not where the server said: " + err.Error()})
 					continue
@@ -695,7 +679,7 @@ func (p *sigPlanner) references(ctx context.Context) error {
 	var calls []call
 	var refusals []string
 	for _, s := range sites {
-		d, err := p.syn.funcAt(ctx, s.file.rel, s.file.text, s.off)
+		d, err := p.syn.funcAt(ctx, s.file.rel, s.file.m, s.off)
 		if err != nil {
 			return err
 		}
@@ -713,7 +697,7 @@ func (p *sigPlanner) references(ctx context.Context) error {
 				continue
 			}
 		}
-		cl, why, err := p.syn.callAt(ctx, s.file.rel, s.file.text, s.off)
+		cl, why, err := p.syn.callAt(ctx, s.file.rel, s.file.m, s.off)
 		if err != nil {
 			return err
 		}
@@ -745,7 +729,7 @@ func (p *sigPlanner) references(ctx context.Context) error {
 			p.plan.LeftAlone = append(p.plan.LeftAlone, SignatureSite{Location: cl.loc, Reason: why})
 			continue
 		}
-		cl.file.edits = append(cl.file.edits, byteEdit{cl.call.ListStart, cl.call.ListEnd, text})
+		cl.file.edits = append(cl.file.edits, preview.ByteEdit{Start: cl.call.ListStart, End: cl.call.ListEnd, Text: text})
 		p.plan.CallSites = append(p.plan.CallSites, SignatureSite{Location: cl.loc})
 	}
 	if len(refusals) > 0 {
@@ -777,8 +761,8 @@ func (p *sigPlanner) rewriteDecl(d *sigDecl) error {
 		if uses := fn.Params[j].Uses; len(uses) > 0 {
 			var lines []string
 			for _, u := range uses {
-				line, _ := d.file.position(u)
-				lines = append(lines, fmt.Sprint(line+1))
+				line, _ := d.file.m.CharPosition(u)
+				lines = append(lines, fmt.Sprint(line))
 			}
 			return apierr.Errorf(apierr.PreconditionFailed,
 				"remove its uses from the body first, or keep the parameter",
@@ -803,10 +787,10 @@ func (p *sigPlanner) rewriteDecl(d *sigDecl) error {
 				}
 				rp.Name, rp.Text = np.Name, ""
 				for _, u := range old.Uses {
-					d.file.edits = append(d.file.edits, byteEdit{u, u + len(old.Name), np.Name})
+					d.file.edits = append(d.file.edits, preview.ByteEdit{Start: u, End: u + len(old.Name), Text: np.Name})
 				}
 				for _, u := range old.Shorthand {
-					d.file.edits = append(d.file.edits, byteEdit{u, u + len(old.Name), old.Name + ": " + np.Name})
+					d.file.edits = append(d.file.edits, preview.ByteEdit{Start: u, End: u + len(old.Name), Text: old.Name + ": " + np.Name})
 				}
 			}
 		}
@@ -816,7 +800,7 @@ func (p *sigPlanner) rewriteDecl(d *sigDecl) error {
 		out = append(out, rp)
 	}
 	text := p.syn.renderParams(fn, out)
-	d.file.edits = append(d.file.edits, byteEdit{fn.ListStart, fn.ListEnd, text})
+	d.file.edits = append(d.file.edits, preview.ByteEdit{Start: fn.ListStart, End: fn.ListEnd, Text: text})
 	if d == p.target {
 		newHeader := fn.Signature
 		list := p.syn.renderParams(&sigFunc{}, out)
@@ -1029,28 +1013,11 @@ func (p *sigPlanner) rewrite() error {
 	sort.Strings(rels)
 	for _, rel := range rels {
 		f := p.files[rel]
-		// Drop edits nested in another (the outer carries them).
-		sort.SliceStable(f.edits, func(i, j int) bool {
-			if f.edits[i].start != f.edits[j].start {
-				return f.edits[i].start < f.edits[j].start
-			}
-			return f.edits[i].end > f.edits[j].end
-		})
 		var kept []preview.TextEdit
-		end := -1
-		for _, e := range f.edits {
-			if e.start < end || (e.start == end && e.end == end && e.start != e.end) {
-				continue
+		for _, e := range outermost(f.edits) {
+			if f.text[e.Start:e.End] != e.Text {
+				kept = append(kept, f.m.TextEdit(e))
 			}
-			if e.end > end {
-				end = e.end
-			}
-			sl, sc := f.position(e.start)
-			el, ec := f.position(e.end)
-			if f.text[e.start:e.end] == e.text {
-				continue
-			}
-			kept = append(kept, preview.TextEdit{StartLine: sl, StartCol: sc, EndLine: el, EndCol: ec, NewText: e.text})
 		}
 		if len(kept) == 0 {
 			continue
@@ -1103,7 +1070,7 @@ func (p *sigPlanner) overridesBySyntax(ctx context.Context, target *sigDecl, see
 	if !ok {
 		return nil
 	}
-	class, _, err := ts.classOf(ctx, target.file.rel, target.file.text, target.fn.NameOff)
+	class, _, err := ts.classOf(ctx, target.file.rel, target.file.m, target.fn.NameOff)
 	if err != nil || class == "" {
 		return err
 	}
@@ -1128,7 +1095,7 @@ func (p *sigPlanner) overridesBySyntax(ctx context.Context, target *sigDecl, see
 		if d == nil || seen[declKey(d.loc)] || !d.fn.Method {
 			continue
 		}
-		cl, bases, err := ts.classOf(ctx, d.file.rel, d.file.text, d.fn.NameOff)
+		cl, bases, err := ts.classOf(ctx, d.file.rel, d.file.m, d.fn.NameOff)
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,8 @@ import (
 	"go/parser"
 	"go/token"
 	"strings"
+
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 type goSigSyntax struct{}
@@ -21,7 +23,8 @@ func parseGo(text string) (*token.FileSet, *ast.File) {
 	return fset, f
 }
 
-func (goSigSyntax) funcAt(_ context.Context, _, text string, off int) (*sigFunc, error) {
+func (goSigSyntax) funcAt(_ context.Context, _ string, m *preview.Mapper, off int) (*sigFunc, error) {
+	text := m.Text()
 	fset, file := parseGo(text)
 	if file == nil {
 		return nil, nil
@@ -208,7 +211,8 @@ func shadows(st ast.Stmt, declares func([]*ast.Ident) bool) bool {
 	return false
 }
 
-func (goSigSyntax) callAt(_ context.Context, _, text string, off int) (*sigCall, string, error) {
+func (goSigSyntax) callAt(_ context.Context, _ string, m *preview.Mapper, off int) (*sigCall, string, error) {
+	text := m.Text()
 	fset, file := parseGo(text)
 	if file == nil {
 		return nil, "the file does not parse", nil

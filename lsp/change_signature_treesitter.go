@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nvbridge/nvbridge/preview"
 	"github.com/nvbridge/nvbridge/syntax"
 )
 
@@ -44,18 +45,13 @@ func (s tsSigSyntax) source(rel, text string) (syntax.Source, error) {
 	return syntax.ForFile(rel, text)
 }
 
-// rowCol converts a byte offset of text to a row and byte column.
-func rowCol(text string, off int) (int, int) {
-	row := strings.Count(text[:off], "\n")
-	return row, off - (strings.LastIndex(text[:off], "\n") + 1)
-}
-
-func (s tsSigSyntax) funcAt(ctx context.Context, rel, text string, off int) (*sigFunc, error) {
+func (s tsSigSyntax) funcAt(ctx context.Context, rel string, m *preview.Mapper, off int) (*sigFunc, error) {
+	text := m.Text()
 	src, err := s.source(rel, text)
 	if err != nil {
 		return nil, err
 	}
-	row, col := rowCol(text, off)
+	row, col := m.Position(off)
 	n, ancestors, err := syntax.Enclosing(ctx, s.c, src, row, col, tsFunctionTypes, 3)
 	if err != nil {
 		return nil, err
@@ -201,8 +197,8 @@ func (s tsSigSyntax) funcAt(ctx context.Context, rel, text string, off int) (*si
 	if s.python {
 		q = pyUseQuery
 	}
-	brow, _ := rowCol(text, body.StartByte)
-	erow, _ := rowCol(text, body.EndByte)
+	brow, _ := m.Position(body.StartByte)
+	erow, _ := m.Position(body.EndByte)
 	matches, err := syntax.Query(ctx, s.c, src, q, syntax.QueryOptions{StartRow: &brow, EndRow: &erow})
 	if err != nil {
 		return nil, err
@@ -239,13 +235,13 @@ func (s tsSigSyntax) funcAt(ctx context.Context, rel, text string, off int) (*si
 	return fn, nil
 }
 
-func (s tsSigSyntax) callAt(ctx context.Context, rel, text string, off int) (*sigCall, string, error) {
-	src, err := s.source(rel, text)
+func (s tsSigSyntax) callAt(ctx context.Context, rel string, m *preview.Mapper, off int) (*sigCall, string, error) {
+	src, err := s.source(rel, m.Text())
 	if err != nil {
 		return nil, "", err
 	}
 	g, _ := syntax.GrammarOf(src.Lang)
-	row, col := rowCol(text, off)
+	row, col := m.Position(off)
 	n, _, err := syntax.Enclosing(ctx, s.c, src, row, col, g.Calls, 8)
 	if err != nil {
 		return nil, "", err
@@ -396,12 +392,12 @@ func (s tsSigSyntax) renderParams(fn *sigFunc, params []renderedParam) string {
 
 // classOf returns the name and the base names (last dotted part) of the
 // class enclosing off, "" outside a class.
-func (s tsSigSyntax) classOf(ctx context.Context, rel, text string, off int) (string, []string, error) {
-	src, err := s.source(rel, text)
+func (s tsSigSyntax) classOf(ctx context.Context, rel string, m *preview.Mapper, off int) (string, []string, error) {
+	src, err := s.source(rel, m.Text())
 	if err != nil {
 		return "", nil, err
 	}
-	row, col := rowCol(text, off)
+	row, col := m.Position(off)
 	n, _, err := syntax.Enclosing(ctx, s.c, src, row, col, []string{"class_definition", "class_declaration", "abstract_class_declaration"}, 3)
 	if err != nil || n == nil {
 		return "", nil, err

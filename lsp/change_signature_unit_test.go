@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 func TestGoSigFuncAt(t *testing.T) {
@@ -32,7 +34,7 @@ type I interface {
 }
 `
 	ctx := context.Background()
-	fn, err := goSigSyntax{}.funcAt(ctx, "p.go", src, strings.Index(src, "F("))
+	fn, err := goSigSyntax{}.funcAt(ctx, "p.go", preview.NewMapper(src), strings.Index(src, "F("))
 	if err != nil || fn == nil {
 		t.Fatal(fn, err)
 	}
@@ -59,7 +61,7 @@ type I interface {
 	if fmtInts(bLines) != "10" {
 		t.Errorf("uses of b on lines %v", bLines)
 	}
-	m, _ := goSigSyntax{}.funcAt(ctx, "p.go", src, strings.Index(src, "M("))
+	m, _ := goSigSyntax{}.funcAt(ctx, "p.go", preview.NewMapper(src), strings.Index(src, "M("))
 	if m == nil || !m.Method || len(m.Params) != 2 || m.Params[0].Name != "" || m.Signature != "M(int, string) error" {
 		t.Fatalf("interface method %+v", m)
 	}
@@ -82,7 +84,7 @@ func fmtInts(xs []int) string {
 func TestGoSigCallAt(t *testing.T) {
 	src := "package p\n\nfunc g() {\n\tF(1, h(), <-ch, x.y, []int{1}, func() {}, xs...)\n\tv := F\n\tp.F[int](a)\n}\n"
 	ctx := context.Background()
-	cl, why, err := goSigSyntax{}.callAt(ctx, "p.go", src, strings.Index(src, "F("))
+	cl, why, err := goSigSyntax{}.callAt(ctx, "p.go", preview.NewMapper(src), strings.Index(src, "F("))
 	if err != nil || cl == nil {
 		t.Fatal(why, err)
 	}
@@ -99,10 +101,10 @@ func TestGoSigCallAt(t *testing.T) {
 	if !cl.Args[6].Spread || src[cl.ListStart:cl.ListEnd] != "1, h(), <-ch, x.y, []int{1}, func() {}, xs..." {
 		t.Errorf("call %+v", cl)
 	}
-	if _, why, _ := (goSigSyntax{}).callAt(ctx, "p.go", src, strings.Index(src, "F\n")); why != notCalled {
+	if _, why, _ := (goSigSyntax{}).callAt(ctx, "p.go", preview.NewMapper(src), strings.Index(src, "F\n")); why != notCalled {
 		t.Errorf("value use: %q", why)
 	}
-	if cl, _, _ := (goSigSyntax{}).callAt(ctx, "p.go", src, strings.Index(src, "F[int]")); cl == nil || len(cl.Args) != 1 {
+	if cl, _, _ := (goSigSyntax{}).callAt(ctx, "p.go", preview.NewMapper(src), strings.Index(src, "F[int]")); cl == nil || len(cl.Args) != 1 {
 		t.Errorf("generic call %+v", cl)
 	}
 }
@@ -138,13 +140,13 @@ func TestLiteralType(t *testing.T) {
 func TestGoSigComments(t *testing.T) {
 	src := "package p\n\nfunc F(a int, // why\n\tb int) {}\n\nfunc G(a, b int) {}\n\nfunc h() {\n\tG(1 /* one */, 2)\n\tG(1, 2) // after\n}\n"
 	ctx := context.Background()
-	f, _ := goSigSyntax{}.funcAt(ctx, "p.go", src, strings.Index(src, "F("))
-	g, _ := goSigSyntax{}.funcAt(ctx, "p.go", src, strings.Index(src, "G("))
+	f, _ := goSigSyntax{}.funcAt(ctx, "p.go", preview.NewMapper(src), strings.Index(src, "F("))
+	g, _ := goSigSyntax{}.funcAt(ctx, "p.go", preview.NewMapper(src), strings.Index(src, "G("))
 	if f == nil || !f.Comments || g == nil || g.Comments {
 		t.Errorf("declarations: F %+v, G %+v", f, g)
 	}
-	c1, _, _ := goSigSyntax{}.callAt(ctx, "p.go", src, strings.Index(src, "G(1 /*"))
-	c2, _, _ := goSigSyntax{}.callAt(ctx, "p.go", src, strings.Index(src, "G(1, 2)"))
+	c1, _, _ := goSigSyntax{}.callAt(ctx, "p.go", preview.NewMapper(src), strings.Index(src, "G(1 /*"))
+	c2, _, _ := goSigSyntax{}.callAt(ctx, "p.go", preview.NewMapper(src), strings.Index(src, "G(1, 2)"))
 	if c1 == nil || !c1.Comments || c2 == nil || c2.Comments {
 		t.Errorf("calls: %+v, %+v", c1, c2)
 	}

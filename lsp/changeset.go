@@ -15,7 +15,7 @@ import (
 
 // workspaceChangeset converts a server's WorkspaceEdit into a changeset,
 // after refusing edits to files outside the workspace.
-func (c *Client) workspaceChangeset(ctx context.Context, enc Encoding, raw json.RawMessage) (preview.Changeset, error) {
+func (c *Client) workspaceChangeset(ctx context.Context, enc preview.Encoding, raw json.RawMessage) (preview.Changeset, error) {
 	if outside := c.editOutsideWorkspace(raw); len(outside) > 0 {
 		return preview.Changeset{}, apierr.Errorf(apierr.PreconditionFailed,
 			"nvbridge edits only files inside the workspace; the symbol is probably defined outside it (standard library or a dependency)",

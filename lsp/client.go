@@ -18,6 +18,7 @@ import (
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/internal/memo"
 	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // Client issues LSP requests for documents of one Neovim session.
@@ -49,10 +50,10 @@ func NewClient(s *nvim.Session) *Client {
 
 // Server describes a language server attached to a document's buffer.
 type Server struct {
-	ID             int      `json:"id"`
-	Name           string   `json:"name"`
-	OffsetEncoding Encoding `json:"offset_encoding"`
-	RootDir        string   `json:"root_dir,omitempty"`
+	ID             int              `json:"id"`
+	Name           string           `json:"name"`
+	OffsetEncoding preview.Encoding `json:"offset_encoding"`
+	RootDir        string           `json:"root_dir,omitempty"`
 	// Methods are the methods it serves for the buffer: all of them for a
 	// document from Open, the navigation ones (and the tool's own) for a
 	// navigation tool's (resolve, locateIn, documentSymbols).

@@ -24,6 +24,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/lang"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // Where imports were read from.
@@ -241,8 +242,8 @@ func (c *Client) goImportLinks(ctx context.Context, doc *Document, server Server
 			continue
 		}
 		text := lines[n]
-		a, _ := UnitsToByte(text, int(l.Range.Start.Character), server.OffsetEncoding)
-		b, _ := UnitsToByte(text, int(l.Range.End.Character), server.OffsetEncoding)
+		a, _ := preview.UnitsToByte(text, int(l.Range.Start.Character), server.OffsetEncoding)
+		b, _ := preview.UnitsToByte(text, int(l.Range.End.Character), server.OffsetEncoding)
 		if a < 1 || b >= len(text) || b <= a {
 			continue
 		}
@@ -268,7 +269,7 @@ func (c *Client) charColumns(ctx context.Context, abs string, imps []Import) err
 		return err
 	}
 	for i, im := range imps {
-		imps[i].Column = ByteToChar(texts[abs][im.Line-1], im.Column)
+		imps[i].Column = preview.ByteToChar(texts[abs][im.Line-1], im.Column)
 	}
 	return nil
 }
@@ -347,7 +348,7 @@ func (d *depScan) importers(ctx context.Context, target string) ([]Importer, int
 			for _, res := range d.resolve(f, imp) {
 				if res == want {
 					line := lineOf(f, imp.Line)
-					out = append(out, Importer{File: root.Rel(f), Line: imp.Line + 1, Column: ByteToChar(line, imp.Col), Import: imp.Path})
+					out = append(out, Importer{File: root.Rel(f), Line: imp.Line + 1, Column: preview.ByteToChar(line, imp.Col), Import: imp.Path})
 					break
 				}
 			}

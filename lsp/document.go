@@ -18,6 +18,7 @@ import (
 	"github.com/nvbridge/nvbridge/internal/progress"
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // Document is a file loaded in a Neovim buffer and reconciled with the disk.
@@ -80,7 +81,7 @@ func (c *Client) openAt(ctx context.Context, file string, line int, methods []st
 	for _, w := range reply.Clients {
 		root, _ := w.RootDir.(string)
 		doc.Servers = append(doc.Servers, Server{
-			ID: w.ID, Name: w.Name, OffsetEncoding: Encoding(w.OffsetEncoding), RootDir: root, Methods: w.Methods,
+			ID: w.ID, Name: w.Name, OffsetEncoding: preview.Encoding(w.OffsetEncoding), RootDir: root, Methods: w.Methods,
 		})
 	}
 	return doc, reply.Line, nil

@@ -236,10 +236,10 @@ type namedExtract struct {
 // name is given, renames it (see Extract). hints are positions (line, and
 // column in enc units, in the text after the edit) per file where the
 // server asked for a rename.
-func nameIntroduced(cs preview.Changeset, l *lang.Language, enc Encoding, hints map[string][]protocol.Position, name string) (namedExtract, error) {
+func nameIntroduced(cs preview.Changeset, l *lang.Language, enc preview.Encoding, hints map[string][]protocol.Position, name string) (namedExtract, error) {
 	type fileText struct {
 		old, new string
-		newDoc   preview.Document
+		newMap   *preview.Mapper
 		tokens   []lang.Span
 	}
 	texts := make([]*fileText, len(cs.Files))
@@ -254,7 +254,8 @@ func nameIntroduced(cs preview.Changeset, l *lang.Language, enc Encoding, hints 
 			return namedExtract{}, apierr.Errorf(apierr.OperationFailed, "report this: the server's edit does not apply",
 				"the extract's edit of %s does not apply: %v", fc.Path, err)
 		}
-		ft := &fileText{old: docFlatText(fc.Old), new: docFlatText(newDoc), newDoc: newDoc}
+		newMap := newDoc.Mapper()
+		ft := &fileText{old: fc.Old.Mapper().Text(), new: newMap.Text(), newMap: newMap}
 		ft.tokens = lang.Identifiers(l, ft.new)
 		texts[i] = ft
 		oldNames := map[string]bool{}
@@ -271,7 +272,7 @@ func nameIntroduced(cs preview.Changeset, l *lang.Language, enc Encoding, hints 
 				continue
 			}
 			line := newDoc.Lines[h.Line]
-			b, _ := UnitsToByte(line, int(h.Character), enc)
+			b, _ := preview.UnitsToByte(line, int(h.Character), enc)
 			if w := identAround(line, b); introduced[w] {
 				fromHint = append(fromHint, w)
 			}
@@ -308,7 +309,7 @@ func nameIntroduced(cs preview.Changeset, l *lang.Language, enc Encoding, hints 
 		}
 		for _, t := range ft.tokens {
 			if ft.new[t.Start:t.End] == name {
-				line := strings.Count(ft.new[:t.Start], "\n") + 1
+				line, _ := ft.newMap.CharPosition(t.Start)
 				return namedExtract{}, apierr.Errorf(apierr.Conflict,
 					"pick a name not used in the file, or omit name and rename afterwards with rename_symbol",
 					"%q is already used in %s (line %d); naming the extracted symbol so could clash", name, cs.Files[i].Path, line)
@@ -356,14 +357,4 @@ func nameIntroduced(cs preview.Changeset, l *lang.Language, enc Encoding, hints 
 	}
 	out.name = name
 	return out, nil
-}
-
-// docFlatText is a document's text as positions address it: lines joined by
-// "\n", plus "\n" after a final newline.
-func docFlatText(d preview.Document) string {
-	s := strings.Join(d.Lines, "\n")
-	if d.FinalNewline && len(d.Lines) > 0 {
-		s += "\n"
-	}
-	return s
 }

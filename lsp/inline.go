@@ -244,7 +244,7 @@ func (st *inlineState) load(ctx context.Context, c *Client, files []string) erro
 	for _, s := range snaps {
 		rel := c.Session.Root().Rel(s.Path)
 		st.orig[rel] = s
-		st.scratch[rel] = flatText(s)
+		st.scratch[rel] = snapshotText(s)
 	}
 	return nil
 }
@@ -278,10 +278,10 @@ func (c *Client) snapshotRels(ctx context.Context, rels []string, opts nvim.Snap
 	return snaps, nil
 }
 
-// flatText is a snapshot's text with "\n" line ends (as positions and
+// snapshotText is a snapshot's text with "\n" line ends (as positions and
 // preview documents address it).
-func flatText(s nvim.FileSnapshot) string {
-	return docFlatText(snapshotDoc(s))
+func snapshotText(s nvim.FileSnapshot) string {
+	return snapshotDoc(s).Mapper().Text()
 }
 
 // snapshotDoc is the document a snapshot holds.
@@ -296,23 +296,17 @@ func (st *inlineState) offset(rel string, line, col int) (int, error) {
 	if !ok {
 		return 0, apierr.Errorf(apierr.OperationFailed, "report this", "no text loaded for %s", rel)
 	}
-	start := 0
-	for i := 1; i < line; i++ {
-		nl := strings.IndexByte(text[start:], '\n')
-		if nl < 0 {
-			return 0, apierr.Errorf(apierr.OperationFailed, "retry: the file changed", "line %d is past the end of %s", line, rel)
-		}
-		start += nl + 1
-	}
-	end := strings.IndexByte(text[start:], '\n')
-	if end < 0 {
-		end = len(text) - start
-	}
-	b, err := CharToByte(text[start:start+end], col)
+	off, err := preview.NewMapper(text).CharOffset(line, col)
 	if err != nil {
 		return 0, apierr.Errorf(apierr.OperationFailed, "retry: the file changed", "%s:%d:%d: %v", rel, line, col, err)
 	}
-	return start + b, nil
+	return off, nil
+}
+
+// position is the Neovim position (row, byte column) of byte off of rel's
+// scratch text.
+func (st *inlineState) position(rel string, off int) (int, int) {
+	return preview.NewMapper(st.scratch[rel]).Position(off)
 }
 
 // update records a step's new text of rel and moves every pending site of
@@ -505,7 +499,7 @@ func (st *inlineState) finish() (InlinePlan, error) {
 	plan := st.plan
 	var rels []string
 	for rel := range st.scratch {
-		if orig, ok := st.orig[rel]; ok && flatText(orig) != st.scratch[rel] {
+		if orig, ok := st.orig[rel]; ok && snapshotText(orig) != st.scratch[rel] {
 			rels = append(rels, rel)
 		}
 	}

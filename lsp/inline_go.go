@@ -136,7 +136,7 @@ func (c *Client) inlineGo(ctx context.Context, st *inlineState) error {
 		if clean {
 			st.scratch[rel] = string(out)
 		} else {
-			st.scratch[rel] = formatInside(flatText(st.orig[rel]), st.scratch[rel], string(out))
+			st.scratch[rel] = formatInside(snapshotText(st.orig[rel]), st.scratch[rel], string(out))
 		}
 	}
 	return nil
@@ -172,7 +172,7 @@ func formatInside(orig, inlined, formatted string) string {
 	if err != nil {
 		return inlined
 	}
-	return docFlatText(out)
+	return out.Mapper().Text()
 }
 
 // classifyGo tells calls from other uses, with go/parser.
@@ -314,13 +314,7 @@ func (st *inlineState) removeGoDefinition(ctx context.Context, gopls, dir, path 
 	if fd.Doc != nil {
 		start = fset.Position(fd.Doc.Pos()).Offset
 	}
-	end := fset.Position(fd.End()).Offset
-	start = strings.LastIndexByte(text[:start], '\n') + 1
-	if nl := strings.IndexByte(text[end:], '\n'); nl >= 0 {
-		end += nl + 1
-	} else {
-		end = len(text)
-	}
+	start, end := preview.NewMapper(text).WholeLines(start, fset.Position(fd.End()).Offset)
 	// One blank line between what was before and after.
 	if strings.HasSuffix(text[:start], "\n\n") && strings.HasPrefix(text[end:], "\n") {
 		end++

@@ -29,6 +29,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/lang"
+	"github.com/nvbridge/nvbridge/preview"
 	"github.com/nvbridge/nvbridge/syntax"
 )
 
@@ -176,7 +177,7 @@ func unsupported(name, why string) error {
 func (c *Client) readSimpleFunc(ctx context.Context, st *inlineState, ts string, rules *syntaxRules) (*simpleFunc, error) {
 	text := st.scratch[st.defRel]
 	src := syntax.Text(ts, text)
-	row, col := rowCol(text, st.defOff)
+	row, col := st.position(st.defRel, st.defOff)
 	g, _ := syntax.GrammarOf(ts)
 	fnNode, _, err := syntax.Enclosing(ctx, c.Session, src, row, col, g.Functions, 3)
 	if err != nil {
@@ -354,7 +355,7 @@ func (c *Client) classifySyntax(ctx context.Context, st *inlineState, rules *syn
 		}
 		text := st.scratch[s.rel]
 		src := syntax.Text(ts, text)
-		row, col := rowCol(text, s.off)
+		row, col := st.position(s.rel, s.off)
 		call, err := syntax.EnclosingCall(ctx, c.Session, src, row, col)
 		if err != nil {
 			return err
@@ -408,7 +409,7 @@ func (c *Client) inlineCall(ctx context.Context, st *inlineState, rules *syntaxR
 	ts := lang.TreeSitterFor(s.rel)
 	text := st.scratch[s.rel]
 	src := syntax.Text(ts, text)
-	row, col := rowCol(text, s.off)
+	row, col := st.position(s.rel, s.off)
 	call, ancestors, err := syntax.Enclosing(ctx, c.Session, src, row, col, grammarCalls(ts), 3)
 	if err != nil {
 		return "", "", err
@@ -587,7 +588,7 @@ func (c *Client) inlineCall(ctx context.Context, st *inlineState, rules *syntaxR
 			}
 		}
 	}
-	lineStart := strings.LastIndexByte(text[:stmt.StartByte], '\n') + 1
+	lineStart, _ := preview.NewMapper(text).LineAround(stmt.StartByte)
 	indent := text[lineStart:stmt.StartByte]
 	if strings.TrimSpace(indent) != "" {
 		return "", "an argument has side effects and the statement shares its line with other code", nil
@@ -682,7 +683,7 @@ func (c *Client) removeSyntaxDefinition(ctx context.Context, st *inlineState, ru
 	if st.defOff < 0 {
 		return fmt.Errorf("the definition moved during the inlining")
 	}
-	row, col := rowCol(text, st.defOff)
+	row, col := st.position(st.defRel, st.defOff)
 	decl, err := syntax.EnclosingDeclaration(ctx, c.Session, syntax.Text(ts, text), row, col)
 	if err != nil {
 		return err
@@ -710,7 +711,7 @@ func (c *Client) removeImports(ctx context.Context, st *inlineState, rules *synt
 		s.replaced = true
 		t := st.scratch[s.rel]
 		src := syntax.Text(lang.TreeSitterFor(s.rel), t)
-		r, cl := rowCol(t, s.off)
+		r, cl := st.position(s.rel, s.off)
 		imp, _, err := syntax.Enclosing(ctx, c.Session, src, r, cl, rules.imports, 4)
 		if err != nil {
 			return err
@@ -786,12 +787,7 @@ func importNodeHasDefault(imp *syntax.Node) bool {
 // removeLines removes the whole lines of [start, end) and then one blank
 // line too many (Python keeps two between top-level definitions).
 func removeLines(text string, start, end int, python bool) string {
-	start = strings.LastIndexByte(text[:start], '\n') + 1
-	if nl := strings.IndexByte(text[end:], '\n'); nl >= 0 {
-		end += nl + 1
-	} else {
-		end = len(text)
-	}
+	start, end = preview.NewMapper(text).WholeLines(start, end)
 	// Blank lines after it, as many as were before it (at most 2).
 	before := 0
 	for i := start; i > 0 && before < 2 && strings.HasSuffix(text[:i], "\n\n"); i-- {

@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 
@@ -123,9 +122,26 @@ func (c *Client) Move(ctx context.Context, req MoveRequest) (MovePlan, error) {
 // moveFiles is the text of files as Neovim holds them (loaded buffer, else
 // disk), keyed by workspace-relative path.
 type moveFiles struct {
-	docs   map[string]preview.Document
-	texts  map[string]string
-	exists map[string]bool
+	docs    map[string]preview.Document
+	texts   map[string]string
+	exists  map[string]bool
+	mappers map[string]*preview.Mapper // of texts, on first use
+}
+
+// offset is the byte offset of a tool position (1-based line, character
+// column) in rel's text: CONFLICT when the text has no such position (it
+// changed since the position was found).
+func (files moveFiles) offset(rel string, line, char int) (int, error) {
+	m := files.mappers[rel]
+	if m == nil {
+		m = preview.NewMapper(files.texts[rel])
+		files.mappers[rel] = m
+	}
+	off, err := m.CharOffset(line, char)
+	if err != nil {
+		return 0, apierr.Errorf(apierr.Conflict, "retry: the file changed while the move was computed", "%s: %v", rel, err)
+	}
+	return off, nil
 }
 
 // readMore adds rels to files (those not read yet and those read again
@@ -140,6 +156,7 @@ func (c *Client) readMore(ctx context.Context, files moveFiles, rels []string) e
 	}
 	for f, t := range extra.texts {
 		files.texts[f], files.docs[f], files.exists[f] = t, extra.docs[f], true
+		delete(files.mappers, f)
 	}
 	return nil
 }
@@ -147,7 +164,8 @@ func (c *Client) readMore(ctx context.Context, files moveFiles, rels []string) e
 // readFiles snapshots files (workspace-relative); a missing file reads as
 // not existing.
 func (c *Client) readFiles(ctx context.Context, rels []string) (moveFiles, error) {
-	out := moveFiles{docs: map[string]preview.Document{}, texts: map[string]string{}, exists: map[string]bool{}}
+	out := moveFiles{docs: map[string]preview.Document{}, texts: map[string]string{}, exists: map[string]bool{},
+		mappers: map[string]*preview.Mapper{}}
 	snaps, err := c.snapshotRels(ctx, rels, nvim.SnapshotOptions{Reconcile: true})
 	if err != nil {
 		return out, err
@@ -159,7 +177,7 @@ func (c *Client) readFiles(ctx context.Context, rels []string) (moveFiles, error
 		}
 		d := snapshotDoc(s)
 		out.docs[rel] = d
-		out.texts[rel] = docFlatText(d)
+		out.texts[rel] = d.Mapper().Text()
 		out.exists[rel] = true
 	}
 	return out, nil
@@ -259,48 +277,12 @@ func importUpdates(l *lang.Language, before map[string]string, after map[string]
 	return out
 }
 
-// byteOffset is the byte offset of (line, char) in text ("\n" breaks).
-func byteOffset(text string, line, char int) int {
-	off := lineOffset(text, line)
-	l := text[off:]
-	if end := strings.IndexByte(l, '\n'); end >= 0 {
-		l = l[:end]
-	}
-	b := 0
-	for n := 0; n < char && b < len(l); n++ {
-		_, size := utf8.DecodeRuneInString(l[b:])
-		b += size
-	}
-	return off + b
-}
-
-// lineOffset is the byte offset at which 0-based line starts in text
-// ("\n" breaks); len(text) past its last line.
-func lineOffset(text string, line int) int {
-	off := 0
-	for i := 0; i < line; i++ {
-		j := strings.IndexByte(text[off:], '\n')
-		if j < 0 {
-			return len(text)
-		}
-		off += j + 1
-	}
-	return off
-}
-
-// lineChar is the 0-based line and character column of byte off in text.
-func lineChar(text string, off int) (int, int) {
-	line := strings.Count(text[:off], "\n")
-	start := strings.LastIndexByte(text[:off], '\n') + 1
-	return line, utf8.RuneCountInString(text[start:off])
-}
-
-// references returns every reference of the symbol at (line, char) of
-// file, the declaration excluded; refused when the server's answer is
+// moveReferences returns every reference of the symbol at the tool
+// position (line, char) of file, the declaration excluded; refused when the server's answer is
 // incomplete or names files nvbridge may not edit.
 func (c *Client) moveReferences(ctx context.Context, file string, line, char int) ([]Location, string, error) {
-	stepsOf(ctx).next("finding the references at %s:%d", file, line+1)
-	res, err := c.References(ctx, file, Target{Line: line + 1, Column: &char}, ReferencesOptions{MaxResults: 1 << 20})
+	stepsOf(ctx).next("finding the references at %s:%d", file, line)
+	res, err := c.References(ctx, file, Target{Line: line, Column: &char}, ReferencesOptions{MaxResults: 1 << 20})
 	if err != nil {
 		return nil, "", err
 	}

@@ -23,6 +23,7 @@ import (
 	"unicode"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // goMoveInput is what the pure Go move needs: the texts of every file it
@@ -77,6 +78,7 @@ type goPiece struct {
 type goFile struct {
 	rel  string
 	text string
+	m    *preview.Mapper // of text
 	f    *ast.File
 	fset *token.FileSet
 }
@@ -86,22 +88,13 @@ func parseGoFile(fset *token.FileSet, rel, text string) (*goFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &goFile{rel: rel, text: text, f: f, fset: fset}, nil
+	return &goFile{rel: rel, text: text, m: preview.NewMapper(text), f: f, fset: fset}, nil
 }
 
 func (g *goFile) off(p token.Pos) int { return g.fset.Position(p).Offset }
 
-// lineStart/lineEnd widen [a, b) to whole lines (b past the newline).
-func lineStart(text string, a int) int {
-	return strings.LastIndexByte(text[:a], '\n') + 1
-}
-
-func lineEnd(text string, b int) int {
-	if i := strings.IndexByte(text[b:], '\n'); i >= 0 {
-		return b + i + 1
-	}
-	return len(text)
-}
+// lines widens the bytes [a, b) of the file to whole lines.
+func (g *goFile) lines(a, b token.Pos) (int, int) { return g.m.WholeLines(g.off(a), g.off(b)) }
 
 // importName is the local name of an import spec ("" for _ and .).
 func importName(spec *ast.ImportSpec) (name, p string) {
@@ -173,7 +166,8 @@ func findGoDecl(g *goFile, off int) (goPiece, string, error) {
 			if d.Doc != nil {
 				start = d.Doc.Pos()
 			}
-			p := goPiece{file: g.rel, start: lineStart(g.text, g.off(start)), end: lineEnd(g.text, g.off(d.End())), node: d, nameOff: g.off(d.Name.Pos())}
+			p := goPiece{file: g.rel, node: d, nameOff: g.off(d.Name.Pos())}
+			p.start, p.end = g.lines(start, d.End())
 			p.text = g.text[p.start:p.end]
 			if r := goRecvBase(d); r != "" {
 				p.what = "method " + r + "." + d.Name.Name
@@ -192,7 +186,7 @@ func findGoDecl(g *goFile, off int) (goPiece, string, error) {
 				if doc := specDoc(s); doc != nil {
 					a = doc.Pos()
 				}
-				if off >= lineStart(g.text, g.off(a)) && off <= lineEnd(g.text, g.off(s.End())) {
+				if from, to := g.lines(a, s.End()); off >= from && off <= to {
 					spec = s
 				}
 			}
@@ -213,7 +207,8 @@ func findGoDecl(g *goFile, off int) (goPiece, string, error) {
 				if d.Doc != nil {
 					start = d.Doc.Pos()
 				}
-				p := goPiece{file: g.rel, start: lineStart(g.text, g.off(start)), end: lineEnd(g.text, g.off(d.End())), node: d, what: what, nameOff: nameOff}
+				p := goPiece{file: g.rel, node: d, what: what, nameOff: nameOff}
+				p.start, p.end = g.lines(start, d.End())
 				p.text = g.text[p.start:p.end]
 				return p, name, nil
 			}
@@ -229,7 +224,8 @@ func findGoDecl(g *goFile, off int) (goPiece, string, error) {
 			if doc := specDoc(spec); doc != nil {
 				a = doc.Pos()
 			}
-			p := goPiece{file: g.rel, start: lineStart(g.text, g.off(a)), end: lineEnd(g.text, g.off(spec.End())), node: spec, keyword: d.Tok.String(), what: what, nameOff: nameOff}
+			p := goPiece{file: g.rel, node: spec, keyword: d.Tok.String(), what: what, nameOff: nameOff}
+			p.start, p.end = g.lines(a, spec.End())
 			body := g.text[p.start:p.end]
 			// Dedent the spec and put the keyword before its first code line.
 			var lines []string
@@ -317,27 +313,6 @@ func declaredNames(n ast.Node) []string {
 	return nil
 }
 
-type goEdit struct {
-	start, end int
-	text       string
-}
-
-func applyGoEdits(text string, edits []goEdit) (string, error) {
-	sort.SliceStable(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
-	var b strings.Builder
-	last := 0
-	for _, e := range edits {
-		if e.start < last || e.end > len(text) || e.start > e.end {
-			return "", fmt.Errorf("overlapping edits at byte %d", e.start)
-		}
-		b.WriteString(text[last:e.start])
-		b.WriteString(e.text)
-		last = e.end
-	}
-	b.WriteString(text[last:])
-	return b.String(), nil
-}
-
 // planGoMove computes a Go move.
 func planGoMove(in goMoveInput) (goMoveOutput, error) {
 	out := goMoveOutput{Texts: map[string]string{}}
@@ -397,8 +372,8 @@ func planGoMove(in goMoveInput) (goMoveOutput, error) {
 				if fd.Doc != nil {
 					start = fd.Doc.Pos()
 				}
-				p := goPiece{file: g.rel, start: lineStart(g.text, g.off(start)), end: lineEnd(g.text, g.off(fd.End())), node: fd,
-					what: "method " + name + "." + fd.Name.Name}
+				p := goPiece{file: g.rel, node: fd, what: "method " + name + "." + fd.Name.Name}
+				p.start, p.end = g.lines(start, fd.End())
 				p.text = g.text[p.start:p.end]
 				pieces = append(pieces, p)
 			}
@@ -521,9 +496,9 @@ func planGoMove(in goMoveInput) (goMoveOutput, error) {
 	}
 
 	// Rewrite the references.
-	edits := map[string][]goEdit{}
+	edits := map[string][]preview.ByteEdit{}
 	for _, p := range pieces {
-		edits[p.file] = append(edits[p.file], goEdit{start: p.start, end: p.end})
+		edits[p.file] = append(edits[p.file], preview.ByteEdit{Start: p.start, End: p.end})
 	}
 	needTgt := map[string]bool{}     // files that must import the target package
 	maybeUnused := map[string]bool{} // files whose source import may now be unused
@@ -543,14 +518,14 @@ func planGoMove(in goMoveInput) (goMoveOutput, error) {
 		inTgt := rdir == tgtDir && g.f.Name.Name == tgtPkg
 		switch {
 		case sel != nil && inTgt:
-			edits[r.File] = append(edits[r.File], goEdit{start: g.off(sel.X.Pos()), end: g.off(sel.Sel.Pos())})
+			edits[r.File] = append(edits[r.File], preview.ByteEdit{Start: g.off(sel.X.Pos()), End: g.off(sel.Sel.Pos())})
 			maybeUnused[r.File] = true
 		case sel != nil:
-			edits[r.File] = append(edits[r.File], goEdit{start: g.off(sel.X.Pos()), end: g.off(sel.X.End()), text: tgtPlaceholder})
+			edits[r.File] = append(edits[r.File], preview.ByteEdit{Start: g.off(sel.X.Pos()), End: g.off(sel.X.End()), Text: tgtPlaceholder})
 			needTgt[r.File] = true
 			maybeUnused[r.File] = true
 		case internal:
-			edits[r.File] = append(edits[r.File], goEdit{start: r.Offset, end: r.Offset, text: tgtPlaceholder + "."})
+			edits[r.File] = append(edits[r.File], preview.ByteEdit{Start: r.Offset, End: r.Offset, Text: tgtPlaceholder + "."})
 			needTgt[r.File] = true
 		default:
 			for _, spec := range g.f.Imports {
@@ -577,7 +552,7 @@ func planGoMove(in goMoveInput) (goMoveOutput, error) {
 		text := p.text
 		// Names the moved code took from the target package lose their
 		// qualifier there; names it uses from the source get one.
-		var pe []goEdit
+		var pe []preview.ByteEdit
 		g := parsed[p.file]
 		if !out.SamePackage {
 			tgtNames := map[string]bool{}
@@ -589,7 +564,7 @@ func planGoMove(in goMoveInput) (goMoveOutput, error) {
 			ast.Inspect(p.node, func(n ast.Node) bool {
 				if se, ok := n.(*ast.SelectorExpr); ok {
 					if id, ok := se.X.(*ast.Ident); ok && id.Obj == nil && tgtNames[id.Name] {
-						pe = append(pe, goEdit{start: g.off(id.Pos()) - p.start, end: g.off(se.Sel.Pos()) - p.start})
+						pe = append(pe, preview.ByteEdit{Start: g.off(id.Pos()) - p.start, End: g.off(se.Sel.Pos()) - p.start})
 					}
 				}
 				return true
@@ -599,7 +574,7 @@ func planGoMove(in goMoveInput) (goMoveOutput, error) {
 			for _, id := range identsIn(p.node) {
 				if _, ok := depIdents[id]; ok {
 					at := g.off(id.Pos()) - p.start
-					pe = append(pe, goEdit{start: at, end: at, text: srcPkg + "."})
+					pe = append(pe, preview.ByteEdit{Start: at, End: at, Text: srcPkg + "."})
 				}
 			}
 			usedImports[srcPath] = use{name: srcPkg, path: srcPath}
@@ -608,7 +583,7 @@ func planGoMove(in goMoveInput) (goMoveOutput, error) {
 			return out, moveErr(apierr.Unsupported, "move the declaration out of its group first",
 				"%s names other packages' declarations from inside a %s group", p.what, p.keyword)
 		}
-		if text, err = applyGoEdits(text, pe); err != nil {
+		if text, err = preview.ApplyByteEdits(text, pe); err != nil {
 			return out, moveErr(apierr.OperationFailed, "report this", "%v", err)
 		}
 		moved = append(moved, strings.TrimRight(text, "\n"))
@@ -619,7 +594,7 @@ func planGoMove(in goMoveInput) (goMoveOutput, error) {
 	newTexts := map[string]string{}
 	for file, es := range edits {
 		g, _ := parse(file)
-		t, err := applyGoEdits(g.text, es)
+		t, err := preview.ApplyByteEdits(g.text, es)
 		if err != nil {
 			return out, moveErr(apierr.OperationFailed, "report this", "%s: %v", file, err)
 		}
@@ -857,6 +832,7 @@ func addImports(file, text string, want map[string]string) (string, map[string]s
 		}
 	}
 	off := func(p token.Pos) int { return fset.Position(p).Offset }
+	m := preview.NewMapper(text)
 	var last *ast.GenDecl
 	for _, d := range f.Decls {
 		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.IMPORT {
@@ -882,8 +858,8 @@ func addImports(file, text string, want map[string]string) (string, map[string]s
 		// The standard library's imports go to the first group, the
 		// others to the last (gofmt sorts each group); a new group when
 		// the block has only the other kind.
-		first := lineEnd(text, off(last.Lparen))
-		at := lineStart(text, off(last.Rparen))
+		_, first := m.LineAround(off(last.Lparen))
+		at, _ := m.LineAround(off(last.Rparen))
 		if strings.TrimSpace(text[at:off(last.Rparen)]) != "" || first > at {
 			at = off(last.Rparen) // ) on a spec's line
 			return text[:at] + "\n" + lines(specs) + text[at:], names, nil
@@ -914,10 +890,10 @@ func addImports(file, text string, want map[string]string) (string, map[string]s
 		at := off(last.End())
 		return text[:at] + "\nimport (\n" + block + ")" + text[at:], names, nil
 	case len(specs) == 1:
-		at := lineEnd(text, off(f.Name.End()))
+		_, at := m.LineAround(off(f.Name.End()))
 		return text[:at] + "\nimport " + specs[0] + "\n" + text[at:], names, nil
 	default:
-		at := lineEnd(text, off(f.Name.End()))
+		_, at := m.LineAround(off(f.Name.End()))
 		return text[:at] + "\nimport (\n" + block + ")\n" + text[at:], names, nil
 	}
 }
@@ -931,6 +907,7 @@ func dropUnusedImport(file, text, ip string) (string, error) {
 		return "", moveErr(apierr.OperationFailed, "report this (nothing was changed)", "%s would not parse: %v", file, err)
 	}
 	off := func(p token.Pos) int { return fset.Position(p).Offset }
+	m := preview.NewMapper(text)
 	for _, d := range f.Decls {
 		gd, ok := d.(*ast.GenDecl)
 		if !ok || gd.Tok != token.IMPORT {
@@ -947,13 +924,14 @@ func dropUnusedImport(file, text, ip string) (string, error) {
 				if gd.Doc != nil {
 					start = gd.Doc.Pos()
 				}
-				return text[:lineStart(text, off(start))] + text[lineEnd(text, off(gd.End())):], nil
+				a, b := m.WholeLines(off(start), off(gd.End()))
+				return text[:a] + text[b:], nil
 			}
 			start := spec.Pos()
 			if spec.Doc != nil {
 				start = spec.Doc.Pos()
 			}
-			a, b := lineStart(text, off(start)), lineEnd(text, off(spec.End()))
+			a, b := m.WholeLines(off(start), off(spec.End()))
 			if strings.TrimSpace(text[a:off(start)]) != "" || strings.TrimSpace(text[off(spec.End()):b]) != "" && spec.Comment == nil {
 				// Shares its line with other tokens: cut the spec alone.
 				return text[:off(start)] + text[off(spec.End()):], nil

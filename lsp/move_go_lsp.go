@@ -32,12 +32,15 @@ func (c *Client) moveGo(ctx context.Context, doc *Document, pt Point, target str
 	if err != nil {
 		return MovePlan{}, apierr.Errorf(apierr.PreconditionFailed, "fix the syntax error first (get_diagnostics lists it)", "%s does not parse: %v", doc.Rel, err)
 	}
-	off := byteOffset(srcText, pt.Line, pt.Char)
+	off, err := g.m.Offset(pt.Line, pt.Byte)
+	if err != nil {
+		return MovePlan{}, apierr.Errorf(apierr.Conflict, "retry: the file changed while the move was computed", "%s: %v", doc.Rel, err)
+	}
 	piece, name, err := findGoDecl(g, off)
 	if err != nil {
 		return MovePlan{}, err
 	}
-	line, char := lineChar(srcText, piece.nameOff)
+	line, char := g.m.CharPosition(piece.nameOff)
 	refs, server, err := c.moveReferences(ctx, doc.Rel, line, char)
 	if err != nil {
 		return MovePlan{}, err
@@ -59,11 +62,14 @@ func (c *Client) moveGo(ctx context.Context, doc *Document, pt Point, target str
 	}
 	var goRefs []goRef
 	for _, r := range refs {
-		text, ok := files.texts[r.File]
-		if !ok {
+		if _, ok := files.texts[r.File]; !ok {
 			continue
 		}
-		goRefs = append(goRefs, goRef{File: r.File, Offset: byteOffset(text, r.Line-1, r.Column)})
+		off, err := files.offset(r.File, r.Line, r.Column)
+		if err != nil {
+			return MovePlan{}, err
+		}
+		goRefs = append(goRefs, goRef{File: r.File, Offset: off})
 	}
 	scope := lang.NewScope(c.Session.Root().Dir())
 	importPath := func(dir string) string {

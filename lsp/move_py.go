@@ -23,6 +23,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/lang"
+	"github.com/nvbridge/nvbridge/preview"
 	"github.com/nvbridge/nvbridge/syntax"
 )
 
@@ -61,7 +62,11 @@ func (c *Client) movePython(ctx context.Context, doc *Document, pt Point, target
 	if err != nil {
 		return MovePlan{}, err
 	}
-	off := byteOffset(srcText, pt.Line, pt.Char)
+	srcMap := preview.NewMapper(srcText)
+	off, err := srcMap.Offset(pt.Line, pt.Byte)
+	if err != nil {
+		return MovePlan{}, apierr.Errorf(apierr.Conflict, "retry: the file changed while the move was computed", "%s: %v", doc.Rel, err)
+	}
 	var decls []pyDecl
 	var chosen *pyDecl
 	for _, m := range matches {
@@ -70,7 +75,7 @@ func (c *Client) movePython(ctx context.Context, doc *Document, pt Point, target
 			continue
 		}
 		decls = append(decls, pyDecl{name: n.Text, start: d.StartByte, end: d.EndByte})
-		if off >= lineStart(srcText, d.StartByte) && off <= d.EndByte {
+		if start, _ := srcMap.LineAround(d.StartByte); off >= start && off <= d.EndByte {
 			chosen = &decls[len(decls)-1]
 		}
 	}
@@ -79,7 +84,8 @@ func (c *Client) movePython(ctx context.Context, doc *Document, pt Point, target
 			"%s:%d: no top-level def, class or assignment here (%q)", doc.Rel, pt.Line+1, strings.TrimSpace(pt.Text))
 	}
 	decl := *chosen
-	if t := strings.TrimSpace(pt.Text); pt.Line != strings.Count(srcText[:decl.start], "\n") && pt.Text != t &&
+	declLine, _ := srcMap.Position(decl.start)
+	if t := strings.TrimSpace(pt.Text); pt.Line != declLine && pt.Text != t &&
 		(strings.HasPrefix(t, "def ") || strings.HasPrefix(t, "async def ") || strings.HasPrefix(t, "class ")) {
 		return MovePlan{}, apierr.Errorf(apierr.Unsupported, "point at "+decl.name+" to move it whole",
 			"%s:%d: %q is a member of %s; move_symbol moves top-level declarations", doc.Rel, pt.Line+1, t, decl.name)
@@ -102,10 +108,10 @@ func (c *Client) movePython(ctx context.Context, doc *Document, pt Point, target
 			used[n.Text] = true
 		}
 	}
-	nameLine, nameChar := lineChar(srcText, 0)
+	nameLine, nameChar := srcMap.CharPosition(0)
 	for _, m := range matches {
 		if d, n := m.Get("decl"), m.Get("name"); d != nil && n != nil && d.StartByte == decl.start {
-			nameLine, nameChar = lineChar(srcText, n.StartByte)
+			nameLine, nameChar = srcMap.CharPosition(n.StartByte)
 		}
 	}
 	refs, server, err := c.moveReferences(ctx, doc.Rel, nameLine, nameChar)
@@ -125,9 +131,14 @@ func (c *Client) movePython(ctx context.Context, doc *Document, pt Point, target
 		targetExists: files.exists[target], decl: decl, decls: decls, used: used,
 	}
 	for _, r := range refs {
-		if t, ok := files.texts[r.File]; ok {
-			in.refs = append(in.refs, goRef{File: r.File, Offset: byteOffset(t, r.Line-1, r.Column)})
+		if _, ok := files.texts[r.File]; !ok {
+			continue
 		}
+		off, err := files.offset(r.File, r.Line, r.Column)
+		if err != nil {
+			return MovePlan{}, err
+		}
+		in.refs = append(in.refs, goRef{File: r.File, Offset: off})
 	}
 	texts, n, err := planPyMove(in)
 	if err != nil {
@@ -182,16 +193,16 @@ func planPyMove(in pyMoveInput) (map[string]string, int, error) {
 	name := in.decl.name
 	srcMod, tgtMod := pyModule(in.source), pyModule(in.target)
 	src := in.files[in.source]
+	srcMap := preview.NewMapper(src)
 	// The piece: the declaration with the comment lines right above it.
-	start := lineStart(src, in.decl.start)
+	start, end := srcMap.WholeLines(in.decl.start, in.decl.end)
 	for start > 0 {
-		prev := lineStart(src, start-1)
+		prev, _ := srcMap.LineAround(start - 1)
 		if !strings.HasPrefix(strings.TrimSpace(src[prev:start]), "#") {
 			break
 		}
 		start = prev
 	}
-	end := lineEnd(src, in.decl.end)
 	piece := src[start:end]
 	inPiece := func(file string, off int) bool { return file == in.source && off >= start && off < end }
 
@@ -247,7 +258,7 @@ func planPyMove(in pyMoveInput) (map[string]string, int, error) {
 
 	// Rewrite the references.
 	type fileEdits struct {
-		edits []goEdit
+		edits []preview.ByteEdit
 		add   []string
 	}
 	per := map[string]*fileEdits{}
@@ -257,7 +268,7 @@ func planPyMove(in pyMoveInput) (map[string]string, int, error) {
 		}
 		return per[f]
 	}
-	get(in.source).edits = append(get(in.source).edits, goEdit{start: start, end: end})
+	get(in.source).edits = append(get(in.source).edits, preview.ByteEdit{Start: start, End: end})
 	tgtParent, tgtLeaf := "", tgtMod
 	if i := strings.LastIndex(tgtMod, "."); i >= 0 {
 		tgtParent, tgtLeaf = tgtMod[:i], tgtMod[i+1:]
@@ -275,8 +286,9 @@ func planPyMove(in pyMoveInput) (map[string]string, int, error) {
 			continue
 		}
 		text := in.files[r.File]
+		textMap := preview.NewMapper(text)
 		lines := strings.Split(text, "\n")
-		line, _ := lineChar(text, r.Offset)
+		line, _ := textMap.Position(r.Offset)
 		fe := get(r.File)
 		// In an import statement of the source module?
 		handled := false
@@ -302,13 +314,12 @@ func planPyMove(in pyMoveInput) (map[string]string, int, error) {
 					keep = append(keep, x)
 				}
 			}
-			a := lineOffset(text, s)
-			b := lineOffset(text, e+1)
+			a, b := textMap.LineOffset(s), textMap.LineOffset(e+1)
 			if len(keep) == 0 {
-				fe.edits = append(fe.edits, goEdit{start: a, end: b})
+				fe.edits = append(fe.edits, preview.ByteEdit{Start: a, End: b})
 			} else {
 				nw, _ := rewriteNames(lines[s], imp.Names, keep)
-				fe.edits = append(fe.edits, goEdit{start: a, end: a + len(lines[s]), text: nw})
+				fe.edits = append(fe.edits, preview.ByteEdit{Start: a, End: a + len(lines[s]), Text: nw})
 			}
 			if r.File != in.target {
 				fe.add = append(fe.add, "from "+tgtMod+" import "+name)
@@ -331,9 +342,9 @@ func planPyMove(in pyMoveInput) (map[string]string, int, error) {
 					"%s:%d: %s.%s does not name module %s through an import nvbridge reads", r.File, line+1, qual, name, srcMod)
 			}
 			if r.File == in.target {
-				fe.edits = append(fe.edits, goEdit{start: q, end: r.Offset})
+				fe.edits = append(fe.edits, preview.ByteEdit{Start: q, End: r.Offset})
 			} else {
-				fe.edits = append(fe.edits, goEdit{start: q, end: r.Offset - 1, text: tgtLeaf})
+				fe.edits = append(fe.edits, preview.ByteEdit{Start: q, End: r.Offset - 1, Text: tgtLeaf})
 				fe.add = append(fe.add, qualifiedImport)
 			}
 			n++
@@ -375,7 +386,7 @@ func planPyMove(in pyMoveInput) (map[string]string, int, error) {
 
 	out := map[string]string{}
 	for f, fe := range per {
-		t, err := applyGoEdits(in.files[f], fe.edits)
+		t, err := preview.ApplyByteEdits(in.files[f], fe.edits)
 		if err != nil {
 			return nil, 0, apierr.Errorf(apierr.OperationFailed, "report this", "%s: %v", f, err)
 		}

@@ -53,7 +53,7 @@ type tsLocation struct {
 func (l tsLocation) lsp(doc preview.Document) protocol.Position {
 	line, char := max(l.Line-1, 0), max(l.Offset-1, 0)
 	for line < len(doc.Lines) {
-		n := ByteToUnits(doc.Lines[line], len(doc.Lines[line]), UTF16)
+		n := preview.ByteToUnits(doc.Lines[line], len(doc.Lines[line]), preview.UTF16)
 		if char <= n {
 			break
 		}
@@ -93,13 +93,13 @@ func (c *Client) moveTS(ctx context.Context, doc *Document, pt Point, target str
 	if err != nil || len(lines) != 1 {
 		return MovePlan{}, apierr.Errorf(apierr.Conflict, "retry", "%s changed while reading it", doc.Rel)
 	}
-	b, _ := UnitsToByte(lines[0], int(sel.Character), top.Enc)
-	at := Point{Line: int(sel.Line), Byte: b, Char: UnitsToChar(lines[0], int(sel.Character), top.Enc), Text: lines[0]}
-	refs, _, err := c.moveReferences(ctx, doc.Rel, at.Line, at.Char)
+	b, _ := preview.UnitsToByte(lines[0], int(sel.Character), top.Enc)
+	at := Point{Line: int(sel.Line), Byte: b, Char: preview.UnitsToChar(lines[0], int(sel.Character), top.Enc), Text: lines[0]}
+	refs, _, err := c.moveReferences(ctx, doc.Rel, at.Line+1, at.Char)
 	if err != nil {
 		return MovePlan{}, err
 	}
-	pos := at.In(UTF16)
+	pos := at.In(preview.UTF16)
 	args := map[string]any{
 		"file":      doc.Path,
 		"startLine": pos.Line + 1, "startOffset": pos.Character + 1,
@@ -161,7 +161,7 @@ func (c *Client) moveTS(ctx context.Context, doc *Document, pt Point, target str
 		changes = append(changes, map[string]any{"textDocument": map[string]any{"uri": u, "version": nil}, "edits": edits})
 	}
 	we, _ := json.Marshal(map[string]any{"documentChanges": changes})
-	cs, err := c.workspaceChangeset(ctx, UTF16, we)
+	cs, err := c.workspaceChangeset(ctx, preview.UTF16, we)
 	if err != nil {
 		return MovePlan{}, err
 	}
@@ -234,9 +234,9 @@ func changesetTexts(cs preview.Changeset) (before, after map[string]string, err 
 			p = fc.NewPath
 		}
 		if fc.Kind != preview.OpCreate {
-			before[p] = docFlatText(fc.Old)
+			before[p] = fc.Old.Mapper().Text()
 		}
-		after[p] = docFlatText(nd)
+		after[p] = nd.Mapper().Text()
 	}
 	return before, after, nil
 }

@@ -16,8 +16,8 @@ func BenchmarkConvertEdits40kOneLine(b *testing.B) {
 	const n = 40_000
 	const unit = "a" + "bcdefghijklmnopqrs" + "é" + "🎉" // 25 bytes
 	doc := preview.Document{Lines: []string{strings.Repeat(unit, n)}, EOL: "\n", FinalNewline: true}
-	for _, enc := range []Encoding{UTF8, UTF16, UTF32} {
-		per := uint32(ByteToUnits(unit, len(unit), enc))
+	for _, enc := range []preview.Encoding{preview.UTF8, preview.UTF16, preview.UTF32} {
+		per := uint32(preview.ByteToUnits(unit, len(unit), enc))
 		text := "A"
 		edits := make([]wireTextEdit, n)
 		for i := range edits {

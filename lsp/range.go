@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // RangeSpec is a range as tools give it: a start target and an optional end
@@ -63,7 +64,7 @@ func (c *Client) locateLoose(ctx context.Context, doc *Document, t Target, atEnd
 	} else {
 		pt.Byte = len(pt.Text) - len(strings.TrimLeftFunc(pt.Text, unicode.IsSpace))
 	}
-	pt.Char = ByteToChar(pt.Text, pt.Byte)
+	pt.Char = preview.ByteToChar(pt.Text, pt.Byte)
 	return pt, nil
 }
 

@@ -177,14 +177,14 @@ func pricingChangeset() preview.Changeset {
 
 func TestNameIntroducedGo(t *testing.T) {
 	cs := pricingChangeset()
-	got, err := nameIntroduced(cs, lang.ByName("go"), UTF16, nil, "")
+	got, err := nameIntroduced(cs, lang.ByName("go"), preview.UTF16, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.serverName != "newFunction" || got.name != "newFunction" || got.count != 0 {
 		t.Fatalf("no name: %+v", got)
 	}
-	got, err = nameIntroduced(cs, lang.ByName("go"), UTF16, nil, "lineTotals")
+	got, err = nameIntroduced(cs, lang.ByName("go"), preview.UTF16, nil, "lineTotals")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestNameIntroducedGo(t *testing.T) {
 	}
 
 	// A name already used in the file clashes.
-	if _, err := nameIntroduced(cs, lang.ByName("go"), UTF16, nil, "cents"); apierr.CodeOf(err) != apierr.Conflict {
+	if _, err := nameIntroduced(cs, lang.ByName("go"), preview.UTF16, nil, "cents"); apierr.CodeOf(err) != apierr.Conflict {
 		t.Errorf("name cents: %v, want CONFLICT", err)
 	}
 }
@@ -226,7 +226,7 @@ func TestNameIntroducedHintAndStrings(t *testing.T) {
 		{StartLine: 1, StartCol: 0, EndLine: 1, EndCol: 0, NewText: "  const newLocal = x * 2; // newLocal\n  const label = \"newLocal\";\n"},
 	}}}}
 	hints := map[string][]protocol.Position{"src/a.ts": {{Line: 3, Character: 9}}}
-	got, err := nameIntroduced(cs, lang.ByName("typescript"), UTF16, hints, "doubled")
+	got, err := nameIntroduced(cs, lang.ByName("typescript"), preview.UTF16, hints, "doubled")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestNameIntroducedHintAndStrings(t *testing.T) {
 func BenchmarkNameIntroduced(b *testing.B) {
 	cs := pricingChangeset()
 	for b.Loop() {
-		if _, err := nameIntroduced(cs, lang.ByName("go"), UTF16, nil, "totals"); err != nil {
+		if _, err := nameIntroduced(cs, lang.ByName("go"), preview.UTF16, nil, "totals"); err != nil {
 			b.Fatal(err)
 		}
 	}

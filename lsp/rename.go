@@ -130,8 +130,8 @@ func (c *Client) Rename(ctx context.Context, req RenameRequest) (RenamePlan, err
 			if loc, err := c.ToolRange(ctx, server.OffsetEncoding, doc.URI, *p.Range); err == nil {
 				plan.At = loc
 				if p.Range.Start.Line == p.Range.End.Line {
-					start, _ := UnitsToByte(pt.Text, int(p.Range.Start.Character), server.OffsetEncoding)
-					end, _ := UnitsToByte(pt.Text, int(p.Range.End.Character), server.OffsetEncoding)
+					start, _ := preview.UnitsToByte(pt.Text, int(p.Range.Start.Character), server.OffsetEncoding)
+					end, _ := preview.UnitsToByte(pt.Text, int(p.Range.End.Character), server.OffsetEncoding)
 					if int(p.Range.Start.Line) == pt.Line && start < end {
 						plan.OldName = pt.Text[start:end]
 					}

@@ -16,6 +16,7 @@ import (
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // symbolKinds names LSP SymbolKind values (1-based) as words.
@@ -275,7 +276,7 @@ func (c *Client) workspaceSymbols(ctx context.Context, q SymbolsQuery) (SymbolsR
 	var flat []flatSymbol
 	for _, cl := range clients {
 		doc := &Document{Buffer: nvim.BufferState{Bufnr: cl.Bufnr}}
-		server := Server{ID: cl.ID, Name: cl.Name, OffsetEncoding: Encoding(cl.OffsetEncoding)}
+		server := Server{ID: cl.ID, Name: cl.Name, OffsetEncoding: preview.Encoding(cl.OffsetEncoding)}
 		ready, err := c.awaitAnalysis(ctx, cl.Bufnr, server)
 		if err != nil {
 			return SymbolsResult{}, nil, err
@@ -391,7 +392,7 @@ type flatSymbol struct {
 	// server gave only one range).
 	Range     protocol.Range
 	Selection *protocol.Range
-	Enc       Encoding
+	Enc       preview.Encoding
 }
 
 type symbolWire struct {
@@ -415,7 +416,7 @@ type symbolLocationWire struct {
 // joined by "." as Container) or SymbolInformation[] / WorkspaceSymbol[]
 // (flat, with locations; a WorkspaceSymbol location may lack a range). doc
 // is the URI DocumentSymbols belong to; enc the server's encoding.
-func decodeSymbols(raw json.RawMessage, doc protocol.DocumentURI, enc Encoding) ([]flatSymbol, error) {
+func decodeSymbols(raw json.RawMessage, doc protocol.DocumentURI, enc preview.Encoding) ([]flatSymbol, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) || bytes.Equal(raw, []byte("{}")) {
 		return nil, nil
@@ -473,7 +474,7 @@ func (c *Client) toolSymbols(ctx context.Context, flat []flatSymbol) ([]Symbol, 
 		p := PathOf(s.URI)
 		lines := texts[p]
 		col := func(pos protocol.Position) int {
-			return UnitsToChar(lines[int(pos.Line)], int(pos.Character), s.Enc)
+			return preview.UnitsToChar(lines[int(pos.Line)], int(pos.Character), s.Enc)
 		}
 		name := s.Range
 		if s.Selection != nil {
@@ -514,13 +515,13 @@ func nameColumn(text string, from int, name string) int {
 	if name == "" || text == "" {
 		return from
 	}
-	fromByte, err := CharToByte(text, from)
+	fromByte, err := preview.CharToByte(text, from)
 	if err != nil {
 		return from
 	}
 	for _, b := range symbolColumns(text, name) {
 		if b >= fromByte {
-			return ByteToChar(text, b)
+			return preview.ByteToChar(text, b)
 		}
 	}
 	return from

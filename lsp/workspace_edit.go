@@ -58,7 +58,7 @@ type wireDocumentChange struct {
 // the end: OPERATION_FAILED with nothing changed. Each FileChange carries
 // the text it was computed against as Old, so applying it later (edit.Engine)
 // refuses if that text changed in the meantime.
-func (c *Client) Changeset(ctx context.Context, enc Encoding, workspaceEdit json.RawMessage) (preview.Changeset, error) {
+func (c *Client) Changeset(ctx context.Context, enc preview.Encoding, workspaceEdit json.RawMessage) (preview.Changeset, error) {
 	ops, err := decodeWorkspaceEdit(workspaceEdit)
 	if err != nil {
 		return preview.Changeset{}, err
@@ -209,7 +209,7 @@ type vfile struct {
 }
 
 type virtualFiles struct {
-	enc   Encoding
+	enc   preview.Encoding
 	files map[string]*vfile // by absolute path
 }
 
@@ -327,9 +327,8 @@ func (fs *virtualFiles) changeset(paths []string) (preview.Changeset, error) {
 		case c.exact:
 			fc.Edits = c.edits
 		default:
-			// The whole text with "\n" line breaks (EOL "" is "\n").
-			text := preview.Document{Lines: c.doc.Lines, FinalNewline: c.doc.FinalNewline}.Text()
-			whole := []preview.TextEdit{{EndLine: len(fc.Old.Lines), NewText: text}}
+			// The whole text with "\n" line breaks.
+			whole := []preview.TextEdit{{EndLine: len(fc.Old.Lines), NewText: c.doc.Mapper().Text()}}
 			edits, err := preview.Minimize(fc.Old, whole)
 			if err != nil {
 				return preview.Changeset{}, apierr.Errorf(apierr.OperationFailed, "report this", "%s: %v", f.rel, err)
@@ -349,9 +348,9 @@ func (fs *virtualFiles) changeset(paths []string) (preview.Changeset, error) {
 // a character is an error, as is a line past the end; the end of the
 // document is (line count, 0). "\r\n" in new text becomes "\n", as Neovim
 // does (a CRLF buffer's lines hold no "\r").
-func convertEdits(doc preview.Document, edits []wireTextEdit, enc Encoding) ([]preview.TextEdit, error) {
+func convertEdits(doc preview.Document, edits []wireTextEdit, enc preview.Encoding) ([]preview.TextEdit, error) {
 	out := make([]preview.TextEdit, 0, len(edits))
-	cols := lineColumnsCache{doc: doc, enc: enc}
+	m := doc.Mapper()
 	for i, e := range edits {
 		if e.Range == nil || e.NewText == nil {
 			if e.Snippet != nil {
@@ -359,59 +358,17 @@ func convertEdits(doc preview.Document, edits []wireTextEdit, enc Encoding) ([]p
 			}
 			return nil, fmt.Errorf("edit %d has no range or newText", i)
 		}
-		sl, sc, err := cols.bytePosition(e.Range.Start)
+		start, end := e.Range.Start, e.Range.End
+		sc, err := m.UnitsColumn(int(start.Line), int(start.Character), enc)
 		if err != nil {
 			return nil, fmt.Errorf("edit %d start: %w", i, err)
 		}
-		el, ec, err := cols.bytePosition(e.Range.End)
+		ec, err := m.UnitsColumn(int(end.Line), int(end.Character), enc)
 		if err != nil {
 			return nil, fmt.Errorf("edit %d end: %w", i, err)
 		}
-		out = append(out, preview.TextEdit{StartLine: sl, StartCol: sc, EndLine: el, EndCol: ec,
+		out = append(out, preview.TextEdit{StartLine: int(start.Line), StartCol: sc, EndLine: int(end.Line), EndCol: ec,
 			NewText: strings.ReplaceAll(*e.NewText, "\r\n", "\n")})
 	}
 	return out, nil
-}
-
-// lineColumnsCache converts positions in doc, indexing each long line once
-// (LineColumns) so that many positions on one line cost linear time.
-type lineColumnsCache struct {
-	doc   preview.Document
-	enc   Encoding
-	lines map[int]*LineColumns
-}
-
-func (c *lineColumnsCache) bytePosition(p protocol.Position) (int, int, error) {
-	doc, enc := c.doc, c.enc
-	line, units := int(p.Line), int(p.Character)
-	n := len(doc.Lines)
-	switch {
-	case line == n && units == 0:
-		return n, 0, nil
-	case line >= n:
-		return 0, 0, fmt.Errorf("position %d:%d is past the end of the document (%d lines)", line, units, n)
-	}
-	text := doc.Lines[line]
-	var b int
-	var exact bool
-	if len(text) <= columnStride {
-		b, exact = UnitsToByte(text, units, enc)
-	} else {
-		lc := c.lines[line]
-		if lc == nil {
-			if c.lines == nil {
-				c.lines = map[int]*LineColumns{}
-			}
-			lc = NewLineColumns(text, enc)
-			c.lines[line] = lc
-		}
-		b, exact = lc.UnitsToByte(units)
-	}
-	if !exact {
-		if total := ByteToUnits(text, len(text), enc); units > total {
-			return 0, 0, fmt.Errorf("position %d:%d is past the end of line %d (%d %s units)", line, units, line, total, enc)
-		}
-		return 0, 0, fmt.Errorf("position %d:%d is inside a character (%s)", line, units, enc)
-	}
-	return line, b, nil
 }

@@ -61,7 +61,7 @@ func TestChangesetConversion(t *testing.T) {
 
 	t.Run("encodings", func(t *testing.T) {
 		// "a🎉b": b is at UTF-16 unit 3, UTF-32 code point 2, byte 5.
-		for enc, col := range map[lsp.Encoding]int{lsp.UTF16: 3, lsp.UTF32: 2, lsp.UTF8: 5} {
+		for enc, col := range map[preview.Encoding]int{preview.UTF16: 3, preview.UTF32: 2, preview.UTF8: 5} {
 			cs, err := client.Changeset(ctx, enc, changes("emoji.txt", textEdit(0, col, 0, col+1, "B")))
 			if err != nil {
 				t.Fatalf("%s: %v", enc, err)
@@ -89,7 +89,7 @@ func TestChangesetConversion(t *testing.T) {
 			{"rename onto an existing file", docChanges(`{"kind":"rename","oldUri":"` + u("old.txt") + `","newUri":"` + u("exists.txt") + `"}`), apierr.Conflict, "already exists"},
 		}
 		for _, c := range bad {
-			_, err := client.Changeset(ctx, lsp.UTF16, c.edit)
+			_, err := client.Changeset(ctx, preview.UTF16, c.edit)
 			if apierr.CodeOf(err) != c.code || !strings.Contains(err.Error(), c.says) {
 				t.Errorf("%s: %v, want %s saying %q", c.name, err, c.code, c.says)
 			}
@@ -104,11 +104,11 @@ func TestChangesetConversion(t *testing.T) {
 		// with, except that a positive one cannot be right. (The real
 		// mismatch is in TestRenameThroughGopls.)
 		for _, version := range []string{"null", "0"} {
-			if _, err := client.Changeset(ctx, lsp.UTF16, docChanges(tde("emoji.txt", version, textEdit(1, 0, 1, 6, "2nd")))); err != nil {
+			if _, err := client.Changeset(ctx, preview.UTF16, docChanges(tde("emoji.txt", version, textEdit(1, 0, 1, 6, "2nd")))); err != nil {
 				t.Errorf("version %s: %v", version, err)
 			}
 		}
-		_, err := client.Changeset(ctx, lsp.UTF16, docChanges(tde("emoji.txt", "3", textEdit(1, 0, 1, 6, "2nd"))))
+		_, err := client.Changeset(ctx, preview.UTF16, docChanges(tde("emoji.txt", "3", textEdit(1, 0, 1, 6, "2nd"))))
 		if apierr.CodeOf(err) != apierr.Conflict || !strings.Contains(err.Error(), "version 3") {
 			t.Fatalf("version 3 of an unversioned buffer: %v, want CONFLICT", err)
 		}
@@ -125,7 +125,7 @@ func TestChangesetConversion(t *testing.T) {
 			tde("crlf.txt", "null", textEdit(0, 0, 0, 1, "X")),
 			tde("crlf.txt", "null", textEdit(1, 0, 1, 0, "inserted\r\n")), // against the text after the first
 		)
-		cs, err := client.Changeset(ctx, lsp.UTF16, we)
+		cs, err := client.Changeset(ctx, preview.UTF16, we)
 		if err != nil {
 			t.Fatal(err)
 		}

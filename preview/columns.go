@@ -1,16 +1,10 @@
-package lsp
+package preview
 
-// Four position systems meet here (as in gopls's protocol/mapper.go):
-//   - tool positions: 1-based lines, 0-based columns counted in characters
-//     (Unicode code points), what agents send and receive;
-//   - Neovim positions: 0-based lines, 0-based byte columns into the line's
-//     UTF-8 text;
-//   - LSP positions: 0-based lines, 0-based columns counted in the client's
-//     negotiated offset encoding (UTF-16 code units by default, or UTF-8
-//     bytes, or UTF-32 code points);
-//   - preview.TextEdit, which uses Neovim positions.
-// Lines are the same in all but the first (off by one); only columns need
-// the line's text to convert.
+// Columns within one line, in the units of each position system (see
+// Mapper for whole texts): characters (tool columns), bytes (Neovim's) and
+// an LSP client's offset encoding. They serve callers holding one line (a
+// located point, a server's range on one line); a Mapper uses them for its
+// lines.
 
 import (
 	"fmt"

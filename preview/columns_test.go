@@ -1,4 +1,4 @@
-package lsp
+package preview
 
 import (
 	"math/rand/v2"
