@@ -12,9 +12,11 @@ import (
 	"strings"
 )
 
-func init() { Register(pythonLang) }
+func init() { Register(Python) }
 
-var pythonLang = &Language{
+// Python is Python: registered from init; a feature's part for a language is
+// registered under its value (a table keyed by *Language), never by name.
+var Python = &Language{
 	Name:       "python",
 	Display:    "Python",
 	Filetypes:  []string{"python"},

@@ -14,9 +14,11 @@ import (
 	"strings"
 )
 
-func init() { Register(typescriptLang) }
+func init() { Register(TypeScript) }
 
-var typescriptLang = &Language{
+// TypeScript is TypeScript and JavaScript: registered from init; a feature's part for a language is
+// registered under its value (a table keyed by *Language), never by name.
+var TypeScript = &Language{
 	Name:       "typescript",
 	Display:    "TypeScript/JavaScript",
 	Filetypes:  []string{"typescript", "typescriptreact", "javascript", "javascriptreact"},

@@ -180,7 +180,7 @@ func (d *depScan) fileImports(ctx context.Context, doc *Document) ([]lang.Import
 	}
 	text := strings.Join(lines, "\n")
 	// gopls links import paths: the server reads them best.
-	if d.lang.Name == "go" {
+	if d.lang.Imports.Linked {
 		if server, err := doc.ServerFor(protocol.MethodTextDocumentDocumentLink); err == nil {
 			found, err := d.c.goImportLinks(ctx, doc, server, lines)
 			if err == nil {

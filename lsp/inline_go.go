@@ -403,8 +403,8 @@ func copyModule(src, dst string) ([]string, error) {
 // goplsCommand is the gopls the language registry starts for Go.
 func goplsCommand() (string, error) {
 	name := "gopls"
-	if l := lang.ByName("go"); l != nil && len(l.Servers) > 0 && len(l.Servers[0].Cmd) > 0 {
-		name = l.Servers[0].Cmd[0]
+	if servers := lang.Go.Servers; len(servers) > 0 && len(servers[0].Cmd) > 0 {
+		name = servers[0].Cmd[0]
 	}
 	p, err := exec.LookPath(name)
 	if err != nil {

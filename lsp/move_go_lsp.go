@@ -21,7 +21,6 @@ import (
 )
 
 func (c *Client) moveGo(ctx context.Context, doc *Document, pt Point, target string) (MovePlan, error) {
-	golang := lang.ByName("go")
 	srcDir, tgtDir := path.Dir(doc.Rel), path.Dir(target)
 	files, err := c.readFiles(ctx, append(append(c.dirFiles(srcDir, ".go"), c.dirFiles(tgtDir, ".go")...), doc.Rel, target))
 	if err != nil {
@@ -73,7 +72,7 @@ func (c *Client) moveGo(ctx context.Context, doc *Document, pt Point, target str
 	}
 	scope := lang.NewScope(c.Session.Root().Dir())
 	importPath := func(dir string) string {
-		return golang.Imports.ImportName(scope, filepath.Join(scope.Root, filepath.FromSlash(dir), "x.go"))
+		return lang.Go.Imports.ImportName(scope, filepath.Join(scope.Root, filepath.FromSlash(dir), "x.go"))
 	}
 	graph, tests := c.goImportGraph(importPath)
 	out, err := planGoMove(goMoveInput{
@@ -93,7 +92,7 @@ func (c *Client) moveGo(ctx context.Context, doc *Document, pt Point, target str
 	}
 	plan := MovePlan{Changeset: cs, Server: server, How: how, Symbol: name, Moved: out.Moved, From: doc.Rel, To: target,
 		Created: !files.exists[target], References: out.Qualified,
-		ImportUpdates: importUpdates(golang, files.texts, out.Texts)}
+		ImportUpdates: importUpdates(lang.Go, files.texts, out.Texts)}
 	plan.Files, _ = changesetStats(cs)
 	return plan, nil
 }
@@ -103,7 +102,6 @@ func (c *Client) moveGo(ctx context.Context, doc *Document, pt Point, target str
 // its internal test files (not package x_test) import.
 func (c *Client) goImportGraph(importPath func(dir string) string) (graph, tests map[string][]string) {
 	root := c.Session.Root().Dir()
-	golang := lang.ByName("go")
 	graph, tests = map[string][]string{}, map[string][]string{}
 	seen := map[string]bool{}
 	add := func(g map[string][]string, from, to string) {
@@ -118,7 +116,7 @@ func (c *Client) goImportGraph(importPath func(dir string) string) (graph, tests
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if p != root && (strings.HasPrefix(name, "_") || golang.SkipDir(name)) {
+			if p != root && (strings.HasPrefix(name, "_") || lang.Go.SkipDir(name)) {
 				return filepath.SkipDir
 			}
 			return nil
