@@ -123,10 +123,21 @@ func (doc *Document) ServerFor(method string) (Server, error) {
 		WithDetails(map[string]any{"servers": names, "method": method, "offered": offered})
 }
 
-// docLanguage is the registry's language of a document: by its buffer's
+// ServersFor lists the document's servers that support method.
+func (doc *Document) ServersFor(method string) []Server {
+	var out []Server
+	for _, s := range doc.Servers {
+		if s.Supports(method) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Language is the registry's language of a document: by its buffer's
 // filetype, else by its file's extension; nil when the registry does not
 // know it.
-func docLanguage(doc *Document) *lang.Language {
+func (doc *Document) Language() *lang.Language {
 	if l := lang.ForFiletype(doc.Buffer.Filetype); l != nil {
 		return l
 	}

@@ -68,7 +68,7 @@ func (c *Client) ImportedDefinitions(ctx context.Context, file string, max int) 
 	if err != nil {
 		return ImportedDefinitions{}, err
 	}
-	l := docLanguage(doc)
+	l := doc.Language()
 	if l == nil || (l.Imports.Members == nil && l.Imports.Parse == nil) {
 		return ImportedDefinitions{}, apierr.Errorf(apierr.Unsupported, "read the file without include_imports; find_definition resolves one name",
 			"nvbridge cannot read the imports of %s files", doc.Buffer.Filetype)

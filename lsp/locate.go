@@ -323,7 +323,7 @@ func (p position) params() protocol.TextDocumentPositionParams {
 }
 
 // symbol is the identifier at the point ("" when the point is not on one).
-func (p position) symbol() string { return identifierAt(p.point.Text, p.point.Byte) }
+func (p position) symbol() string { return IdentifierAt(p.point.Text, p.point.Byte) }
 
 // where renders the point for messages: file:line:column (1-based line,
 // 0-based column, as tools speak).
@@ -402,9 +402,9 @@ func (c *Client) positionOn(ctx context.Context, doc *Document, server Server, p
 	return pos, nil
 }
 
-// identifierAt returns the identifier touching byte offset b of line (b
+// IdentifierAt returns the identifier touching byte offset b of line (b
 // inside it, at its start or just past its end), "" when there is none.
-func identifierAt(line string, b int) string {
+func IdentifierAt(line string, b int) string {
 	if b < 0 || b > len(line) {
 		return ""
 	}

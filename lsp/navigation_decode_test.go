@@ -72,7 +72,7 @@ func TestDecodeSymbols(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []flatSymbol{
+	want := []FlatSymbol{
 		{Name: "Card", Kind: 5, URI: doc, Range: r(3, 0, 9, 0), Selection: sel(3, 6, 3, 10), Enc: preview.UTF16},
 		{Name: "charge", Kind: 6, Detail: "(amount)", Container: "Card", URI: doc, Range: r(5, 4, 7, 0), Selection: sel(5, 8, 5, 14), Enc: preview.UTF16},
 		{Name: "amount", Kind: 13, Container: "Card.charge", URI: doc, Range: r(5, 15, 5, 21), Selection: sel(5, 15, 5, 21), Enc: preview.UTF16},
@@ -89,7 +89,7 @@ func TestDecodeSymbols(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = []flatSymbol{
+	want = []FlatSymbol{
 		{Name: "Process", Kind: 12, Container: "orders", URI: "file:///w/o.go", Range: r(32, 5, 32, 12), Enc: preview.UTF8},
 		{Name: "Lazy", Kind: 5, URI: "file:///w/l.go", Enc: preview.UTF8},
 	}
@@ -219,8 +219,8 @@ func TestIdentifierAt(t *testing.T) {
 		b    int
 		want string
 	}{{at, "name"}, {at + 2, "name"}, {len(line), "name"}, {1, "greeting"}, {0, ""}, {strings.Index(line, "世"), "世界"}, {strings.Index(line, "🎉"), ""}, {-1, ""}} {
-		if got := identifierAt(line, tt.b); got != tt.want {
-			t.Errorf("identifierAt(%d) = %q, want %q", tt.b, got, tt.want)
+		if got := IdentifierAt(line, tt.b); got != tt.want {
+			t.Errorf("IdentifierAt(%d) = %q, want %q", tt.b, got, tt.want)
 		}
 	}
 }

@@ -68,7 +68,7 @@ func (c *Client) locateLoose(ctx context.Context, doc *Document, t Target, atEnd
 	return pt, nil
 }
 
-func (s Span) where(doc *Document) string {
+func (s Span) Where(doc *Document) string {
 	if s.Start == s.End {
 		return fmt.Sprintf("%s:%d:%d", doc.Rel, s.Start.Line+1, s.Start.Char)
 	}

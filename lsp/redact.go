@@ -437,7 +437,7 @@ func (c *Client) nameVerdict(ctx context.Context, pos position, name string) Wit
 		return Withholding{Withheld: "the item's label names no symbol to look up for the workspace policy on sensitive files"}
 	}
 	syms, err := requestAs(ctx, c, pos.doc, pos.server, protocol.MethodWorkspaceSymbol, protocol.WorkspaceSymbolParams{Query: name},
-		func(raw json.RawMessage) ([]flatSymbol, error) {
+		func(raw json.RawMessage) ([]FlatSymbol, error) {
 			return decodeSymbols(raw, "", pos.server.OffsetEncoding)
 		})
 	if err != nil {

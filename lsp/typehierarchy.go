@@ -186,7 +186,7 @@ type typeFallback struct {
 	server string // name of the server the root's file has
 	mu     sync.Mutex
 	docs   map[string]*Document // absolute path -> opened document
-	kinds  map[string][]flatSymbol
+	kinds  map[string][]FlatSymbol
 }
 
 // typeFallbackNote explains, for a server, how the fallback finds types.
@@ -210,7 +210,7 @@ func typeFallbackNote(server string, impl, refs, def bool) string {
 
 // typeHierarchyFallback answers for a server without type hierarchy.
 func (c *Client) typeHierarchyFallback(ctx context.Context, pos position, opts TypeHierarchyOptions, lim walkLimits) (TypeHierarchyResult, error) {
-	fb := &typeFallback{c: c, server: pos.server.Name, docs: map[string]*Document{pos.doc.Path: pos.doc}, kinds: map[string][]flatSymbol{}}
+	fb := &typeFallback{c: c, server: pos.server.Name, docs: map[string]*Document{pos.doc.Path: pos.doc}, kinds: map[string][]FlatSymbol{}}
 	server := pos.server
 	for _, s := range pos.doc.Servers {
 		if s.Supports(protocol.MethodTextDocumentImplementation) || s.Supports(protocol.MethodTextDocumentReferences) {
@@ -318,7 +318,7 @@ func (fb *typeFallback) items(ctx context.Context, enc preview.Encoding, locs []
 		}
 		b, _ := preview.UnitsToByte(text, int(l.Range.Start.Character), enc)
 		start := identStart(text, b)
-		name := identifierAt(text, start)
+		name := IdentifierAt(text, start)
 		if name == "" {
 			continue
 		}
@@ -552,7 +552,7 @@ func rangeHas(r protocol.Range, p protocol.Position) bool {
 	return after && before
 }
 
-func symSel(s flatSymbol) protocol.Range {
+func symSel(s FlatSymbol) protocol.Range {
 	if s.Selection != nil {
 		return *s.Selection
 	}

@@ -404,8 +404,8 @@ func (u *understanding) definition(ctx context.Context) {
 // declarationSymbol finds, among the document symbols of loc's file, the
 // one declared at loc named name (innermost when nested). opened is the
 // document the call opened already (nil: none).
-func (c *Client) declarationSymbol(ctx context.Context, loc Location, name string, opened *Document) (flatSymbol, bool) {
-	var flat []flatSymbol
+func (c *Client) declarationSymbol(ctx context.Context, loc Location, name string, opened *Document) (FlatSymbol, bool) {
+	var flat []FlatSymbol
 	var err error
 	if opened != nil && loc.File == opened.Rel {
 		// The file this call opened (a symbol asked about at its
@@ -415,7 +415,7 @@ func (c *Client) declarationSymbol(ctx context.Context, loc Location, name strin
 		_, flat, err = c.documentSymbols(ctx, loc.File)
 	}
 	if err != nil {
-		return flatSymbol{}, false
+		return FlatSymbol{}, false
 	}
 	best := -1
 	for i, s := range flat {
@@ -428,7 +428,7 @@ func (c *Client) declarationSymbol(ctx context.Context, loc Location, name strin
 		}
 	}
 	if best < 0 {
-		return flatSymbol{}, false
+		return FlatSymbol{}, false
 	}
 	return flat[best], true
 }

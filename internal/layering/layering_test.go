@@ -45,9 +45,12 @@ var layers = map[string][]string{
 	"dap":    with("nvim"),
 	"edit":   with("nvim", "preview", "diagdelta"),
 
+	// The refactorings: plans from lsp's answers and the code's syntax.
+	"refactor": with("lsp", "nvim", "preview", "syntax"),
+
 	// The top: tool handlers and the command.
-	"tools":        with("lsp", "dap", "edit", "nvim", "preview", "syntax", "diagdelta", "websearch"),
-	"cmd/nvbridge": with("tools", "lsp", "dap", "edit", "nvim", "preview", "syntax", "diagdelta", "websearch"),
+	"tools":        with("refactor", "lsp", "dap", "edit", "nvim", "preview", "syntax", "diagdelta", "websearch"),
+	"cmd/nvbridge": with("tools", "refactor", "lsp", "dap", "edit", "nvim", "preview", "syntax", "diagdelta", "websearch"),
 
 	// Test-only packages: anything of the module, and no production package
 	// imports them (testOnly).
