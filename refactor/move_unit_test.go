@@ -92,7 +92,7 @@ func TestMoveTSEndOfFile(t *testing.T) {
 }
 
 func TestMoveDropUnusedModuleImports(t *testing.T) {
-	ts := lang.ByName("typescript")
+	ts := lang.TypeScript
 	all := func(lang.Import) bool { return true }
 	src := "import { a, b } from \"./x\";\nimport * as ns from \"./x\";\nimport { c } from \"./y\";\n\nexport const v = b + c + `${ns}`;\n"
 	want := "import { b } from \"./x\";\nimport * as ns from \"./x\";\nimport { c } from \"./y\";\n\nexport const v = b + c + `${ns}`;\n"
@@ -104,7 +104,7 @@ func TestMoveDropUnusedModuleImports(t *testing.T) {
 	if got := dropUnusedModuleImports(ts, src, all); got != src {
 		t.Errorf("comment: %q", got)
 	}
-	py := lang.ByName("python")
+	py := lang.Python
 	src = "import shop.geometry\nfrom shop.geometry import area, perimeter\nfrom shop import measure\n\nprint(measure.area(1), perimeter(2))\n"
 	want = "from shop.geometry import perimeter\nfrom shop import measure\n\nprint(measure.area(1), perimeter(2))\n"
 	if got := dropUnusedModuleImports(py, src, all); got != want {

@@ -29,7 +29,7 @@ func TestImportChanges(t *testing.T) {
 +)
  
 `
-	if removed, added := importChanges(lang.ByName("go"), goDiff); len(removed) != 0 || len(added) != 0 {
+	if removed, added := importChanges(lang.Go, goDiff); len(removed) != 0 || len(added) != 0 {
 		t.Errorf("go merge: removed %q added %q, want none (only regrouped)", removed, added)
 	}
 	tsDiff := `--- a/src/imports.ts
@@ -42,7 +42,7 @@ func TestImportChanges(t *testing.T) {
  import { normalize, process, type Order } from "./orders";
 +import { utf8Len } from "./text";
 `
-	removed, added := importChanges(lang.ByName("typescript"), tsDiff)
+	removed, added := importChanges(lang.TypeScript, tsDiff)
 	if !reflect.DeepEqual(removed, []string{`import { visit } from "./graph"`}) || len(added) != 0 {
 		t.Errorf("ts: removed %q added %q", removed, added)
 	}
@@ -54,7 +54,7 @@ func TestImportChanges(t *testing.T) {
 -from shop import text, orders
 +from shop import orders, text
 `
-	removed, added = importChanges(lang.ByName("python"), pyDiff)
+	removed, added = importChanges(lang.Python, pyDiff)
 	if !reflect.DeepEqual(removed, []string{"from shop import text, orders"}) ||
 		!reflect.DeepEqual(added, []string{"import json", "from shop import orders, text"}) {
 		t.Errorf("python: removed %q added %q", removed, added)
@@ -178,14 +178,14 @@ func pricingChangeset() preview.Changeset {
 
 func TestNameIntroducedGo(t *testing.T) {
 	cs := pricingChangeset()
-	got, err := nameIntroduced(cs, lang.ByName("go"), preview.UTF16, nil, "")
+	got, err := nameIntroduced(cs, lang.Go, preview.UTF16, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.serverName != "newFunction" || got.name != "newFunction" || got.count != 0 {
 		t.Fatalf("no name: %+v", got)
 	}
-	got, err = nameIntroduced(cs, lang.ByName("go"), preview.UTF16, nil, "lineTotals")
+	got, err = nameIntroduced(cs, lang.Go, preview.UTF16, nil, "lineTotals")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestNameIntroducedGo(t *testing.T) {
 	}
 
 	// A name already used in the file clashes.
-	if _, err := nameIntroduced(cs, lang.ByName("go"), preview.UTF16, nil, "cents"); apierr.CodeOf(err) != apierr.Conflict {
+	if _, err := nameIntroduced(cs, lang.Go, preview.UTF16, nil, "cents"); apierr.CodeOf(err) != apierr.Conflict {
 		t.Errorf("name cents: %v, want CONFLICT", err)
 	}
 }
@@ -227,7 +227,7 @@ func TestNameIntroducedHintAndStrings(t *testing.T) {
 		{StartLine: 1, StartCol: 0, EndLine: 1, EndCol: 0, NewText: "  const newLocal = x * 2; // newLocal\n  const label = \"newLocal\";\n"},
 	}}}}
 	hints := map[string][]protocol.Position{"src/a.ts": {{Line: 3, Character: 9}}}
-	got, err := nameIntroduced(cs, lang.ByName("typescript"), preview.UTF16, hints, "doubled")
+	got, err := nameIntroduced(cs, lang.TypeScript, preview.UTF16, hints, "doubled")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestNameIntroducedHintAndStrings(t *testing.T) {
 func BenchmarkNameIntroduced(b *testing.B) {
 	cs := pricingChangeset()
 	for b.Loop() {
-		if _, err := nameIntroduced(cs, lang.ByName("go"), preview.UTF16, nil, "totals"); err != nil {
+		if _, err := nameIntroduced(cs, lang.Go, preview.UTF16, nil, "totals"); err != nil {
 			b.Fatal(err)
 		}
 	}
