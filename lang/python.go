@@ -22,7 +22,14 @@ var Python = &Language{
 	Filetypes:  []string{"python"},
 	Extensions: []string{".py", ".pyi"},
 	TreeSitter: map[string]string{"": "python"},
-	Markers:    []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"},
+	Grammar: &Grammar{
+		Calls:        []string{"call"},
+		Declarations: []string{"function_definition", "class_definition"},
+		Wrappers:     []string{"decorated_definition"},
+		Functions:    []string{"function_definition"},
+		Returns:      []string{"return_statement"},
+	},
+	Markers: []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"},
 	Servers: []ServerSpec{{
 		Name:     "pyright",
 		Cmd:      []string{"pyright-langserver", "--stdio"},
