@@ -1,6 +1,10 @@
 // Package lsp sends requests to language servers through Neovim's own LSP
-// client, converts positions between the tool, LSP and Neovim systems, and
-// shapes the servers' answers into results tools return.
+// client and shapes their answers into results tools return: documents and
+// the positions tools give in them (converted by preview's Mapper),
+// navigation, hierarchies, diagnostics, code actions (listed, resolved,
+// their commands' edits captured) and the compound analyses
+// (understand_symbol, prepare_change, analyze_dependencies). The
+// refactorings built on it are package refactor.
 package lsp
 
 import (

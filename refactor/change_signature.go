@@ -4,11 +4,12 @@ package refactor
 // the function's declaration, the declarations related to it (Go interface
 // methods and their other implementations, TypeScript and Python overrides)
 // and every call site the server's references find are rewritten from their
-// syntax (go/parser for Go; tree-sitter through Neovim for Python and
-// TypeScript, change_signature_syntax.go), as one changeset. Call sites that
-// cannot be rewritten safely are left alone and reported with the reason;
-// dropping or reordering an argument with side effects is refused unless the
-// caller allows it.
+// syntax (each language's part registered in change_signature_syntax.go:
+// go/parser for Go, tree-sitter through Neovim for Python and TypeScript),
+// as one changeset. The reading is change_signature_plan.go, the rewriting
+// change_signature_rewrite.go. Call sites that cannot be rewritten safely
+// are left alone and reported with the reason; dropping or reordering an
+// argument with side effects is refused unless the caller allows it.
 
 import (
 	"context"

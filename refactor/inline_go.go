@@ -1,7 +1,7 @@
 package refactor
 
 // inline_function for Go: gopls's refactor.inline.call on a scratch copy of
-// the module (see inline.go for why), call site by call site.
+// the module (see inline_function.go for why), call site by call site.
 
 import (
 	"bytes"
