@@ -1,7 +1,8 @@
 package lsp
 
 // Code actions: listing what the servers offer at a position or range,
-// picking one by title, index or kind, and turning it into a changeset.
+// resolving one, and running its command with the edits it sends back
+// captured (package refactor picks one and turns it into a changeset).
 //
 // The whole protocol is handled: the diagnostics on the range go into the
 // request's context (quickfixes depend on them); actions that arrive

@@ -1,8 +1,10 @@
 package refactor
 
-// apply_code_action: code actions listed, filtered, resolved and planned; what a server declares for them.
-// Each feature computes a preview.Changeset and changes nothing; the caller
-// previews or applies it through edit.Engine.
+// apply_code_action: the code actions at a range listed (after the
+// diagnostics describing the current text), one picked and planned
+// (action_changeset.go); what a server declares for code actions and
+// commands. Nothing is changed; the caller previews or applies the
+// changeset through edit.Engine.
 
 import (
 	"context"
