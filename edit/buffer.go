@@ -212,7 +212,7 @@ func (e *Engine) Diff(ctx context.Context, file string) (BufferDiff, error) {
 			out.Note = fmt.Sprintf("the buffer's line endings (fileformat=%s) differ from the file's; the diff does not show that", s.FileFormat)
 		}
 	}
-	fc.Edits = []preview.TextEdit{{EndLine: len(fc.Old.Lines), NewText: docText(buf)}}
+	fc.Edits = []preview.TextEdit{{EndLine: len(fc.Old.Lines), NewText: buf.Mapper().Text()}}
 	diff, err := preview.UnifiedDiff(preview.Changeset{Files: []preview.FileChange{fc}})
 	if err != nil {
 		return out, apierr.Errorf(apierr.OperationFailed, "report this", "render the diff: %v", err)

@@ -88,6 +88,10 @@ type Language struct {
 	// debugging for this language.
 	Debug *DebugAdapter
 
+	// Grammar names the node types of its tree-sitter grammar that the
+	// refactorings ask about (package syntax). Nil: none known.
+	Grammar *Grammar
+
 	// TreeSitter names the tree-sitter language (parser) of its files by
 	// extension (lower case, with the dot); the "" key covers every other
 	// extension. Nil: no tree-sitter parser (Go uses go/parser). Neovim
@@ -107,6 +111,36 @@ func TreeSitterFor(path string) string {
 		return ts
 	}
 	return l.TreeSitter[""]
+}
+
+// ForTreeSitter returns the language parsed by the tree-sitter language ts
+// ("tsx": TypeScript), nil when none is.
+func ForTreeSitter(ts string) *Language {
+	for _, l := range registered {
+		for _, name := range l.TreeSitter {
+			if name == ts {
+				return l
+			}
+		}
+	}
+	return nil
+}
+
+// Grammar names the node types of one tree-sitter grammar that the
+// refactorings ask about.
+type Grammar struct {
+	// Calls are call nodes; each has the fields "function" (or
+	// "constructor") and "arguments".
+	Calls []string
+	// Declarations declare a function, method, class, type or variable.
+	Declarations []string
+	// Wrappers wrap a declaration with what belongs to it (decorators,
+	// export): a declaration whose parent is one is reported as that parent.
+	Wrappers []string
+	// Functions are function definitions (with "name", "parameters",
+	// "body"), Returns return statements.
+	Functions []string
+	Returns   []string
 }
 
 // TreeSitterLanguages lists every tree-sitter language the registry names,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/diagdelta"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // Diagnostic is one problem a server reported, in tool positions.
@@ -169,9 +170,9 @@ func (c *Client) collectDiagnostics(ctx context.Context, bufnr any) ([]Diagnosti
 			Problem: diagdelta.Problem{
 				File:      root.Rel(w.File),
 				Line:      w.Lnum + 1,
-				Column:    ByteToChar(texts[w.File][w.Lnum], w.Col),
+				Column:    preview.ByteToChar(texts[w.File][w.Lnum], w.Col),
 				EndLine:   w.EndLnum + 1,
-				EndColumn: ByteToChar(texts[w.File][w.EndLnum], w.EndCol),
+				EndColumn: preview.ByteToChar(texts[w.File][w.EndLnum], w.EndCol),
 				Severity:  sev,
 				Message:   w.Message,
 				Source:    src,

@@ -406,7 +406,7 @@ func (c *Client) QuickFixes(ctx context.Context, file string, d Diagnostic) ([]d
 	if err != nil {
 		return nil, err
 	}
-	actions, err := c.CodeActions(ctx, ActionRequest{Doc: doc, Span: span, Only: []string{"quickfix"}})
+	actions, _, err := c.CodeActions(ctx, ActionRequest{Doc: doc, Span: span, Only: []string{"quickfix"}})
 	if err != nil {
 		return nil, err
 	}

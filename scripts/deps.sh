@@ -40,7 +40,7 @@ BIN=$DEPS/bin
 LOG=$DEPS/log
 mkdir -p "$BIN" "$LOG"
 
-PIECES=(nvim gopls dlv debugpy clangd npm parsers luacheck env)
+PIECES=(nvim gopls dlv debugpy clangd npm parsers luacheck staticcheck env)
 for p in "$@"; do
 	[[ " ${PIECES[*]} " == *" $p "* ]] || { echo "deps: unknown piece $p (known: ${PIECES[*]})" >&2; exit 2; }
 done
@@ -429,6 +429,13 @@ if want luacheck; then
 		[[ $v == "$LUACHECK_VERSION" ]] || die "private luacheck does not start or is not $LUACHECK_VERSION; try: .deps/bin/luacheck --version"
 		echo "luacheck: .deps/bin/luacheck $v (installed)"
 	fi
+fi
+
+# staticcheck, the Go static checker make test runs (make staticcheck), pinned like gopls;
+# v0.8.2 is staticcheck 2026.2.2 and accepts Go 1.26.
+if want staticcheck; then
+	STATICCHECK_VERSION=v0.8.2
+	go_tool staticcheck honnef.co/go/tools/cmd/staticcheck "$STATICCHECK_VERSION" "\(${STATICCHECK_VERSION#v}\)\$" -version
 fi
 
 if want env; then
