@@ -358,6 +358,11 @@ io.stdout:write(ok and "ok" or "fail")'
 	[[ $out == ok ]] || die "Neovim ($nvim_bin) does not load the parsers in .deps/parser: $out"
 fi
 
+# More languages (lang/bash.go, php.go, yaml.go, json.go, css.go, html.go, dockerfile.go,
+# rust.go, proto.go) and lldb-dap, the C/C++/Rust debug adapter: scripts/deps-langs.sh.
+# shellcheck source=scripts/deps-langs.sh
+source "$ROOT/scripts/deps-langs.sh"
+
 piece=env.sh
 # shellcheck disable=SC2016 # $PATH is meant to expand when env.sh is sourced
 printf 'export PATH="%s:$PATH"\n' "$BIN" >"$DEPS/env.sh"
