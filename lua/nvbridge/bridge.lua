@@ -39,6 +39,13 @@ local progress = {}
 -- Clients that ended $/progress work at least once, or whose wait for it
 -- ran out (see busy: a server indexing after attaching).
 local progress_ended = {}
+-- Clients that said they are not quiescent (rust-analyzer's
+-- experimental/serverStatus, which servers.lua asks for: still loading the
+-- project or indexing), by client id. A file opened before the load ended
+-- may first be diagnosed as outside every crate (a limit: its publish
+-- counts).
+---@type table<integer, boolean>
+local not_quiescent = {}
 -- Every publishDiagnostics handled gets the next number (verify.lua marks
 -- a moment and waits for publishes after it).
 local publish_seq = 0
@@ -203,8 +210,16 @@ end
 --- Clients that publish one text's diagnostics in stages without a document
 --- version (typescript-language-server: tsserver's syntax, semantic and
 --- suggestion checks arrive as separate events, each published, debounced
---- by 50 ms): only their last publish is complete, and nothing marks it.
-M.staged_publishers = { ['typescript-language-server'] = true, tsserver = true, ts_ls = true, vtsls = true }
+--- by 50 ms; rust-analyzer publishes a file's syntax diagnostics, then its
+--- semantic ones, both for the same version): only their last publish is
+--- complete, and nothing marks it.
+M.staged_publishers = {
+  ['typescript-language-server'] = true,
+  tsserver = true,
+  ts_ls = true,
+  vtsls = true,
+  ['rust-analyzer'] = true,
+}
 
 local function staged(client_id)
   local client = vim.lsp.get_client_by_id(client_id)
@@ -589,7 +604,7 @@ end
 local function busy(clients)
   local servers = require('nvbridge.servers')
   for _, client in ipairs(clients) do
-    if working(client.id) then
+    if working(client.id) or not_quiescent[client.id] then
       return true
     end
     if not progress_ended[client.id] and servers.indexes_after_attach(client) then
@@ -736,11 +751,22 @@ function M.wait_clients(chan, id, bufnr, grace_ms, methods, progress_ms)
   end
   table.insert(autocmds, api.nvim_create_autocmd('LspAttach', { buffer = bufnr, callback = vim.schedule_wrap(check) }))
   table.insert(autocmds, api.nvim_create_autocmd('LspProgress', { callback = vim.schedule_wrap(check) }))
+  table.insert(autocmds, api.nvim_create_autocmd('User', { pattern = 'NvbridgeServerStatus', callback = vim.schedule_wrap(check) }))
   in_flight[key(chan, id)] = { cancel = vim.schedule_wrap(finish) }
   -- Bounds, not delays: an expected server that never attaches must not
   -- hang the caller (the Go side has its own timeout as well).
   attach_timer:start(expected and math.max(grace_ms, 60000) or grace_ms, 0, vim.schedule_wrap(finish))
   check()
+end
+
+--- Records a server's experimental/serverStatus (rust-analyzer, asked for
+--- by servers.lua's capabilities): while it is not quiescent (loading or
+--- indexing the project) it counts as busy, so requests wait for the load.
+---@param client_id integer
+---@param status {quiescent: boolean?}
+function M.server_status(client_id, status)
+  not_quiescent[client_id] = type(status) == 'table' and status.quiescent == false or nil
+  api.nvim_exec_autocmds('User', { pattern = 'NvbridgeServerStatus', modeline = false })
 end
 
 --- Opens path (buffers.open: loads it, or reconciles the loaded buffer
