@@ -11,6 +11,8 @@ package lang
 import (
 	_ "embed"
 	"encoding/json"
+	"sort"
+	"strings"
 )
 
 //go:embed matrix.json
@@ -57,4 +59,30 @@ func Matrix() []MatrixRow {
 		panic("lang: matrix.json: " + err.Error()) // embedded: caught by any test run
 	}
 	return rows
+}
+
+// Summary is the row in one line: "Bash: bash-language-server 5.8.1
+// verified get_symbols, ...; unsupported get_call_hierarchy; debugging
+// lldb-dap 19".
+func (r MatrixRow) Summary() string {
+	var verified, unsupported []string
+	for tool, cell := range r.Tools {
+		switch {
+		case tool == "start_debug_session":
+		case cell.Result == MatrixUnsupported:
+			unsupported = append(unsupported, tool)
+		default:
+			verified = append(verified, tool)
+		}
+	}
+	sort.Strings(verified)
+	sort.Strings(unsupported)
+	s := r.Display + ": " + r.Server + " " + r.Version + " verified " + strings.Join(verified, ", ")
+	if len(unsupported) > 0 {
+		s += "; unsupported (checked) " + strings.Join(unsupported, ", ")
+	}
+	if r.Debugger != "" {
+		s += "; debugging " + r.Debugger + " " + r.DebuggerVersion
+	}
+	return s
 }

@@ -34,6 +34,7 @@ func TestClangdNavigation(t *testing.T) {
 		if got := refWheres(r); !reflect.DeepEqual(got, want) || r.Server != "clangd" || r.Symbol != "area" {
 			t.Fatalf("references of area = %v (server %s, symbol %q), want %v", got, r.Server, r.Symbol, want)
 		}
+		verifiedBy(t, ctx, client, "c", "clangd", "find_references")
 	})
 
 	t.Run("definition from another file", func(t *testing.T) {
@@ -117,6 +118,7 @@ func TestClangdCallHierarchy(t *testing.T) {
 		if got := stSites(main); !reflect.DeepEqual(got, []string{"src/main.c:15:16"}) {
 			t.Fatalf("main's calls of visit = %v", got)
 		}
+		verifiedBy(t, ctx, client, "c", "clangd", "get_call_hierarchy")
 	})
 
 	t.Run("outgoing is UNSUPPORTED naming clangd", func(t *testing.T) {
@@ -190,5 +192,6 @@ func TestClangdRenameAndDiagnostics(t *testing.T) {
 			t.Fatalf("after rename:\n%s\n%s", e.disk("src/main.c"), e.disk("include/geometry.h"))
 		}
 		e.run("cc", "-std=c11", "-Wall", "-Werror", "-Iinclude", "-o", "sample", "src/main.c", "src/geometry.c", "src/graph.c", "src/text.c")
+		verifiedBy(t, ctx, e.client, "c", "clangd", "rename_symbol")
 	})
 }

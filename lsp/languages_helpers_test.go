@@ -167,3 +167,16 @@ func (e *langEnv) unsupported(t *testing.T, tool, method string, err error) {
 	}
 	testenv.VerifiedUnsupported(t, e.language, e.server, e.serverVersion(t), tool)
 }
+
+// verifiedBy records tools verified by a test that is not a langEnv's
+// (the first languages' tests).
+func verifiedBy(t *testing.T, ctx context.Context, client *lsp.Client, language, server string, tools ...string) {
+	t.Helper()
+	testenv.Verified(t, language, server, testenv.ServerVersion(t, ctx, client, server), tools...)
+}
+
+// verifiedUnsupportedBy is verifiedBy for a checked UNSUPPORTED.
+func verifiedUnsupportedBy(t *testing.T, ctx context.Context, client *lsp.Client, language, server string, tools ...string) {
+	t.Helper()
+	testenv.VerifiedUnsupported(t, language, server, testenv.ServerVersion(t, ctx, client, server), tools...)
+}

@@ -19,8 +19,9 @@ import (
 // from it, and README's matrix from that.
 var updateMatrix = flag.String("update-matrix", "", "write lang/matrix.json and README's language matrix from this file of test records")
 
-// Display names of the rows that are file kinds of a registry language.
-var matrixDisplay = map[string]string{"javascript": "JavaScript", "cpp": "C++"}
+// Display names of the rows that are file kinds of a registry language
+// (and of the language that covers them).
+var matrixDisplay = map[string]string{"typescript": "TypeScript", "javascript": "JavaScript", "cpp": "C++"}
 
 // matrixColumns are README's columns, in order; a tool of the matrix not
 // listed here goes to "other".
