@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # piece names the step for deps.sh's failure messages
 # Sourced by scripts/deps.sh (its helpers: die, run_logged, private_apt_download,
 # unpack_debs, go_tool; its DEPS, BIN, LOG, ROOT): the language servers beyond Go,
 # Python, TypeScript and C, and lldb-dap. Each piece is checked first and installed only
