@@ -21,9 +21,9 @@ var phpLang = &Language{
 	Servers: []ServerSpec{{
 		Name: "intelephense",
 		Cmd:  []string{"intelephense", "--stdio"},
-		// No telemetry (the machine reaches no such host), and its index
-		// kept out of the user's home (Neovim's cache dir is set by the
-		// servers' environment: XDG_CACHE_HOME).
+		// No telemetry (a workspace may reach no such host). Its index
+		// goes under the user's config folder ($XDG_CONFIG_HOME/intelephense:
+		// the test's own folder under testenv.Isolate).
 		Settings: map[string]any{"intelephense": map[string]any{"telemetry": map[string]any{"enabled": false}}},
 	}},
 	Ident: Ident{
