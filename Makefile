@@ -14,7 +14,7 @@ PREFIX ?= $(HOME)/.local
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build install test vet staticcheck fmt-check lua-check demo bench bench-side bench-report fuzz clean
+.PHONY: all build install test vet staticcheck fmt-check lua-check demo bench bench-side bench-report fuzz clean matrix
 
 all: build
 
@@ -47,6 +47,15 @@ staticcheck: deps
 
 test: deps fmt-check vet staticcheck lua-check
 	$(GO) test -race -timeout $(TEST_TIMEOUT) ./...
+
+# The language matrix (lang/matrix.json, README, get_status, nvbridge version),
+# written from what the tests verified: lsp's, refactor's and dap's tests record each tool
+# they verified for a language (testenv.Verified), then TestMatrix writes it.
+matrix: deps
+	@out=$$(mktemp) && \
+	NVBRIDGE_MATRIX_OUT=$$out $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./lsp ./refactor ./dap && \
+	$(GO) test -count=1 -run '^TestMatrix$$' ./internal/testenv -args -update-matrix=$$out; \
+	rc=$$?; rm -f $$out; exit $$rc
 
 demo: deps build
 	./nvbridge --root testdata/samples/go demo

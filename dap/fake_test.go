@@ -11,6 +11,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/workspace"
 )
@@ -25,7 +26,8 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	registerFake()
-	os.Exit(m.Run())
+	os.Exit(testenv.MatrixMain(m)) // the language matrix's debugging cells: testenv.Verified
+
 }
 
 // registerFake registers the language "fake" (.fake files) in this test

@@ -150,6 +150,7 @@ func TestGoProgram(t *testing.T) {
 	if _, err := m.Get(""); apierr.CodeOf(err) != apierr.ResourceNotFound {
 		t.Fatalf("after stop: %v", err)
 	}
+	testenv.Verified(t, "go", "dlv", testenv.AdapterVersion(t, "dlv"), testenv.DebugTool)
 }
 
 // TestGoTest debugs one Go test (go test -run) with real dlv.

@@ -149,6 +149,7 @@ func TestPythonProgram(t *testing.T) {
 	if apierr.CodeOf(err) != apierr.PreconditionFailed {
 		t.Fatalf("control after the end: %v", err)
 	}
+	testenv.Verified(t, "python", "debugpy", testenv.AdapterVersion(t, "debugpy"), testenv.DebugTool)
 }
 
 // TestPythonTest debugs one pytest test (pytest -k) with real debugpy.

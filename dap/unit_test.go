@@ -85,7 +85,7 @@ func TestAdapterLookups(t *testing.T) {
 		t.Error("a folder with a .py file")
 	}
 	names := strings.Join(Languages(), " ")
-	if names != "fake go python" || languagesText(" and ") != "fake, go and python" {
+	if names != "c fake go python rust" || languagesText(" and ") != "c, fake, go, python and rust" {
 		t.Errorf("Languages() = %s, %s", names, languagesText(" and "))
 	}
 }

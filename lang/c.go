@@ -22,7 +22,7 @@ var C = &Language{
 	// clangd serves the C family; nvbridge's C knowledge (identifiers,
 	// includes) holds for C++ and Objective-C sources too.
 	Filetypes:  []string{"c", "cpp", "objc", "objcpp"},
-	Extensions: []string{".c", ".h"},
+	Extensions: []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp"},
 	TreeSitter: map[string]string{"": "c"}, // bundled with Neovim
 	Markers:    []string{"compile_commands.json", "compile_flags.txt"},
 	// clangd starts its background index about 20 ms after attaching.
@@ -34,6 +34,7 @@ var C = &Language{
 			_Static_assert _Thread_local`),
 	},
 	TestFile: regexp.MustCompile(`(^|/)test_[^/]*\.c$|_test\.c$`),
+	Debug:    lldbDebug, // lldb.go
 	Exported: func(name, declLine, _ string) bool {
 		return !strings.HasPrefix(strings.TrimSpace(declLine), "static ")
 	},

@@ -48,7 +48,7 @@ func TestLaunchConfigurations(t *testing.T) {
 	}
 }
 
-// Every adapter is complete; only go and python have one.
+// Every adapter is complete; C and Rust share lldb-dap.
 func TestDebugAdapters(t *testing.T) {
 	var names []string
 	for _, l := range Debuggable() {
@@ -67,7 +67,7 @@ func TestDebugAdapters(t *testing.T) {
 			t.Errorf("%s: transport %q", l.Name, d.Transport)
 		}
 	}
-	if strings.Join(names, " ") != "go python" {
+	if strings.Join(names, " ") != "c go python rust" {
 		t.Errorf("Debuggable() = %v", names)
 	}
 	if m := ByName("go").Debug.AddrPattern.FindStringSubmatch("DAP server listening at: 127.0.0.1:40123\n"); m == nil || m[1] != "127.0.0.1:40123" {

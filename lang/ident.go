@@ -23,6 +23,8 @@ type Ident struct {
 	Marks bool
 	// Joiners: ZWNJ and ZWJ may follow the first rune (JavaScript).
 	Joiners bool
+	// Hyphens: - is a letter (CSS: custom properties start with --).
+	Hyphens bool
 	// Keywords may not name a symbol; KeywordKind says what they are
 	// ("keyword" when empty, "reserved word").
 	Keywords    map[string]bool
@@ -120,6 +122,8 @@ func (id *Ident) Rune(r rune, first bool) bool {
 		return true
 	case r == '$':
 		return id.Dollar
+	case r == '-':
+		return id.Hyphens
 	case unicode.IsDigit(r):
 		return !first
 	case !first && id.Marks && (unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || unicode.Is(unicode.Pc, r)):

@@ -34,6 +34,7 @@ func TestClangdNavigation(t *testing.T) {
 		if got := refWheres(r); !reflect.DeepEqual(got, want) || r.Server != "clangd" || r.Symbol != "area" {
 			t.Fatalf("references of area = %v (server %s, symbol %q), want %v", got, r.Server, r.Symbol, want)
 		}
+		verifiedBy(t, ctx, client, "c", "clangd", "find_references")
 	})
 
 	t.Run("definition from another file", func(t *testing.T) {
@@ -117,6 +118,7 @@ func TestClangdCallHierarchy(t *testing.T) {
 		if got := stSites(main); !reflect.DeepEqual(got, []string{"src/main.c:15:16"}) {
 			t.Fatalf("main's calls of visit = %v", got)
 		}
+		verifiedBy(t, ctx, client, "c", "clangd", "get_call_hierarchy")
 	})
 
 	t.Run("outgoing is UNSUPPORTED naming clangd", func(t *testing.T) {

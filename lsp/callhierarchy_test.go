@@ -49,6 +49,7 @@ func TestCallHierarchyGopls(t *testing.T) {
 		if res.Truncated {
 			t.Fatalf("truncated with nothing left out: %+v", res.Incoming)
 		}
+		verifiedBy(t, ctx, client, "go", "gopls", "get_call_hierarchy")
 	})
 
 	t.Run("incoming chain to depth 3", func(t *testing.T) {
@@ -210,6 +211,7 @@ func TestCallHierarchyPyright(t *testing.T) {
 		if s := stSites(stFindCall(t, res.Incoming, "main")); !stEqualStrings(s, []string{"shop/app.py:14:12"}) {
 			t.Fatalf("main call sites = %v", s)
 		}
+		verifiedBy(t, ctx, client, "python", "pyright", "get_call_hierarchy")
 	})
 
 	t.Run("cycle visit -> expand -> visit", func(t *testing.T) {
@@ -277,6 +279,7 @@ func TestCallHierarchyTypeScript(t *testing.T) {
 		if !stEqualStrings(stSites(mod), []string{"src/main.ts:25:12"}) {
 			t.Fatalf("main.ts = %+v", mod)
 		}
+		verifiedBy(t, ctx, client, "typescript", "typescript-language-server", "get_call_hierarchy")
 	})
 
 	t.Run("incoming chain to depth 3", func(t *testing.T) {

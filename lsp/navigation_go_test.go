@@ -161,6 +161,7 @@ func TestNavigationGo(t *testing.T) {
 			!r.Truncated || r.Total != 5 || r.Returned != 2 || r.FileCount != 4 {
 			t.Fatalf("max_results 2: %v %+v", got, r)
 		}
+		verifiedBy(t, ctx, client, "go", "gopls", "find_references")
 	})
 
 	t.Run("references after multibyte text", func(t *testing.T) {
@@ -206,6 +207,7 @@ func TestNavigationGo(t *testing.T) {
 		if r.Found || r.Contents != "" || r.Range != nil {
 			t.Fatalf("hover on a comment = %+v, want nothing found", r)
 		}
+		verifiedBy(t, ctx, client, "go", "gopls", "get_hover_info")
 	})
 
 	t.Run("document symbols", func(t *testing.T) {
@@ -392,6 +394,7 @@ func TestNavigationGo(t *testing.T) {
 		if got := locWheres(r.Locations); !reflect.DeepEqual(got, want) {
 			t.Fatalf("Charge implementations = %v, want %v", got, want)
 		}
+		verifiedBy(t, ctx, client, "go", "gopls", "find_implementations")
 	})
 
 	t.Run("diagnostics", func(t *testing.T) {

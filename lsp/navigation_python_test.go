@@ -80,6 +80,7 @@ func TestNavigationPython(t *testing.T) {
 		if got := refWheres(r); !reflect.DeepEqual(got, want) || r.Symbol != "utf8_len" {
 			t.Fatalf("references of utf8_len = %v (symbol %q), want %v", got, r.Symbol, want)
 		}
+		verifiedBy(t, ctx, client, "python", "pyright", "find_references")
 	})
 
 	t.Run("hover", func(t *testing.T) {
@@ -145,6 +146,7 @@ func TestNavigationPython(t *testing.T) {
 		if details["method"] != "textDocument/implementation" || !reflect.DeepEqual(details["servers"], []string{"pyright"}) {
 			t.Fatalf("details = %#v", e.Details)
 		}
+		verifiedUnsupportedBy(t, ctx, client, "python", "pyright", "find_implementations")
 	})
 
 	t.Run("diagnostics of a clean file", func(t *testing.T) {

@@ -31,6 +31,7 @@ func TestNavigationTS(t *testing.T) {
 		if got := refWheres(r); !reflect.DeepEqual(got, want) || r.Server != "typescript-language-server" {
 			t.Fatalf("references = %v, want %v", got, want)
 		}
+		verifiedBy(t, ctx, client, "typescript", "typescript-language-server", "find_references")
 	})
 
 	t.Run("multibyte", func(t *testing.T) {
@@ -108,6 +109,7 @@ func TestNavigationTS(t *testing.T) {
 		if got := locWheres(r.Locations); !reflect.DeepEqual(got, want) {
 			t.Fatalf("implementations = %v, want %v", got, want)
 		}
+		verifiedBy(t, ctx, client, "typescript", "typescript-language-server", "find_implementations")
 	})
 
 	t.Run("completion and signature help", func(t *testing.T) {

@@ -221,12 +221,33 @@ func (c *Client) documentSymbolsOf(ctx context.Context, doc *Document) (SymbolsR
 		return SymbolsResult{}, nil, err
 	}
 	params := protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.URI}}
-	flat, err := requestAs(ctx, c, doc, server, protocol.MethodTextDocumentDocumentSymbol, params,
-		func(raw json.RawMessage) ([]FlatSymbol, error) {
-			return decodeSymbols(raw, doc.URI, server.OffsetEncoding)
-		})
+	ask := func() ([]FlatSymbol, error) {
+		return requestAs(ctx, c, doc, server, protocol.MethodTextDocumentDocumentSymbol, params,
+			func(raw json.RawMessage) ([]FlatSymbol, error) {
+				return decodeSymbols(raw, doc.URI, server.OffsetEncoding)
+			})
+	}
+	flat, err := ask()
 	if err != nil {
 		return SymbolsResult{}, nil, err
+	}
+	// Most servers answer from the opened text at once; some answer an
+	// empty list until they have analysed the file (bash-language-server
+	// analyses what was opened before its initialization ended only once
+	// that ends). An empty answer is asked again after the server's first
+	// analysis of the buffer (its first publish); a full one costs no wait.
+	if len(flat) == 0 {
+		c.analysedMu.Lock()
+		analysed := c.analysed[analysisKey{doc.Buffer.Bufnr, server.ID}]
+		c.analysedMu.Unlock()
+		if !analysed {
+			if _, err := c.awaitAnalysis(ctx, doc.Buffer.Bufnr, server); err != nil {
+				return SymbolsResult{}, nil, err
+			}
+			if flat, err = ask(); err != nil {
+				return SymbolsResult{}, nil, err
+			}
+		}
 	}
 	return SymbolsResult{Scope: "document", File: doc.Rel, Servers: []string{server.Name}}, flat, nil
 }

@@ -63,5 +63,6 @@ func TestClangdRenameAndDiagnostics(t *testing.T) {
 			t.Fatalf("after rename:\n%s\n%s", e.disk("src/main.c"), e.disk("include/geometry.h"))
 		}
 		e.run("cc", "-std=c11", "-Wall", "-Werror", "-Iinclude", "-o", "sample", "src/main.c", "src/geometry.c", "src/graph.c", "src/text.c")
+		verifiedBy(t, ctx, e.client, "c", "clangd", "rename_symbol")
 	})
 }

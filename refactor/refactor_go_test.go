@@ -148,6 +148,7 @@ func TestRefactorGo(t *testing.T) {
 			t.Errorf("main.go on disk not renamed")
 		}
 		e.run("go", "build", "./...")
+		verifiedBy(t, ctx, e.client, "go", "gopls", "rename_symbol")
 	})
 
 	t.Run("multibyte lines: rename and extract", func(t *testing.T) {

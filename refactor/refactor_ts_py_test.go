@@ -49,6 +49,7 @@ func TestRefactorTypeScript(t *testing.T) {
 		}
 		e.submit("ts_rename_process", plan.Changeset, true)
 		e.run("tsc", "--noEmit", "-p", ".")
+		verifiedBy(t, ctx, c, "typescript", "typescript-language-server", "rename_symbol")
 	})
 
 	t.Run("extract variable with a name", func(t *testing.T) {
@@ -169,6 +170,7 @@ func TestRefactorPython(t *testing.T) {
 		if got := pyrightErrors(t, e); got > baseline {
 			t.Errorf("pyright: %d errors after the rename, %d before", got, baseline)
 		}
+		verifiedBy(t, ctx, c, "python", "pyright", "rename_symbol")
 	})
 
 	t.Run("extract is unsupported, saying what pyright offers", func(t *testing.T) {

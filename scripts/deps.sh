@@ -40,7 +40,7 @@ BIN=$DEPS/bin
 LOG=$DEPS/log
 mkdir -p "$BIN" "$LOG"
 
-PIECES=(nvim gopls dlv debugpy clangd npm parsers luacheck staticcheck env)
+PIECES=(nvim gopls dlv debugpy clangd npm parsers langs luacheck staticcheck env)
 for p in "$@"; do
 	[[ " ${PIECES[*]} " == *" $p "* ]] || { echo "deps: unknown piece $p (known: ${PIECES[*]})" >&2; exit 2; }
 done
@@ -409,6 +409,13 @@ if want parsers; then
 		out=$(NVBRIDGE_PARSER_DIR=$PARSER_DIR "$nvim_bin" --headless --clean -n -i NONE -c "lua $check" -c qa 2>&1) || true
 		[[ $out == ok ]] || die "Neovim ($nvim_bin) does not load the parsers in .deps/parser: $out"
 	fi
+fi
+
+# More languages (lang/bash.go, php.go, yaml.go, json.go, css.go, html.go, dockerfile.go,
+# rust.go, proto.go) and lldb-dap, the C/C++/Rust debug adapter: scripts/deps-langs.sh.
+if want langs; then
+	# shellcheck source=scripts/deps-langs.sh
+	source "$ROOT/scripts/deps-langs.sh"
 fi
 
 # luacheck, the Lua checker of make test (make lua-check: lua/ and plugin/ against

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nvbridge/nvbridge/dap"
+	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/websearch"
@@ -44,6 +45,9 @@ type StatusResult struct {
 	Configured    []lsp.ConfiguredServer `json:"configured"`
 	DebugAdapters []dap.AdapterStatus    `json:"debug_adapters"`
 	WebSearch     WebSearchStatus        `json:"web_search"`
+	// LanguageMatrix is what nvbridge's own tests verified per language
+	// (server, version, tools): lang/matrix.json, generated from them.
+	LanguageMatrix []lang.MatrixRow `json:"language_matrix"`
 	// Recovered lists the changes this nvbridge found interrupted (a
 	// crash, a kill) and settled: completed or rolled back, file by file.
 	Recovered []workspace.Recovery `json:"recovered_changes,omitempty"`
@@ -88,6 +92,10 @@ func (r StatusResult) Summary() string {
 	for _, a := range r.DebugAdapters {
 		fmt.Fprintf(&b, "debug adapter %s (%s): found=%v\n", a.Adapter, a.Language, a.Found)
 	}
+	fmt.Fprintf(&b, "language matrix (what nvbridge's tests verified per language):\n")
+	for _, row := range r.LanguageMatrix {
+		fmt.Fprintf(&b, "  %s\n", row.Summary())
+	}
 	if r.WebSearch.Configured {
 		fmt.Fprintf(&b, "web_search: %s\n", r.WebSearch.Provider)
 	} else {
@@ -115,7 +123,7 @@ type getStatusArgs struct {
 
 func getStatusTool(env *Env) Tool {
 	return newTool("get_status", "Status",
-		"Say what works now, before relying on it: Neovim (embedded or attached, version, address), each language server (name, version, root, state starting|indexing|ready|crashed, the tools it serves and cannot), the servers nvbridge would start and whether they are installed, the debug adapters found, the root, the mode and the widest set_mode may choose (max_mode, the start mode), the changes an earlier nvbridge left interrupted (killed mid-write) and how they were settled (recovered_changes: completed or rolled back, file by file), and an overall health available|degraded|unavailable with each problem's reason and remediation (an issue of component policy, such as a project file's ignored allow, is a warning that leaves the health as it is). Call it first in a session, or when tools start failing.",
+		"Say what works now, before relying on it: Neovim (embedded or attached, version, address), each language server (name, version, root, state starting|indexing|ready|crashed, the tools it serves and cannot), the servers nvbridge would start and whether they are installed, the debug adapters found, the root, the mode and the widest set_mode may choose (max_mode, the start mode), the changes an earlier nvbridge left interrupted (killed mid-write) and how they were settled (recovered_changes: completed or rolled back, file by file), and an overall health available|degraded|unavailable with each problem's reason and remediation (an issue of component policy, such as a project file's ignored allow, is a warning that leaves the health as it is); language_matrix says, per language, which server and version nvbridge's own tests ran and which tools they verified (or checked to answer UNSUPPORTED). Call it first in a session, or when tools start failing.",
 		readOnly,
 		func(ctx context.Context, in getStatusArgs) (StatusResult, error) {
 			out := status(ctx, env)
@@ -147,7 +155,7 @@ func status(ctx context.Context, env *Env) StatusResult {
 func serviceStatus(ctx context.Context, env *Env) StatusResult {
 	mode, readOnly := env.Modes.Get()
 	out := StatusResult{Health: HealthAvailable, Issues: []StatusIssue{}, Mode: mode, MaxMode: env.Modes.Ceiling(), ReadOnly: readOnly,
-		Servers: []lsp.ServerStatus{}, Configured: []lsp.ConfiguredServer{}, DebugAdapters: dap.Adapters(), WebSearch: webSearchStatus(env)}
+		Servers: []lsp.ServerStatus{}, Configured: []lsp.ConfiguredServer{}, DebugAdapters: dap.Adapters(), WebSearch: webSearchStatus(env), LanguageMatrix: lang.Matrix()}
 	issue := func(component, reason, remediation string) {
 		out.Issues = append(out.Issues, StatusIssue{component, reason, remediation})
 	}

@@ -338,7 +338,8 @@ func toolsOverMCP(t *testing.T, c *client.Client, server string) {
 
 // serverNames collects, by dotted path, every language server a result
 // names: "server" fields, the items of "servers" lists and the names in
-// "language_servers" (server_name, a name a server proposed, is not one).
+// "language_servers" (server_name, a name a server proposed, is not one;
+// nor the language matrix's servers).
 func serverNames(v any, path string) map[string]string {
 	out := map[string]string{}
 	join := func(key string) string {
@@ -359,6 +360,10 @@ func serverNames(v any, path string) map[string]string {
 				for i, name := range list {
 					out[join(key)+"."+strconv.Itoa(i)] = fmt.Sprint(name)
 				}
+				continue
+			case "language_matrix":
+				// What nvbridge's own tests ran per language, not this
+				// session's servers.
 				continue
 			case "language_servers":
 				list, _ := val.([]any)

@@ -123,5 +123,9 @@ func runVersion(stdout io.Writer) int {
 			fmt.Fprintf(stdout, "%s: not found\n", c)
 		}
 	}
+	fmt.Fprintln(stdout, "languages verified by nvbridge's tests (make matrix; README):")
+	for _, row := range lang.Matrix() {
+		fmt.Fprintf(stdout, "  %s\n", row.Summary())
+	}
 	return 0
 }

@@ -31,6 +31,13 @@ local progress = {}
 -- Clients that ended $/progress work at least once, or whose wait for it
 -- ran out (see busy: a server indexing after attaching).
 local progress_ended = {}
+-- Clients that said they are not quiescent (rust-analyzer's
+-- experimental/serverStatus, which servers.lua asks for: still loading the
+-- project or indexing), by client id. A file opened before the load ended
+-- may first be diagnosed as outside every crate (a limit: its publish
+-- counts).
+---@type table<integer, boolean>
+local not_quiescent = {}
 -- Every publishDiagnostics handled gets the next number (verify.lua marks
 -- a moment and waits for publishes after it).
 local publish_seq = 0
@@ -208,7 +215,7 @@ end
 ---@return boolean
 function M.busy(clients)
   for _, client in ipairs(clients) do
-    if working(client.id) then
+    if working(client.id) or not_quiescent[client.id] then
       return true
     end
     if not progress_ended[client.id] and servers.indexes_after_attach(client) then
@@ -268,6 +275,16 @@ M.unversioned_quiet_ms = 1000
 
 --- The number of the last publishDiagnostics handled (0: none yet).
 ---@return integer
+--- Records a server's experimental/serverStatus (rust-analyzer, asked for
+--- by servers.lua's capabilities): while it is not quiescent (loading or
+--- indexing the project) it counts as busy, so requests wait for the load.
+---@param client_id integer
+---@param status {quiescent: boolean?}
+function M.server_status(client_id, status)
+  not_quiescent[client_id] = type(status) == 'table' and status.quiescent == false or nil
+  api.nvim_exec_autocmds('User', { pattern = 'NvbridgeServerStatus', modeline = false })
+end
+
 function M.publish_seq()
   return publish_seq
 end

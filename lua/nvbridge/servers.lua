@@ -31,6 +31,14 @@ local function capabilities()
   caps.textDocument = caps.textDocument or {}
   caps.textDocument.typeHierarchy = caps.textDocument.typeHierarchy or { dynamicRegistration = false }
   caps.textDocument.semanticTokens = nil
+  -- Diagnostics are waited for as publishes (bridge.lua). A server that
+  -- sees pull support registers it dynamically, which Neovim 0.10 does
+  -- not take (dynamicRegistration = false), and then publishes nothing
+  -- (vscode-langservers-extracted's JSON, CSS and HTML servers).
+  caps.textDocument.diagnostic = nil
+  -- rust-analyzer then says when it is loading or indexing the project
+  -- (experimental/serverStatus, quiescent); the bridge waits on it.
+  caps.experimental = vim.tbl_extend('force', caps.experimental or {}, { serverStatusNotification = true })
   return caps
 end
 
@@ -167,6 +175,14 @@ function M.set_restart_delay(ms)
   end
 end
 
+-- Notifications of the servers this module starts that Neovim does not
+-- handle itself.
+local handlers = {
+  ['experimental/serverStatus'] = function(_, result, ctx)
+    require('nvbridge.observe').server_status(ctx.client_id, result)
+  end,
+}
+
 local function start_for(bufnr, workspace_root)
   local ft = vim.bo[bufnr].filetype
   for _, spec in ipairs(M.specs) do
@@ -182,6 +198,7 @@ local function start_for(bufnr, workspace_root)
         cmd_env = spec.env,
         capabilities = capabilities(),
         on_init = on_init,
+        handlers = handlers,
       }, bufnr)
       return
     end

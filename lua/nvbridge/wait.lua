@@ -97,6 +97,7 @@ function M.wait_clients(chan, id, bufnr, grace_ms, methods, progress_ms)
   end
   table.insert(autocmds, api.nvim_create_autocmd('LspAttach', { buffer = bufnr, callback = vim.schedule_wrap(check) }))
   table.insert(autocmds, api.nvim_create_autocmd('LspProgress', { callback = vim.schedule_wrap(check) }))
+  table.insert(autocmds, api.nvim_create_autocmd('User', { pattern = 'NvbridgeServerStatus', callback = vim.schedule_wrap(check) }))
   async.track(chan, id, vim.schedule_wrap(finish))
   -- Bounds, not delays: an expected server that never attaches must not
   -- hang the caller (the Go side has its own timeout as well).

@@ -1,0 +1,4 @@
+FROM alpine:3.20
+EXPOSE port
+COPY --from=missing /a /b
+CMD ["run"

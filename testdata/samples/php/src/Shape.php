@@ -1,0 +1,8 @@
+<?php
+
+namespace Sample;
+
+interface Shape
+{
+    public function area(): float;
+}

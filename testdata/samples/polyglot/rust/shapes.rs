@@ -1,0 +1,3 @@
+pub fn square(x: f64) -> f64 {
+    x * x
+}
