@@ -288,6 +288,7 @@ end
 --- left in the user's Neovim (:NvbridgeStop). A later connect sets up again.
 function M.teardown()
   pcall(api.nvim_del_augroup_by_name, 'nvbridge')
+  pcall(function() require('nvbridge.extensions').teardown() end)
   M._setup_done = false
   buffers.release_extra(nil, 0)
   buffers.untrack_all()
@@ -313,6 +314,14 @@ end
 
 function M.untrack(chan, id)
   in_flight[key(chan, id)] = nil
+end
+
+--- Runs a user-defined tool (extensions.lua; async: nvbridge_done answers).
+function M.run_user_tool(chan, id, name, args_json)
+  return require('nvbridge.extensions').run_tool(chan, id, name, args_json, function(err, result)
+    M.untrack(chan, id)
+    done(chan, id, err, result)
+  end)
 end
 
 --- Installs the event hooks once per Neovim (idempotent: the Go side calls it
@@ -830,6 +839,7 @@ local startable = {
   wait_clients = true,
   wait_diagnostics = true,
   wait_settled = true,
+  run_user_tool = true,
   cancel = true,
 }
 
