@@ -143,6 +143,7 @@ func (e *Env) userTool(spec userToolSpec) (Tool, error) {
 		mcp.WithIdempotentHintAnnotation(false),
 		mcp.WithOpenWorldHintAnnotation(false),
 	)
+	def.InputSchema = mcp.ToolInputSchema{} // the raw schema alone (NewTool sets a default)
 	need := requiredOf(def)
 	name := spec.Name
 	handler := func(ctx context.Context, req mcp.CallToolRequest) (result *mcp.CallToolResult, err error) {
@@ -283,12 +284,20 @@ func (w *watcher) addAgentHooks(h *server.Hooks) {
 		if s == nil || req == nil {
 			return
 		}
-		data := map[string]any{"client": req.Params.ClientInfo.Name, "client_version": req.Params.ClientInfo.Version,
-			"transport": w.transportName(), "session": s.SessionID(), "channel": w.channel()}
-		w.mu.Lock()
-		w.agents[s.SessionID()] = data
-		w.mu.Unlock()
-		w.agentEvent("NvbridgeAgentAttach", data)
+		w.attach(s, req.Params.ClientInfo)
+	})
+	// From protocol 2026-07-28 on there is no initialize: a client's first
+	// server/discover on a session attaches it.
+	h.AddAfterDiscover(func(ctx context.Context, _ any, _ *mcp.DiscoverRequest, _ *mcp.DiscoverResult) {
+		s := server.ClientSessionFromContext(ctx)
+		if s == nil || s.SessionID() == "" {
+			return
+		}
+		var who mcp.Implementation
+		if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.ClientInfo != nil {
+			who = *info.ClientInfo
+		}
+		w.attach(s, who)
 	})
 	h.AddOnUnregisterSession(func(ctx context.Context, s server.ClientSession) {
 		w.mu.Lock()
@@ -303,13 +312,32 @@ func (w *watcher) addAgentHooks(h *server.Hooks) {
 	})
 }
 
-func (w *watcher) transportName() string {
+// attach records an agent's session and runs User NvbridgeAgentAttach,
+// once per session, before the client gets its answer (a hook runs on the
+// request's goroutine, never the Neovim connection's).
+func (w *watcher) attach(s server.ClientSession, who mcp.Implementation) {
+	data := map[string]any{"client": who.Name, "client_version": who.Version,
+		"transport": w.transportName(), "session": s.SessionID(), "channel": w.channel()}
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.transport == "" {
-		return "unknown"
+	_, seen := w.agents[s.SessionID()]
+	if !seen {
+		w.agents[s.SessionID()] = data
 	}
-	return w.transport
+	w.mu.Unlock()
+	if !seen && w.env.Session != nil && !w.env.Session.Embedded() {
+		w.sendEvent(agentEvent{"NvbridgeAgentAttach", data})
+	}
+}
+
+// transports: how agents reach each env's server (AnnounceAgent, which
+// may come before NewServer).
+var transports sync.Map // *Env -> string
+
+func (w *watcher) transportName() string {
+	if t, ok := transports.Load(w.env); ok {
+		return t.(string)
+	}
+	return "unknown"
 }
 
 func (w *watcher) channel() int {

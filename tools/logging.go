@@ -135,8 +135,12 @@ func (w *watcher) inspect(ctx context.Context, tool string, res *mcp.CallToolRes
 	why := ""
 	switch {
 	case top.DiagnosticsComplete != nil && !*top.DiagnosticsComplete:
+		// A file no server handles was not waited for: nothing was cut.
+		if strings.HasPrefix(top.DiagnosticsWhy, "no language server is attached") {
+			return
+		}
 		why = top.DiagnosticsWhy
-	case top.Complete != nil && !*top.Complete:
+	case top.Complete != nil && !*top.Complete, top.Incomplete != "":
 		why = top.Incomplete
 	default:
 		return

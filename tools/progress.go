@@ -61,7 +61,7 @@ func withProgress(ctx context.Context, req mcp.CallToolRequest) context.Context 
 		}
 		sent, last, lastMsg, at = true, done, message, now
 		if w := watcherOf(srv); w != nil {
-			w.agentEvent("NvbridgeToolProgress", map[string]any{"tool": req.Params.Name, "progress": done, "total": total, "message": message})
+			w.agentEvent("NvbridgeToolProgress", map[string]any{"tool": req.Params.Name, "progress": done, "total": total, "message": message, "channel": w.channel()})
 		}
 	})
 }

@@ -38,8 +38,6 @@ type watcher struct {
 	listed map[string]bool
 	// agents: the initialized sessions' attach data (extensions.go).
 	agents map[string]map[string]any
-	// transport names how agents reach this server (AnnounceAgent).
-	transport string
 	// user: the user's tools served (extensions.go).
 	user userTools
 	// events: agent events on their way to Neovim (extensions.go).
@@ -174,6 +172,7 @@ func (w *watcher) start(srv *server.MCPServer) {
 		}
 		watchers.CompareAndDelete(srv, w)
 		watchers.CompareAndDelete(w.env, w)
+		transports.Delete(w.env)
 	}, nil)
 	w.requestRelist()
 	w.refreshUserTools()

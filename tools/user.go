@@ -175,10 +175,8 @@ func (e *Env) engineApproval(ctx context.Context, a edit.Approval) (edit.Decisio
 // :NvbridgeStatus with its transport and last calls); nothing in embedded
 // mode.
 func AnnounceAgent(ctx context.Context, env *Env, transport string) error {
-	if w := watcherOf(env); w != nil {
-		w.mu.Lock()
-		w.transport = transport
-		w.mu.Unlock()
+	if env != nil {
+		transports.Store(env, transport)
 	}
 	if env == nil || env.Session == nil || env.Session.Embedded() {
 		return nil

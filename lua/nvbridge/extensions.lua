@@ -311,9 +311,10 @@ local function encode_result(v)
 end
 
 --- Runs a user tool (bridge.run_user_tool, async: nvbridge_done answers).
---- run(args, done) answers by returning a value, or later through
+--- run(args, done, progress) answers by returning a value, or later through
 --- done(result) / done(nil, err); an error it raises, or err (a string, or
---- {code, message, remediation}), fails the call.
+--- {code, message, remediation}), fails the call. progress(percentage,
+--- message) reports how far it is.
 ---@param chan integer
 ---@param id integer
 ---@param name string
@@ -356,7 +357,14 @@ function M.run_tool(chan, id, name, args_json, done)
   require('nvbridge.bridge').track(chan, id, function()
     finish(nil, { code = 'CANCELLED', message = 'the agent cancelled ' .. name, remediation = 'call it again if it is still wanted' })
   end)
-  local ok, result = pcall(spec.run, args, vim.schedule_wrap(finish))
+  -- progress(percentage, message): what the agent sees as
+  -- notifications/progress (when it asked for progress).
+  local function progress(pct, message)
+    if not answered then
+      pcall(vim.rpcnotify, chan, 'nvbridge_progress', id, { server = name, title = message, percentage = pct })
+    end
+  end
+  local ok, result = pcall(spec.run, args, vim.schedule_wrap(finish), progress)
   if not ok then
     return finish(nil, result)
   end

@@ -72,12 +72,13 @@ end
 ---@field description string what it does, for the agent
 ---@field schema table? the JSON schema of its arguments (default: no arguments)
 ---@field writes boolean? it changes buffers or files: listed only in writing modes, asks for approval
----@field run fun(args: table, done: fun(result: any, err: any?)): any returns the result, or nil and calls done later
+---@field run fun(args: table, done: fun(result: any, err: any?), progress: fun(percentage: number?, message: string?)): any returns the result, or nil and calls done later
 
 --- Registers a tool agents see over MCP (notifications/tools/list_changed
---- tells the connected ones) and that runs here: run(args, done) returns
---- its result (a table or a string), or returns nothing and calls
---- done(result) or done(nil, err) later; an error it raises fails the call.
+--- tells the connected ones) and that runs here: run(args, done, progress)
+--- returns its result (a table or a string), or returns nothing and calls
+--- done(result) or done(nil, err) later; an error it raises fails the call;
+--- progress(percentage, message) is what the agent sees meanwhile.
 --- Registering a name again replaces the tool; returns a function that
 --- removes it.
 ---@param spec nvbridge.UserTool
