@@ -236,3 +236,59 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestEditorResource: nvbridge://editor (attached) says where the user is;
+// a subscriber is told when the cursor moves; with a sensitive file in the
+// current window the resource names no file and lists no sensitive buffer.
+func TestEditorResource(t *testing.T) {
+	root := writeFiles(t, map[string]string{"a.txt": "one\ntwo\nthree\n", ".env": "TOKEN=1\n"})
+	u := startUser(t, root, "")
+	ctx := testenv.Context(t)
+	notes := make(chan string, 64)
+	u.c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == mcp.MethodNotificationResourceUpdated {
+			uri, _ := n.Params.AdditionalFields["uri"].(string)
+			notes <- uri
+		}
+	})
+	stop, err := u.c.ListenAsync(ctx, mcp.SubscriptionFilter{ResourceSubscriptions: []string{"nvbridge://editor"}}, func(err error) { t.Errorf("listen: %v", err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	read := func() map[string]any {
+		req := mcp.ReadResourceRequest{}
+		req.Params.URI = "nvbridge://editor"
+		res, err := u.c.ReadResource(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out map[string]any
+		if err := json.Unmarshal([]byte(res.Contents[0].(mcp.TextResourceContents).Text), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	u.lua(`vim.cmd.edit(...)`, nil, u.abs("a.txt"))
+	// The listen stream is open once a move is told; each move is followed
+	// by a look at the resource, until it shows the line moved to.
+	deadline := time.After(testenv.Timeout())
+	for i, moved := 0, false; !moved; i++ {
+		line := 2 + i%2 // a move each time, so each has its event
+		u.lua(`vim.api.nvim_win_set_cursor(0, { ..., 1 })`, nil, line)
+		select {
+		case uri := <-notes:
+			moved = uri == "nvbridge://editor" && read()["line"] == float64(line)
+		case <-deadline:
+			t.Fatal("no notifications/resources/updated for nvbridge://editor after the cursor moved")
+		}
+	}
+	if got := read(); got["file"] != "a.txt" {
+		t.Errorf("editor: %v", got)
+	}
+	u.lua(`vim.cmd.edit(...)`, nil, u.abs(".env"))
+	got := read()
+	if b := mustJSON(got); strings.Contains(b, ".env") || got["file"] != "" {
+		t.Errorf("editor with .env current: %s", b)
+	}
+}

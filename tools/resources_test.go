@@ -136,7 +136,7 @@ func subscribe(t *testing.T, c *client.Client, uri string) {
 // initialize handshake, resources/subscribe, logging/setLevel), as the
 // clients of today and the conformance suite do; mcpClient speaks
 // 2026-07-28 (subscriptions/listen, per-request log levels).
-func mcpLegacyClient(t *testing.T, env *tools.Env) *client.Client {
+func mcpLegacyClient(t testing.TB, env *tools.Env) *client.Client {
 	t.Helper()
 	ctx := testenv.Context(t)
 	c, err := client.NewInProcessClient(tools.NewServer(env, "test"))
@@ -389,5 +389,59 @@ func TestCompletionAndLogging(t *testing.T) {
 	req.Params.Level = "loud"
 	if err := c.SetLevel(ctx, req); err == nil {
 		t.Error("logging/setLevel accepted an unknown level")
+	}
+}
+
+// TestDebugResources: a debug session is listed as nvbridge://debug/{id}
+// and nvbridge://debug-output/{id}; reading the state says where it
+// stopped; a subscriber is told when it moves on (a continue to the next
+// stop), and the session's end takes it off the list (list_changed).
+func TestDebugResources(t *testing.T) {
+	testenv.Require(t, "nvim", "dlv", "go")
+	root := testenv.CopySample(t, filepath.Join("debug", "go"))
+	s, nc := testenv.Embedded(t, root)
+	env := tools.NewEnv(s, nc, t.Logf)
+	t.Cleanup(env.Close)
+	c := mcpLegacyClient(t, env)
+	log := watchNotifications(c)
+	loop := markerLine(t, root, "main.go", "loop")
+	double := markerLine(t, root, "main.go", "double")
+
+	got := okContent(t, c, "start_debug_session", fmt.Sprintf(`{"program":".","breakpoints":[{"file":"main.go","line":%d}]}`, loop))
+	id, _ := got["session_id"].(string)
+	stateURI, outputURI := "nvbridge://debug/"+id, "nvbridge://debug-output/"+id
+	uris := listURIs(t, c)
+	if !slices.Contains(uris, stateURI) || !slices.Contains(uris, outputURI) {
+		t.Fatalf("resources/list lacks the debug session %s: %v", id, uris)
+	}
+	var state map[string]any
+	if err := json.Unmarshal([]byte(readText(t, c, stateURI)), &state); err != nil {
+		t.Fatal(err)
+	}
+	if state["state"] != "stopped" || fmt.Sprint(mustAt(t, state, "location.line")) != fmt.Sprint(loop) {
+		t.Errorf("debug state %v: want stopped at line %d", state, loop)
+	}
+	var out map[string]any
+	if err := json.Unmarshal([]byte(readText(t, c, outputURI)), &out); err != nil || out["session_id"] != id {
+		t.Errorf("debug output %v (%v)", out, err)
+	}
+
+	subscribe(t, c, stateURI)
+	from := log.mark()
+	okContent(t, c, "set_breakpoints", fmt.Sprintf(`{"file":"main.go","breakpoints":[{"line":%d}]}`, double))
+	okContent(t, c, "control_execution", `{"action":"continue"}`)
+	log.await(t, from, "an update of the debug session", updatedFor(stateURI))
+	if err := json.Unmarshal([]byte(readText(t, c, stateURI)), &state); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(mustAt(t, state, "location.line")) != fmt.Sprint(double) {
+		t.Errorf("after continue: %v, want stopped at line %d", state["location"], double)
+	}
+
+	from = log.mark()
+	okContent(t, c, "stop_debug_session", `{}`)
+	log.await(t, from, "list_changed after the session ended", isMethod(mcp.MethodNotificationResourcesListChanged))
+	if slices.Contains(listURIs(t, c), stateURI) {
+		t.Errorf("the ended session %s is still listed", id)
 	}
 }
