@@ -13,8 +13,11 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	"go.lsp.dev/protocol"
 
+	"github.com/nvbridge/nvbridge/internal/fakelsp"
 	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/tools"
 )
 
@@ -443,5 +446,49 @@ func TestDebugResources(t *testing.T) {
 	log.await(t, from, "list_changed after the session ended", isMethod(mcp.MethodNotificationResourcesListChanged))
 	if slices.Contains(listURIs(t, c), stateURI) {
 		t.Errorf("the ended session %s is still listed", id)
+	}
+}
+
+// TestServerCrashWarning: a language server that crashes reaches a client
+// that set the level to warning as notifications/message from
+// nvbridge.server, saying how it ended and that it is restarted.
+func TestServerCrashWarning(t *testing.T) {
+	testenv.Require(t, "nvim")
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("hello world\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fake, err := fakelsp.Spec("fakelsp", []string{"text"}, fakelsp.Script{Methods: map[string]string{
+		protocol.MethodTextDocumentReferences: fakelsp.Crash,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, lspClient := testenv.EmbeddedWith(t, root, nvim.Options{ExtraServers: []nvim.ServerSpec{fake}})
+	env := tools.NewEnv(s, lspClient, t.Logf)
+	t.Cleanup(env.Close)
+	c := mcpLegacyClient(t, env)
+	log := watchNotifications(c)
+	ctx := testenv.Context(t)
+	if err := s.Call(ctx, "nvbridge.servers", "set_restart_delay", nil, 3600*1000); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.SetLevelRequest{}
+	req.Params.Level = mcp.LoggingLevelWarning
+	if err := c.SetLevel(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	from := log.mark()
+	if res := mcpCall(t, c, "find_references", `{"file":"notes.txt","line":1,"symbol":"hello"}`); !res.IsError {
+		t.Fatalf("find_references on the crashing fake succeeded: %v", res.Content)
+	}
+	msg := log.await(t, from, "a warning that the server crashed", func(n mcp.JSONRPCNotification) bool {
+		return n.Method == "notifications/message" && fmt.Sprint(n.Params.AdditionalFields["logger"]) == "nvbridge.server"
+	})
+	data, _ := json.Marshal(msg.Params.AdditionalFields["data"])
+	for _, want := range []string{"fakelsp", "exited with code 3", "restarting it"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("warning %s lacks %q", data, want)
+		}
 	}
 }
