@@ -200,8 +200,6 @@ func (w *watcher) onEvent(ev nvim.Event) {
 			}
 		}
 		w.updated(uris...)
-		// 'modified' moves the unsaved diff in and out of the list.
-		w.requestRelist()
 	case nvim.EventDiagnostics:
 		uris := []string{uriDiagnostics}
 		for _, f := range ev.Files {
@@ -212,6 +210,8 @@ func (w *watcher) onEvent(ev nvim.Event) {
 		w.updated(uris...)
 		w.requestRelist()
 	case nvim.EventBufferList:
+		// A buffer loaded or unloaded, or 'modified' flipped (the unsaved
+		// diff is listed while modified).
 		w.requestRelist()
 	case nvim.EventEditor:
 		w.updated(uriEditor)

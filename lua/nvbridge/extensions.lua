@@ -51,6 +51,17 @@ local function flush()
   state.flush_armed = false
   local pending = state.pending
   state.pending = {}
+  -- Buffers whose text changed are named now, once each (an apply of
+  -- 200,000 lines calls on_lines as often: it only marks the buffer).
+  local dirty = state.dirty_bufs or {}
+  state.dirty_bufs = {}
+  for b in pairs(dirty) do
+    local f = file_of(b)
+    if f then
+      pending.buffer = pending.buffer or { files = {} }
+      pending.buffer.files[f] = true
+    end
+  end
   for kind, what in pairs(pending) do
     local payload = { files = {} }
     if type(what) == 'table' then
@@ -96,6 +107,20 @@ local function changed(kind, file, data)
 end
 M.changed = changed
 
+--- Marks a buffer's text changed (on_lines: called for every changed
+--- line range, so it only records the buffer).
+local function text_changed(bufnr)
+  if next(state.channels) == nil then
+    return
+  end
+  state.dirty_bufs = state.dirty_bufs or {}
+  state.dirty_bufs[bufnr] = true
+  if not state.flush_armed then
+    state.flush_armed = true
+    vim.schedule(flush)
+  end
+end
+
 --- Follows a buffer's text changes (any source: the user typing, an API
 --- call, an agent's apply, a reload).
 local function follow(bufnr)
@@ -108,13 +133,13 @@ local function follow(bufnr)
       if state.generation ~= gen then
         return true -- detach: a teardown ended this generation
       end
-      changed('buffer', file_of(b))
+      text_changed(b)
     end,
     on_reload = function(_, b)
       if state.generation ~= gen then
         return true
       end
-      changed('buffer', file_of(b))
+      text_changed(b)
     end,
     on_detach = function(_, b)
       if state.attached[b] == gen then
@@ -159,6 +184,15 @@ local function setup()
     group = group,
     callback = function(ev)
       changed('buffer', file_of(ev.buf))
+    end,
+  })
+  -- 'modified' lists or unlists the unsaved diff.
+  api.nvim_create_autocmd('BufModifiedSet', {
+    group = group,
+    callback = function(ev)
+      if file_of(ev.buf) then
+        changed('buffer_list')
+      end
     end,
   })
   api.nvim_create_autocmd('DiagnosticChanged', {
@@ -212,6 +246,7 @@ function M.teardown()
   state.generation = state.generation + 1
   state.channels = {}
   state.pending = {}
+  state.dirty_bufs = {}
 end
 
 --- The loaded file buffers, as JSON: [{file, modified, listed}].
