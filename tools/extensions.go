@@ -265,6 +265,9 @@ func (w *watcher) eventLoop() {
 }
 
 func (w *watcher) sendEvent(ev agentEvent) {
+	if w.env.Session == nil || w.env.Session.Embedded() {
+		return // no user to tell
+	}
 	b, err := json.Marshal(ev.data)
 	if err != nil {
 		return

@@ -286,7 +286,7 @@ func textContents(uri, mime, text string) []mcp.ResourceContents {
 
 func (r *resourceSet) readWorkspaceDiagnostics(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	if r.env.LSP == nil {
-		return nil, asResourceError(apierr.New(apierr.PreconditionFailed, "no language server client", "start nvbridge with its Neovim session"))
+		return nil, asResourceError(noSession)
 	}
 	rep, err := r.env.LSP.DiagnosticsFor(ctx, lsp.DiagnosticsQuery{})
 	if err != nil {
@@ -295,8 +295,14 @@ func (r *resourceSet) readWorkspaceDiagnostics(ctx context.Context, req mcp.Read
 	return jsonContents(req.Params.URI, rep)
 }
 
+// noSession answers a read when nvbridge has no Neovim (a catalog).
+var noSession = apierr.New(apierr.PreconditionFailed, "nvbridge has no Neovim session", "start nvbridge with its Neovim (nvbridge mcp)")
+
 // resolve checks a file URI's path against the root and the policy.
 func (r *resourceSet) resolve(prefix, uri string) (rel, abs string, err error) {
+	if r.env.Session == nil || r.env.Edit == nil || r.env.LSP == nil {
+		return "", "", noSession
+	}
 	rel, err = fileOfURI(prefix, uri)
 	if err != nil {
 		return "", "", err
@@ -363,6 +369,9 @@ func (r *resourceSet) readUnsavedDiff(ctx context.Context, req mcp.ReadResourceR
 }
 
 func (r *resourceSet) readChangeset(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	if r.env.Edit == nil || r.env.Session == nil {
+		return nil, asResourceError(noSession)
+	}
 	id := strings.TrimPrefix(req.Params.URI, prefixChangeset)
 	diff, files, err := r.env.Edit.PendingDiff(id)
 	if err == nil && !r.allAllowed(files) {
@@ -376,6 +385,9 @@ func (r *resourceSet) readChangeset(ctx context.Context, req mcp.ReadResourceReq
 }
 
 func (r *resourceSet) readDebug(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	if r.env.DAP == nil {
+		return nil, asResourceError(noSession)
+	}
 	id := strings.TrimPrefix(req.Params.URI, prefixDebug)
 	infos, err := r.env.DAP.Infos(ctx, id)
 	if err != nil {
@@ -392,6 +404,9 @@ type debugOutput struct {
 }
 
 func (r *resourceSet) readDebugOutput(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	if r.env.DAP == nil {
+		return nil, asResourceError(noSession)
+	}
 	id := strings.TrimPrefix(req.Params.URI, prefixDebugOutput)
 	chunks, dropped, err := r.env.DAP.PeekOutput(id)
 	if err != nil {

@@ -278,6 +278,7 @@ func NewServer(env *Env, version string) *server.MCPServer {
 		server.WithPromptCompletionProvider(&completer{res: res}),
 		server.WithResourceCompletionProvider(&completer{res: res}),
 		server.WithRecovery(),
+		server.WithResourceRecovery(),
 		server.WithInstructions(instructions),
 		server.WithHooks(hooks),
 		server.WithToolHandlerMiddleware(modeGuard(env, fams, defs)),
