@@ -53,6 +53,15 @@ local function flush()
   state.pending = {}
   -- Buffers whose text changed are named now, once each (an apply of
   -- 200,000 lines calls on_lines as often: it only marks the buffer).
+  local diag = state.diag_bufs or {}
+  state.diag_bufs = {}
+  for b in pairs(diag) do
+    pending.diagnostics = pending.diagnostics or { files = {} }
+    local f = b ~= 0 and file_of(b)
+    if f then
+      pending.diagnostics.files[f] = true
+    end
+  end
   local dirty = state.dirty_bufs or {}
   state.dirty_bufs = {}
   for b in pairs(dirty) do
@@ -167,38 +176,44 @@ local function setup()
     callback = function(ev)
       follow(ev.buf)
       changed('buffer_list')
-      changed('buffer', file_of(ev.buf))
+      text_changed(ev.buf)
     end,
   })
+  -- The callbacks below only mark (no API call inside the event: a
+  -- DiagnosticChanged callback that read buffer options hung an apply
+  -- whose commit was paused); names are read at the flush.
   api.nvim_create_autocmd({ 'BufDelete', 'BufWipeout', 'BufUnload' }, {
     group = group,
-    callback = function(ev)
-      if file_of(ev.buf) then
-        changed('buffer_list')
-        changed('buffer', file_of(ev.buf))
-      end
+    callback = function()
+      changed('buffer_list')
     end,
   })
   -- A write changes the unsaved diff (and 'modified') without a text change.
   api.nvim_create_autocmd({ 'BufWritePost', 'FileChangedShellPost' }, {
     group = group,
     callback = function(ev)
-      changed('buffer', file_of(ev.buf))
+      text_changed(ev.buf)
     end,
   })
   -- 'modified' lists or unlists the unsaved diff.
   api.nvim_create_autocmd('BufModifiedSet', {
     group = group,
-    callback = function(ev)
-      if file_of(ev.buf) then
-        changed('buffer_list')
-      end
+    callback = function()
+      changed('buffer_list')
     end,
   })
   api.nvim_create_autocmd('DiagnosticChanged', {
     group = group,
     callback = function(ev)
-      changed('diagnostics', ev.buf and file_of(ev.buf) or nil)
+      if next(state.channels) == nil then
+        return
+      end
+      state.diag_bufs = state.diag_bufs or {}
+      state.diag_bufs[ev.buf or 0] = true
+      if not state.flush_armed then
+        state.flush_armed = true
+        vim.schedule(flush)
+      end
     end,
   })
   api.nvim_create_autocmd({ 'CursorMoved', 'CursorMovedI', 'ModeChanged', 'BufEnter', 'WinEnter' }, {
