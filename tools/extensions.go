@@ -315,6 +315,23 @@ func (w *watcher) addAgentHooks(h *server.Hooks) {
 	})
 }
 
+// Farewell runs User NvbridgeAgentDetach for the agents still attached
+// when nvbridge stops serving (HTTP sessions outlive no server, but mcp-go
+// does not end them at shutdown).
+func Farewell(env *Env) {
+	w := watcherOf(env)
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	left := w.agents
+	w.agents = map[string]map[string]any{}
+	w.mu.Unlock()
+	for _, data := range left {
+		w.sendEvent(agentEvent{"NvbridgeAgentDetach", data})
+	}
+}
+
 // attach records an agent's session and runs User NvbridgeAgentAttach,
 // once per session, before the client gets its answer (a hook runs on the
 // request's goroutine, never the Neovim connection's).
