@@ -14,7 +14,7 @@ PREFIX ?= $(HOME)/.local
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build install test vet fmt-check demo bench bench-side bench-report fuzz clean
+.PHONY: all build install test vet staticcheck fmt-check lua-check demo bench bench-side bench-report fuzz clean
 
 all: build
 
@@ -33,7 +33,19 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-test: deps fmt-check vet
+# The Lua that runs in Neovim (lua/, plugin/) checked by luacheck against .luacheckrc;
+# make deps installs the pinned luacheck in .deps/bin. Without it the target fails.
+LUACHECK ?= $(DEPS_BIN)/luacheck
+lua-check:
+	@test -x "$(LUACHECK)" || { echo "lua-check: $(LUACHECK) not found: run make deps (or bash scripts/deps.sh luacheck)"; exit 1; }
+	$(LUACHECK) --no-color -q lua/ plugin/
+
+# staticcheck (pinned, installed into .deps/bin by make deps) with its default
+# checks; a finding that is meant carries a //lint:ignore with the reason.
+staticcheck: deps
+	$(DEPS_BIN)/staticcheck ./...
+
+test: deps fmt-check vet staticcheck lua-check
 	$(GO) test -race -timeout $(TEST_TIMEOUT) ./...
 
 demo: deps build

@@ -78,7 +78,7 @@ func (d *Display) sync(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	if err := d.nv.Call(ctx, "nvbridge.debug_ui", "render", nil, string(body)); err != nil {
+	if err := d.nv.DebugRender(ctx, string(body)); err != nil {
 		d.m.logf("dap: display: %v", err)
 	}
 }
@@ -87,7 +87,7 @@ func (d *Display) clear(ctx context.Context) {
 	d.once.Do(func() { close(d.closed) })
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	_ = d.nv.Call(ctx, "nvbridge.debug_ui", "clear", nil)
+	_ = d.nv.DebugClear(ctx)
 }
 
 // onAction runs a control from :NvbridgeDebug (a notification: it must
@@ -110,7 +110,7 @@ func (d *Display) onAction(args ...any) {
 		if err != nil {
 			d.m.logf("dap: %s from Neovim: %v", action, err)
 			msg := fmt.Sprintf("nvbridge debug: %s: %v", action, err)
-			_ = d.nv.Call(ctx, "nvbridge.debug_ui", "notify", nil, msg)
+			_ = d.nv.DebugNotify(ctx, msg)
 		}
 	}, nil)
 }

@@ -89,7 +89,7 @@ func (e *Engine) UndoChangeset(ctx context.Context, id string) (UndoChangesetRes
 	if id != "" {
 		arg = id
 	}
-	if err := e.s.Call(ctx, "nvbridge.user", "undo_changeset", &r, arg); err != nil {
+	if err := e.s.UndoChangeset(ctx, &r, arg); err != nil {
 		return UndoChangesetResult{}, err
 	}
 	if r.Err != nil {
@@ -113,11 +113,7 @@ func (e *Engine) UndoChangeset(ctx context.Context, id string) (UndoChangesetRes
 
 // wholeText is the edit replacing all of before with after's text.
 func wholeText(before, after preview.Document) preview.TextEdit {
-	text := strings.Join(after.Lines, "\n")
-	if after.FinalNewline && len(after.Lines) > 0 {
-		text += "\n"
-	}
-	ed := preview.TextEdit{NewText: text}
+	ed := preview.TextEdit{NewText: after.Mapper().Text()}
 	switch n := len(before.Lines); {
 	case n == 0:
 	case before.FinalNewline:

@@ -10,8 +10,8 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/nvbridge/nvbridge/edit"
-	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/preview"
+	"github.com/nvbridge/nvbridge/refactor"
 )
 
 // Benchmarks (make bench, or go test ./edit -run '^$' -bench .):
@@ -120,7 +120,7 @@ vim.lsp.util.apply_workspace_edit(vim.json.decode(we), enc)`
 func (v *env) benchWorkspaceEdit(b *testing.B, we json.RawMessage, rels []string, orig string) {
 	b.Run("apply-workspace-edit/nvbridge", func(b *testing.B) {
 		for range b.N {
-			cs, err := v.client.Changeset(v.ctx, lsp.UTF16, we)
+			cs, err := refactor.Changeset(v.ctx, v.client, preview.UTF16, we)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -34,15 +34,15 @@ type luaBufferReply struct {
 	Err         *nvim.LuaError `msgpack:"err"`
 }
 
-// bufferCall calls fn of nvbridge.apply with file's absolute path and args.
+// bufferCall runs call (a buffer tool in Neovim) with file's absolute path.
 // A failure Neovim reports whose code is in remedies gets that remediation,
 // unless the Lua side gave its own.
-func (e *Engine) bufferCall(ctx context.Context, fn, file string, remedies map[apierr.Code]string, args ...any) (_ BufferState, r luaBufferReply, err error) {
+func (e *Engine) bufferCall(ctx context.Context, file string, remedies map[apierr.Code]string, call func(abs string, r *luaBufferReply) error) (_ BufferState, r luaBufferReply, err error) {
 	abs, err := e.root.Resolve(file)
 	if err != nil {
 		return BufferState{}, r, err
 	}
-	if err := e.s.Call(ctx, "nvbridge.apply", fn, &r, append([]any{abs}, args...)...); err != nil {
+	if err := call(abs, &r); err != nil {
 		return BufferState{}, r, err
 	}
 	if r.Err != nil {
@@ -67,10 +67,10 @@ type UndoResult struct {
 // Undo takes back the last nvbridge change in file's buffer, as one undo
 // step, unless the buffer was edited after it (CONFLICT).
 func (e *Engine) Undo(ctx context.Context, file string) (UndoResult, error) {
-	st, r, err := e.bufferCall(ctx, "undo", file, map[apierr.Code]string{
+	st, r, err := e.bufferCall(ctx, file, map[apierr.Code]string{
 		apierr.Conflict:           "the buffer has later edits; undo in Neovim (u), or make a new change that reverses this one",
 		apierr.PreconditionFailed: "undo takes back only changes nvbridge made in this buffer (and not yet undone); to revert unsaved changes, use discard_buffer",
-	})
+	}, func(abs string, r *luaBufferReply) error { return e.s.UndoBuffer(ctx, r, abs) })
 	if err != nil {
 		return UndoResult{}, err
 	}
@@ -98,10 +98,12 @@ func (e *Engine) SaveWith(ctx context.Context, file string, force, noautocmd boo
 	id := newID()
 	e.writing.Lock() // see Engine.writing
 	defer e.writing.Unlock()
-	st, r, err := e.bufferCall(ctx, "save", file, map[apierr.Code]string{
+	st, r, err := e.bufferCall(ctx, file, map[apierr.Code]string{
 		apierr.Conflict:        "compare with get_buffer_diff, then save_buffer with force=true to overwrite the file, or discard_buffer to take the disk's version",
 		apierr.OperationFailed: "check that the file's folder exists and is writable",
-	}, force, e.guard(), noautocmd, id)
+	}, func(abs string, r *luaBufferReply) error {
+		return e.s.SaveBuffer(ctx, r, abs, force, e.guard(), noautocmd, id)
+	})
 	if rec := takeCommit(id, err != nil); rec != nil && rec.err != nil {
 		return SaveResult{}, rec.err // the commit's own error, with where the file stands
 	}
@@ -130,9 +132,9 @@ type DiscardResult struct {
 // refuses with CONFLICT when the buffer holds unsaved changes nvbridge did
 // not make (the user's own, in an attached Neovim), unless force.
 func (e *Engine) DiscardBuffer(ctx context.Context, file string, force bool) (DiscardResult, error) {
-	st, r, err := e.bufferCall(ctx, "discard", file, map[apierr.Code]string{
+	st, r, err := e.bufferCall(ctx, file, map[apierr.Code]string{
 		apierr.Conflict: "those edits are the user's: show them (get_buffer_diff) and ask before throwing them away; discard_buffer with force=true discards them",
-	}, force)
+	}, func(abs string, r *luaBufferReply) error { return e.s.DiscardBuffer(ctx, r, abs, force) })
 	if err != nil {
 		return DiscardResult{}, err
 	}
@@ -210,7 +212,7 @@ func (e *Engine) Diff(ctx context.Context, file string) (BufferDiff, error) {
 			out.Note = fmt.Sprintf("the buffer's line endings (fileformat=%s) differ from the file's; the diff does not show that", s.FileFormat)
 		}
 	}
-	fc.Edits = []preview.TextEdit{{EndLine: len(fc.Old.Lines), NewText: docText(buf)}}
+	fc.Edits = []preview.TextEdit{{EndLine: len(fc.Old.Lines), NewText: buf.Mapper().Text()}}
 	diff, err := preview.UnifiedDiff(preview.Changeset{Files: []preview.FileChange{fc}})
 	if err != nil {
 		return out, apierr.Errorf(apierr.OperationFailed, "report this", "render the diff: %v", err)

@@ -148,7 +148,7 @@ func (e *Engine) recoverInterrupted(ctx context.Context) []workspace.Recovery {
 		for _, f := range rec.Files {
 			paths = append(paths, e.root.Dir()+"/"+f.Path)
 		}
-		_ = e.s.Call(ctx, "nvbridge.apply", "follow_disk", nil, paths, e.root.Dir())
+		_ = e.s.FollowDisk(ctx, paths, e.root.Dir())
 	}
 	return recs
 }

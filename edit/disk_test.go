@@ -120,6 +120,10 @@ return out`, &mods, b)
 	if got := v.buffer("a.txt"); got.Text != "changed outside\n" {
 		t.Errorf("after an outside change, checktime left the buffer as %q", got.Text)
 	}
+	v.lua(state, &st, b)
+	if st.Tick == tick {
+		t.Errorf("checktime reloaded the changed file without a new changedtick (%d)", tick)
+	}
 	v.noLeftovers()
 }
 

@@ -1,10 +1,10 @@
 package edit_test
 
 import (
-	"github.com/nvbridge/nvbridge/apierr"
 	"strings"
 	"testing"
 
+	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/edit"
 )
 

@@ -43,8 +43,8 @@ func replaceEdits(doc preview.Document, rel string, r Replacement, maxMatches in
 		old = strings.ReplaceAll(old, "\r\n", "\n")
 		repl = strings.ReplaceAll(repl, "\r\n", "\n")
 	}
-	text := docText(doc)
-	idx := newLineIndex(text)
+	m := doc.Mapper()
+	text := m.Text()
 	var edits []preview.TextEdit
 	var listed []Match
 	// Matches come in order: count characters from the previous match on
@@ -52,13 +52,13 @@ func replaceEdits(doc preview.Document, rel string, r Replacement, maxMatches in
 	// one line cost O(n * line length)).
 	cur := struct{ line, off, chars int }{line: -1}
 	add := func(from, to int, with string) {
-		edits = append(edits, idx.edit(from, to, with))
+		edits = append(edits, m.TextEdit(preview.ByteEdit{Start: from, End: to, Text: with}))
 		if len(listed) == maxListed {
 			return
 		}
-		l, _ := idx.pos(from)
+		l, _ := m.Position(from)
 		if l != cur.line {
-			cur.line, cur.off, cur.chars = l, idx.starts[l], 0
+			cur.line, cur.off, cur.chars = l, m.LineOffset(l), 0
 		}
 		cur.chars += utf8.RuneCountInString(text[cur.off:from])
 		cur.off = from
@@ -128,12 +128,6 @@ func describe(r Replacement) string {
 	return what
 }
 
-// docText is the document's text as positions address it: lines joined by
-// "\n", with a final "\n" when the file has one.
-func docText(doc preview.Document) string {
-	return preview.Document{Lines: doc.Lines, FinalNewline: doc.FinalNewline}.Text()
-}
-
 // maxListed is how many matches a result or an error lists.
 const maxListed = 50
 
@@ -168,41 +162,4 @@ func checkCount(rel string, r Replacement, listed []Match, found int) error {
 		"read the file (read_file) and check the text, or omit count to replace every match",
 		"%s occurs %d times in %s (at %s), not %d", what, found, rel, strings.Join(where, ", "), *r.Count).
 		WithDetails(map[string]any{"matches": listed})
-}
-
-// lineIndex converts byte offsets in a text (lines joined by "\n") to
-// positions.
-type lineIndex struct {
-	starts []int // byte offset of each line
-}
-
-func newLineIndex(text string) lineIndex {
-	starts := make([]int, 1, strings.Count(text, "\n")+1)
-	for at := 0; ; {
-		i := strings.IndexByte(text[at:], '\n')
-		if i < 0 {
-			return lineIndex{starts}
-		}
-		at += i + 1
-		starts = append(starts, at)
-	}
-}
-
-func (x lineIndex) pos(off int) (line, col int) {
-	lo, hi := 0, len(x.starts)-1
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if x.starts[mid] <= off {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return lo, off - x.starts[lo]
-}
-
-func (x lineIndex) edit(from, to int, text string) preview.TextEdit {
-	sl, sc := x.pos(from)
-	el, ec := x.pos(to)
-	return preview.TextEdit{StartLine: sl, StartCol: sc, EndLine: el, EndCol: ec, NewText: text}
 }

@@ -12,9 +12,11 @@ import (
 	"strings"
 )
 
-func init() { Register(cLang) }
+func init() { Register(C) }
 
-var cLang = &Language{
+// C is C and C++: registered from init; a feature's part for a language is
+// registered under its value (a table keyed by *Language), never by name.
+var C = &Language{
 	Name:    "c",
 	Display: "C",
 	// clangd serves the C family; nvbridge's C knowledge (identifiers,

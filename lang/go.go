@@ -5,6 +5,7 @@ package lang
 // the module's go.mod.
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/scanner"
 	"go/token"
@@ -18,9 +19,11 @@ import (
 	"unicode/utf8"
 )
 
-func init() { Register(goLang) }
+func init() { Register(Go) }
 
-var goLang = &Language{
+// Go is Go: registered from init; a feature's part for a language is
+// registered under its value (a table keyed by *Language), never by name.
+var Go = &Language{
 	Name:       "go",
 	Display:    "Go",
 	Filetypes:  []string{"go", "gomod"},
@@ -32,7 +35,9 @@ var goLang = &Language{
 	// publishes only diagnostics that changed). The diagnostics delta of
 	// verified edits waits on it.
 	Servers: []ServerSpec{{Name: "gopls", Cmd: []string{"gopls"}, AnswersAfterOpen: true,
-		Settings: map[string]any{"gopls": map[string]any{"verboseWorkDoneProgress": true}}}},
+		Settings: map[string]any{"gopls": map[string]any{"verboseWorkDoneProgress": true}},
+		// "diagnosing ..." work ends once every file is re-diagnosed.
+		DiagnosisProgress: &DiagnosisProgress{Title: "diagnosing", Setting: []string{"gopls", "verboseWorkDoneProgress"}}}},
 	Ident: Ident{
 		Keywords: WordSet(`break case chan const continue default defer else fallthrough for func go goto if
 			import interface map package range return select struct switch type var`),
@@ -54,6 +59,8 @@ var goLang = &Language{
 		Folder:     true,
 		Note:       "Go importers import the package (the folder), not one file: every file of {package} is imported by them",
 		LineKey:    goImportKey,
+		Members:    goMembers,
+		Linked:     true,
 	},
 	CheckSyntax: func(file, src string) error {
 		_, err := parser.ParseFile(token.NewFileSet(), file, src, parser.SkipObjectResolution)
@@ -232,4 +239,74 @@ func goImportName(s *Scope, file string) string {
 		return m.path
 	}
 	return m.path + "/" + filepath.ToSlash(r)
+}
+
+// goMembers lists the package members a Go file uses (pkg.Name, the
+// first use of each), in source order. Blank and dot imports name no
+// members.
+func goMembers(src string) []Member {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
+	if f == nil {
+		return nil
+	}
+	_ = err // a file with errors elsewhere still has its imports and most uses
+	byName := map[string]string{}
+	for _, spec := range f.Imports {
+		p, err := strconv.Unquote(spec.Path.Value)
+		if err != nil {
+			continue
+		}
+		// The package name as conventionally derived from the path:
+		// example.com/mod/v2 is package mod, gopkg.in/yaml.v3 is yaml.
+		name := path.Base(p)
+		if isMajorVersion(name) {
+			name = path.Base(path.Dir(p))
+		}
+		if i := strings.Index(name, ".v"); i > 0 && isMajorVersion(name[i+1:]) {
+			name = name[:i]
+		}
+		name = strings.ReplaceAll(name, "-", "_")
+		if spec.Name != nil {
+			name = spec.Name.Name
+		}
+		if name == "_" || name == "." {
+			continue
+		}
+		byName[name] = p
+	}
+	// A local declaration shadowing an import name is rare in real code;
+	// the server's answer is what counts either way.
+	seen := map[string]bool{}
+	var uses []Member
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		x, ok := sel.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		p, ok := byName[x.Name]
+		if !ok {
+			return true
+		}
+		key := x.Name + "." + sel.Sel.Name
+		if !seen[key] {
+			seen[key] = true
+			pos := fset.Position(sel.Sel.Pos())
+			uses = append(uses, Member{Import: p, Symbol: key, Line: pos.Line - 1, Byte: pos.Column - 1})
+		}
+		return true
+	})
+	return uses
+}
+
+func isMajorVersion(s string) bool {
+	if len(s) < 2 || s[0] != 'v' {
+		return false
+	}
+	_, err := strconv.Atoi(s[1:])
+	return err == nil
 }

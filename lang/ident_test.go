@@ -13,30 +13,30 @@ func TestValidateIdentifier(t *testing.T) {
 		name string
 		ok   bool
 	}{
-		{goLang, "total", true},
-		{goLang, "Total_2", true},
-		{goLang, "名前", true},
-		{goLang, "_", false},
-		{goLang, "func", false},
-		{goLang, "range", false},
-		{goLang, "2total", false},
-		{goLang, "my-name", false},
-		{goLang, "a b", false},
-		{goLang, "$x", false},
-		{goLang, "", false},
-		{pythonLang, "tax_of", true},
-		{pythonLang, "match", true}, // soft keyword
-		{pythonLang, "café", true},
-		{pythonLang, "class", false},
-		{pythonLang, "None", false},
-		{pythonLang, "lambda", false},
-		{typescriptLang, "$el", true},
-		{typescriptLang, "_private", true},
-		{typescriptLang, "string", true}, // a type name, not reserved
-		{typescriptLang, "let", false},
-		{typescriptLang, "enum", false},
-		{typescriptLang, "await", false},
-		{typescriptLang, "x.y", false},
+		{Go, "total", true},
+		{Go, "Total_2", true},
+		{Go, "名前", true},
+		{Go, "_", false},
+		{Go, "func", false},
+		{Go, "range", false},
+		{Go, "2total", false},
+		{Go, "my-name", false},
+		{Go, "a b", false},
+		{Go, "$x", false},
+		{Go, "", false},
+		{Python, "tax_of", true},
+		{Python, "match", true}, // soft keyword
+		{Python, "café", true},
+		{Python, "class", false},
+		{Python, "None", false},
+		{Python, "lambda", false},
+		{TypeScript, "$el", true},
+		{TypeScript, "_private", true},
+		{TypeScript, "string", true}, // a type name, not reserved
+		{TypeScript, "let", false},
+		{TypeScript, "enum", false},
+		{TypeScript, "await", false},
+		{TypeScript, "x.y", false},
 		{nil, "anything_1", true},
 		{nil, "no-dash", false},
 	}
@@ -65,10 +65,10 @@ func TestIdentifierTokensSkipStringsAndComments(t *testing.T) {
 		src  string
 		want []string
 	}{
-		{goLang, "x := \"newVar\" + `newVar` // newVar\n/* newVar */ y := 'n' + newVar", []string{"x", "y", "newVar"}},
-		{pythonLang, "a = 'newVar' + \"\"\"newVar\n\"\"\" # newVar\nb = f\"{newVar}\" + rb'x' + newVar", []string{"a", "b", "newVar"}},
-		{typescriptLang, "const a = `t ${newLocal + `${b}`} x` + 'newLocal' // newLocal\n/* c */ $d", []string{"const", "a", "newLocal", "b", "$d"}},
-		{typescriptLang, "const s = \"é🎉\"; let ünï = 0x1F + 10n;", []string{"const", "s", "let", "ünï"}},
+		{Go, "x := \"newVar\" + `newVar` // newVar\n/* newVar */ y := 'n' + newVar", []string{"x", "y", "newVar"}},
+		{Python, "a = 'newVar' + \"\"\"newVar\n\"\"\" # newVar\nb = f\"{newVar}\" + rb'x' + newVar", []string{"a", "b", "newVar"}},
+		{TypeScript, "const a = `t ${newLocal + `${b}`} x` + 'newLocal' // newLocal\n/* c */ $d", []string{"const", "a", "newLocal", "b", "$d"}},
+		{TypeScript, "const s = \"é🎉\"; let ünï = 0x1F + 10n;", []string{"const", "s", "let", "ünï"}},
 	}
 	for _, c := range cases {
 		if got := tokenWords(c.lang, c.src); !reflect.DeepEqual(got, c.want) {

@@ -55,6 +55,25 @@ type ImportSyntax struct {
 	// before and after an edit ("" and false for other lines); inBlock
 	// carries Go's import ( ... ) block state across lines.
 	LineKey func(text string, inBlock *bool) (string, bool)
+	// Members lists the members of imported packages a file's text uses,
+	// for a language whose imports name a package rather than what they
+	// take (Go's pkg.Name). Nil: the names an import takes come from Parse
+	// (Python's from-imports, TypeScript's named imports), else the module.
+	Members func(src string) []Member
+	// Linked: the language's server links import paths
+	// (textDocument/documentLink: gopls), which read a file's imports
+	// best; Parse is the fallback.
+	Linked bool
+}
+
+// Member is a use of an imported package's member.
+type Member struct {
+	// Import is the import's path; Symbol the member as written
+	// ("orders.Process").
+	Import, Symbol string
+	// Line and Byte are the 0-based line and byte column of the member's
+	// name (what a definition request resolves).
+	Line, Byte int
 }
 
 // Scope is one workspace scan's resolution context: the root and a memo of

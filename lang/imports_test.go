@@ -125,18 +125,18 @@ func TestWriteThenParse(t *testing.T) {
 		imp   Import
 		write string
 	}{
-		{goLang, Import{Path: "example.com/shop/orders"}, `import "example.com/shop/orders"`},
-		{goLang, Import{Path: "example.com/shop/orders", Alias: "o"}, `import o "example.com/shop/orders"`},
-		{pythonLang, Import{Path: "shop.orders"}, `import shop.orders`},
-		{pythonLang, Import{Path: "shop.orders", Alias: "o"}, `import shop.orders as o`},
-		{pythonLang, Import{Path: "..pkg", Names: []string{"one", "two"}}, `from ..pkg import one, two`},
-		{typescriptLang, Import{Path: "./orders", Names: []string{"process", "Line"}}, `import { process, Line } from "./orders";`},
-		{typescriptLang, Import{Path: "./orders", Alias: "orders"}, `import * as orders from "./orders";`},
-		{typescriptLang, Import{Path: "./side-effect"}, `import "./side-effect";`},
-		{cLang, Import{Path: "geometry.h"}, `#include "geometry.h"`},
-		{cLang, Import{Path: "stdio.h", System: true}, `#include <stdio.h>`},
-		{luaLang, Import{Path: "nvbridge.bridge", Alias: "bridge"}, `local bridge = require("nvbridge.bridge")`},
-		{luaLang, Import{Path: "nvbridge.bridge"}, `require("nvbridge.bridge")`},
+		{Go, Import{Path: "example.com/shop/orders"}, `import "example.com/shop/orders"`},
+		{Go, Import{Path: "example.com/shop/orders", Alias: "o"}, `import o "example.com/shop/orders"`},
+		{Python, Import{Path: "shop.orders"}, `import shop.orders`},
+		{Python, Import{Path: "shop.orders", Alias: "o"}, `import shop.orders as o`},
+		{Python, Import{Path: "..pkg", Names: []string{"one", "two"}}, `from ..pkg import one, two`},
+		{TypeScript, Import{Path: "./orders", Names: []string{"process", "Line"}}, `import { process, Line } from "./orders";`},
+		{TypeScript, Import{Path: "./orders", Alias: "orders"}, `import * as orders from "./orders";`},
+		{TypeScript, Import{Path: "./side-effect"}, `import "./side-effect";`},
+		{C, Import{Path: "geometry.h"}, `#include "geometry.h"`},
+		{C, Import{Path: "stdio.h", System: true}, `#include <stdio.h>`},
+		{Lua, Import{Path: "nvbridge.bridge", Alias: "bridge"}, `local bridge = require("nvbridge.bridge")`},
+		{Lua, Import{Path: "nvbridge.bridge"}, `require("nvbridge.bridge")`},
 	} {
 		got := tc.lang.Imports.Write(tc.imp)
 		if got != tc.write {
@@ -144,7 +144,7 @@ func TestWriteThenParse(t *testing.T) {
 			continue
 		}
 		src := got + "\n"
-		if tc.lang == goLang {
+		if tc.lang == Go {
 			src = "package p\n\n" + src
 		}
 		parsed := tc.lang.Imports.Parse(src)
@@ -169,7 +169,7 @@ func TestImportKey(t *testing.T) {
 	inBlock := false
 	var keys []string
 	for _, line := range []string{"package p", "import (", `"fmt"`, `x "strings"`, ")", `import "os"`, "func f() {}"} {
-		if k, ok := ImportKey(goLang, line, &inBlock); ok {
+		if k, ok := ImportKey(Go, line, &inBlock); ok {
 			keys = append(keys, k)
 		}
 	}
@@ -179,7 +179,45 @@ func TestImportKey(t *testing.T) {
 	if k, ok := ImportKey(nil, `import { a } from "./x";`, &inBlock); !ok || k != `import { a } from "./x"` {
 		t.Errorf("generic key %q %v", k, ok)
 	}
-	if _, ok := ImportKey(pythonLang, "x = 1", &inBlock); ok {
+	if _, ok := ImportKey(Python, "x = 1", &inBlock); ok {
 		t.Error("python: an assignment is not an import")
+	}
+}
+
+// TestGoMembers: the members of imported packages a Go file uses, once
+// each, in source order, at their name; the package name derived as Go
+// does (a major version suffix, gopkg.in's .vN, dashes), an alias winning;
+// blank and dot imports name none.
+func TestGoMembers(t *testing.T) {
+	src := `package p
+
+import (
+	"fmt"
+	_ "embed"
+	. "strings"
+	"example.com/mod/v2"
+	"gopkg.in/yaml.v3"
+	"example.com/go-kit"
+	pp "example.com/pretty"
+)
+
+func f() {
+	fmt.Println(mod.X, yaml.Marshal, go_kit.Y)
+	fmt.Println(pp.Print, Title("x"))
+}
+`
+	var got []string
+	for _, m := range Go.Imports.Members(src) {
+		got = append(got, fmt.Sprintf("%s %s@%d:%d", m.Import, m.Symbol, m.Line, m.Byte))
+	}
+	want := []string{
+		"fmt fmt.Println@13:5",
+		"example.com/mod/v2 mod.X@13:17",
+		"gopkg.in/yaml.v3 yaml.Marshal@13:25",
+		"example.com/go-kit go_kit.Y@13:41",
+		"example.com/pretty pp.Print@14:16",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Members:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

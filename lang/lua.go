@@ -11,9 +11,11 @@ import (
 	"strings"
 )
 
-func init() { Register(luaLang) }
+func init() { Register(Lua) }
 
-var luaLang = &Language{
+// Lua is Lua: registered from init; a feature's part for a language is
+// registered under its value (a table keyed by *Language), never by name.
+var Lua = &Language{
 	Name:       "lua",
 	Display:    "Lua",
 	Filetypes:  []string{"lua"},

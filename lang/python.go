@@ -12,15 +12,24 @@ import (
 	"strings"
 )
 
-func init() { Register(pythonLang) }
+func init() { Register(Python) }
 
-var pythonLang = &Language{
+// Python is Python: registered from init; a feature's part for a language is
+// registered under its value (a table keyed by *Language), never by name.
+var Python = &Language{
 	Name:       "python",
 	Display:    "Python",
 	Filetypes:  []string{"python"},
 	Extensions: []string{".py", ".pyi"},
 	TreeSitter: map[string]string{"": "python"},
-	Markers:    []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"},
+	Grammar: &Grammar{
+		Calls:        []string{"call"},
+		Declarations: []string{"function_definition", "class_definition"},
+		Wrappers:     []string{"decorated_definition"},
+		Functions:    []string{"function_definition"},
+		Returns:      []string{"return_statement"},
+	},
+	Markers: []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"},
 	Servers: []ServerSpec{{
 		Name:     "pyright",
 		Cmd:      []string{"pyright-langserver", "--stdio"},

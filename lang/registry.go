@@ -88,6 +88,10 @@ type Language struct {
 	// debugging for this language.
 	Debug *DebugAdapter
 
+	// Grammar names the node types of its tree-sitter grammar that the
+	// refactorings ask about (package syntax). Nil: none known.
+	Grammar *Grammar
+
 	// TreeSitter names the tree-sitter language (parser) of its files by
 	// extension (lower case, with the dot); the "" key covers every other
 	// extension. Nil: no tree-sitter parser (Go uses go/parser). Neovim
@@ -107,6 +111,36 @@ func TreeSitterFor(path string) string {
 		return ts
 	}
 	return l.TreeSitter[""]
+}
+
+// ForTreeSitter returns the language parsed by the tree-sitter language ts
+// ("tsx": TypeScript), nil when none is.
+func ForTreeSitter(ts string) *Language {
+	for _, l := range registered {
+		for _, name := range l.TreeSitter {
+			if name == ts {
+				return l
+			}
+		}
+	}
+	return nil
+}
+
+// Grammar names the node types of one tree-sitter grammar that the
+// refactorings ask about.
+type Grammar struct {
+	// Calls are call nodes; each has the fields "function" (or
+	// "constructor") and "arguments".
+	Calls []string
+	// Declarations declare a function, method, class, type or variable.
+	Declarations []string
+	// Wrappers wrap a declaration with what belongs to it (decorators,
+	// export): a declaration whose parent is one is reported as that parent.
+	Wrappers []string
+	// Functions are function definitions (with "name", "parameters",
+	// "body"), Returns return statements.
+	Functions []string
+	Returns   []string
 }
 
 // TreeSitterLanguages lists every tree-sitter language the registry names,
@@ -224,6 +258,36 @@ type ServerSpec struct {
 	// has begun and ended once, answers about other files are incomplete,
 	// so requests wait for it (bounded, like any progress).
 	IndexedWith []string `json:"indexed_with,omitempty"`
+	// ClientNames are the other names a user's Neovim configuration gives
+	// clients of this server, or of a server that behaves the same way
+	// (attached mode: nvim-lspconfig's ts_ls and tsserver; vtsls wraps the
+	// same tsserver). The Lua side finds a client's spec by its name
+	// (servers.lua: spec_of), this one's or one of these.
+	ClientNames []string `json:"client_names,omitempty"`
+	// StagedPublishes: the server publishes one text's diagnostics in
+	// stages, without a document version (typescript-language-server:
+	// tsserver's syntax, semantic and suggestion checks, each published as
+	// it ends): only the last publish is complete and nothing marks it, so
+	// a wait for them ends after a quiet spell.
+	StagedPublishes bool `json:"staged_publishes,omitempty"`
+	// DiagnosticsSync are workspace/executeCommand requests that answer the
+	// server's diagnostics of a document's current text at once (each a
+	// list, or a table whose body is the list; "${uri}" in the arguments
+	// stands for the document's URI). A staged publisher with them is asked
+	// after a change: when every answer is empty and Neovim holds none of
+	// its diagnostics, no publish is waited for (the server publishes
+	// nothing for a file that stays clean).
+	DiagnosticsSync []ServerCommand `json:"diagnostics_sync,omitempty"`
+	// DiagnosisProgress says how the server reports each diagnosis run as
+	// $/progress work, when it does: a verified change waits for those runs
+	// to end (gopls publishes only the diagnostics that changed, so no
+	// publish may come for a file it re-checked).
+	DiagnosisProgress *DiagnosisProgress `json:"diagnosis_progress,omitempty"`
+	// RenameHints is a request the server sends while a command runs to
+	// name the position of a symbol the command introduced, for the client
+	// to rename (typescript-language-server's _typescript.rename after an
+	// extract): captured with the command's edits.
+	RenameHints string `json:"rename_hints,omitempty"`
 	// AnswersAfterOpen: the server answers a request about a file sent
 	// after that file's didOpen from the opened text, and holds requests
 	// until its own workspace load has ended (gopls: every request waits
@@ -232,6 +296,20 @@ type ServerSpec struct {
 	// diagnostics for a newly opened file (which, for gopls, comes only
 	// after type-checking the file's package: 20-100 ms per file).
 	AnswersAfterOpen bool `json:"-"`
+}
+
+// ServerCommand is a workspace/executeCommand request to a server.
+type ServerCommand struct {
+	Command   string `json:"command"`
+	Arguments []any  `json:"arguments"`
+}
+
+// DiagnosisProgress: a server reports each diagnosis run as $/progress work
+// whose title starts with Title, once Setting (a path into its settings)
+// is true.
+type DiagnosisProgress struct {
+	Title   string   `json:"title"`
+	Setting []string `json:"setting"`
 }
 
 // BaseRef is a base type named in a class header: its line (index into

@@ -133,3 +133,17 @@ func TestTreeSitterFor(t *testing.T) {
 		t.Errorf("TreeSitterLanguages: %s", got)
 	}
 }
+
+// TestForTreeSitter: a tree-sitter language names the registry's language
+// that parses with it (TSX and TypeScript both TypeScript's), whose
+// grammar the syntax layer reads; C's parser has no grammar described.
+func TestForTreeSitter(t *testing.T) {
+	for ts, want := range map[string]*Language{"python": Python, "typescript": TypeScript, "tsx": TypeScript, "c": C, "cobol": nil} {
+		if got := ForTreeSitter(ts); got != want {
+			t.Errorf("ForTreeSitter(%q) = %v, want %v", ts, got, want)
+		}
+	}
+	if Python.Grammar == nil || TypeScript.Grammar == nil || C.Grammar != nil {
+		t.Errorf("grammars: python %v, typescript %v, c %v", Python.Grammar, TypeScript.Grammar, C.Grammar)
+	}
+}

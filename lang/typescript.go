@@ -14,9 +14,11 @@ import (
 	"strings"
 )
 
-func init() { Register(typescriptLang) }
+func init() { Register(TypeScript) }
 
-var typescriptLang = &Language{
+// TypeScript is TypeScript and JavaScript: registered from init; a feature's part for a language is
+// registered under its value (a table keyed by *Language), never by name.
+var TypeScript = &Language{
 	Name:       "typescript",
 	Display:    "TypeScript/JavaScript",
 	Filetypes:  []string{"typescript", "typescriptreact", "javascript", "javascriptreact"},
@@ -24,11 +26,30 @@ var typescriptLang = &Language{
 	// TypeScript files parse with the typescript grammar; TSX and every
 	// JavaScript file with tsx (JavaScript with JSX is a subset of it).
 	TreeSitter: map[string]string{".ts": "typescript", ".mts": "typescript", ".cts": "typescript", "": "tsx"},
-	Markers:    []string{"tsconfig.json", "jsconfig.json", "package.json"},
+	// The TypeScript and TSX grammars share these node types.
+	Grammar: &Grammar{
+		Calls: []string{"call_expression", "new_expression"},
+		Declarations: []string{"function_declaration", "generator_function_declaration", "class_declaration",
+			"abstract_class_declaration", "interface_declaration", "type_alias_declaration", "enum_declaration",
+			"lexical_declaration", "variable_declaration", "method_definition", "method_signature",
+			"abstract_method_signature", "public_field_definition", "function_signature", "module", "internal_module"},
+		Wrappers:  []string{"export_statement"},
+		Functions: []string{"function_declaration", "method_definition", "function_expression", "arrow_function", "generator_function_declaration"},
+		Returns:   []string{"return_statement"},
+	},
+	Markers: []string{"tsconfig.json", "jsconfig.json", "package.json"},
 	Servers: []ServerSpec{{
 		Name:        "typescript-language-server",
 		Cmd:         []string{"typescript-language-server", "--stdio"},
 		InitOptions: map[string]any{"supportsMoveToFileCodeAction": true},
+		ClientNames: []string{"tsserver", "ts_ls", "vtsls"},
+		// tsserver's checks are published separately, debounced by 50 ms.
+		StagedPublishes: true,
+		DiagnosticsSync: []ServerCommand{
+			{Command: "typescript.tsserverRequest", Arguments: []any{"syntacticDiagnosticsSync", map[string]any{"file": "${uri}"}}},
+			{Command: "typescript.tsserverRequest", Arguments: []any{"semanticDiagnosticsSync", map[string]any{"file": "${uri}"}}},
+		},
+		RenameHints: "_typescript.rename",
 	}},
 	Ident: Ident{
 		Dollar:  true,

@@ -1,6 +1,10 @@
 // Package lsp sends requests to language servers through Neovim's own LSP
-// client, converts positions between the tool, LSP and Neovim systems, and
-// shapes the servers' answers into results tools return.
+// client and shapes their answers into results tools return: documents and
+// the positions tools give in them (converted by preview's Mapper),
+// navigation, hierarchies, diagnostics, code actions (listed, resolved,
+// their commands' edits captured) and the compound analyses
+// (understand_symbol, prepare_change, analyze_dependencies). The
+// refactorings built on it are package refactor.
 package lsp
 
 import (
@@ -18,6 +22,7 @@ import (
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/internal/memo"
 	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // Client issues LSP requests for documents of one Neovim session.
@@ -49,10 +54,10 @@ func NewClient(s *nvim.Session) *Client {
 
 // Server describes a language server attached to a document's buffer.
 type Server struct {
-	ID             int      `json:"id"`
-	Name           string   `json:"name"`
-	OffsetEncoding Encoding `json:"offset_encoding"`
-	RootDir        string   `json:"root_dir,omitempty"`
+	ID             int              `json:"id"`
+	Name           string           `json:"name"`
+	OffsetEncoding preview.Encoding `json:"offset_encoding"`
+	RootDir        string           `json:"root_dir,omitempty"`
 	// Methods are the methods it serves for the buffer: all of them for a
 	// document from Open, the navigation ones (and the tool's own) for a
 	// navigation tool's (resolve, locateIn, documentSymbols).
@@ -83,7 +88,7 @@ func (c *Client) Request(ctx context.Context, doc *Document, server Server, meth
 	} else if body, err = json.Marshal(params); err != nil {
 		return err
 	}
-	raw, err := c.Session.Async(ctx, "request", doc.Buffer.Bufnr, server.ID, method, string(body))
+	raw, err := c.Session.LSPRequest(ctx, doc.Buffer.Bufnr, server.ID, method, string(body))
 	if err != nil {
 		return err
 	}

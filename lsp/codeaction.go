@@ -1,7 +1,8 @@
 package lsp
 
 // Code actions: listing what the servers offer at a position or range,
-// picking one by title, index or kind, and turning it into a changeset.
+// resolving one, and running its command with the edits it sends back
+// captured (package refactor picks one and turns it into a changeset).
 //
 // The whole protocol is handled: the diagnostics on the range go into the
 // request's context (quickfixes depend on them); actions that arrive
@@ -19,7 +20,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -27,7 +27,6 @@ import (
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/nvim"
-	"github.com/nvbridge/nvbridge/preview"
 )
 
 // CodeAction is one action a server offers, as tools list it.
@@ -73,32 +72,32 @@ type wireAction struct {
 	Data      json.RawMessage `json:"data"`
 }
 
-// lspCommand is an LSP Command.
-type lspCommand struct {
+// Command is an LSP Command.
+type Command struct {
 	Title     string          `json:"title,omitempty"`
 	Command   string          `json:"command"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
 
-func (w wireAction) hasEdit() bool { return !isNullJSON(w.Edit) }
+func (w wireAction) hasEdit() bool { return !IsNullJSON(w.Edit) }
 
 // command returns the action's command: its own "command" object, or the
 // action itself when the server sent a bare Command.
-func (w wireAction) command() (lspCommand, bool) {
+func (w wireAction) command() (Command, bool) {
 	raw := bytes.TrimSpace(w.Command)
-	if isNullJSON(raw) {
-		return lspCommand{}, false
+	if IsNullJSON(raw) {
+		return Command{}, false
 	}
 	if raw[0] == '"' {
 		var name string
 		if json.Unmarshal(raw, &name) != nil || name == "" {
-			return lspCommand{}, false
+			return Command{}, false
 		}
-		return lspCommand{Title: w.Title, Command: name, Arguments: w.Arguments}, true
+		return Command{Title: w.Title, Command: name, Arguments: w.Arguments}, true
 	}
-	var c lspCommand
+	var c Command
 	if json.Unmarshal(raw, &c) != nil || c.Command == "" {
-		return lspCommand{}, false
+		return Command{}, false
 	}
 	return c, true
 }
@@ -108,7 +107,9 @@ func (w wireAction) bareCommand() bool {
 	return len(raw) > 0 && raw[0] == '"'
 }
 
-func isNullJSON(raw json.RawMessage) bool {
+// IsNullJSON reports whether raw is empty or null (an answer without a
+// result).
+func IsNullJSON(raw json.RawMessage) bool {
 	t := bytes.TrimSpace(raw)
 	return len(t) == 0 || bytes.Equal(t, []byte("null"))
 }
@@ -124,19 +125,20 @@ type ActionRequest struct {
 	Span Span
 	// Only restricts the kinds asked for (context.only); empty asks for all.
 	Only []string
+	// Server, when set, is the one server asked; otherwise every attached
+	// server that offers code actions is.
+	Server *Server
 }
 
-// CodeActions asks every attached server that offers code actions for the
-// actions on the request's range, passing the diagnostics on those lines.
-// Actions are numbered in the order the servers gave them.
-func (c *Client) CodeActions(ctx context.Context, req ActionRequest) ([]CodeAction, error) {
-	out, _, err := c.codeActions(ctx, req)
-	return out, err
-}
-
-// codeActions is CodeActions that also counts the diagnostics passed.
-func (c *Client) codeActions(ctx context.Context, req ActionRequest) ([]CodeAction, int, error) {
-	servers := actionServers(req.Doc)
+// CodeActions asks the servers of the request for the actions on its
+// range, passing the diagnostics on those lines, and counts the
+// diagnostics passed. Actions are numbered in the order the servers gave
+// them.
+func (c *Client) CodeActions(ctx context.Context, req ActionRequest) ([]CodeAction, int, error) {
+	servers := req.Doc.ServersFor(protocol.MethodTextDocumentCodeAction)
+	if req.Server != nil {
+		servers = []Server{*req.Server}
+	}
 	if len(servers) == 0 {
 		_, err := req.Doc.ServerFor(protocol.MethodTextDocumentCodeAction)
 		return nil, 0, err
@@ -157,19 +159,9 @@ func (c *Client) codeActions(ctx context.Context, req ActionRequest) ([]CodeActi
 	return out, ndiag, nil
 }
 
-func actionServers(doc *Document) []Server {
-	var out []Server
-	for _, s := range doc.Servers {
-		if s.Supports(protocol.MethodTextDocumentCodeAction) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 func (c *Client) serverActions(ctx context.Context, req ActionRequest, server Server) ([]CodeAction, int, error) {
 	var diagJSON string
-	if err := c.Session.Call(ctx, "nvbridge.actions", "diagnostics", &diagJSON,
+	if err := c.Session.ActionDiagnostics(ctx, &diagJSON,
 		req.Doc.Buffer.Bufnr, server.ID, req.Span.Start.Line, req.Span.End.Line); err != nil {
 		return nil, 0, err
 	}
@@ -230,7 +222,7 @@ func (c *Client) serverActions(ctx context.Context, req ActionRequest, server Se
 			a.HasCommand = true
 			a.Command = cmd.Command
 		}
-		a.NeedsResolve = !a.HasEdit && !w.bareCommand() && resolvable && (!isNullJSON(w.Data) || !hasCmd)
+		a.NeedsResolve = !a.HasEdit && !w.bareCommand() && resolvable && (!IsNullJSON(w.Data) || !hasCmd)
 		if hasCmd && !a.NeedsResolve {
 			a.NotRunnable = notRunnable(w, cmd)
 		}
@@ -265,7 +257,7 @@ var capturableCommands = map[string]bool{
 
 // notRunnable says why nvbridge will not run an action's command ("" when
 // it will).
-func notRunnable(w wireAction, cmd lspCommand) string {
+func notRunnable(w wireAction, cmd Command) string {
 	if cmd.Command == "_typescript.applyRefactoring" && strings.HasPrefix(w.Kind, "refactor.move.file") {
 		return "Move to file needs a target file picked interactively (interactiveRefactorArguments.targetFile), which nvbridge cannot ask for"
 	}
@@ -275,173 +267,9 @@ func notRunnable(w wireAction, cmd lspCommand) string {
 	return fmt.Sprintf("runs the server command %s, which is not known to produce an edit nvbridge can capture and preview (it may open a browser, run something or only show information); nvbridge does not run it", cmd.Command)
 }
 
-// ActionPick says which action to apply: by Index (1-based), by Title
-// (exact), or by Kind (prefix match on the kind hierarchy: "refactor"
-// matches "refactor.extract.function"). Kind may also narrow Title.
-type ActionPick struct {
-	Index *int
-	Title string
-	Kind  string
-}
-
-// Empty reports whether nothing was picked (list only).
-func (p ActionPick) Empty() bool { return p.Index == nil && p.Title == "" && p.Kind == "" }
-
 // KindMatches reports whether kind is want or below it in the hierarchy.
 func KindMatches(kind, want string) bool {
 	return kind == want || strings.HasPrefix(kind, want+".")
-}
-
-// PickAction chooses one action from a listing, or explains why none or
-// several fit. A disabled or not runnable choice is refused here.
-func PickAction(actions []CodeAction, p ActionPick, where string) (*CodeAction, error) {
-	var chosen *CodeAction
-	switch {
-	case p.Index != nil:
-		if *p.Index < 1 || *p.Index > len(actions) {
-			return nil, apierr.Errorf(apierr.InvalidParameter,
-				"call without index to list the actions, then pass one of their indexes (1-based)",
-				"index %d is outside the %d code actions at %s", *p.Index, len(actions), where).
-				WithDetails(map[string]any{"actions": actions})
-		}
-		chosen = &actions[*p.Index-1]
-		if p.Title != "" && chosen.Title != p.Title {
-			return nil, apierr.Errorf(apierr.Conflict, "list the actions again: the server may have changed them",
-				"action %d at %s is %q, not %q", *p.Index, where, chosen.Title, p.Title)
-		}
-	case p.Title != "":
-		var matches []int
-		for i, a := range actions {
-			if a.Title == p.Title && (p.Kind == "" || KindMatches(a.Kind, p.Kind)) {
-				matches = append(matches, i)
-			}
-		}
-		if len(matches) == 0 {
-			for i, a := range actions {
-				if strings.EqualFold(a.Title, p.Title) && (p.Kind == "" || KindMatches(a.Kind, p.Kind)) {
-					matches = append(matches, i)
-				}
-			}
-		}
-		switch len(matches) {
-		case 0:
-			return nil, apierr.Errorf(apierr.ResourceNotFound,
-				"pass one of the listed titles exactly, or an index",
-				"no code action titled %q at %s; offered: %s", p.Title, where, actionTitleList(actions)).
-				WithDetails(map[string]any{"actions": actions})
-		case 1:
-			chosen = &actions[matches[0]]
-		default:
-			idx := make([]int, len(matches))
-			for i, m := range matches {
-				idx[i] = actions[m].Index
-			}
-			return nil, apierr.Errorf(apierr.Ambiguous, "pass index to pick one of them",
-				"%d code actions at %s are titled %q (indexes %v)", len(matches), where, p.Title, idx).
-				WithDetails(map[string]any{"indexes": idx, "actions": actions})
-		}
-	case p.Kind != "":
-		var matches, disabled []int
-		for i, a := range actions {
-			if !KindMatches(a.Kind, p.Kind) {
-				continue
-			}
-			if a.Disabled != "" {
-				disabled = append(disabled, i)
-			} else {
-				matches = append(matches, i)
-			}
-		}
-		switch {
-		case len(matches) == 1:
-			chosen = &actions[matches[0]]
-		case len(matches) > 1:
-			idx := make([]int, len(matches))
-			var titles []string
-			for i, m := range matches {
-				idx[i] = actions[m].Index
-				titles = append(titles, fmt.Sprintf("%d %q (%s)", actions[m].Index, actions[m].Title, actions[m].Kind))
-			}
-			return nil, apierr.Errorf(apierr.Ambiguous, "pass index or title to pick one of them",
-				"%d code actions of kind %s at %s: %s", len(matches), p.Kind, where, strings.Join(titles, ", ")).
-				WithDetails(map[string]any{"indexes": idx, "actions": actions})
-		case len(disabled) > 0:
-			chosen = &actions[disabled[0]]
-		default:
-			return nil, apierr.Errorf(apierr.Unsupported,
-				"pass one of the kinds offered here, or another position or range",
-				"no code action of kind %s at %s; kinds offered: %s", p.Kind, where, actionKindList(actions)).
-				WithDetails(map[string]any{"kinds": actionKinds(actions), "actions": actions})
-		}
-	default:
-		return nil, apierr.New(apierr.InvalidParameter, "no action was picked", "pass index, title or action_kind")
-	}
-	if chosen.Disabled != "" {
-		return nil, apierr.Errorf(apierr.PreconditionFailed, "pick another action, or change the code so the action applies",
-			"%s says %q cannot be applied at %s: %s", chosen.Server, chosen.Title, where, chosen.Disabled)
-	}
-	if chosen.NotRunnable != "" {
-		return nil, apierr.Errorf(apierr.Unsupported, "run it from Neovim itself, or pick an action that carries an edit",
-			"nvbridge will not run %q: %s", chosen.Title, chosen.NotRunnable)
-	}
-	return chosen, nil
-}
-
-func actionKinds(actions []CodeAction) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, a := range actions {
-		k := a.Kind
-		if k == "" {
-			k = "(no kind)"
-		}
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func actionKindList(actions []CodeAction) string {
-	ks := actionKinds(actions)
-	if len(ks) == 0 {
-		return "none (no code action at all)"
-	}
-	return strings.Join(ks, ", ")
-}
-
-func actionTitleList(actions []CodeAction) string {
-	if len(actions) == 0 {
-		return "none"
-	}
-	var b strings.Builder
-	for i, a := range actions {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%d %q", a.Index, a.Title)
-	}
-	return b.String()
-}
-
-// ActionOutcome is what running an action produced besides its changeset.
-type ActionOutcome struct {
-	// Resolved says the edit came from codeAction/resolve.
-	Resolved bool
-	// RanCommand names the command that ran (its edits were captured).
-	RanCommand string
-	// Captured counts the workspace/applyEdit requests captured.
-	Captured int
-	// SkippedCommand names a command that came with the action's edit but
-	// that nvbridge does not run (see CodeAction.NotRunnable).
-	SkippedCommand string
-	// RenameHints are the positions a server asked the client to start a
-	// rename at after its edit (typescript-language-server's
-	// _typescript.rename after an extract), in the server's encoding,
-	// relative to the text after the edit.
-	RenameHints []RenameHint
 }
 
 // RenameHint is a position in a document after an edit.
@@ -450,83 +278,61 @@ type RenameHint struct {
 	Position protocol.Position    `json:"position"`
 }
 
-// ActionChangeset computes the changeset of one action: its edit (after
-// codeAction/resolve when the server computes it lazily) plus what its
-// command sends back through workspace/applyEdit, captured. Nothing is
-// applied.
-func (c *Client) ActionChangeset(ctx context.Context, doc *Document, a *CodeAction) (preview.Changeset, ActionOutcome, error) {
-	var out ActionOutcome
-	server := a.server
+// Origin is the server that offered the action.
+func (a *CodeAction) Origin() Server { return a.server }
+
+// ResolvedAction is what an action does once resolved.
+type ResolvedAction struct {
+	// Edit is its WorkspaceEdit, nil when it has none.
+	Edit json.RawMessage
+	// Command is the command it runs, nil when none; NotRunnable says why
+	// nvbridge will not run it ("" when it will).
+	Command     *Command
+	NotRunnable string
+	// Resolved says the edit came from codeAction/resolve.
+	Resolved bool
+}
+
+// ResolveAction completes an action a server computes lazily
+// (codeAction/resolve: gopls sends only data) into its edit and command.
+// When the resolve fails, an action with a command falls back on it, as
+// Neovim does.
+func (c *Client) ResolveAction(ctx context.Context, doc *Document, a *CodeAction) (ResolvedAction, error) {
+	var out ResolvedAction
 	w := a.wire
 	if a.NeedsResolve {
 		var raw json.RawMessage
-		err := c.Request(ctx, doc, server, "codeAction/resolve", a.raw, &raw)
+		err := c.Request(ctx, doc, a.server, "codeAction/resolve", a.raw, &raw)
 		if err != nil {
 			if _, ok := w.command(); !ok {
-				return preview.Changeset{}, out, err
+				return out, err
 			}
-			// Fall back on the command, as Neovim does.
 		} else {
 			var resolved wireAction
 			if err := json.Unmarshal(raw, &resolved); err != nil {
-				return preview.Changeset{}, out, apierr.Errorf(apierr.OperationFailed, "report this",
-					"%s: cannot decode the resolved code action: %v", server.Name, err)
+				return out, apierr.Errorf(apierr.OperationFailed, "report this",
+					"%s: cannot decode the resolved code action: %v", a.server.Name, err)
 			}
-			w = resolved
-			out.Resolved = true
+			w, out.Resolved = resolved, true
 		}
 	}
-	var cs preview.Changeset
 	if w.hasEdit() {
-		edit, err := c.workspaceChangeset(ctx, server.OffsetEncoding, w.Edit)
-		if err != nil {
-			return preview.Changeset{}, out, err
-		}
-		cs = mergeChangesets(cs, edit)
+		out.Edit = w.Edit
 	}
 	if cmd, ok := w.command(); ok {
-		if reason := notRunnable(w, cmd); reason != "" {
-			if w.hasEdit() {
-				// The edit stands on its own; the command is an extra the
-				// bridge cannot give (Neovim would run it after the edit).
-				out.SkippedCommand = cmd.Command
-				return cs, out, nil
-			}
-			return preview.Changeset{}, out, apierr.Errorf(apierr.Unsupported,
-				"run it from Neovim itself, or pick an action that carries an edit",
-				"nvbridge will not run %q: %s", a.Title, reason)
-		}
-		captured, err := c.captureCommand(ctx, doc, server, cmd)
-		if err != nil {
-			return preview.Changeset{}, out, err
-		}
-		out.RanCommand = cmd.Command
-		out.Captured = len(captured.edits)
-		out.RenameHints = captured.renames
-		for _, e := range captured.edits {
-			edit, err := c.workspaceChangeset(ctx, server.OffsetEncoding, e)
-			if err != nil {
-				return preview.Changeset{}, out, err
-			}
-			cs = mergeChangesets(cs, edit)
-		}
-		if len(captured.edits) == 0 && !isNullJSON(captured.result) {
-			// Some servers answer the command with the edit instead of (or
-			// as well as) pushing it.
-			if edit, ok, err := c.commandResultChangeset(ctx, server, doc, cmd, captured.result); err != nil {
-				return preview.Changeset{}, out, err
-			} else if ok {
-				cs = mergeChangesets(cs, edit)
-			}
-		}
+		out.Command, out.NotRunnable = &cmd, notRunnable(w, cmd)
 	}
-	return cs, out, nil
+	return out, nil
 }
 
-type captureResult struct {
-	edits   []json.RawMessage // WorkspaceEdits
-	renames []RenameHint
-	result  json.RawMessage // the command's own answer
+// Captured is what a command sent back while it ran.
+type Captured struct {
+	// Edits are the WorkspaceEdits of its workspace/applyEdit requests.
+	Edits []json.RawMessage
+	// Renames are the positions it asked the client to start a rename at.
+	Renames []RenameHint
+	// Result is the command's own answer.
+	Result json.RawMessage
 }
 
 // CaptureBound is how long a capture may outlive its command in Neovim
@@ -540,28 +346,28 @@ type captureBegin struct {
 	Err   *nvim.LuaError `msgpack:"err"`
 }
 
-// captureCommand runs cmd through workspace/executeCommand while the
+// ExecuteCaptured runs cmd through workspace/executeCommand while the
 // client's workspace/applyEdit (and _typescript.rename) requests are
-// captured instead of applied.
-func (c *Client) captureCommand(ctx context.Context, doc *Document, server Server, cmd lspCommand) (captureResult, error) {
+// captured instead of applied: nothing is changed.
+func (c *Client) ExecuteCaptured(ctx context.Context, doc *Document, server Server, cmd Command) (Captured, error) {
 	var begin captureBegin
-	if err := c.Session.Call(ctx, "nvbridge.actions", "begin_capture", &begin, server.ID, int(CaptureBound/time.Millisecond)); err != nil {
-		return captureResult{}, err
+	if err := c.Session.BeginCapture(ctx, &begin, server.ID, int(CaptureBound/time.Millisecond)); err != nil {
+		return Captured{}, err
 	}
 	if begin.Err != nil {
 		e := begin.Err.APIError()
 		e.Remediation = "retry in a moment"
-		return captureResult{}, e
+		return Captured{}, e
 	}
 	if begin.Token == nil {
-		return captureResult{}, apierr.New(apierr.OperationFailed, "cannot start capturing the server's edits", "report this")
+		return Captured{}, apierr.New(apierr.OperationFailed, "cannot start capturing the server's edits", "report this")
 	}
 	token := *begin.Token
 	ended := false
 	end := func(ctx context.Context) (string, error) {
 		ended = true
 		var raw string
-		err := c.Session.Call(ctx, "nvbridge.actions", "end_capture", &raw, token)
+		err := c.Session.EndCapture(ctx, &raw, token)
 		return raw, err
 	}
 	defer func() {
@@ -572,16 +378,16 @@ func (c *Client) captureCommand(ctx context.Context, doc *Document, server Serve
 		}
 	}()
 	params := map[string]any{"command": cmd.Command}
-	if !isNullJSON(cmd.Arguments) {
+	if !IsNullJSON(cmd.Arguments) {
 		params["arguments"] = cmd.Arguments
 	}
 	var result json.RawMessage
 	if err := c.Request(ctx, doc, server, protocol.MethodWorkspaceExecuteCommand, params, &result); err != nil {
-		return captureResult{}, err
+		return Captured{}, err
 	}
 	raw, err := end(ctx)
 	if err != nil {
-		return captureResult{}, err
+		return Captured{}, err
 	}
 	var got struct {
 		Edits   json.RawMessage `json:"edits"`
@@ -589,22 +395,22 @@ func (c *Client) captureCommand(ctx context.Context, doc *Document, server Serve
 		Expired bool            `json:"expired"`
 	}
 	if err := json.Unmarshal([]byte(raw), &got); err != nil {
-		return captureResult{}, fmt.Errorf("decode captured edits: %w", err)
+		return Captured{}, fmt.Errorf("decode captured edits: %w", err)
 	}
 	if got.Expired {
-		return captureResult{}, apierr.Errorf(apierr.Timeout, "retry",
+		return Captured{}, apierr.Errorf(apierr.Timeout, "retry",
 			"%s took longer than %v to run %s; its edits were not captured", server.Name, CaptureBound, cmd.Command)
 	}
 	var params2 []struct {
 		Edit json.RawMessage `json:"edit"`
 	}
 	if err := decodeList(got.Edits, &params2); err != nil {
-		return captureResult{}, fmt.Errorf("decode captured edits: %w", err)
+		return Captured{}, fmt.Errorf("decode captured edits: %w", err)
 	}
-	out := captureResult{result: result}
+	out := Captured{Result: result}
 	for _, p := range params2 {
-		if !isNullJSON(p.Edit) {
-			out.edits = append(out.edits, p.Edit)
+		if !IsNullJSON(p.Edit) {
+			out.Edits = append(out.Edits, p.Edit)
 		}
 	}
 	var hints []struct {
@@ -615,43 +421,7 @@ func (c *Client) captureCommand(ctx context.Context, doc *Document, server Serve
 	}
 	_ = decodeList(got.Renames, &hints)
 	for _, h := range hints {
-		out.renames = append(out.renames, RenameHint{URI: h.TextDocument.URI, Position: h.Position})
+		out.Renames = append(out.Renames, RenameHint{URI: h.TextDocument.URI, Position: h.Position})
 	}
 	return out, nil
-}
-
-// commandResultChangeset reads a command's answer as an edit: a
-// WorkspaceEdit, or a TextEdit[] for the document the command was about
-// (pyright.organizeimports answers so).
-func (c *Client) commandResultChangeset(ctx context.Context, server Server, doc *Document, cmd lspCommand, result json.RawMessage) (preview.Changeset, bool, error) {
-	t := bytes.TrimSpace(result)
-	switch {
-	case len(t) > 0 && t[0] == '{':
-		var probe struct {
-			Changes         json.RawMessage `json:"changes"`
-			DocumentChanges json.RawMessage `json:"documentChanges"`
-		}
-		if json.Unmarshal(t, &probe) != nil || (isNullJSON(probe.Changes) && isNullJSON(probe.DocumentChanges)) {
-			return preview.Changeset{}, false, nil
-		}
-		cs, err := c.workspaceChangeset(ctx, server.OffsetEncoding, t)
-		return cs, err == nil, err
-	case len(t) > 0 && t[0] == '[':
-		var edits []protocol.TextEdit
-		if json.Unmarshal(t, &edits) != nil || len(edits) == 0 {
-			return preview.Changeset{}, false, nil
-		}
-		target := doc.URI
-		var args []json.RawMessage
-		if json.Unmarshal(cmd.Arguments, &args) == nil && len(args) > 0 {
-			var u string
-			if json.Unmarshal(args[0], &u) == nil && strings.HasPrefix(u, "file:") {
-				target = protocol.DocumentURI(u)
-			}
-		}
-		we, _ := json.Marshal(map[string]any{"changes": map[protocol.DocumentURI][]protocol.TextEdit{target: edits}})
-		cs, err := c.workspaceChangeset(ctx, server.OffsetEncoding, we)
-		return cs, err == nil, err
-	}
-	return preview.Changeset{}, false, nil
 }

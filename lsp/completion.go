@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // completionKinds names LSP CompletionItemKind values (1-based) as words.
@@ -84,7 +86,7 @@ func (c *Client) Completions(ctx context.Context, file string, t Target, opts Co
 	}
 	if t.Symbol != "" {
 		pos.point.Byte += len(t.Symbol)
-		pos.point.Char = ByteToChar(pos.point.Text, pos.point.Byte)
+		pos.point.Char = preview.ByteToChar(pos.point.Text, pos.point.Byte)
 	}
 	params := protocol.CompletionParams{
 		TextDocumentPositionParams: pos.params(),

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/diagdelta"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // Diagnostic is one problem a server reported, in tool positions.
@@ -100,7 +101,7 @@ func (c *Client) Diagnostics(ctx context.Context, doc *Document) (diags []Diagno
 		fresh.Why = fmt.Sprintf("no language server is attached to %s (filetype %q): nothing checked it", doc.Rel, doc.Buffer.Filetype)
 	} else {
 		bound := c.waitBound(ctx)
-		raw, err := c.Session.Async(ctx, "wait_diagnostics", doc.Buffer.Bufnr, ids, int(bound/time.Millisecond))
+		raw, err := c.Session.WaitDiagnostics(ctx, doc.Buffer.Bufnr, ids, int(bound/time.Millisecond))
 		if err != nil {
 			return nil, Freshness{}, err
 		}
@@ -135,7 +136,7 @@ func (c *Client) WorkspaceDiagnostics(ctx context.Context) ([]Diagnostic, error)
 
 func (c *Client) collectDiagnostics(ctx context.Context, bufnr any) ([]Diagnostic, error) {
 	var raw string
-	if err := c.Session.Call(ctx, "nvbridge.bridge", "diagnostics", &raw, bufnr); err != nil {
+	if err := c.Session.Diagnostics(ctx, &raw, bufnr); err != nil {
 		return nil, err
 	}
 	var wires []diagWire
@@ -169,9 +170,9 @@ func (c *Client) collectDiagnostics(ctx context.Context, bufnr any) ([]Diagnosti
 			Problem: diagdelta.Problem{
 				File:      root.Rel(w.File),
 				Line:      w.Lnum + 1,
-				Column:    ByteToChar(texts[w.File][w.Lnum], w.Col),
+				Column:    preview.ByteToChar(texts[w.File][w.Lnum], w.Col),
 				EndLine:   w.EndLnum + 1,
-				EndColumn: ByteToChar(texts[w.File][w.EndLnum], w.EndCol),
+				EndColumn: preview.ByteToChar(texts[w.File][w.EndLnum], w.EndCol),
 				Severity:  sev,
 				Message:   w.Message,
 				Source:    src,

@@ -18,6 +18,7 @@ import (
 	"github.com/nvbridge/nvbridge/internal/progress"
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // Document is a file loaded in a Neovim buffer and reconciled with the disk.
@@ -62,7 +63,7 @@ func (c *Client) openAt(ctx context.Context, file string, line int, methods []st
 	if methods != nil {
 		wanted = methods
 	}
-	raw, err := c.Session.Async(ctx, "open_wait", abs, true, line, int(c.AttachGrace/time.Millisecond), wanted)
+	raw, err := c.Session.OpenWait(ctx, abs, true, line, int(c.AttachGrace/time.Millisecond), wanted)
 	if err != nil {
 		if ae, ok := err.(*apierr.Error); ok {
 			// Paths in messages are the workspace's, as tools speak.
@@ -80,7 +81,7 @@ func (c *Client) openAt(ctx context.Context, file string, line int, methods []st
 	for _, w := range reply.Clients {
 		root, _ := w.RootDir.(string)
 		doc.Servers = append(doc.Servers, Server{
-			ID: w.ID, Name: w.Name, OffsetEncoding: Encoding(w.OffsetEncoding), RootDir: root, Methods: w.Methods,
+			ID: w.ID, Name: w.Name, OffsetEncoding: preview.Encoding(w.OffsetEncoding), RootDir: root, Methods: w.Methods,
 		})
 	}
 	return doc, reply.Line, nil
@@ -122,10 +123,21 @@ func (doc *Document) ServerFor(method string) (Server, error) {
 		WithDetails(map[string]any{"servers": names, "method": method, "offered": offered})
 }
 
-// docLanguage is the registry's language of a document: by its buffer's
+// ServersFor lists the document's servers that support method.
+func (doc *Document) ServersFor(method string) []Server {
+	var out []Server
+	for _, s := range doc.Servers {
+		if s.Supports(method) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Language is the registry's language of a document: by its buffer's
 // filetype, else by its file's extension; nil when the registry does not
 // know it.
-func docLanguage(doc *Document) *lang.Language {
+func (doc *Document) Language() *lang.Language {
 	if l := lang.ForFiletype(doc.Buffer.Filetype); l != nil {
 		return l
 	}
@@ -156,7 +168,7 @@ func (c *Client) awaitAnalysis(ctx context.Context, bufnr int, server Server) (b
 		return true, nil
 	}
 	progress.Report(ctx, 0, 0, "waiting for "+server.Name+" to analyse the file (its first diagnostics)")
-	raw, err := c.Session.Async(ctx, "wait_diagnostics", bufnr, []int{server.ID}, int(c.waitBound(ctx)/time.Millisecond))
+	raw, err := c.Session.WaitDiagnostics(ctx, bufnr, []int{server.ID}, int(c.waitBound(ctx)/time.Millisecond))
 	if err != nil {
 		return false, err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/internal/progress"
 	"github.com/nvbridge/nvbridge/internal/safego"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // Bounds of the hierarchy tools.
@@ -160,7 +161,7 @@ type walkedDirections struct {
 
 // walkDirections walks root in each of dirs concurrently (one walk per
 // direction) and renders the trees with the line texts they need.
-func (c *Client) walkDirections(ctx context.Context, enc Encoding, root hierItem, lim walkLimits, dirs []string,
+func (c *Client) walkDirections(ctx context.Context, enc preview.Encoding, root hierItem, lim walkLimits, dirs []string,
 	expand func(dir string) expandFunc) (walkedDirections, error) {
 	walks := make([]walkResult, len(dirs))
 	errs := make([]error, len(dirs))
@@ -468,7 +469,7 @@ func countViews(views []hierView) (entries, sites int) {
 
 // viewHierarchy converts the roots and walked trees to tool positions,
 // reading every line it needs in one call.
-func (c *Client) viewHierarchy(ctx context.Context, enc Encoding, roots []hierItem, trees ...[]*hierNode) ([]HierarchyEntry, [][]hierView, error) {
+func (c *Client) viewHierarchy(ctx context.Context, enc preview.Encoding, roots []hierItem, trees ...[]*hierNode) ([]HierarchyEntry, [][]hierView, error) {
 	var locs []protocol.Location
 	for _, r := range roots {
 		locs = append(locs, protocol.Location{URI: r.URI, Range: r.SelectionRange})

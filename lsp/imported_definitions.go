@@ -3,11 +3,6 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"path"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -73,8 +68,8 @@ func (c *Client) ImportedDefinitions(ctx context.Context, file string, max int) 
 	if err != nil {
 		return ImportedDefinitions{}, err
 	}
-	l := docLanguage(doc)
-	if l == nil || (l.Name != "go" && l.Imports.Parse == nil) {
+	l := doc.Language()
+	if l == nil || (l.Imports.Members == nil && l.Imports.Parse == nil) {
 		return ImportedDefinitions{}, apierr.Errorf(apierr.Unsupported, "read the file without include_imports; find_definition resolves one name",
 			"nvbridge cannot read the imports of %s files", doc.Buffer.Filetype)
 	}
@@ -83,8 +78,10 @@ func (c *Client) ImportedDefinitions(ctx context.Context, file string, max int) 
 		return ImportedDefinitions{}, err
 	}
 	var uses []importedUse
-	if l.Name == "go" {
-		uses = goImportedUses(strings.Join(lines, "\n"))
+	if l.Imports.Members != nil {
+		for _, m := range l.Imports.Members(strings.Join(lines, "\n")) {
+			uses = append(uses, importedUse{imp: m.Import, symbol: m.Symbol, line: m.Line, byte: m.Byte})
+		}
 	} else {
 		uses = namedImportUses(l.Imports.Parse(strings.Join(lines, "\n")), lines, l)
 	}
@@ -109,76 +106,6 @@ func (c *Client) ImportedDefinitions(ctx context.Context, file string, max int) 
 		out.Symbols = append(out.Symbols, sym)
 	}
 	return out, nil
-}
-
-// goImportedUses lists the package members a Go file uses (pkg.Name, the
-// first use of each), in source order. Blank and dot imports name no
-// members.
-func goImportedUses(src string) []importedUse {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
-	if f == nil {
-		return nil
-	}
-	_ = err // a file with errors elsewhere still has its imports and most uses
-	byName := map[string]string{}
-	for _, spec := range f.Imports {
-		p, err := strconv.Unquote(spec.Path.Value)
-		if err != nil {
-			continue
-		}
-		// The package name as conventionally derived from the path:
-		// example.com/mod/v2 is package mod, gopkg.in/yaml.v3 is yaml.
-		name := path.Base(p)
-		if isMajorVersion(name) {
-			name = path.Base(path.Dir(p))
-		}
-		if i := strings.Index(name, ".v"); i > 0 && isMajorVersion(name[i+1:]) {
-			name = name[:i]
-		}
-		name = strings.ReplaceAll(name, "-", "_")
-		if spec.Name != nil {
-			name = spec.Name.Name
-		}
-		if name == "_" || name == "." {
-			continue
-		}
-		byName[name] = p
-	}
-	// A local declaration shadowing an import name is rare in real code;
-	// the server's answer is what counts either way.
-	seen := map[string]bool{}
-	var uses []importedUse
-	ast.Inspect(f, func(n ast.Node) bool {
-		sel, ok := n.(*ast.SelectorExpr)
-		if !ok {
-			return true
-		}
-		x, ok := sel.X.(*ast.Ident)
-		if !ok {
-			return true
-		}
-		p, ok := byName[x.Name]
-		if !ok {
-			return true
-		}
-		key := x.Name + "." + sel.Sel.Name
-		if !seen[key] {
-			seen[key] = true
-			pos := fset.Position(sel.Sel.Pos())
-			uses = append(uses, importedUse{imp: p, symbol: key, line: pos.Line - 1, byte: pos.Column - 1})
-		}
-		return true
-	})
-	return uses
-}
-
-func isMajorVersion(s string) bool {
-	if len(s) < 2 || s[0] != 'v' {
-		return false
-	}
-	_, err := strconv.Atoi(s[1:])
-	return err == nil
 }
 
 // namedImportUses lists what imports take by name (each name, found in the

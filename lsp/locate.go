@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // Target is where a tool points in a document: a 1-based line and either a
@@ -35,8 +36,8 @@ type Point struct {
 }
 
 // In returns the point as an LSP position in enc.
-func (p Point) In(enc Encoding) protocol.Position {
-	return protocol.Position{Line: uint32(p.Line), Character: uint32(ByteToUnits(p.Text, p.Byte, enc))}
+func (p Point) In(enc preview.Encoding) protocol.Position {
+	return protocol.Position{Line: uint32(p.Line), Character: uint32(preview.ByteToUnits(p.Text, p.Byte, enc))}
 }
 
 // Locate validates a target against the document's current text.
@@ -76,7 +77,7 @@ func locateOn(doc *Document, t Target, text string) (Point, error) {
 		if len(cols) > 1 && t.Column == nil {
 			chars := make([]int, len(cols))
 			for i, b := range cols {
-				chars[i] = ByteToChar(text, b)
+				chars[i] = preview.ByteToChar(text, b)
 			}
 			return Point{}, apierr.Errorf(apierr.Ambiguous,
 				"pass column as well to pick one occurrence",
@@ -85,7 +86,7 @@ func locateOn(doc *Document, t Target, text string) (Point, error) {
 		}
 		b := cols[0]
 		if t.Column != nil {
-			want, err := CharToByte(text, *t.Column)
+			want, err := preview.CharToByte(text, *t.Column)
 			if err != nil {
 				return Point{}, badColumn(doc, t, err)
 			}
@@ -100,9 +101,9 @@ func locateOn(doc *Document, t Target, text string) (Point, error) {
 					"%q does not occur at column %d of line %d", t.Symbol, *t.Column, t.Line)
 			}
 		}
-		return Point{Line: t.Line - 1, Byte: b, Char: ByteToChar(text, b), Text: text}, nil
+		return Point{Line: t.Line - 1, Byte: b, Char: preview.ByteToChar(text, b), Text: text}, nil
 	case t.Column != nil:
-		b, err := CharToByte(text, *t.Column)
+		b, err := preview.CharToByte(text, *t.Column)
 		if err != nil {
 			return Point{}, badColumn(doc, t, err)
 		}
@@ -165,7 +166,7 @@ const SensitiveNote = "[sensitive file: content not shown; see --allow-sensitive
 
 // ToolLocations converts server locations (in enc) to tool locations,
 // reading each line's text to convert columns exactly.
-func (c *Client) ToolLocations(ctx context.Context, enc Encoding, locs []protocol.Location) ([]Location, error) {
+func (c *Client) ToolLocations(ctx context.Context, enc preview.Encoding, locs []protocol.Location) ([]Location, error) {
 	wanted := map[string][]int{}
 	addLocationLines(wanted, locs)
 	texts, err := c.Lines(ctx, wanted)
@@ -198,7 +199,7 @@ func addLocationLines(wanted map[string][]int, locs []protocol.Location) {
 }
 
 // toolLocationsFrom converts locs with the line texts already read.
-func (c *Client) toolLocationsFrom(texts map[string]map[int]string, enc Encoding, locs []protocol.Location) []Location {
+func (c *Client) toolLocationsFrom(texts map[string]map[int]string, enc preview.Encoding, locs []protocol.Location) []Location {
 	root := c.Session.Root()
 	out := make([]Location, 0, len(locs))
 	for _, l := range locs {
@@ -219,9 +220,9 @@ func (c *Client) toolLocationsFrom(texts map[string]map[int]string, enc Encoding
 		loc := Location{
 			File:             root.Rel(p),
 			Line:             int(l.Range.Start.Line) + 1,
-			Column:           UnitsToChar(start, int(l.Range.Start.Character), enc),
+			Column:           preview.UnitsToChar(start, int(l.Range.Start.Character), enc),
 			EndLine:          int(l.Range.End.Line) + 1,
-			EndColumn:        UnitsToChar(end, int(l.Range.End.Character), enc),
+			EndColumn:        preview.UnitsToChar(end, int(l.Range.End.Character), enc),
 			Context:          strings.TrimSpace(start),
 			OutsideWorkspace: !root.Contains(p),
 		}
@@ -235,7 +236,7 @@ func (c *Client) toolLocationsFrom(texts map[string]map[int]string, enc Encoding
 }
 
 // ToolRange converts one range inside doc's buffer.
-func (c *Client) ToolRange(ctx context.Context, enc Encoding, u protocol.DocumentURI, r protocol.Range) (Location, error) {
+func (c *Client) ToolRange(ctx context.Context, enc preview.Encoding, u protocol.DocumentURI, r protocol.Range) (Location, error) {
 	locs, err := c.ToolLocations(ctx, enc, []protocol.Location{{URI: u, Range: r}})
 	if err != nil {
 		return Location{}, err
@@ -322,7 +323,7 @@ func (p position) params() protocol.TextDocumentPositionParams {
 }
 
 // symbol is the identifier at the point ("" when the point is not on one).
-func (p position) symbol() string { return identifierAt(p.point.Text, p.point.Byte) }
+func (p position) symbol() string { return IdentifierAt(p.point.Text, p.point.Byte) }
 
 // where renders the point for messages: file:line:column (1-based line,
 // 0-based column, as tools speak).
@@ -401,9 +402,9 @@ func (c *Client) positionOn(ctx context.Context, doc *Document, server Server, p
 	return pos, nil
 }
 
-// identifierAt returns the identifier touching byte offset b of line (b
+// IdentifierAt returns the identifier touching byte offset b of line (b
 // inside it, at its start or just past its end), "" when there is none.
-func identifierAt(line string, b int) string {
+func IdentifierAt(line string, b int) string {
 	if b < 0 || b > len(line) {
 		return ""
 	}

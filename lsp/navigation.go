@@ -4,7 +4,7 @@ package lsp
 // symbols, completion, signature help, implementations): the methods worth
 // naming when a server lacks one, limits, short texts, tool paths.
 // Resolving a file+target is in locate.go, documents in document.go, reading
-// source lines in mapper.go.
+// source lines in lines.go.
 
 import (
 	"path/filepath"

@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 func TestDecodeHover(t *testing.T) {
@@ -67,15 +68,15 @@ func TestDecodeSymbols(t *testing.T) {
 	      "selectionRange":{"start":{"line":5,"character":15},"end":{"line":5,"character":21}}}]}]},
 	  {"name":"main","kind":12,"range":{"start":{"line":11,"character":0},"end":{"line":12,"character":0}},
 	   "selectionRange":{"start":{"line":11,"character":4},"end":{"line":11,"character":8}}}]`
-	got, err := decodeSymbols(json.RawMessage(tree), doc, UTF16)
+	got, err := decodeSymbols(json.RawMessage(tree), doc, preview.UTF16)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []flatSymbol{
-		{Name: "Card", Kind: 5, URI: doc, Range: r(3, 0, 9, 0), Selection: sel(3, 6, 3, 10), Enc: UTF16},
-		{Name: "charge", Kind: 6, Detail: "(amount)", Container: "Card", URI: doc, Range: r(5, 4, 7, 0), Selection: sel(5, 8, 5, 14), Enc: UTF16},
-		{Name: "amount", Kind: 13, Container: "Card.charge", URI: doc, Range: r(5, 15, 5, 21), Selection: sel(5, 15, 5, 21), Enc: UTF16},
-		{Name: "main", Kind: 12, URI: doc, Range: r(11, 0, 12, 0), Selection: sel(11, 4, 11, 8), Enc: UTF16},
+	want := []FlatSymbol{
+		{Name: "Card", Kind: 5, URI: doc, Range: r(3, 0, 9, 0), Selection: sel(3, 6, 3, 10), Enc: preview.UTF16},
+		{Name: "charge", Kind: 6, Detail: "(amount)", Container: "Card", URI: doc, Range: r(5, 4, 7, 0), Selection: sel(5, 8, 5, 14), Enc: preview.UTF16},
+		{Name: "amount", Kind: 13, Container: "Card.charge", URI: doc, Range: r(5, 15, 5, 21), Selection: sel(5, 15, 5, 21), Enc: preview.UTF16},
+		{Name: "main", Kind: 12, URI: doc, Range: r(11, 0, 12, 0), Selection: sel(11, 4, 11, 8), Enc: preview.UTF16},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("tree:\n got %+v\nwant %+v", got, want)
@@ -84,19 +85,19 @@ func TestDecodeSymbols(t *testing.T) {
 	// SymbolInformation[] and a WorkspaceSymbol whose location has no range.
 	flat := `[{"name":"Process","kind":12,"containerName":"orders","location":{"uri":"file:///w/o.go","range":{"start":{"line":32,"character":5},"end":{"line":32,"character":12}}}},
 	          {"name":"Lazy","kind":5,"location":{"uri":"file:///w/l.go"}}]`
-	got, err = decodeSymbols(json.RawMessage(flat), "", UTF8)
+	got, err = decodeSymbols(json.RawMessage(flat), "", preview.UTF8)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = []flatSymbol{
-		{Name: "Process", Kind: 12, Container: "orders", URI: "file:///w/o.go", Range: r(32, 5, 32, 12), Enc: UTF8},
-		{Name: "Lazy", Kind: 5, URI: "file:///w/l.go", Enc: UTF8},
+	want = []FlatSymbol{
+		{Name: "Process", Kind: 12, Container: "orders", URI: "file:///w/o.go", Range: r(32, 5, 32, 12), Enc: preview.UTF8},
+		{Name: "Lazy", Kind: 5, URI: "file:///w/l.go", Enc: preview.UTF8},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("flat:\n got %+v\nwant %+v", got, want)
 	}
 	for _, empty := range []string{"null", "{}", "[]", ""} {
-		if got, err := decodeSymbols(json.RawMessage(empty), doc, UTF16); err != nil || len(got) != 0 {
+		if got, err := decodeSymbols(json.RawMessage(empty), doc, preview.UTF16); err != nil || len(got) != 0 {
 			t.Fatalf("%q: got %v, %v; want nothing", empty, got, err)
 		}
 	}
@@ -176,7 +177,7 @@ func TestDecodeSignatureHelp(t *testing.T) {
 	  "parameters":[{"label":[2,11]},{"label":[13,19],"documentation":"the party"}]},
 	  {"label":"g(x int)","parameters":[{"label":"x int"}],"activeParameter":0}],
 	  "activeSignature":0,"activeParameter":1}`
-	got, err := DecodeSignatureHelp(json.RawMessage(raw), UTF16)
+	got, err := DecodeSignatureHelp(json.RawMessage(raw), preview.UTF16)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestDecodeSignatureHelp(t *testing.T) {
 	}
 	// The same label in UTF-8 offsets.
 	raw8 := `{"signatures":[{"label":"f(名前 string, 🎉 int)","parameters":[{"label":[2,15]},{"label":[17,25]}]}]}`
-	got, err = DecodeSignatureHelp(json.RawMessage(raw8), UTF8)
+	got, err = DecodeSignatureHelp(json.RawMessage(raw8), preview.UTF8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,15 +199,15 @@ func TestDecodeSignatureHelp(t *testing.T) {
 		t.Fatalf("utf-8 offsets: %+v", p)
 	}
 	// A signature's own activeParameter wins; one out of range means none.
-	got, err = DecodeSignatureHelp(json.RawMessage(`{"signatures":[{"label":"h()","parameters":[],"activeParameter":0}],"activeParameter":3}`), UTF16)
+	got, err = DecodeSignatureHelp(json.RawMessage(`{"signatures":[{"label":"h()","parameters":[],"activeParameter":0}],"activeParameter":3}`), preview.UTF16)
 	if err != nil || got.ActiveParameter != nil {
 		t.Fatalf("out-of-range active parameter: %+v, %v", got.ActiveParameter, err)
 	}
-	got, err = DecodeSignatureHelp(json.RawMessage(`null`), UTF16)
+	got, err = DecodeSignatureHelp(json.RawMessage(`null`), preview.UTF16)
 	if err != nil || got.Found || len(got.Signatures) != 0 {
 		t.Fatalf("null: %+v, %v", got, err)
 	}
-	if _, err := DecodeSignatureHelp(json.RawMessage(`{"signatures":[{"label":"f(a)","parameters":[{"label":[3,2]}]}]}`), UTF16); err == nil {
+	if _, err := DecodeSignatureHelp(json.RawMessage(`{"signatures":[{"label":"f(a)","parameters":[{"label":[3,2]}]}]}`), preview.UTF16); err == nil {
 		t.Fatal("reversed offsets decoded without error")
 	}
 }
@@ -218,8 +219,8 @@ func TestIdentifierAt(t *testing.T) {
 		b    int
 		want string
 	}{{at, "name"}, {at + 2, "name"}, {len(line), "name"}, {1, "greeting"}, {0, ""}, {strings.Index(line, "世"), "世界"}, {strings.Index(line, "🎉"), ""}, {-1, ""}} {
-		if got := identifierAt(line, tt.b); got != tt.want {
-			t.Errorf("identifierAt(%d) = %q, want %q", tt.b, got, tt.want)
+		if got := IdentifierAt(line, tt.b); got != tt.want {
+			t.Errorf("IdentifierAt(%d) = %q, want %q", tt.b, got, tt.want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // RangeSpec is a range as tools give it: a start target and an optional end
@@ -63,11 +64,11 @@ func (c *Client) locateLoose(ctx context.Context, doc *Document, t Target, atEnd
 	} else {
 		pt.Byte = len(pt.Text) - len(strings.TrimLeftFunc(pt.Text, unicode.IsSpace))
 	}
-	pt.Char = ByteToChar(pt.Text, pt.Byte)
+	pt.Char = preview.ByteToChar(pt.Text, pt.Byte)
 	return pt, nil
 }
 
-func (s Span) where(doc *Document) string {
+func (s Span) Where(doc *Document) string {
 	if s.Start == s.End {
 		return fmt.Sprintf("%s:%d:%d", doc.Rel, s.Start.Line+1, s.Start.Char)
 	}

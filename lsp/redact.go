@@ -46,6 +46,7 @@ import (
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/lang"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // Withholding says what of a server's text a result leaves out because of
@@ -281,7 +282,7 @@ func (c *Client) qualifierScope(ctx context.Context, pos position) completionSco
 		return completionScope{}
 	}
 	at := protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: pos.doc.URI},
-		Position: protocol.Position{Line: uint32(pos.point.Line), Character: uint32(ByteToUnits(pos.point.Text, identStart(line, dot), server.OffsetEncoding))}}
+		Position: protocol.Position{Line: uint32(pos.point.Line), Character: uint32(preview.ByteToUnits(pos.point.Text, identStart(line, dot), server.OffsetEncoding))}}
 	locs, err := c.declarations(ctx, pos.doc, server, at)
 	if err != nil || len(locs) == 0 {
 		return completionScope{}
@@ -342,8 +343,8 @@ func (c *Client) importPaths(ctx context.Context, doc *Document, server Server, 
 	}
 	for _, l := range locs {
 		text := texts[doc.Path][int(l.Range.Start.Line)]
-		start, _ := UnitsToByte(text, int(l.Range.Start.Character), server.OffsetEncoding)
-		end, _ := UnitsToByte(text, int(l.Range.End.Character), server.OffsetEncoding)
+		start, _ := preview.UnitsToByte(text, int(l.Range.Start.Character), server.OffsetEncoding)
+		end, _ := preview.UnitsToByte(text, int(l.Range.End.Character), server.OffsetEncoding)
 		if end-start < 2 || !strings.ContainsRune("\"`'", rune(text[start])) || text[end-1] != text[start] {
 			return false
 		}
@@ -436,7 +437,7 @@ func (c *Client) nameVerdict(ctx context.Context, pos position, name string) Wit
 		return Withholding{Withheld: "the item's label names no symbol to look up for the workspace policy on sensitive files"}
 	}
 	syms, err := requestAs(ctx, c, pos.doc, pos.server, protocol.MethodWorkspaceSymbol, protocol.WorkspaceSymbolParams{Query: name},
-		func(raw json.RawMessage) ([]flatSymbol, error) {
+		func(raw json.RawMessage) ([]FlatSymbol, error) {
 			return decodeSymbols(raw, "", pos.server.OffsetEncoding)
 		})
 	if err != nil {

@@ -42,7 +42,7 @@ func killGopls(ctx context.Context, t *testing.T, s *nvim.Session, nvimPid, bufn
 	// bounded) until the bridge has recorded it.
 	var noticed bool
 	const awaitDown = `local bufnr, ms = ...
-return vim.wait(ms, function() return #require('nvbridge.bridge').servers_down(bufnr) > 0 end, 20)`
+return vim.wait(ms, function() return #require('nvbridge.observe').servers_down(bufnr) > 0 end, 20)`
 	if err := s.ExecLua(ctx, awaitDown, &noticed, bufnr, int(testenv.Timeout().Milliseconds())); err != nil || !noticed {
 		t.Fatalf("the exit of %s was not recorded: %v", who, err)
 	}
@@ -75,7 +75,7 @@ func TestServerKilled(t *testing.T) {
 
 	// Restarts held (a delay no test reaches) to see the answers while
 	// the server is down; released below.
-	if err := s.Call(ctx, "nvbridge.servers", "set_restart_delay", nil, 3600*1000); err != nil {
+	if err := s.SetServerRestartDelay(ctx, 3600*1000); err != nil {
 		t.Fatal(err)
 	}
 	killGopls(ctx, t, s, s.Pid(), doc.Buffer.Bufnr, "gopls")
@@ -95,7 +95,7 @@ func TestServerKilled(t *testing.T) {
 	})
 
 	t.Run("restarted", func(t *testing.T) {
-		if err := s.Call(ctx, "nvbridge.servers", "set_restart_delay", nil, 0); err != nil {
+		if err := s.SetServerRestartDelay(ctx, 0); err != nil {
 			t.Fatal(err)
 		}
 		check(t)

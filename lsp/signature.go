@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/lang"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // Parameter is one parameter of a signature. Label is always text: when
@@ -108,9 +109,10 @@ func (c *Client) checkCallee(ctx context.Context, pos position) Withholding {
 		src := strings.Join(lines, "\n")
 		if span, found = lang.OpenCall(l, src); found {
 			// Back to the callee's own line.
-			line = first + strings.Count(src[:span.Start], "\n")
-			lineStart := strings.LastIndexByte(src[:span.Start], '\n') + 1
-			span.Start, span.End = span.Start-lineStart, span.End-lineStart
+			m := preview.NewMapper(src)
+			row, col := m.Position(span.Start)
+			line = first + row
+			span.Start, span.End = col, col+span.End-span.Start
 			if line == pos.point.Line {
 				text = pos.point.Text
 			} else {
@@ -124,7 +126,7 @@ func (c *Client) checkCallee(ctx context.Context, pos position) Withholding {
 	}
 	name := text[span.Start:span.End]
 	at := protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: pos.doc.URI},
-		Position: protocol.Position{Line: uint32(line), Character: uint32(ByteToUnits(text, span.Start, server.OffsetEncoding))}}
+		Position: protocol.Position{Line: uint32(line), Character: uint32(preview.ByteToUnits(text, span.Start, server.OffsetEncoding))}}
 	locs, err := c.declarations(ctx, pos.doc, server, at)
 	if err == nil && len(locs) == 0 {
 		return Withholding{Withheld: fmt.Sprintf("%s knows no declaration of the callee %q (line %d), so it was not checked against the workspace policy on sensitive files: the signatures are not shown",
@@ -152,7 +154,7 @@ type signatureHelpWire struct {
 // (in enc's units) into the signature label (Neovim advertises
 // labelOffsetSupport; go.lsp.dev's ParameterInformation.Label is a string
 // and rejects them).
-func DecodeSignatureHelp(raw json.RawMessage, enc Encoding) (SignatureHelpResult, error) {
+func DecodeSignatureHelp(raw json.RawMessage, enc preview.Encoding) (SignatureHelpResult, error) {
 	out := SignatureHelpResult{Signatures: []Signature{}}
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
@@ -193,15 +195,15 @@ func DecodeSignatureHelp(raw json.RawMessage, enc Encoding) (SignatureHelpResult
 
 // parameterLabel returns a parameter label as text: a string as is, or the
 // slice [start, end) of the signature label (offsets in enc's units).
-func parameterLabel(raw json.RawMessage, signature string, enc Encoding) (string, error) {
+func parameterLabel(raw json.RawMessage, signature string, enc preview.Encoding) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '[' {
 		var offs []int
 		if err := json.Unmarshal(raw, &offs); err != nil || len(offs) != 2 {
 			return "", fmt.Errorf("decode parameter label %s: want a string or [start, end]", raw)
 		}
-		start, _ := UnitsToByte(signature, offs[0], enc)
-		end, _ := UnitsToByte(signature, offs[1], enc)
+		start, _ := preview.UnitsToByte(signature, offs[0], enc)
+		end, _ := preview.UnitsToByte(signature, offs[1], enc)
 		if end < start {
 			return "", fmt.Errorf("parameter label offsets %v are reversed", offs)
 		}

@@ -118,7 +118,7 @@ func (c *Client) Status(ctx context.Context) (ServersStatus, error) {
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
 	var raw string
-	if err := c.Session.Call(ctx, "nvbridge.bridge", "clients_status", &raw); err != nil {
+	if err := c.Session.ClientsStatus(ctx, &raw); err != nil {
 		return ServersStatus{}, err
 	}
 	var w clientsWire

@@ -16,6 +16,7 @@ import (
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // symbolKinds names LSP SymbolKind values (1-based) as words.
@@ -129,7 +130,7 @@ func (c *Client) Symbols(ctx context.Context, q SymbolsQuery) (SymbolsResult, er
 	}
 	q.Query = strings.TrimSpace(q.Query)
 	var out SymbolsResult
-	var flat []flatSymbol
+	var flat []FlatSymbol
 	switch {
 	case q.Query != "":
 		if q.MaxResults == 0 {
@@ -197,7 +198,15 @@ func kindFilter(names []string) (map[string]bool, error) {
 	return out, nil
 }
 
-func (c *Client) documentSymbols(ctx context.Context, file string) (SymbolsResult, []flatSymbol, error) {
+// DeclaredSymbols returns the symbols the server declares in file (its
+// textDocument/documentSymbol answer), flattened: a nested symbol names its
+// container. Positions are the server's (LSP, in its encoding).
+func (c *Client) DeclaredSymbols(ctx context.Context, file string) ([]FlatSymbol, error) {
+	_, flat, err := c.documentSymbols(ctx, file)
+	return flat, err
+}
+
+func (c *Client) documentSymbols(ctx context.Context, file string) (SymbolsResult, []FlatSymbol, error) {
 	doc, _, err := c.openAt(ctx, file, -1, navigationMethods)
 	if err != nil {
 		return SymbolsResult{}, nil, err
@@ -206,14 +215,14 @@ func (c *Client) documentSymbols(ctx context.Context, file string) (SymbolsResul
 }
 
 // documentSymbolsOf is documentSymbols of a document this call has opened.
-func (c *Client) documentSymbolsOf(ctx context.Context, doc *Document) (SymbolsResult, []flatSymbol, error) {
+func (c *Client) documentSymbolsOf(ctx context.Context, doc *Document) (SymbolsResult, []FlatSymbol, error) {
 	server, err := serverFor(doc, protocol.MethodTextDocumentDocumentSymbol, "")
 	if err != nil {
 		return SymbolsResult{}, nil, err
 	}
 	params := protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.URI}}
 	flat, err := requestAs(ctx, c, doc, server, protocol.MethodTextDocumentDocumentSymbol, params,
-		func(raw json.RawMessage) ([]flatSymbol, error) {
+		func(raw json.RawMessage) ([]FlatSymbol, error) {
 			return decodeSymbols(raw, doc.URI, server.OffsetEncoding)
 		})
 	if err != nil {
@@ -231,7 +240,7 @@ type symbolClient struct {
 	Bufnr          int    `json:"bufnr"`
 }
 
-func (c *Client) workspaceSymbols(ctx context.Context, q SymbolsQuery) (SymbolsResult, []flatSymbol, error) {
+func (c *Client) workspaceSymbols(ctx context.Context, q SymbolsQuery) (SymbolsResult, []FlatSymbol, error) {
 	out := SymbolsResult{Scope: "workspace", Query: q.Query, Servers: []string{}}
 	var clients []symbolClient
 	if q.File != "" {
@@ -272,10 +281,10 @@ func (c *Client) workspaceSymbols(ctx context.Context, q SymbolsQuery) (SymbolsR
 				protocol.MethodWorkspaceSymbol, c.Session.Root().Dir())
 		}
 	}
-	var flat []flatSymbol
+	var flat []FlatSymbol
 	for _, cl := range clients {
 		doc := &Document{Buffer: nvim.BufferState{Bufnr: cl.Bufnr}}
-		server := Server{ID: cl.ID, Name: cl.Name, OffsetEncoding: Encoding(cl.OffsetEncoding)}
+		server := Server{ID: cl.ID, Name: cl.Name, OffsetEncoding: preview.Encoding(cl.OffsetEncoding)}
 		ready, err := c.awaitAnalysis(ctx, cl.Bufnr, server)
 		if err != nil {
 			return SymbolsResult{}, nil, err
@@ -284,7 +293,7 @@ func (c *Client) workspaceSymbols(ctx context.Context, q SymbolsQuery) (SymbolsR
 			out.NotReady = append(out.NotReady, cl.Name)
 		}
 		got, err := requestAs(ctx, c, doc, server, protocol.MethodWorkspaceSymbol, protocol.WorkspaceSymbolParams{Query: q.Query},
-			func(raw json.RawMessage) ([]flatSymbol, error) { return decodeSymbols(raw, "", server.OffsetEncoding) })
+			func(raw json.RawMessage) ([]FlatSymbol, error) { return decodeSymbols(raw, "", server.OffsetEncoding) })
 		if err != nil {
 			return SymbolsResult{}, nil, err
 		}
@@ -298,7 +307,7 @@ func (c *Client) workspaceSymbols(ctx context.Context, q SymbolsQuery) (SymbolsR
 // method ("" for any), each with one of its buffers.
 func (c *Client) runningClients(ctx context.Context, method string) ([]symbolClient, error) {
 	var raw string
-	if err := c.Session.Call(ctx, "nvbridge.navigation", "workspace_clients", &raw, method); err != nil {
+	if err := c.Session.WorkspaceClients(ctx, &raw, method); err != nil {
 		return nil, err
 	}
 	var all []symbolClient
@@ -380,8 +389,9 @@ func shallowestFile(dir string, exts []string) string {
 	return best
 }
 
-// flatSymbol is a symbol from either answer shape, still in LSP positions.
-type flatSymbol struct {
+// FlatSymbol is a symbol from either answer shape (DocumentSymbol or
+// SymbolInformation), still in LSP positions.
+type FlatSymbol struct {
 	Name      string
 	Kind      int
 	Detail    string
@@ -391,7 +401,7 @@ type flatSymbol struct {
 	// server gave only one range).
 	Range     protocol.Range
 	Selection *protocol.Range
-	Enc       Encoding
+	Enc       preview.Encoding
 }
 
 type symbolWire struct {
@@ -415,7 +425,7 @@ type symbolLocationWire struct {
 // joined by "." as Container) or SymbolInformation[] / WorkspaceSymbol[]
 // (flat, with locations; a WorkspaceSymbol location may lack a range). doc
 // is the URI DocumentSymbols belong to; enc the server's encoding.
-func decodeSymbols(raw json.RawMessage, doc protocol.DocumentURI, enc Encoding) ([]flatSymbol, error) {
+func decodeSymbols(raw json.RawMessage, doc protocol.DocumentURI, enc preview.Encoding) ([]FlatSymbol, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) || bytes.Equal(raw, []byte("{}")) {
 		return nil, nil
@@ -424,19 +434,19 @@ func decodeSymbols(raw json.RawMessage, doc protocol.DocumentURI, enc Encoding) 
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return nil, fmt.Errorf("decode symbols: %w", err)
 	}
-	var out []flatSymbol
+	var out []FlatSymbol
 	var walk func(items []symbolWire, path []string)
 	walk = func(items []symbolWire, path []string) {
 		for _, it := range items {
 			switch {
 			case it.Location != nil: // SymbolInformation / WorkspaceSymbol
-				s := flatSymbol{Name: it.Name, Kind: it.Kind, Container: it.ContainerName, URI: it.Location.URI, Enc: enc}
+				s := FlatSymbol{Name: it.Name, Kind: it.Kind, Container: it.ContainerName, URI: it.Location.URI, Enc: enc}
 				if it.Location.Range != nil {
 					s.Range = *it.Location.Range
 				}
 				out = append(out, s)
 			case it.Range != nil: // DocumentSymbol
-				out = append(out, flatSymbol{Name: it.Name, Kind: it.Kind, Detail: it.Detail, URI: doc, Range: *it.Range,
+				out = append(out, FlatSymbol{Name: it.Name, Kind: it.Kind, Detail: it.Detail, URI: doc, Range: *it.Range,
 					Selection: it.SelectionRange, Container: strings.Join(path, "."), Enc: enc})
 				if len(it.Children) > 0 {
 					walk(it.Children, append(append([]string(nil), path...), it.Name))
@@ -450,7 +460,7 @@ func decodeSymbols(raw json.RawMessage, doc protocol.DocumentURI, enc Encoding) 
 
 // toolSymbols converts symbols to tool positions, reading the lines they
 // start and end on in one call.
-func (c *Client) toolSymbols(ctx context.Context, flat []flatSymbol) ([]Symbol, error) {
+func (c *Client) toolSymbols(ctx context.Context, flat []FlatSymbol) ([]Symbol, error) {
 	wanted := map[string][]int{}
 	for _, s := range flat {
 		p := PathOf(s.URI)
@@ -473,7 +483,7 @@ func (c *Client) toolSymbols(ctx context.Context, flat []flatSymbol) ([]Symbol, 
 		p := PathOf(s.URI)
 		lines := texts[p]
 		col := func(pos protocol.Position) int {
-			return UnitsToChar(lines[int(pos.Line)], int(pos.Character), s.Enc)
+			return preview.UnitsToChar(lines[int(pos.Line)], int(pos.Character), s.Enc)
 		}
 		name := s.Range
 		if s.Selection != nil {
@@ -514,13 +524,13 @@ func nameColumn(text string, from int, name string) int {
 	if name == "" || text == "" {
 		return from
 	}
-	fromByte, err := CharToByte(text, from)
+	fromByte, err := preview.CharToByte(text, from)
 	if err != nil {
 		return from
 	}
 	for _, b := range symbolColumns(text, name) {
 		if b >= fromByte {
-			return ByteToChar(text, b)
+			return preview.ByteToChar(text, b)
 		}
 	}
 	return from

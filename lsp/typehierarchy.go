@@ -11,6 +11,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/lang"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // Type hierarchy directions.
@@ -185,7 +186,7 @@ type typeFallback struct {
 	server string // name of the server the root's file has
 	mu     sync.Mutex
 	docs   map[string]*Document // absolute path -> opened document
-	kinds  map[string][]flatSymbol
+	kinds  map[string][]FlatSymbol
 }
 
 // typeFallbackNote explains, for a server, how the fallback finds types.
@@ -209,7 +210,7 @@ func typeFallbackNote(server string, impl, refs, def bool) string {
 
 // typeHierarchyFallback answers for a server without type hierarchy.
 func (c *Client) typeHierarchyFallback(ctx context.Context, pos position, opts TypeHierarchyOptions, lim walkLimits) (TypeHierarchyResult, error) {
-	fb := &typeFallback{c: c, server: pos.server.Name, docs: map[string]*Document{pos.doc.Path: pos.doc}, kinds: map[string][]flatSymbol{}}
+	fb := &typeFallback{c: c, server: pos.server.Name, docs: map[string]*Document{pos.doc.Path: pos.doc}, kinds: map[string][]FlatSymbol{}}
 	server := pos.server
 	for _, s := range pos.doc.Servers {
 		if s.Supports(protocol.MethodTextDocumentImplementation) || s.Supports(protocol.MethodTextDocumentReferences) {
@@ -303,7 +304,7 @@ func (fb *typeFallback) rootItem(ctx context.Context, pos position) (hierItem, e
 
 // items turns locations of type names into items: the identifier there is
 // the name, the document symbols of its file give the kind.
-func (fb *typeFallback) items(ctx context.Context, enc Encoding, locs []protocol.Location) ([]hierItem, error) {
+func (fb *typeFallback) items(ctx context.Context, enc preview.Encoding, locs []protocol.Location) ([]hierItem, error) {
 	texts, err := fb.startLines(ctx, locs)
 	if err != nil {
 		return nil, err
@@ -315,9 +316,9 @@ func (fb *typeFallback) items(ctx context.Context, enc Encoding, locs []protocol
 		if !ok {
 			continue
 		}
-		b, _ := UnitsToByte(text, int(l.Range.Start.Character), enc)
+		b, _ := preview.UnitsToByte(text, int(l.Range.Start.Character), enc)
 		start := identStart(text, b)
-		name := identifierAt(text, start)
+		name := IdentifierAt(text, start)
 		if name == "" {
 			continue
 		}
@@ -408,7 +409,7 @@ func (fb *typeFallback) implementations(ctx context.Context, it hierItem) ([]hie
 	return fb.edges(ctx, server.OffsetEncoding, it, locs)
 }
 
-func (fb *typeFallback) edges(ctx context.Context, enc Encoding, it hierItem, locs []protocol.Location) ([]hierEdge, error) {
+func (fb *typeFallback) edges(ctx context.Context, enc preview.Encoding, it hierItem, locs []protocol.Location) ([]hierEdge, error) {
 	items, err := fb.items(ctx, enc, locs)
 	if err != nil {
 		return nil, err
@@ -445,7 +446,7 @@ func (fb *typeFallback) subclassReferences(ctx context.Context, it hierItem) ([]
 	var subs []protocol.Location
 	for _, l := range locs {
 		text := texts[PathOf(l.URI)][int(l.Range.Start.Line)]
-		b, _ := UnitsToByte(text, int(l.Range.Start.Character), server.OffsetEncoding)
+		b, _ := preview.UnitsToByte(text, int(l.Range.Start.Character), server.OffsetEncoding)
 		if name, at, ok := lang.SubclassIn(PathOf(l.URI), text, b); ok {
 			subs = append(subs, protocol.Location{URI: l.URI,
 				Range: nameRange(text, int(l.Range.Start.Line), at, name, server.OffsetEncoding)})
@@ -537,10 +538,10 @@ func (fb *typeFallback) supertypes(ctx context.Context, it hierItem) ([]hierEdge
 }
 
 // nameRange is the LSP range (in enc) of name starting at byte b of line.
-func nameRange(text string, line, b int, name string, enc Encoding) protocol.Range {
+func nameRange(text string, line, b int, name string, enc preview.Encoding) protocol.Range {
 	return protocol.Range{
-		Start: protocol.Position{Line: uint32(line), Character: uint32(ByteToUnits(text, b, enc))},
-		End:   protocol.Position{Line: uint32(line), Character: uint32(ByteToUnits(text, b+len(name), enc))},
+		Start: protocol.Position{Line: uint32(line), Character: uint32(preview.ByteToUnits(text, b, enc))},
+		End:   protocol.Position{Line: uint32(line), Character: uint32(preview.ByteToUnits(text, b+len(name), enc))},
 	}
 }
 
@@ -551,7 +552,7 @@ func rangeHas(r protocol.Range, p protocol.Position) bool {
 	return after && before
 }
 
-func symSel(s flatSymbol) protocol.Range {
+func symSel(s FlatSymbol) protocol.Range {
 	if s.Selection != nil {
 		return *s.Selection
 	}

@@ -94,7 +94,7 @@ var SilentWait = 10 * time.Second
 func (c *Client) buffersOf(ctx context.Context, paths []string) (bufferInfo, error) {
 	var raw string
 	var out bufferInfo
-	if err := c.Session.Call(ctx, "nvbridge.verify", "buffers", &raw, paths); err != nil {
+	if err := c.Session.ServerBuffers(ctx, &raw, paths); err != nil {
 		return out, err
 	}
 	if err := json.Unmarshal([]byte(raw), &out); err != nil {
@@ -170,7 +170,7 @@ func (c *Client) before(ctx context.Context, paths []string, mode string, fixes 
 	}
 	if len(b.clients) > 0 {
 		var raw string
-		if err := c.Session.Call(ctx, "nvbridge.verify", "dependants", &raw, b.clients, touched); err != nil {
+		if err := c.Session.Dependants(ctx, &raw, b.clients, touched); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal([]byte(raw), &b.dependants); err != nil {
@@ -196,7 +196,7 @@ func (c *Client) before(ctx context.Context, paths []string, mode string, fixes 
 	if b.before, err = c.collectDiagnostics(ctx, nil); err != nil {
 		return nil, err
 	}
-	if err := c.Session.Call(ctx, "nvbridge.verify", "mark", &b.mark); err != nil {
+	if err := c.Session.PublishMark(ctx, &b.mark); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -255,7 +255,7 @@ func (c *Client) waitSettled(ctx context.Context, mark int, touched []int, deps 
 		depBufs[i] = d.Bufnr
 	}
 	spec := map[string]any{"mark": mark, "touched": nonNil(touched), "dependants": nonNil(depBufs), "clients": nonNil(clients)}
-	raw, err := c.Session.Async(ctx, "wait_settled", spec, int(bound/time.Millisecond))
+	raw, err := c.Session.WaitSettled(ctx, spec, int(bound/time.Millisecond))
 	if err != nil {
 		return settled{}, err
 	}
@@ -406,7 +406,7 @@ func (c *Client) QuickFixes(ctx context.Context, file string, d Diagnostic) ([]d
 	if err != nil {
 		return nil, err
 	}
-	actions, err := c.CodeActions(ctx, ActionRequest{Doc: doc, Span: span, Only: []string{"quickfix"}})
+	actions, _, err := c.CodeActions(ctx, ActionRequest{Doc: doc, Span: span, Only: []string{"quickfix"}})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/refactor"
 )
 
 // BenchmarkVerifiedCheck: check: true on a rename's preview (the delta
@@ -38,8 +39,8 @@ func BenchmarkVerifiedCheck(b *testing.B) {
 			s, c := testenv.Embedded(b, tc.root(b))
 			v := newVerifyEnv(b, s, c)
 			v.open(b, tc.file)
-			rename := func(from, to string) lsp.RenamePlan {
-				plan, err := c.Rename(v.ctx, lsp.RenameRequest{File: tc.file, Target: lsp.Target{Line: tc.line, Symbol: from}, NewName: to})
+			rename := func(from, to string) refactor.RenamePlan {
+				plan, err := refactor.Rename(v.ctx, c, refactor.RenameRequest{File: tc.file, Target: lsp.Target{Line: tc.line, Symbol: from}, NewName: to})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -56,7 +56,7 @@ func (v *Verifier) Check(ctx context.Context, files []diagdelta.CheckFile) (*dia
 		Modified bool   `json:"modified"`
 	}
 	var raw string
-	if err := v.c.Session.Call(ctx, "nvbridge.verify", "open_files", &raw, root.Dir()); err != nil {
+	if err := v.c.Session.OpenFiles(ctx, &raw, root.Dir()); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(raw), &open); err != nil {
@@ -92,10 +92,10 @@ func (v *Verifier) Check(ctx context.Context, files []diagdelta.CheckFile) (*dia
 	}
 	// Show the copy the user's texts, every file loaded until the check
 	// is over.
-	if err := sh.Session.Call(ctx, "nvbridge.verify", "hold", nil, true); err != nil {
+	if err := sh.Session.HoldBuffers(ctx, true); err != nil {
 		return nil, err
 	}
-	defer func() { _ = sh.Session.Call(context.WithoutCancel(ctx), "nvbridge.verify", "hold", nil, false) }()
+	defer func() { _ = sh.Session.HoldBuffers(context.WithoutCancel(ctx), false) }()
 	bufs := map[string]int{}
 	for i, s := range shown {
 		doc, err := sh.Open(ctx, s.path)
@@ -127,7 +127,7 @@ func (v *Verifier) Check(ctx context.Context, files []diagdelta.CheckFile) (*dia
 	// Back to the disk's texts, unmodified, so the next check starts
 	// clean (not waited for: the next check's baseline waits).
 	for _, bn := range bufs {
-		if rerr := sh.Session.Call(context.WithoutCancel(ctx), "nvbridge.verify", "reload", nil, bn); rerr != nil && err == nil {
+		if rerr := sh.Session.ReloadBuffer(context.WithoutCancel(ctx), bn); rerr != nil && err == nil {
 			err = rerr
 		}
 	}
@@ -175,7 +175,7 @@ func (v *Verifier) Idle(ctx context.Context) error {
 
 func (c *Client) setText(ctx context.Context, bufnr int, text string) error {
 	var tick int
-	return c.Session.Call(ctx, "nvbridge.verify", "set_text", &tick, bufnr, text)
+	return c.Session.SetText(ctx, &tick, bufnr, text)
 }
 
 // shadowClient returns the check's Neovim, starting it on first use (v.mu

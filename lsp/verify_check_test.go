@@ -14,6 +14,7 @@ import (
 	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/refactor"
 )
 
 // userView is what the user of an attached Neovim sees of a buffer: its
@@ -205,7 +206,7 @@ func TestCheckManyFiles(t *testing.T) {
 	s, c := testenv.Embedded(t, testenv.CopySample(t, "go"))
 	v := newVerifyEnv(t, s, c)
 	v.open(t, "widgets/widget.go")
-	plan, err := c.Rename(v.ctx, lsp.RenameRequest{File: "widgets/widget.go", Target: lsp.Target{Line: 12, Symbol: "NewWidget"}, NewName: "MakeWidget"})
+	plan, err := refactor.Rename(v.ctx, c, refactor.RenameRequest{File: "widgets/widget.go", Target: lsp.Target{Line: 12, Symbol: "NewWidget"}, NewName: "MakeWidget"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/refactor"
 )
 
 // TestVerifiedEditsPythonTypeScript: the diagnostics delta with real
@@ -39,7 +40,7 @@ func TestVerifiedEditsPythonTypeScript(t *testing.T) {
 			v.open(t, tc.caller, tc.file)
 			wantLine(t, v, tc.file, tc.defLine, tc.def)
 
-			_, d := v.rename(t, lsp.RenameRequest{File: tc.file, Target: lsp.Target{Line: tc.renameLine, Symbol: "greet"}, NewName: "salute"})
+			_, d := v.rename(t, refactor.RenameRequest{File: tc.file, Target: lsp.Target{Line: tc.renameLine, Symbol: "greet"}, NewName: "salute"})
 			wantComplete(t, d)
 			if len(d.Introduced) != 0 || !strings.HasPrefix(d.Verdict, "no new errors ("+tc.server) {
 				t.Fatalf("rename: verdict %q, introduced %+v", d.Verdict, d.Introduced)

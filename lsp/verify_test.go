@@ -10,6 +10,7 @@ import (
 	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/refactor"
 )
 
 // verifyEnv is a session with its changeset engine wired to a verifier,
@@ -54,9 +55,9 @@ func (v verifyEnv) editLine(t *testing.T, file string, line int, text string, op
 }
 
 // rename plans a rename, applies it and returns the result's delta.
-func (v verifyEnv) rename(t *testing.T, req lsp.RenameRequest) (edit.Result, *diagdelta.Delta) {
+func (v verifyEnv) rename(t *testing.T, req refactor.RenameRequest) (edit.Result, *diagdelta.Delta) {
 	t.Helper()
-	plan, err := v.c.Rename(v.ctx, req)
+	plan, err := refactor.Rename(v.ctx, v.c, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestVerifiedEditsGo(t *testing.T) {
 	v.open(t, "main.go", "orders/orders.go")
 
 	t.Run("rename introduces nothing", func(t *testing.T) {
-		r, d := v.rename(t, lsp.RenameRequest{File: "widgets/widget.go", Target: lsp.Target{Line: 12, Symbol: "NewWidget"}, NewName: "MakeWidget"})
+		r, d := v.rename(t, refactor.RenameRequest{File: "widgets/widget.go", Target: lsp.Target{Line: 12, Symbol: "NewWidget"}, NewName: "MakeWidget"})
 		wantComplete(t, d)
 		if len(d.Introduced) != 0 || !strings.HasPrefix(d.Verdict, "no new errors (gopls, ") {
 			t.Fatalf("rename: verdict %q, introduced %+v", d.Verdict, d.Introduced)

@@ -85,7 +85,7 @@ func TestApproval(t *testing.T) {
 			t.Fatalf("buffer %q after a timed out approval", got)
 		}
 		var pending int
-		u.lua(`return require('nvbridge.user').pending()`, &pending)
+		u.lua(`return require('nvbridge.review').pending()`, &pending)
 		if pending != 0 {
 			t.Errorf("%d approvals still pending after the timeout", pending)
 		}
@@ -177,11 +177,11 @@ func TestChangesQuickfix(t *testing.T) {
 	root := writeFiles(t, map[string]string{"a.txt": "1\n2\n3\n", "b.txt": "x\n"})
 	u := startUser(t, root, approveNothing)
 	// The user shows a.txt; highlights stay long enough to be seen here.
-	u.lua(`vim.cmd.edit(...); require('nvbridge.user').highlight_ms = 600000`, nil, u.abs("a.txt"))
+	u.lua(`vim.cmd.edit(...); require('nvbridge.changes').highlight_ms = 600000`, nil, u.abs("a.txt"))
 	patch := "--- a/a.txt\n+++ b/a.txt\n@@ -2,1 +2,1 @@\n-2\n+two\n--- a/b.txt\n+++ b/b.txt\n@@ -1,1 +1,1 @@\n-x\n+X\n"
 	u.mustCall("apply_patch", `{"patch":`+jsonString(patch)+`,"preview":false}`)
 	var marks [][]int
-	u.lua(`local ns = require('nvbridge.user').ns
+	u.lua(`local ns = require('nvbridge.changes').ns
 local out = {}
 for _, m in ipairs(vim.api.nvim_buf_get_extmarks(0, ns, 0, -1, {})) do table.insert(out, { m[2], m[3] }) end
 return out`, &marks)
@@ -270,7 +270,7 @@ for _, bb in ipairs(vim.api.nvim_list_bufs()) do
   if vim.b[bb].nvbridge_loaded and vim.api.nvim_buf_is_loaded(bb) then loaded = loaded + 1 end
 end
 return { group = group, fired = _G.fired, same = vim.lsp.handlers['textDocument/publishDiagnostics'] == _G.handler_before,
-  notes = _G.notes, agents = #require('nvbridge.user').agents(), loaded = loaded }`, &st); err != nil {
+  notes = _G.notes, agents = #require('nvbridge.agents').agents(), loaded = loaded }`, &st); err != nil {
 		t.Fatal(err)
 	}
 	if st.Group {

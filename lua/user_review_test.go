@@ -20,7 +20,7 @@ vim.api.nvim_create_autocmd('User', {
   callback = function()
     vim.schedule(function()
       local api = vim.api
-      local u = require('nvbridge.user')
+      local u = require('nvbridge.review')
       local r = { tabs_before = #api.nvim_list_tabpages(), win_before = api.nvim_get_current_win() }
       if _G.tab_view then
         -- approve_view = 'tab': the review is already open.
@@ -151,24 +151,24 @@ func TestAgentGoneCleanup(t *testing.T) {
 	root := writeFiles(t, map[string]string{"a.txt": "one\n"})
 	u := startUser(t, root, approveNothing+"require('nvbridge').setup({ approve = 'writes', approve_view = 'tab' })\n")
 	var r map[string]any
-	u.lua(`local api, user = vim.api, require('nvbridge.user')
+	u.lua(`local api, agents, review = vim.api, require('nvbridge.agents'), require('nvbridge.review')
 local tabs = #api.nvim_list_tabpages()
 -- A second agent: a child process's channel, registered as nvbridge does.
 local chan = vim.fn.jobstart({ 'cat' })
-user.register(chan, 'stdio')
-user.approve(chan, 1, { tool = 'edit_buffer', diff = '', files = { ... },
+agents.register(chan, 'stdio')
+review.approve(chan, 1, { tool = 'edit_buffer', diff = '', files = { ... },
   proposed = { { path = ..., rel = 'a.txt', text = 'ONE\n' } } })
-local during = { tabs = #api.nvim_list_tabpages(), pending = user.pending(), agents = #user.agents() }
+local during = { tabs = #api.nvim_list_tabpages(), pending = review.pending(), agents = #agents.agents() }
 vim.fn.jobstop(chan)
 -- The channel ends on the event loop: wait for that (bounded), not for time.
 local closed = vim.wait(10000, function() return api.nvim_get_chan_info(chan).id == nil end)
 local leftover = 0
-local agents = user.agents() -- sweeps
+local left = agents.agents() -- sweeps
 for _, b in ipairs(api.nvim_list_bufs()) do
   if api.nvim_buf_get_name(b):find('nvbridge://', 1, true) then leftover = leftover + 1 end
 end
 return { tabs_before = tabs, tabs_during = during.tabs, pending_during = during.pending, agents_during = during.agents,
-  tabs_after = #api.nvim_list_tabpages(), pending_after = user.pending(), agents_after = #agents, leftover = leftover, closed = closed }`, &r, u.abs("a.txt"))
+  tabs_after = #api.nvim_list_tabpages(), pending_after = review.pending(), agents_after = #left, leftover = leftover, closed = closed }`, &r, u.abs("a.txt"))
 	if r["tabs_during"] != r["tabs_before"].(int64)+1 || r["pending_during"] != int64(1) || r["agents_during"] != int64(2) {
 		t.Fatalf("while the second agent waited: %v", r)
 	}

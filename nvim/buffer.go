@@ -27,12 +27,12 @@ type openReply struct {
 }
 
 // OpenBuffer loads absPath into a buffer if needed and reconciles it with the
-// disk (see bridge.lua: reconcile). absPath must already be confined to the
+// disk (see buffers.lua: reconcile). absPath must already be confined to the
 // workspace. With mustExist, a file that neither exists on disk nor in a
 // buffer is RESOURCE_NOT_FOUND.
 func (s *Session) OpenBuffer(ctx context.Context, absPath string, mustExist bool) (BufferState, error) {
 	var r openReply
-	if err := s.Call(ctx, "nvbridge.buffers", "open", &r, absPath, mustExist); err != nil {
+	if err := luaOpen.call(ctx, s, &r, absPath, mustExist); err != nil {
 		return BufferState{}, err
 	}
 	if r.Err != nil {

@@ -79,7 +79,7 @@ func (s *Session) Watch(ctx context.Context, editor bool, fn func(Event)) error 
 	w.mu.Lock()
 	w.fns = append(w.fns, fn)
 	w.mu.Unlock()
-	return s.Call(ctx, "nvbridge.extensions", "watch", nil, s.Channel(), editor)
+	return luaExtWatch.call(ctx, s, nil, s.Channel(), editor)
 }
 
 // decodeEvent reads nvbridge_event(kind, {files, data}); its arguments

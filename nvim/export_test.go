@@ -16,10 +16,16 @@ func TextCacheCounts(s *Session) (spliced, fetched int64) {
 	return c.spliced.Load(), c.fetched.Load()
 }
 
-// StartTogether starts bridge.<fn>(channel, id, args...) for each args as
-// one batch, as the sender sends the starts callers queue together, and
-// waits for their answers.
-func StartTogether(ctx context.Context, s *Session, fn string, argsList [][]any) ([]json.RawMessage, []error) {
+// The asynchronous operations the tests start together.
+var (
+	LuaOpenWait = luaOpenWait.f
+	LuaRequest  = luaRequest.f
+)
+
+// StartTogether starts f(channel, id, args...) for each args as one batch,
+// as the sender sends the starts callers queue together, and waits for
+// their answers.
+func StartTogether(ctx context.Context, s *Session, f *luaFunc, argsList [][]any) ([]json.RawMessage, []error) {
 	batch := make([]*asyncStart, len(argsList))
 	answers := make([]chan asyncResult, len(argsList))
 	for i, args := range argsList {
@@ -28,7 +34,7 @@ func StartTogether(ctx context.Context, s *Session, fn string, argsList [][]any)
 		s.mu.Lock()
 		s.waiters[id] = answers[i]
 		s.mu.Unlock()
-		batch[i] = &asyncStart{fn: fn, id: id, args: args, sent: make(chan error, 1)}
+		batch[i] = &asyncStart{f: f, id: id, args: args, sent: make(chan error, 1)}
 	}
 	s.startBatch(batch)
 	results, errs := make([]json.RawMessage, len(batch)), make([]error, len(batch))
@@ -48,4 +54,24 @@ func StartTogether(ctx context.Context, s *Session, fn string, argsList [][]any)
 		}
 	}
 	return results, errs
+}
+
+// EntryPoint is a declared Lua entry point as the tests see it: Params is
+// how many parameters its Lua function must take (an operation's channel
+// and id included).
+type EntryPoint struct {
+	Module, Name string
+	Params       int
+}
+
+// EntryPoints lists every declared Lua entry point.
+func EntryPoints() []EntryPoint {
+	out := make([]EntryPoint, len(luaFuncs))
+	for i, f := range luaFuncs {
+		out[i] = EntryPoint{Module: f.module, Name: f.name, Params: f.nargs}
+		if f.async {
+			out[i].Params += 2
+		}
+	}
+	return out
 }

@@ -11,7 +11,7 @@ import (
 // Progress of async bridge operations: an operation whose context carries
 // a reporter (internal/progress) is registered under its id, and the Lua
 // side's nvbridge_progress(id, {server, title, message, percentage})
-// notifications (bridge.lua: wait_clients relays the servers' $/progress
+// notifications (wait.lua: wait_clients relays the servers' $/progress
 // while a request waits for them to finish indexing) become reports.
 
 func (s *Session) watchProgress(id int64, f progress.Func) {

@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -290,43 +291,22 @@ require('nvbridge.bridge').setup()
 		return errors.New("cannot read the RPC channel id from Neovim")
 	}
 	// Tree-sitter parsers: paths and names are arguments (syntax.setup).
-	if err := s.Call(ctx, "nvbridge.syntax", "setup", &s.parsers, s.parserDir, lang.TreeSitterLanguages(), s.embedded); err != nil {
+	if err := luaSyntaxSetup.call(ctx, s, &s.parsers, s.parserDir, lang.TreeSitterLanguages(), s.embedded); err != nil {
 		return fmt.Errorf("register the tree-sitter parsers: %w", err)
 	}
 	specs, err := serversJSON(s.extra)
 	if err != nil {
 		return err
 	}
-	if !s.embedded {
+	if s.embedded {
+		if err := luaServersSetup.call(ctx, s, nil, s.root.Dir(), specs); err != nil {
+			return fmt.Errorf("set up the embedded Neovim: %w", err)
+		}
+	} else {
 		// The user's configuration starts the servers; the specs still
 		// say how they behave (servers.indexes_after_attach).
-		if err := s.ExecLua(ctx, "require('nvbridge.servers').known(vim.json.decode(...))", nil, specs); err != nil {
+		if err := luaServersKnown.call(ctx, s, nil, specs); err != nil {
 			return fmt.Errorf("register the server specs: %w", err)
-		}
-	}
-	if s.embedded {
-		const embeddedSetup = `
-local root, specs = ...
--- No remote plugin providers: Python's ftplugin asks has('python3'), which
--- otherwise probes python3 for pynvim in subprocesses, synchronously (a
--- minute on a busy machine with a pyenv shim), on every first .py buffer.
-vim.g.loaded_python3_provider = 0
-vim.g.loaded_ruby_provider = 0
-vim.g.loaded_perl_provider = 0
-vim.g.loaded_node_provider = 0
-vim.cmd('filetype on')
--- Filetype detection only (servers attach on FileType): no syntax
--- highlighting, filetype plugins or indent scripts. Nobody sees this
--- Neovim and nothing here reads what they set; they were three quarters of
--- what loading a file costs (zap's 39 files: 2.2 ms each, 0.45 without).
-vim.cmd('syntax off')
-vim.cmd('filetype plugin indent off')
-vim.cmd.cd(vim.fn.fnameescape(root))
-vim.lsp.set_log_level('OFF')
-require('nvbridge.servers').setup(root, vim.json.decode(specs))
-`
-		if err := s.ExecLua(ctx, embeddedSetup, nil, s.root.Dir(), specs); err != nil {
-			return fmt.Errorf("set up the embedded Neovim: %w", err)
 		}
 	}
 	return nil
@@ -409,18 +389,10 @@ func (s *Session) traceRPC(name string, start time.Time, err error) {
 	s.trace.add(e)
 }
 
-// callCode runs require(module)[fn](args...): Call's and the starts' Lua.
-const callCode = "local module, fn = ...; return require(module)[fn](select(3, ...))"
-
-// Call runs require(module)[fn](args...) and decodes its return value.
 // RoundTrips is how many requests this session has sent to Neovim: each
 // waits for Neovim's answer, so a tool's count is its share of Neovim
 // latency (the benchmarks' and the tests' measure of it).
 func (s *Session) RoundTrips() int64 { return s.roundTrips.Load() }
-
-func (s *Session) Call(ctx context.Context, module, fn string, result any, args ...any) error {
-	return s.execLua(ctx, module+"."+fn+"("+describeArgs(args)+")", callCode, result, append([]any{module, fn}, args...)...)
-}
 
 func (s *Session) bounded(ctx context.Context, call func() error) error {
 	select {
@@ -474,10 +446,14 @@ func ctxError(ctx context.Context) error {
 	return apierr.New(apierr.Cancelled, "the request was cancelled", "retry if the cancellation was not intended")
 }
 
-// Async starts bridge.<fn>(channel, id, args...) in Neovim and waits for its
-// nvbridge_done notification. When ctx ends first, bridge.cancel stops the
-// operation in Neovim (sending $/cancelRequest for LSP requests).
-func (s *Session) Async(ctx context.Context, fn string, args ...any) (json.RawMessage, error) {
+// start runs the asynchronous operation f(channel, id, args...) in Neovim
+// and waits for its nvbridge_done notification. When ctx ends first,
+// async.cancel stops the operation in Neovim (sending $/cancelRequest for
+// LSP requests).
+func (s *Session) start(ctx context.Context, f *luaFunc, args ...any) (json.RawMessage, error) {
+	if !f.async || len(args) != f.nargs {
+		return nil, fmt.Errorf("nvim: %s started with %d arguments, declared with %d", f, len(args), f.nargs)
+	}
 	id := s.nextID.Add(1)
 	ch := make(chan asyncResult, 1)
 	s.mu.Lock()
@@ -494,15 +470,11 @@ func (s *Session) Async(ctx context.Context, fn string, args ...any) (json.RawMe
 		delete(s.waiters, id)
 		s.mu.Unlock()
 	}
-	kind, what := "async", fmt.Sprintf("#%d %s(%s)", id, fn, describeArgs(args))
-	if fn == "request" && len(args) >= 4 {
-		// bridge.request(bufnr, client_id, method, params): an LSP request.
-		params, _ := args[3].(string)
-		if head, cut := traceHead(params); cut {
-			params = head + "…"
-		}
-		kind, what = "lsp", fmt.Sprintf("#%d → %v %s (client %v, buffer %v)", id, args[2], params, args[1], args[0])
+	kind, what := "async", f.name+"("+describeArgs(args)+")"
+	if f.trace != nil {
+		kind, what = f.trace(args)
 	}
+	what = "#" + strconv.FormatInt(id, 10) + " " + what
 	start := time.Now()
 	s.trace.add(TraceEntry{At: start, Kind: kind, Text: what})
 	cancelled := func() (json.RawMessage, error) {
@@ -511,7 +483,7 @@ func (s *Session) Async(ctx context.Context, fn string, args ...any) (json.RawMe
 		// Queued after the start, the cancel reaches Neovim after it,
 		// whether the start had gone yet or not. Waited on for a bound
 		// only: ctx is already over.
-		cancel := s.queueStart("cancel", id, nil)
+		cancel := s.queueStart(luaCancel.f, id, nil)
 		select {
 		case <-cancel.sent:
 		case <-s.closed:
@@ -520,7 +492,7 @@ func (s *Session) Async(ctx context.Context, fn string, args ...any) (json.RawMe
 		return nil, ctxError(ctx)
 	}
 	select {
-	case err := <-s.queueStart(fn, id, args).sent:
+	case err := <-s.queueStart(f, id, args).sent:
 		if err != nil {
 			forget()
 			return nil, err

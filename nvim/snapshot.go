@@ -15,8 +15,8 @@ import (
 )
 
 // FileSnapshot is a file as Neovim holds it at one moment: its loaded
-// buffer, or the file on disk when no buffer holds it (lua/nvbridge/apply.lua:
-// snapshot).
+// buffer, or the file on disk when no buffer holds it (lua/nvbridge/snapshot.lua:
+// files).
 type FileSnapshot struct {
 	Path   string `msgpack:"path"`
 	Exists bool   `msgpack:"exists"` // a regular file is on disk at Path
@@ -69,7 +69,7 @@ type FileSnapshot struct {
 
 // SnapshotOptions say what Snapshot does besides reading.
 type SnapshotOptions struct {
-	// Reconcile loaded buffers with the disk first (bridge.lua: reconcile).
+	// Reconcile loaded buffers with the disk first (buffers.lua: reconcile).
 	Reconcile bool `msgpack:"reconcile"`
 	// WithDisk also returns the disk content of loaded files.
 	WithDisk bool `msgpack:"with_disk"`
@@ -154,7 +154,7 @@ func (s *Session) snapshot(ctx context.Context, paths []string, opts SnapshotOpt
 	opts.APILinesMin = apiLinesMin
 	opts.TrackMin = textCacheMin
 	var out []FileSnapshot
-	if err := s.Call(ctx, "nvbridge.apply", "snapshot", &out, paths, opts); err != nil {
+	if err := luaSnapshot.call(ctx, s, &out, paths, opts); err != nil {
 		return nil, err
 	}
 	for i := range out {

@@ -19,9 +19,9 @@ import (
 	"github.com/nvbridge/nvbridge/internal/safego"
 )
 
-// asyncStart is bridge.<fn>(channel, id, args...) waiting to be sent.
+// asyncStart is f(channel, id, args...) waiting to be sent.
 type asyncStart struct {
-	fn   string
+	f    *luaFunc
 	id   int64
 	args []any
 	// sent receives the error of the call that carried it (nil: Neovim
@@ -30,8 +30,8 @@ type asyncStart struct {
 }
 
 // queueStart queues a start and makes sure a sender runs.
-func (s *Session) queueStart(fn string, id int64, args []any) *asyncStart {
-	st := &asyncStart{fn: fn, id: id, args: args, sent: make(chan error, 1)}
+func (s *Session) queueStart(f *luaFunc, id int64, args []any) *asyncStart {
+	st := &asyncStart{f: f, id: id, args: args, sent: make(chan error, 1)}
 	s.startMu.Lock()
 	s.startQueue = append(s.startQueue, st)
 	if !s.sending {
@@ -71,29 +71,29 @@ func (s *Session) sendStarts() {
 	}
 }
 
-// startBatch sends one batch: a lone start as bridge.<fn> itself (its Lua
-// error is the call's, as for any Call), several through
-// bridge.start_ops, which runs each under pcall (one's error ends that
+// startBatch sends one batch: a lone start as its function itself (its
+// Lua error is the call's, as for any call), several through
+// async.start_ops, which runs each under pcall (one's error ends that
 // operation, with nvbridge_done, and not the others).
 func (s *Session) startBatch(batch []*asyncStart) {
 	var name string
 	var args []any
 	if len(batch) == 1 {
 		st := batch[0]
-		// Async traced the operation with its arguments already.
-		name = "nvbridge.bridge." + st.fn + "(#" + strconv.FormatInt(st.id, 10) + ")"
-		args = append([]any{"nvbridge.bridge", st.fn, s.channel, st.id}, st.args...)
+		// start traced the operation with its arguments already.
+		name = st.f.String() + "(#" + strconv.FormatInt(st.id, 10) + ")"
+		args = append([]any{st.f.module, st.f.name, s.channel, st.id}, st.args...)
 	} else {
 		ops := make([]any, len(batch))
 		fns := make([]string, len(batch))
 		for i, st := range batch {
-			// {fn, id, count, args...}: the count, because a nil argument
-			// leaves a hole in the Lua table.
-			ops[i] = append([]any{st.fn, st.id, len(st.args)}, st.args...)
-			fns[i] = "#" + strconv.FormatInt(st.id, 10) + " " + st.fn
+			// {module, name, id, count, args...}: the count, because a
+			// nil argument leaves a hole in the Lua table.
+			ops[i] = append([]any{st.f.module, st.f.name, st.id, len(st.args)}, st.args...)
+			fns[i] = "#" + strconv.FormatInt(st.id, 10) + " " + st.f.name
 		}
-		name = fmt.Sprintf("nvbridge.bridge.start_ops(%d: %s)", len(batch), strings.Join(fns, ", "))
-		args = []any{"nvbridge.bridge", "start_ops", s.channel, ops}
+		name = fmt.Sprintf("%s(%d: %s)", luaStartOps.f, len(batch), strings.Join(fns, ", "))
+		args = []any{luaStartOps.f.module, luaStartOps.f.name, s.channel, ops}
 	}
 	start := time.Now()
 	s.roundTrips.Add(1)

@@ -30,25 +30,26 @@ func textWorkspace(t *testing.T, text string) (*nvim.Session, string) {
 func TestStartsTogetherTakeOneRoundTrip(t *testing.T) {
 	s, path := textWorkspace(t, "no server for this\n")
 	ctx := testenv.Context(t)
-	if _, err := s.Async(ctx, "open_wait", path, true, -1, 0, nil); err != nil {
+	if _, err := s.OpenWait(ctx, path, true, -1, 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	b := bufnr(t, s, path)
 
 	before := s.RoundTrips()
-	results, errs := nvim.StartTogether(ctx, s, "wait_clients", [][]any{{b, 0, nil}, {b, 0, nil}, {b, 0, nil}})
+	open := []any{path, true, 0, 0, nil}
+	results, errs := nvim.StartTogether(ctx, s, nvim.LuaOpenWait, [][]any{open, open, open})
 	if got := s.RoundTrips() - before; got != 1 {
 		t.Fatalf("three starts took %d round trips", got)
 	}
 	for i := range results {
-		if errs[i] != nil || string(results[i]) != "{}" && string(results[i]) != "[]" {
-			t.Fatalf("start %d: %s, %v (want no clients)", i, results[i], errs[i])
+		if errs[i] != nil || !strings.Contains(string(results[i]), `"clients":[]`) || !strings.Contains(string(results[i]), `"line":"no server for this"`) {
+			t.Fatalf("start %d: %s, %v (want no clients and the line)", i, results[i], errs[i])
 		}
 	}
 
 	// A request whose params are not JSON raises in Lua: that start fails
 	// (OPERATION_FAILED, through nvbridge_done), the next still answers.
-	results, errs = nvim.StartTogether(ctx, s, "request", [][]any{{b, 0, "textDocument/hover", "{not json"}, {b, 0, "textDocument/hover", `{"position":{"line":0,"character":0}}`}})
+	results, errs = nvim.StartTogether(ctx, s, nvim.LuaRequest, [][]any{{b, 0, "textDocument/hover", "{not json"}, {b, 0, "textDocument/hover", `{"position":{"line":0,"character":0}}`}})
 	if apierr.CodeOf(errs[0]) != apierr.OperationFailed || !strings.Contains(errs[0].Error(), "invalid token") {
 		t.Fatalf("bad start: %v", errs[0])
 	}
@@ -71,7 +72,7 @@ func TestConcurrentAsyncAllAnswer(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			raw, err := s.Async(ctx, "open_wait", path, true, 0, 0, nil)
+			raw, err := s.OpenWait(ctx, path, true, 0, 0, nil)
 			errs[i], lines[i] = err, string(raw)
 		}()
 	}

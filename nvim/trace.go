@@ -22,7 +22,7 @@ const (
 type TraceEntry struct {
 	At time.Time
 	// Kind is "rpc" (Call, ExecLua), "async" (a bridge operation that
-	// answers with nvbridge_done), or "lsp" (bridge.request: an LSP
+	// answers with nvbridge_done), or "lsp" (async.request: an LSP
 	// request to a server).
 	Kind string
 	// Text says what was sent, or what came back (clipped).

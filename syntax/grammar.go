@@ -5,61 +5,23 @@ import (
 	"slices"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
 )
 
-// Grammar names the node types of one tree-sitter grammar that the
-// refactorings ask about.
-type Grammar struct {
-	// Calls are call nodes; each has the fields "function" (or
-	// "constructor") and "arguments".
-	Calls []string
-	// Declarations declare a function, method, class, type or variable.
-	Declarations []string
-	// Wrappers wrap a declaration with what belongs to it (decorators,
-	// export): a declaration whose parent is one is reported as that parent.
-	Wrappers []string
-	// Functions are function definitions (with "name", "parameters",
-	// "body"), Returns return statements.
-	Functions []string
-	Returns   []string
+// GrammarOf returns the node types of a tree-sitter language (from the
+// language registry: lang.Language.Grammar); ok is false for a language
+// the refactorings do not know.
+func GrammarOf(ts string) (lang.Grammar, bool) {
+	if l := lang.ForTreeSitter(ts); l != nil && l.Grammar != nil {
+		return *l.Grammar, true
+	}
+	return lang.Grammar{}, false
 }
 
-var pythonGrammar = Grammar{
-	Calls:        []string{"call"},
-	Declarations: []string{"function_definition", "class_definition"},
-	Wrappers:     []string{"decorated_definition"},
-	Functions:    []string{"function_definition"},
-	Returns:      []string{"return_statement"},
-}
-
-var typescriptGrammar = Grammar{
-	Calls: []string{"call_expression", "new_expression"},
-	Declarations: []string{"function_declaration", "generator_function_declaration", "class_declaration",
-		"abstract_class_declaration", "interface_declaration", "type_alias_declaration", "enum_declaration",
-		"lexical_declaration", "variable_declaration", "method_definition", "method_signature",
-		"abstract_method_signature", "public_field_definition", "function_signature", "module", "internal_module"},
-	Wrappers:  []string{"export_statement"},
-	Functions: []string{"function_declaration", "method_definition", "function_expression", "arrow_function", "generator_function_declaration"},
-	Returns:   []string{"return_statement"},
-}
-
-var grammars = map[string]Grammar{
-	"python":     pythonGrammar,
-	"typescript": typescriptGrammar,
-	"tsx":        typescriptGrammar,
-}
-
-// GrammarOf returns the node types of a tree-sitter language; ok is false
-// for a language the refactorings do not know.
-func GrammarOf(ts string) (Grammar, bool) {
-	g, ok := grammars[ts]
-	return g, ok
-}
-
-func grammarFor(src Source) (Grammar, error) {
-	g, ok := grammars[src.Lang]
+func grammarFor(src Source) (lang.Grammar, error) {
+	g, ok := GrammarOf(src.Lang)
 	if !ok {
-		return Grammar{}, apierr.Errorf(apierr.Unsupported, "the syntax helpers know python, typescript and tsx",
+		return lang.Grammar{}, apierr.Errorf(apierr.Unsupported, "the syntax helpers know the tree-sitter languages whose grammar the registry describes (lang.Language.Grammar)",
 			"no call and declaration syntax known for tree-sitter language %q", src.Lang)
 	}
 	return g, nil
@@ -95,7 +57,7 @@ func EnclosingDeclaration(ctx context.Context, c Caller, src Source, row, col in
 	return n, nil
 }
 
-func wrapperOf(ctx context.Context, c Caller, src Source, n *Node, g Grammar) (*Node, error) {
+func wrapperOf(ctx context.Context, c Caller, src Source, n *Node, g lang.Grammar) (*Node, error) {
 	w, _, err := Enclosing(ctx, c, src, n.StartRow, n.StartCol, g.Wrappers, 1)
 	if err != nil || w == nil {
 		return n, err

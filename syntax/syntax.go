@@ -20,12 +20,12 @@ import (
 	"github.com/nvbridge/nvbridge/nvim"
 )
 
-// Caller runs a function of a bridge Lua module; *nvim.Session is one.
+// Caller runs lua/nvbridge/syntax.lua's functions; *nvim.Session is one.
 type Caller interface {
-	Call(ctx context.Context, module, fn string, result any, args ...any) error
+	SyntaxQuery(ctx context.Context, result any, src any, query string, opts any) error
+	SyntaxEnclosing(ctx context.Context, result any, src any, row, col int, types []string, depth int) error
+	SyntaxErrors(ctx context.Context, result any, src any, limit int) error
 }
-
-const module = "nvbridge.syntax"
 
 // Source is what to parse: a loaded buffer's current text (Bufnr), else
 // Text. Lang is the tree-sitter language ("python", "typescript", "tsx").
@@ -156,7 +156,7 @@ func Query(ctx context.Context, c Caller, src Source, query string, opt QueryOpt
 	if opt.Depth > 0 {
 		o.Depth = &opt.Depth
 	}
-	if err := c.Call(ctx, module, "query", &reply, src, query, o); err != nil {
+	if err := c.SyntaxQuery(ctx, &reply, src, query, o); err != nil {
 		return nil, err
 	}
 	if reply.Err != nil {
@@ -193,7 +193,7 @@ func Enclosing(ctx context.Context, c Caller, src Source, row, col int, types []
 		types = []string{}
 	}
 	var reply enclosingReply
-	if err := c.Call(ctx, module, "enclosing", &reply, src, row, col, types, depth); err != nil {
+	if err := c.SyntaxEnclosing(ctx, &reply, src, row, col, types, depth); err != nil {
 		return nil, nil, err
 	}
 	if reply.Err != nil {
@@ -211,7 +211,7 @@ type errorsReply struct {
 // limit; none when it parses cleanly.
 func Errors(ctx context.Context, c Caller, src Source, limit int) ([]Node, error) {
 	var reply errorsReply
-	if err := c.Call(ctx, module, "errors", &reply, src, limit); err != nil {
+	if err := c.SyntaxErrors(ctx, &reply, src, limit); err != nil {
 		return nil, err
 	}
 	if reply.Err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/refactor"
 )
 
 type applyCodeActionArgs struct {
@@ -69,10 +70,10 @@ func applyCodeActionTool(env *Env) Tool {
 		"List the language servers' code actions at a position or range (title, kind, is_preferred, disabled reason, needs_resolve, has_command, not_runnable), or apply one: by index, by title, or by action_kind when exactly one action has that kind. The diagnostics on the range are passed to the server, lazily computed edits are resolved, and an action that runs a server command has the edits the server sends back captured into the same changeset instead of applied behind your back. Actions needing interaction nvbridge cannot give are flagged and never run. By default nothing changes: you get the unified diff and a changeset_id for apply_changeset; preview=false applies at once.",
 		mutating,
 		func(ctx context.Context, in applyCodeActionArgs) (codeActionResult, error) {
-			plan, err := env.LSP.PlanCodeAction(ctx, lsp.ActionQuery{
+			plan, err := refactor.PlanCodeAction(ctx, env.LSP, refactor.ActionQuery{
 				File:  in.File,
 				Range: lsp.RangeSpec{Start: in.target(), EndLine: in.EndLine, EndColumn: in.EndColumn},
-				Pick:  lsp.ActionPick{Index: in.Index, Title: in.Title, Kind: in.ActionKind},
+				Pick:  refactor.ActionPick{Index: in.Index, Title: in.Title, Kind: in.ActionKind},
 			})
 			if err != nil {
 				return codeActionResult{}, err

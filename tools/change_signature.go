@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nvbridge/nvbridge/edit"
-	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/refactor"
 )
 
 type signatureParamArg struct {
@@ -24,16 +24,16 @@ type changeSignatureArgs struct {
 }
 
 type changeSignatureResult struct {
-	Function      string              `json:"function"`
-	Server        string              `json:"server"`
-	OldSignature  string              `json:"old_signature"`
-	NewSignature  string              `json:"new_signature"`
-	Declarations  []lsp.SignatureSite `json:"declarations_updated"`
-	CallSites     []lsp.SignatureSite `json:"call_sites_updated"`
-	LeftAlone     []lsp.SignatureSite `json:"left_alone"`
-	AffectedFiles []string            `json:"affected_files"`
-	Engine        string              `json:"engine"`
-	EngineNote    string              `json:"engine_note,omitempty"`
+	Function      string                   `json:"function"`
+	Server        string                   `json:"server"`
+	OldSignature  string                   `json:"old_signature"`
+	NewSignature  string                   `json:"new_signature"`
+	Declarations  []refactor.SignatureSite `json:"declarations_updated"`
+	CallSites     []refactor.SignatureSite `json:"call_sites_updated"`
+	LeftAlone     []refactor.SignatureSite `json:"left_alone"`
+	AffectedFiles []string                 `json:"affected_files"`
+	Engine        string                   `json:"engine"`
+	EngineNote    string                   `json:"engine_note,omitempty"`
 	*edit.Result
 }
 
@@ -54,11 +54,11 @@ func changeSignatureTool(env *Env) Tool {
 		"Give the function or method at a position (its declaration or a call) a new parameter list, updating the declaration, every call site the language server finds, Go interface methods and their other implementations, and overrides, as one changeset. Where gopls has the rewrite (removing one unused parameter, swapping two neighbours) its code action computes the edit; otherwise the server's references plus the syntax (go/parser, tree-sitter) do, and engine says which. params is the whole new list: {name, from} keeps, renames or moves a current parameter; {name, type?, default} adds one (default is the argument every call site gets: required, INVALID_PARAMETER without it); a parameter not named by any from is removed (PRECONDITION_FAILED when its body still uses it, or when a call site passes an argument with side effects for it, unless allow_side_effects). Call sites that cannot be rewritten (used as a value, spread arguments) are left alone and listed with the reason. By default nothing changes: you get the unified diff and a changeset_id for apply_changeset; preview=false applies at once, one undo step per buffer.",
 		mutating,
 		func(ctx context.Context, in changeSignatureArgs) (changeSignatureResult, error) {
-			req := lsp.ChangeSignatureRequest{File: in.File, Target: in.target(), AllowSideEffects: in.AllowSideEffects}
+			req := refactor.ChangeSignatureRequest{File: in.File, Target: in.target(), AllowSideEffects: in.AllowSideEffects}
 			for _, p := range in.Params {
-				req.Params = append(req.Params, lsp.SignatureParam{Name: p.Name, Type: p.Type, Default: p.Default, From: p.From})
+				req.Params = append(req.Params, refactor.SignatureParam{Name: p.Name, Type: p.Type, Default: p.Default, From: p.From})
 			}
-			plan, err := env.LSP.ChangeSignature(ctx, req)
+			plan, err := refactor.ChangeSignature(ctx, env.LSP, req)
 			if err != nil {
 				return changeSignatureResult{}, err
 			}

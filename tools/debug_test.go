@@ -55,7 +55,7 @@ type debugMark struct {
 func debugMarks(t *testing.T, env *tools.Env, file string) []debugMark {
 	t.Helper()
 	var marks []debugMark
-	if err := env.Session.Call(testenv.Context(t), "nvbridge.debug_ui", "marks", &marks, file); err != nil {
+	if err := env.Session.DebugMarks(testenv.Context(t), &marks, file); err != nil {
 		t.Fatal(err)
 	}
 	return marks

@@ -66,8 +66,8 @@ func (w *watcher) refreshUserTools() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var raw string
-	if err := env.Session.Call(ctx, "nvbridge.extensions", "user_tools", &raw); err != nil {
+	raw, err := env.Session.UserTools(ctx)
+	if err != nil {
 		env.Logf("user tools: %v", err)
 		return
 	}
@@ -168,7 +168,7 @@ func (e *Env) userTool(spec userToolSpec) (Tool, error) {
 		if err := need.check(body); err != nil {
 			return errorResult(err), nil
 		}
-		raw, err := e.Session.Async(withProgress(ctx, req), "run_user_tool", name, string(body))
+		raw, err := e.Session.RunUserTool(withProgress(ctx, req), name, string(body))
 		if err != nil {
 			if ctx.Err() != nil {
 				return errorResult(apierr.FromContext(ctx, name, "")), nil
@@ -208,8 +208,8 @@ func (e *Env) afterTool(ctx context.Context, name string, body []byte, res *mcp.
 	if err != nil {
 		return res
 	}
-	var raw string
-	if err := e.Session.Call(ctx, "nvbridge.extensions", "after_tool", &raw, name, string(body), string(in)); err != nil || raw == "" {
+	raw, err := e.Session.AfterTool(ctx, name, string(body), string(in))
+	if err != nil || raw == "" {
 		return res
 	}
 	var out struct {
@@ -256,8 +256,6 @@ func (w *watcher) eventLoop() {
 		select {
 		case ev := <-w.events:
 			w.sendEvent(ev)
-		case <-w.done:
-			return
 		case <-w.env.Session.Done():
 			return
 		}
@@ -274,7 +272,7 @@ func (w *watcher) sendEvent(ev agentEvent) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := w.env.Session.Call(ctx, "nvbridge.extensions", "event", nil, ev.pattern, string(b)); err != nil {
+	if err := w.env.Session.UserEvent(ctx, ev.pattern, string(b)); err != nil {
 		w.env.Logf("User %s: %v", ev.pattern, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/refactor"
 )
 
 // extractArgs are extract_function's and extract_variable's arguments.
@@ -20,8 +21,8 @@ type extractArgs struct {
 	saveArg
 }
 
-func (a extractArgs) request(kind lsp.ExtractKind) lsp.ExtractRequest {
-	return lsp.ExtractRequest{File: a.File, Kind: kind, Name: a.Name, Range: lsp.RangeSpec{
+func (a extractArgs) request(kind refactor.ExtractKind) refactor.ExtractRequest {
+	return refactor.ExtractRequest{File: a.File, Kind: kind, Name: a.Name, Range: lsp.RangeSpec{
 		Start: lsp.Target{Line: a.StartLine, Column: a.StartColumn}, EndLine: a.EndLine, EndColumn: a.EndColumn}}
 }
 
@@ -52,8 +53,8 @@ func (r extractResult) Summary() string {
 	return changeSummary(s, r.Result)
 }
 
-func runExtract(ctx context.Context, env *Env, in extractArgs, kind lsp.ExtractKind) (extractResult, error) {
-	plan, err := env.LSP.Extract(ctx, in.request(kind))
+func runExtract(ctx context.Context, env *Env, in extractArgs, kind refactor.ExtractKind) (extractResult, error) {
+	plan, err := refactor.Extract(ctx, env.LSP, in.request(kind))
 	if err != nil {
 		return extractResult{}, err
 	}
@@ -68,6 +69,6 @@ func extractFunctionTool(env *Env) Tool {
 		"Move the statements of a line range (optionally with columns) into a new function, with the language server's refactor.extract.function action; name names the new function (else the server's choice, e.g. newFunction), renamed in the same changeset. UNSUPPORTED, naming the server and what it offers, when it has no such refactoring (pyright). By default nothing changes: you get the unified diff and a changeset_id for apply_changeset; preview=false applies at once.",
 		mutating,
 		func(ctx context.Context, in extractArgs) (extractResult, error) {
-			return runExtract(ctx, env, in, lsp.ExtractFunction)
+			return runExtract(ctx, env, in, refactor.ExtractFunction)
 		})
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/refactor"
 )
 
 type callSiteArg struct {
@@ -23,15 +24,15 @@ type inlineFunctionArgs struct {
 }
 
 type inlineFunctionResult struct {
-	Function          string           `json:"function"`
-	Definition        lsp.Location     `json:"definition"`
-	Method            string           `json:"method"`
-	Replacements      []lsp.InlineSite `json:"replacements"`
-	LeftAlone         []lsp.InlineSite `json:"left_alone"`
-	DefinitionRemoved bool             `json:"definition_removed"`
-	DefinitionKept    string           `json:"definition_kept,omitempty"`
-	AffectedFiles     []string         `json:"affected_files"`
-	Incomplete        string           `json:"incomplete,omitempty"`
+	Function          string                `json:"function"`
+	Definition        lsp.Location          `json:"definition"`
+	Method            string                `json:"method"`
+	Replacements      []refactor.InlineSite `json:"replacements"`
+	LeftAlone         []refactor.InlineSite `json:"left_alone"`
+	DefinitionRemoved bool                  `json:"definition_removed"`
+	DefinitionKept    string                `json:"definition_kept,omitempty"`
+	AffectedFiles     []string              `json:"affected_files"`
+	Incomplete        string                `json:"incomplete,omitempty"`
 	*edit.Result
 }
 
@@ -53,11 +54,11 @@ func inlineFunctionTool(env *Env) Tool {
 		"Replace the calls of a function or method by its body, across the workspace or at one call_site, as ONE changeset. Point at the function (its definition or a call: line plus symbol or column). Go: gopls's refactor.inline.call, call site by call site on a scratch copy of the module (parameters bound and side effects kept as gopls does). Python and TypeScript/JavaScript: functions whose body is a single return expression, inlined from the syntax (arguments with side effects bound to locals first); others are UNSUPPORTED with the reason. A recursive function is refused. Reports replacements, affected_files and every use left alone with why (recursion, used as a value, not supported for that call); remove_definition=auto removes the definition when no use remains. By default nothing changes: you get the unified diff and a changeset_id for apply_changeset; preview=false applies at once, one undo step per buffer.",
 		mutating,
 		func(ctx context.Context, in inlineFunctionArgs) (inlineFunctionResult, error) {
-			req := lsp.InlineRequest{File: in.File, Target: in.target(), RemoveDefinition: in.RemoveDefinition}
+			req := refactor.InlineRequest{File: in.File, Target: in.target(), RemoveDefinition: in.RemoveDefinition}
 			if in.CallSite != nil {
-				req.CallSite = &lsp.CallSiteSpec{File: in.CallSite.File, Line: in.CallSite.Line, Column: in.CallSite.Column}
+				req.CallSite = &refactor.CallSiteSpec{File: in.CallSite.File, Line: in.CallSite.Line, Column: in.CallSite.Column}
 			}
-			plan, err := env.LSP.InlineFunction(ctx, req)
+			plan, err := refactor.InlineFunction(ctx, env.LSP, req)
 			if err != nil {
 				return inlineFunctionResult{}, err
 			}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/nvbridge/nvbridge/edit"
-	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/refactor"
 )
 
 type moveSymbolArgs struct {
@@ -20,15 +20,15 @@ type moveSymbolResult struct {
 	Symbol string `json:"symbol"`
 	// Moved lists the declarations moved ("func Area", "type Square",
 	// "method Square.Area").
-	Moved         []string           `json:"moved"`
-	From          string             `json:"from"`
-	To            string             `json:"to"`
-	Created       bool               `json:"created"`
-	Server        string             `json:"server"`
-	How           string             `json:"how"`
-	References    int                `json:"references_updated"`
-	ImportUpdates []lsp.ImportUpdate `json:"import_updates"`
-	AffectedFiles []string           `json:"affected_files"`
+	Moved         []string                `json:"moved"`
+	From          string                  `json:"from"`
+	To            string                  `json:"to"`
+	Created       bool                    `json:"created"`
+	Server        string                  `json:"server"`
+	How           string                  `json:"how"`
+	References    int                     `json:"references_updated"`
+	ImportUpdates []refactor.ImportUpdate `json:"import_updates"`
+	AffectedFiles []string                `json:"affected_files"`
 	*edit.Result
 }
 
@@ -47,7 +47,7 @@ func moveSymbolTool(env *Env) Tool {
 		"Move a top-level function, type (with its method set in Go), class, constant or variable, with its doc comment, to another file (created when missing), in the same package/module or another one, and update every import and qualified reference across the workspace; imports are organized in every touched file. Go: from gopls's references (an unexported name still used from its package, a method alone, or a move that would create an import cycle is refused with PRECONDITION_FAILED or UNSUPPORTED); TypeScript/JavaScript: tsserver's own Move to file; Python: pyright's references and the file's syntax. Reports import_updates [{file, old, new}]. By default nothing changes: you get the unified diff and a changeset_id for apply_changeset; preview=false applies at once, one undo step per buffer.",
 		mutating,
 		func(ctx context.Context, in moveSymbolArgs) (moveSymbolResult, error) {
-			plan, err := env.LSP.Move(ctx, lsp.MoveRequest{File: in.File, Target: in.target(), TargetFile: in.TargetFile})
+			plan, err := refactor.Move(ctx, env.LSP, refactor.MoveRequest{File: in.File, Target: in.target(), TargetFile: in.TargetFile})
 			if err != nil {
 				return moveSymbolResult{}, err
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nvbridge/nvbridge/edit"
+	"github.com/nvbridge/nvbridge/refactor"
 )
 
 type organizeImportsArgs struct {
@@ -48,7 +49,7 @@ func organizeImportsTool(env *Env) Tool {
 		"Organize a file's imports with its language server (gopls and typescript-language-server: source.organizeImports, which also drops unused imports; pyright: its organize-imports command, which sorts). Reports the import lines removed and added (net of lines only reordered). By default nothing changes: you get the unified diff and a changeset_id for apply_changeset; preview=false applies at once.",
 		mutating,
 		func(ctx context.Context, in organizeImportsArgs) (organizeImportsResult, error) {
-			plan, err := env.LSP.OrganizeImports(ctx, in.File)
+			plan, err := refactor.OrganizeImports(ctx, env.LSP, in.File)
 			if err != nil {
 				return organizeImportsResult{}, err
 			}

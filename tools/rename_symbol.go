@@ -6,6 +6,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/refactor"
 )
 
 type renameSymbolArgs struct {
@@ -34,7 +35,7 @@ func renameSymbolTool(env *Env) Tool {
 		"Rename the symbol at a position everywhere the language server finds it (textDocument/rename), as one changeset over every affected file. Give the line and the symbol's name on it (or its column). The server first checks the position can be renamed (a keyword, a literal or a standard-library symbol cannot: PRECONDITION_FAILED); new_name must be a valid identifier (INVALID_PARAMETER). By default nothing changes: you get the unified diff and a changeset_id for apply_changeset; preview=false applies at once, one undo step per buffer.",
 		mutating,
 		func(ctx context.Context, in renameSymbolArgs) (renameSymbolResult, error) {
-			plan, err := env.LSP.Rename(ctx, lsp.RenameRequest{File: in.File, Target: in.target(), NewName: in.NewName})
+			plan, err := refactor.Rename(ctx, env.LSP, refactor.RenameRequest{File: in.File, Target: in.target(), NewName: in.NewName})
 			if err != nil {
 				return renameSymbolResult{}, err
 			}

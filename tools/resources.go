@@ -157,8 +157,8 @@ func (r *resourceSet) allowed(abs string) (string, bool) {
 }
 
 func (r *resourceSet) buffers(ctx context.Context) ([]listedBuffer, error) {
-	var raw string
-	if err := r.env.Session.Call(ctx, "nvbridge.extensions", "buffers", &raw); err != nil {
+	raw, err := r.env.Session.LoadedFiles(ctx)
+	if err != nil {
 		return nil, err
 	}
 	var out []listedBuffer
@@ -169,8 +169,8 @@ func (r *resourceSet) buffers(ctx context.Context) ([]listedBuffer, error) {
 }
 
 func (r *resourceSet) diagnosticFiles(ctx context.Context) ([]string, error) {
-	var raw string
-	if err := r.env.Session.Call(ctx, "nvbridge.extensions", "diagnostic_files", &raw); err != nil {
+	raw, err := r.env.Session.DiagnosticFiles(ctx)
+	if err != nil {
 		return nil, err
 	}
 	var out []string
@@ -341,8 +341,8 @@ func (r *resourceSet) readBuffer(ctx context.Context, req mcp.ReadResourceReques
 	if err != nil {
 		return nil, asResourceError(err)
 	}
-	var raw string
-	if err := r.env.Session.Call(ctx, "nvbridge.extensions", "buffer_text", &raw, abs); err != nil {
+	raw, err := r.env.Session.BufferText(ctx, abs)
+	if err != nil {
 		return nil, asResourceError(err)
 	}
 	var b bufferText

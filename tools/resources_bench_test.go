@@ -37,6 +37,7 @@ func BenchmarkResourceUpdated(b *testing.B) {
 	}
 	req := mcp.SubscribeRequest{}
 	req.Params.URI = uri
+	//lint:ignore SA1019 resources/subscribe is what clients of protocol 2025-11-25 send
 	if err := c.Subscribe(ctx, req); err != nil {
 		b.Fatal(err)
 	}

@@ -130,6 +130,7 @@ func subscribe(t *testing.T, c *client.Client, uri string) {
 	t.Helper()
 	req := mcp.SubscribeRequest{}
 	req.Params.URI = uri
+	//lint:ignore SA1019 resources/subscribe is what clients of protocol 2025-11-25 send
 	if err := c.Subscribe(testenv.Context(t), req); err != nil {
 		t.Fatalf("subscribe %s: %v", uri, err)
 	}
@@ -360,6 +361,8 @@ func TestCompletionAndLogging(t *testing.T) {
 	setLevel := func(l mcp.LoggingLevel) {
 		req := mcp.SetLevelRequest{}
 		req.Params.Level = l
+		//lint:ignore SA1019 logging/setLevel is what clients of protocol 2025-11-25 send
+		//lint:ignore SA1019 logging/setLevel is what clients of protocol 2025-11-25 send
 		if err := c.SetLevel(ctx, req); err != nil {
 			t.Fatal(err)
 		}
@@ -390,6 +393,7 @@ func TestCompletionAndLogging(t *testing.T) {
 	}
 	req := mcp.SetLevelRequest{}
 	req.Params.Level = "loud"
+	//lint:ignore SA1019 logging/setLevel is what clients of protocol 2025-11-25 send
 	if err := c.SetLevel(ctx, req); err == nil {
 		t.Error("logging/setLevel accepted an unknown level")
 	}
@@ -470,11 +474,12 @@ func TestServerCrashWarning(t *testing.T) {
 	c := mcpLegacyClient(t, env)
 	log := watchNotifications(c)
 	ctx := testenv.Context(t)
-	if err := s.Call(ctx, "nvbridge.servers", "set_restart_delay", nil, 3600*1000); err != nil {
+	if err := s.SetServerRestartDelay(ctx, 3600*1000); err != nil {
 		t.Fatal(err)
 	}
 	req := mcp.SetLevelRequest{}
 	req.Params.Level = mcp.LoggingLevelWarning
+	//lint:ignore SA1019 logging/setLevel is what clients of protocol 2025-11-25 send
 	if err := c.SetLevel(ctx, req); err != nil {
 		t.Fatal(err)
 	}

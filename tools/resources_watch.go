@@ -47,14 +47,12 @@ type watcher struct {
 	relist chan struct{}
 	// debugChanged asks the debug loop to tell the debug resources' subscribers.
 	debugChanged chan struct{}
-	done         chan struct{}
-	closeOnce    sync.Once
 }
 
 func newWatcher(env *Env, res *resourceSet) *watcher {
 	return &watcher{env: env, res: res, subs: map[string]map[string]bool{}, sessions: map[string]bool{},
 		agents: map[string]map[string]any{}, events: make(chan agentEvent, 64), listeners: map[*listener]bool{},
-		relist: make(chan struct{}, 1), debugChanged: make(chan struct{}, 1), done: make(chan struct{})}
+		relist: make(chan struct{}, 1), debugChanged: make(chan struct{}, 1)}
 }
 
 // addHooks records sessions and subscriptions.
@@ -166,10 +164,7 @@ func (w *watcher) start(srv *server.MCPServer) {
 	safego.Go("the debug resource watcher", w.debugLoop, nil)
 	safego.Go("the agent events", w.eventLoop, nil)
 	safego.Go("forgetting an ended server", func() {
-		select {
-		case <-w.env.Session.Done():
-		case <-w.done:
-		}
+		<-w.env.Session.Done()
 		watchers.CompareAndDelete(srv, w)
 		watchers.CompareAndDelete(w.env, w)
 		transports.Delete(w.env)
@@ -177,9 +172,6 @@ func (w *watcher) start(srv *server.MCPServer) {
 	w.requestRelist()
 	w.refreshUserTools()
 }
-
-// stop ends the loops (the server is done).
-func (w *watcher) stop() { w.closeOnce.Do(func() { close(w.done) }) }
 
 func (w *watcher) requestRelist() {
 	select {
@@ -280,8 +272,6 @@ func (w *watcher) listLoop() {
 	for {
 		select {
 		case <-w.relist:
-		case <-w.done:
-			return
 		case <-w.env.Session.Done():
 			return
 		}
@@ -306,8 +296,6 @@ func (w *watcher) debugLoop() {
 	for {
 		select {
 		case <-w.debugChanged:
-		case <-w.done:
-			return
 		case <-w.env.Session.Done():
 			return
 		}

@@ -33,7 +33,7 @@ func TestRefactoringSnapshotsOnce(t *testing.T) {
 	}
 	snapshots := 0
 	for _, e := range s.Trace() {
-		if !e.At.Before(since) && strings.Contains(e.Text, "nvbridge.apply.snapshot(") {
+		if !e.At.Before(since) && strings.Contains(e.Text, "nvbridge.snapshot.files(") {
 			snapshots++
 		}
 	}

@@ -142,7 +142,7 @@ func TestGetStatus(t *testing.T) {
 	}
 
 	// Crashed: the fake exits on references; restarts held back.
-	if err := s.Call(testenv.Context(t), "nvbridge.servers", "set_restart_delay", nil, 3600*1000); err != nil {
+	if err := s.SetServerRestartDelay(testenv.Context(t), 3600*1000); err != nil {
 		t.Fatal(err)
 	}
 	if res := mcpCall(t, c, "find_references", `{"file":"notes.txt","line":1,"symbol":"hello"}`); !res.IsError {

@@ -62,7 +62,7 @@ func wrapWithUser(env *Env, t Tool, approveWrites bool) Tool {
 			writes = a.Preview != nil && !*a.Preview
 		}
 		var pre toolPreReply
-		if err := env.Session.Call(ctx, "nvbridge.user", "tool_pre", &pre, env.Session.Channel(), name, string(body), writes); err != nil {
+		if err := env.Session.ToolPre(ctx, &pre, name, string(body), writes); err != nil {
 			return errorResult(err), nil
 		}
 		if pre.Refuse != nil {
@@ -113,7 +113,7 @@ func (e *Env) userPost(name string, res *mcp.CallToolResult) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = e.Session.Call(ctx, "nvbridge.user", "tool_post", nil, e.Session.Channel(), name, !res.IsError, summary)
+	_ = e.Session.ToolPost(ctx, name, !res.IsError, summary)
 }
 
 // approvalRequest is what user.approve receives.
@@ -142,7 +142,7 @@ func (e *Env) approve(ctx context.Context, a edit.Approval) (edit.Decision, erro
 	if proposed == nil {
 		proposed = []edit.ProposedFile{}
 	}
-	raw, err := e.Session.Async(ctx, "approve", approvalRequest{Tool: a.Tool, Diff: a.Diff, Files: files, ChangesetID: a.ChangesetID, Proposed: proposed})
+	raw, err := e.Session.Approve(ctx, approvalRequest{Tool: a.Tool, Diff: a.Diff, Files: files, ChangesetID: a.ChangesetID, Proposed: proposed})
 	if err != nil {
 		if ae, ok := err.(*apierr.Error); ok && ae.Code == apierr.Timeout && ae.Remediation == "" {
 			ae.Remediation = "ask the user to answer in Neovim, then retry"
@@ -162,7 +162,7 @@ func (e *Env) approve(ctx context.Context, a edit.Approval) (edit.Decision, erro
 // the user set approve = "never".
 func (e *Env) engineApproval(ctx context.Context, a edit.Approval) (edit.Decision, error) {
 	var mode string
-	if err := e.Session.Call(ctx, "nvbridge.user", "approve_mode", &mode); err != nil {
+	if err := e.Session.ApproveMode(ctx, &mode); err != nil {
 		return edit.Decision{}, err
 	}
 	if mode == "never" {
@@ -181,7 +181,7 @@ func AnnounceAgent(ctx context.Context, env *Env, transport string) error {
 	if env == nil || env.Session == nil || env.Session.Embedded() {
 		return nil
 	}
-	return env.Session.Call(ctx, "nvbridge.user", "register", nil, env.Session.Channel(), transport)
+	return env.Session.RegisterAgent(ctx, transport)
 }
 
 // wrapUser applies withUser to every tool.

@@ -57,7 +57,7 @@ func readEditor(ctx context.Context, env *Env) (editorContext, error) {
 			"pass file and line numbers, or attach nvbridge to the user's Neovim (--nvim, $NVIM or --nvim auto)")
 	}
 	var raw string
-	if err := env.Session.Call(ctx, "nvbridge.user", "editor_context", &raw); err != nil {
+	if err := env.Session.EditorContext(ctx, &raw); err != nil {
 		return out, err
 	}
 	if err := json.Unmarshal([]byte(raw), &out); err != nil {

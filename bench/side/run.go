@@ -368,6 +368,7 @@ func buildOps(m *Module, br *Bridge, st *Straight, vn *ViaNeovim, rounds int) ([
 		// The MCP path alone (stdio, JSON-RPC, the server's dispatch): no
 		// Neovim, no server.
 		{Name: "mcp_ping", Bridge: func(ctx context.Context, _ int) (int, error) {
+			//lint:ignore SA1019 the harness speaks protocol 2025-11-25 (mcpside.go), where Ping is a real round trip
 			return 0, br.Client.Ping(ctx)
 		}},
 		op("find_definition", bridge("find_definition", posArgs(m.Call), func(c map[string]any) int { return num(c, "count") })),

@@ -224,7 +224,7 @@ func TestFaults(t *testing.T) {
 	t.Run("crash mid-request", func(t *testing.T) {
 		// Restarts held (a delay no test reaches) to see the answer while
 		// the fake is down; released in "restarted after the crash".
-		if err := s.Call(ctx, "nvbridge.servers", "set_restart_delay", nil, 3600*1000); err != nil {
+		if err := s.SetServerRestartDelay(ctx, 3600*1000); err != nil {
 			t.Fatal(err)
 		}
 		// A hang would end in TIMEOUT at the test's deadline: the code
@@ -247,7 +247,7 @@ func TestFaults(t *testing.T) {
 	})
 
 	t.Run("restarted after the crash", func(t *testing.T) {
-		if err := s.Call(ctx, "nvbridge.servers", "set_restart_delay", nil, 0); err != nil {
+		if err := s.SetServerRestartDelay(ctx, 0); err != nil {
 			t.Fatal(err)
 		}
 		out, code, msg := callTool(ctx, t, env, "get_hover_info", `{"file":"notes.txt","line":2,"symbol":"second"}`)

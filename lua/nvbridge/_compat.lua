@@ -6,11 +6,18 @@ local M = {}
 
 M.has_011 = vim.fn.has('nvim-0.11') == 1
 
+--- The LSP clients, as vim.lsp.get_clients (0.9's get_active_clients).
 ---@param filter table? as vim.lsp.get_clients
+---@return vim.lsp.Client[]
 function M.get_clients(filter)
   return (vim.lsp.get_clients or vim.lsp.get_active_clients)(filter)
 end
 
+--- Whether client supports method for bufnr (static and dynamic registrations).
+---@param client vim.lsp.Client
+---@param method string
+---@param bufnr integer
+---@return boolean
 function M.supports(client, method, bufnr)
   if M.has_011 then
     return client:supports_method(method, bufnr)
@@ -18,6 +25,13 @@ function M.supports(client, method, bufnr)
   return client.supports_method(method, { bufnr = bufnr })
 end
 
+--- Sends a request through client (client:request in 0.11).
+---@param client vim.lsp.Client
+---@param method string
+---@param params table?
+---@param handler fun(err: table?, result: any, ctx: table)
+---@param bufnr integer?
+---@return boolean ok, integer? request_id
 function M.request(client, method, params, handler, bufnr)
   if M.has_011 then
     return client:request(method, params, handler, bufnr)
@@ -25,6 +39,10 @@ function M.request(client, method, params, handler, bufnr)
   return client.request(method, params, handler, bufnr)
 end
 
+--- Cancels a request of client's ($/cancelRequest).
+---@param client vim.lsp.Client
+---@param request_id integer
+---@return boolean
 function M.cancel_request(client, request_id)
   if M.has_011 then
     return client:cancel_request(request_id)
@@ -32,6 +50,9 @@ function M.cancel_request(client, request_id)
   return client.cancel_request(request_id)
 end
 
+--- Whether client is stopped or stopping.
+---@param client vim.lsp.Client
+---@return boolean
 function M.is_stopped(client)
   if M.has_011 then
     return client:is_stopped()
@@ -40,6 +61,10 @@ function M.is_stopped(client)
 end
 
 --- A byte column of line in the client's units ('utf-8', 'utf-16', 'utf-32').
+---@param line string
+---@param enc 'utf-8'|'utf-16'|'utf-32'
+---@param col integer byte column
+---@return integer
 function M.utfindex(line, enc, col)
   col = math.min(col, #line)
   if enc == 'utf-8' then
@@ -70,6 +95,7 @@ end
 --- Sends the client every pending (debounced) didChange, of every buffer:
 --- Neovim flushes only the requested buffer's before a request. Private
 --- API; a Neovim without it sends changes unbatched anyway.
+---@param client vim.lsp.Client
 function M.flush_changes(client)
   local changetracking = vim.lsp._changetracking
   if changetracking and changetracking.flush then

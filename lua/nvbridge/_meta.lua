@@ -52,7 +52,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field eol boolean
 ---@field bomb boolean
 
---- apply.snapshot's options (Go: nvim.SnapshotOptions).
+--- snapshot.files's options (Go: nvim.SnapshotOptions).
 ---@class nvbridge.SnapshotOptions
 ---@field reconcile boolean
 ---@field with_disk boolean
@@ -130,7 +130,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field guard nvbridge.Guard
 ---@field fail_at? string fault injection for tests: fail at this path
 
---- What apply.lua's guard confines every write, creation, rename and
+--- What guard.lua confines every write, creation, rename and
 --- deletion to, in the call that does it (Go: edit.luaGuard).
 ---@class nvbridge.Guard
 ---@field root string the workspace root's real path
@@ -177,7 +177,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field files nvbridge.FileResult[]
 ---@field err? nvbridge.Error
 
---- apply.undo / save / discard's reply (Go: edit.luaBufferReply).
+--- undo_log.undo / write.save / apply.discard's reply (Go: edit.luaBufferReply).
 ---@class nvbridge.BufferReply
 ---@field bufnr integer
 ---@field changedtick integer
@@ -191,6 +191,13 @@ error('nvbridge._meta is a type description, not a module')
 ---@field written_text? string save: the text written when the user's write autocmds changed it
 ---@field before_text? string save: the text before those autocmds ran
 ---@field err? nvbridge.Error
+
+--- A file's text as a change proposes it, for the user's review (Go:
+--- edit.ProposedFile), in review.approve's request.
+---@class nvbridge.ProposedFile
+---@field path string absolute
+---@field rel string relative to the workspace root
+---@field text string
 
 --- actions.begin_capture's reply (Go: lsp.captureBegin).
 ---@class nvbridge.CaptureBegin
@@ -207,8 +214,25 @@ error('nvbridge._meta is a type description, not a module')
 ---@field init_options? table<string, any>
 ---@field settings? table<string, any>
 ---@field indexed_with? string[] files that, in the root, make the server index in the background after attaching
+---@field client_names? string[] other names a user's configuration gives its clients
+---@field staged_publishes? boolean publishes one text's diagnostics in stages, without a version
+---@field diagnostics_sync? nvbridge.ServerCommand[] commands that answer a document's current diagnostics at once ("${uri}": its URI)
+---@field diagnosis_progress? nvbridge.DiagnosisProgress how it reports its diagnosis runs with $/progress
+---@field rename_hints? string the request naming a symbol a command introduced, captured with its edits
 
---- A client attached to a buffer, JSON from bridge.wait_clients (Go:
+--- A workspace/executeCommand request, JSON (Go: lang.ServerCommand).
+---@class nvbridge.ServerCommand
+---@field command string
+---@field arguments any[]
+
+--- How a server reports its diagnosis runs, JSON (Go: lang.DiagnosisProgress):
+--- as $/progress work whose title starts with title, once the setting at
+--- the path setting (into its settings) is true.
+---@class nvbridge.DiagnosisProgress
+---@field title string
+---@field setting string[]
+
+--- A client attached to a buffer, JSON from wait.wait_clients (Go:
 --- lsp.serverWire).
 ---@class nvbridge.Client
 ---@field id integer
@@ -217,7 +241,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field root_dir any string, or vim.NIL
 ---@field methods table<string, boolean> the supported ones, of those asked for
 
---- bridge.open_wait's answer, JSON (Go: lsp.openWaitReply): the buffer
+--- wait.open_wait's answer, JSON (Go: lsp.openWaitReply): the buffer
 --- after the wait, its ready clients and one line's text (nil when none was
 --- asked for or the buffer has no such line).
 ---@class nvbridge.OpenWait

@@ -1,16 +1,17 @@
 --- Helpers for nvbridge's refactoring tools (rename, code actions, organize
---- imports, extract). Called from Go with Session.Call("nvbridge.actions",
---- fn, ...); data arrives as arguments, never as source. Nothing here blocks:
---- requests themselves go through bridge.request (asynchronous).
+--- imports, extract). Called from Go (nvim/entrypoints.go); data arrives as
+--- arguments, never as source. Nothing here blocks: requests themselves go
+--- through async.request (asynchronous).
 ---
 --- Capturing server edits. A code action that carries a command makes the
 --- server send workspace/applyEdit back while workspace/executeCommand runs;
 --- Neovim's default handler would apply it at once, behind the caller's
 --- back. begin_capture installs, for one client, handlers that record those
 --- edits (answering the server that they were applied: the caller applies
---- them later, as one changeset), typescript-language-server's
---- _typescript.rename follow-up request and window/showDocument (not
---- shown); end_capture removes the handlers and returns what was recorded. The server sends its applyEdit before it
+--- them later, as one changeset), the requests that name a symbol the
+--- command introduced (the servers' rename_hints: lang.ServerSpec) and
+--- window/showDocument (not shown); end_capture removes the handlers and
+--- returns what was recorded. The server sends its applyEdit before it
 --- answers executeCommand, so everything has arrived when the command's
 --- answer has.
 local M = {}
@@ -19,15 +20,16 @@ local api = vim.api
 local uv = vim.uv or vim.loop
 
 local compat = require('nvbridge._compat')
+local fail = require('nvbridge._error').fail
+local servers = require('nvbridge.servers')
 
 local APPLY_EDIT = 'workspace/applyEdit'
-local TS_RENAME = '_typescript.rename'
 local SHOW_DOCUMENT = 'window/showDocument'
 
 ---@class nvbridge.Capture
 ---@field client_id integer
 ---@field edits table[] ApplyWorkspaceEditParams received
----@field renames table[] _typescript.rename params received
+---@field renames table[] rename hints received (servers.rename_hints)
 ---@field shown table[] window/showDocument params received
 ---@field saved table<string, any> the client's own handlers, restored at the end
 ---@field timer uv.uv_timer_t?
@@ -52,6 +54,10 @@ end
 --- user_data.lsp; a diagnostic without it (set by another source under the
 --- client's namespace) is converted from Neovim's byte columns.
 ---@return string json Diagnostic[]
+---@param bufnr integer
+---@param client_id integer
+---@param first integer 0-based line
+---@param last integer 0-based line, inclusive
 function M.diagnostics(bufnr, client_id, first, last)
   vim.validate({
     bufnr = { bufnr, 'number' },
@@ -99,10 +105,11 @@ end
 
 --- What a client offers for code actions and commands.
 ---@return string json {code_action_kinds, resolve, commands, prepare_rename}
+---@param client_id integer
 function M.capabilities(client_id)
   local client = client_by_id(client_id)
   if not client then
-    return vim.json.encode({ err = { code = 'UNSUPPORTED', message = 'the language server is no longer running' } })
+    return vim.json.encode({ err = fail('UNSUPPORTED', 'the language server is no longer running') })
   end
   local caps = client.server_capabilities or {}
   local cap = caps.codeActionProvider
@@ -151,24 +158,22 @@ end
 --- bound_ms is a safety net: should the caller vanish, the client's handlers
 --- are restored after it.
 ---@return nvbridge.CaptureBegin
+---@param client_id integer
+---@param bound_ms integer
 function M.begin_capture(client_id, bound_ms)
   vim.validate({ client_id = { client_id, 'number' }, bound_ms = { bound_ms, 'number' } })
   local client = client_by_id(client_id)
   if not client then
-    return { err = { code = 'UNSUPPORTED', message = 'the language server is no longer running' } }
+    return { err = fail('UNSUPPORTED', 'the language server is no longer running') }
   end
   if by_client[client_id] then
-    return {
-      err = {
-        code = 'CONFLICT',
-        message = client.name .. ' is already running a command for another caller',
-      },
-    }
+    return { err = fail('CONFLICT', client.name .. ' is already running a command for another caller') }
   end
   next_token = next_token + 1
   local token = next_token
   local cap = { client_id = client_id, edits = {}, renames = {}, shown = {}, saved = {} }
-  for _, method in ipairs({ APPLY_EDIT, TS_RENAME, SHOW_DOCUMENT }) do
+  local hints = servers.rename_hints()
+  for _, method in ipairs(vim.list_extend({ APPLY_EDIT, SHOW_DOCUMENT }, hints)) do
     local own = rawget(client.handlers, method)
     cap.saved[method] = own == nil and vim.NIL or own
   end
@@ -178,9 +183,11 @@ function M.begin_capture(client_id, bound_ms)
     -- discards) the changeset, and the servers see that as didChange.
     return { applied = true }
   end
-  client.handlers[TS_RENAME] = function(_, params)
-    table.insert(cap.renames, params or vim.NIL)
-    return vim.NIL
+  for _, method in ipairs(hints) do
+    client.handlers[method] = function(_, params)
+      table.insert(cap.renames, params or vim.NIL)
+      return vim.NIL
+    end
   end
   -- gopls shows the file a command created (add_test); in a preview that
   -- file does not exist yet, and opening it would create an empty buffer.
@@ -204,6 +211,7 @@ end
 
 --- Stops a capture and returns what it recorded.
 ---@return string json {edits = ApplyWorkspaceEditParams[], renames = table[]}
+---@param token integer begin_capture's
 function M.end_capture(token)
   local cap = finish(token)
   if not cap then

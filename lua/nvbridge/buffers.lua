@@ -2,17 +2,19 @@
 --- buffers nvbridge loaded only to read), reconciling a loaded buffer with
 --- the disk (the content fingerprint that decides "changed on disk"), the
 --- bytes Neovim writes for a buffer, and reading some lines of some files.
---- Synchronous: called directly by Go (open, get_lines) and by apply.lua and
---- structure.lua. The async endpoint (LSP requests and waits) is bridge.lua.
+--- Synchronous: called directly by Go (open, get_lines) and by the
+--- changeset modules (snapshot, apply, write, undo_log) and structure.lua. The asynchronous operations (LSP requests, waits) are
+--- async.lua and wait.lua.
 local M = {}
 
 local uv = vim.uv or vim.loop
 local api = vim.api
 
-local function fail(code, message, remediation)
-  return { code = code, message = message, remediation = remediation }
-end
+local fail = require('nvbridge._error').fail
 
+--- A file's bytes (nil when it cannot be read).
+---@param path string
+---@return string?
 local function read_file(path)
   local fd = uv.fs_open(path, 'r', 438)
   if not fd then
@@ -27,6 +29,8 @@ end
 --- The buffer has no lines at all (a loaded empty file), as opposed to one
 --- empty line (a file holding "\n"): both look alike through the API; only
 --- line2byte tells them apart (-1: no bytes at all).
+---@param bufnr integer
+---@return boolean
 local function is_empty(bufnr)
   if api.nvim_buf_line_count(bufnr) ~= 1 or api.nvim_buf_get_lines(bufnr, 0, 1, false)[1] ~= '' then
     return false
@@ -38,6 +42,8 @@ end
 
 --- The bytes Neovim writes for the buffer when 'fixendofline' does not add a
 --- newline (nvbridge's own writes honour 'eol' exactly), without the BOM.
+---@param bufnr integer
+---@return string
 local function buffer_text(bufnr)
   if is_empty(bufnr) then
     return ''
@@ -52,6 +58,8 @@ local function buffer_text(bufnr)
 end
 
 --- The bytes Neovim would write for the buffer, to compare with the disk.
+---@param bufnr integer
+---@return string
 local function buffer_bytes(bufnr)
   local text = buffer_text(bufnr)
   if vim.bo[bufnr].bomb then
@@ -63,6 +71,8 @@ end
 --- A quick "maybe changed" key: besides mtime and size, the inode and the
 --- ctime, which every content write moves and no tool can put back (cp -p,
 --- rsync, tar and git restore the mtime only).
+---@param stat uv.fs_stat.result
+---@return string
 local function stat_key(stat)
   return string.format(
     '%d.%d:%d:%d:%d.%d',
@@ -85,6 +95,7 @@ local has_bit, bit = pcall(require, 'bit')
 --- with odds of 2^-64; about 0.7 ms per MB, where vim.fn.sha256 takes 22
 --- ms and the NUL substitution it needs 50 ms (measured on a 5 MB file). Without LuaJIT, sha256; Vim strings cannot
 --- hold NUL, so NUL bytes are hashed as \1 there.
+---@type fun(s: string): string
 local fingerprint
 if has_ffi and has_bit then
   local PRIME, BASIS = 0x100000001b3ULL, 0xcbf29ce484222325ULL
@@ -116,6 +127,10 @@ end
 --- the mtime put back, as cp -p, rsync, tar or git do, keeps the stat key).
 --- data is the file's content when the caller has just read it, hash its
 --- fingerprint when already computed.
+---@param b integer
+---@param path string
+---@param data string? the file's bytes, when just read
+---@param hash string? their fingerprint, when computed
 local function record_disk(b, path, data, hash)
   local stat = uv.fs_stat(path)
   if not stat or stat.type ~= 'file' then
@@ -134,6 +149,10 @@ end
 --- Whether the file's content differs from the one recorded for b (its
 --- fingerprint); without a recorded fingerprint, whether its stat key
 --- does. Returns changed, and the fingerprint of the bytes read (if read).
+---@param b integer
+---@param path string
+---@param stat uv.fs_stat.result
+---@return boolean changed, string? hash
 local function disk_differs(b, path, stat)
   local seen_hash = vim.b[b].nvbridge_disk_hash
   if seen_hash then
@@ -148,6 +167,8 @@ end
 --- Loads path into a listed buffer without showing it or prompting, and
 --- records the disk state it was loaded from. Returns the buffer, or nil and
 --- the error.
+---@param path string
+---@return integer? bufnr, string? err
 local function load(path)
   local b = vim.fn.bufadd(path)
   -- shortmess+=A: an existing swap file must not stop us with a prompt.
@@ -202,6 +223,8 @@ end
 
 --- Wipes the oldest read-only buffers beyond M.max_loaded (keep: the one
 --- just loaded); all of them when max is 0 (stop).
+---@param keep integer? the buffer just loaded
+---@param max integer? how many to keep (default g:nvbridge_max_loaded or max_loaded)
 function M.release_extra(keep, max)
   if M.holding > 0 and max ~= 0 then
     return
@@ -272,6 +295,7 @@ end
 
 --- Starts (or restarts) tracking b's changes from its current changedtick:
 --- the Go side now holds its text at that tick.
+---@param b integer
 function M.track(b)
   tracked[b] = { tick = vim.b[b].changedtick, count = api.nvim_buf_line_count(b) }
   if not attached[b] then
@@ -289,6 +313,7 @@ function M.track(b)
 end
 
 --- Restarts tracking b from its current changedtick if it is tracked.
+---@param b integer
 function M.retrack(b)
   if tracked[b] then
     M.track(b)
@@ -299,6 +324,9 @@ end
 --- {first, old_end, base_count, lines}: lines [first, old_end) of the text
 --- at that tick (base_count lines) are now `lines`. nil when b's changes
 --- are not tracked from that tick.
+---@param b integer
+---@param since integer changedtick
+---@return nvbridge.LineDelta?
 function M.changes(b, since)
   local t = tracked[b]
   if not t or t.tick ~= since then
@@ -324,8 +352,11 @@ function M.untrack_all()
   tracked = {}
 end
 
--- Runs :checktime for one modified buffer with a FileChangedShell handler
--- that only records what Neovim found (no prompt, no reload).
+--- Runs :checktime for one modified buffer with a FileChangedShell handler
+--- that only records what Neovim found (no prompt, no reload): whether
+--- Neovim finds its file changed.
+---@param bufnr integer
+---@return boolean
 local function neovim_sees_conflict(bufnr)
   local reason
   local group = api.nvim_create_augroup('nvbridge_checktime', { clear = true })
@@ -355,6 +386,7 @@ end
 --- file. Right before a write (apply, save) the content is always compared.
 ---@param deep boolean? compare content even when the stat key is the same
 ---@return string state "same" | "reloaded" | "conflict" | "deleted"
+---@param bufnr integer
 local function reconcile(bufnr, deep)
   local path = api.nvim_buf_get_name(bufnr)
   local stat = uv.fs_stat(path)
@@ -413,6 +445,8 @@ end
 
 --- Whether bufnr is shown in one of the user's windows with 'autoread'
 --- off (its global-local value as Neovim applies it to this buffer).
+---@param bufnr integer
+---@return boolean
 function M.shown_noautoread(bufnr)
   if #vim.fn.win_findbuf(bufnr) == 0 then
     return false
@@ -422,6 +456,9 @@ end
 
 --- Tells the user, once per content on disk, that a buffer they show was
 --- not reloaded.
+---@param bufnr integer
+---@param path string
+---@param hash string? the content on disk's fingerprint
 function M.tell_stale(bufnr, path, hash)
   if vim.b[bufnr].nvbridge_stale_told == (hash or '') then
     return
@@ -479,7 +516,7 @@ local function refresh_others(except)
   end
 end
 
--- Shared with apply.lua (changesets). reconcile(bufnr) serves callers that
+-- Shared with the changeset modules. reconcile(bufnr) serves callers that
 -- already hold loaded buffers: open's refresh of every other buffer, per
 -- call, would make a changeset over many files quadratic.
 M.reconcile = reconcile
@@ -494,6 +531,77 @@ M.disk_differs = disk_differs
 M.load = load
 M.neovim_sees_conflict = neovim_sees_conflict
 
+-- Finding and describing buffers (apply, write, undo_log, snapshot) ---------
+
+--- Maps buffer names (and, lazily, their real paths) to buffer numbers, so a
+--- file opened through a symlink is found under its real path too.
+---@return fun(path: string): integer? find
+function M.buffer_index()
+  local by_name = {}
+  for _, b in ipairs(api.nvim_list_bufs()) do
+    local name = api.nvim_buf_get_name(b)
+    if name ~= '' and (not by_name[name] or api.nvim_buf_is_loaded(b)) then
+      by_name[name] = b
+    end
+  end
+  local by_real
+  return function(path)
+    if by_name[path] then
+      return by_name[path]
+    end
+    if not by_real then
+      by_real = {}
+      for name, b in pairs(by_name) do
+        local real = uv.fs_realpath(name)
+        if real and (not by_real[real] or api.nvim_buf_is_loaded(b)) then
+          by_real[real] = b
+        end
+      end
+    end
+    return by_real[path]
+  end
+end
+
+--- The loaded buffer of path, found with find (buffer_index).
+---@param find fun(path: string): integer?
+---@param path string
+---@return integer?
+function M.loaded_buffer(find, path)
+  local b = find(path)
+  if b and api.nvim_buf_is_loaded(b) then
+    return b
+  end
+end
+
+--- Makes a loaded buffer agree with the disk (reconcile); a
+--- buffer with unsaved changes whose file also changed is a CONFLICT. deep
+--- compares the content even when the stat key did not move (right before
+--- a change is applied).
+---@param b integer
+---@param path string
+---@param deep boolean?
+---@return nvbridge.Error?
+function M.check_disk(b, path, deep)
+  if reconcile(b, deep) == 'conflict' then
+    return fail('CONFLICT', path .. ' has unsaved changes in Neovim and was also changed on disk', { path = path })
+  end
+end
+
+--- What a buffer tool answers about a buffer (nvbridge.BufferReply).
+---@param b integer
+---@return {bufnr: integer, changedtick: integer, modified: boolean, line_count: integer}
+function M.describe(b)
+  return {
+    bufnr = b,
+    changedtick = vim.b[b].changedtick,
+    modified = vim.bo[b].modified,
+    line_count = api.nvim_buf_line_count(b),
+  }
+end
+
+---@param bufnr integer
+---@param state string what open did
+---@return nvbridge.BufferState
 local function buffer_state(bufnr, state)
   return { ---@type nvbridge.OpenReply
     bufnr = bufnr,
@@ -518,10 +626,10 @@ M.state = buffer_state
 function M.open(path, must_exist)
   local stat = uv.fs_stat(path)
   if stat and stat.type == 'directory' then
-    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', 'name a file inside it') }
+    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', { remediation = 'name a file inside it' }) }
   end
   if stat and stat.type ~= 'file' then
-    return { err = fail('INVALID_PARAMETER', path .. ' is not a regular file (' .. stat.type .. ')', 'name a regular file') }
+    return { err = fail('INVALID_PARAMETER', path .. ' is not a regular file (' .. stat.type .. ')', { remediation = 'name a regular file' }) }
   end
   if must_exist and not stat and vim.fn.bufexists(path) == 0 then
     return { err = fail('RESOURCE_NOT_FOUND', 'no such file: ' .. path) }
@@ -546,7 +654,7 @@ function M.open(path, must_exist)
       err = fail(
         'PRECONDITION_FAILED',
         path .. " changed on disk, and the user shows it in Neovim with 'noautoread': it was not reloaded under them",
-        'ask the user to reload it (:checktime or :edit), or read the file from disk with read_file'
+        { remediation = 'ask the user to reload it (:checktime or :edit), or read the file from disk with read_file' }
       ),
     }
   end

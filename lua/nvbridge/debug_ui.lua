@@ -163,11 +163,14 @@ function M.command(arg)
   M.open()
 end
 
+--- The completion of :NvbridgeDebug's argument.
+---@return string[]
 function M.complete()
   return { 'continue', 'step_over', 'step_into', 'step_out', 'pause', 'stop' }
 end
 
 --- Opens the panel in a split below (or focuses it).
+---@return integer bufnr the panel's
 function M.open()
   if not (panel_buf and vim.api.nvim_buf_is_valid(panel_buf)) then
     panel_buf = vim.api.nvim_create_buf(false, true)
@@ -199,6 +202,7 @@ function M.open()
 end
 
 --- The panel's lines (for tests and :checkhealth).
+---@return string[]
 function M.panel()
   return panel_lines()
 end
@@ -217,6 +221,7 @@ end
 
 --- Called by nvbridge with the JSON view of every session.
 ---@param json string
+---@return true
 function M.render(json)
   vim.validate({ json = { json, 'string' } })
   view = vim.json.decode(json)
@@ -242,6 +247,7 @@ function M.render(json)
 end
 
 --- Removes every mark, the autocmds and the command this module made.
+---@return true
 function M.clear()
   view = nil
   pcall(vim.api.nvim_del_augroup_by_name, group_name)
@@ -259,6 +265,7 @@ function M.clear()
 end
 
 ---@param msg string
+---@return true
 function M.notify(msg)
   vim.notify(msg, vim.log.levels.WARN)
   return true
@@ -266,6 +273,7 @@ end
 
 --- The marks in a file's buffer, for tests: {line, sign, stopped}.
 ---@param file string
+---@return {line: integer, sign: string, stopped: boolean}[]
 function M.marks(file)
   local buf = vim.fn.bufnr(norm(file))
   local out = {}

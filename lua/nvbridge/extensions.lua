@@ -222,17 +222,16 @@ local function setup()
       changed('editor')
     end,
   })
-  -- A server that crashed (bridge.lua observes every client's exit); told
+  -- A server that crashed (observe.lua observes every client's exit); told
   -- after servers.lua decided about its restart.
-  local bridge = require('nvbridge.bridge')
-  bridge.exit_listeners = bridge.exit_listeners or {}
+  local observe = require('nvbridge.observe')
   local gen = state.generation
-  table.insert(bridge.exit_listeners, function(_, exit)
+  table.insert(observe.exit_listeners, function(_, exit)
     if state.generation ~= gen then
       return
     end
     vim.schedule(function()
-      local data = { name = exit.name, how = bridge.describe_exit(exit), managed = exit.managed == true }
+      local data = { name = exit.name, how = observe.describe_exit(exit), managed = exit.managed == true }
       if type(exit.restart) == 'table' then
         data.restart_attempt = exit.restart.attempt
         data.restart_max = exit.restart.max
@@ -360,7 +359,7 @@ local function encode_result(v)
   return encoded
 end
 
---- Runs a user tool (bridge.run_user_tool, async: nvbridge_done answers).
+--- Runs a user tool (an asynchronous operation: nvbridge_done answers).
 --- run(args, done, progress) answers by returning a value, or later through
 --- done(result) / done(nil, err); an error it raises, or err (a string, or
 --- {code, message, remediation}), fails the call. progress(percentage,
@@ -369,8 +368,12 @@ end
 ---@param id integer
 ---@param name string
 ---@param args_json string
----@param done fun(err: table?, result: string?)
-function M.run_tool(chan, id, name, args_json, done)
+function M.run_tool(chan, id, name, args_json)
+  local async = require('nvbridge.async')
+  local function done(err, result)
+    async.untrack(chan, id)
+    async.done(chan, id, err, result)
+  end
   local p = plugin()
   local spec = p and p._tools and p._tools[name]
   if not spec then
@@ -404,7 +407,7 @@ function M.run_tool(chan, id, name, args_json, done)
   end
   -- A cancelled call is answered at once; the user's function may still
   -- finish, unheard.
-  require('nvbridge.bridge').track(chan, id, function()
+  async.track(chan, id, function()
     finish(nil, { code = 'CANCELLED', message = 'the agent cancelled ' .. name, remediation = 'call it again if it is still wanted' })
   end)
   -- progress(percentage, message): what the agent sees as

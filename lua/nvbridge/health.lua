@@ -48,10 +48,11 @@ local function check_server()
     health.warn('this Neovim does not listen on an address', { 'start it with --listen, or run :lua vim.fn.serverstart()' })
   end
   local ok, user = pcall(require, 'nvbridge.user')
-  if not ok then
+  local ok_agents, agents_mod = pcall(require, 'nvbridge.agents')
+  if not ok or not ok_agents then
     return
   end
-  local agents = user.agents()
+  local agents = agents_mod.agents()
   if #agents == 0 then
     health.info('no agent is connected')
   end
@@ -59,9 +60,9 @@ local function check_server()
     local last = a.calls[#a.calls]
     health.ok(('agent on channel %d (%s)%s'):format(a.chan, a.transport, last and (', last call ' .. last.tool) or ''))
   end
-  health.info(('approval: %s%s'):format(user.approve_mode(), user.paused() and '; PAUSED (:NvbridgeResume)' or ''))
-  if vim.fn.filereadable(user.discovery_path()) == 1 then
-    health.ok('discovery file for --nvim auto: ' .. user.discovery_path())
+  health.info(('approval: %s%s'):format(user.approve_mode(), agents_mod.paused() and '; PAUSED (:NvbridgeResume)' or ''))
+  if vim.fn.filereadable(agents_mod.discovery_path()) == 1 then
+    health.ok('discovery file for --nvim auto: ' .. agents_mod.discovery_path())
   else
     health.info('no discovery file (nvbridge mcp --nvim auto will not find this Neovim); vim.g.nvbridge_discovery or setup({discovery = ...})')
   end

@@ -1,6 +1,6 @@
 --- Helpers for nvbridge's navigation tools that look beyond one buffer.
---- Called from Go with Session.Call("nvbridge.navigation", fn, ...); data
---- arrives as arguments, never as source. Nothing here blocks.
+--- Called from Go (nvim/entrypoints.go); data arrives as arguments, never
+--- as source. Nothing here blocks.
 local M = {}
 
 local api = vim.api

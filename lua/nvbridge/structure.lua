@@ -1,7 +1,7 @@
 --- Tree-sitter helpers of nvbridge's structure tools (analyze_dependencies).
---- Called from Go with Session.Call("nvbridge.structure", fn, ...); data
---- arrives as arguments, never as source. Parsing a file is synchronous but
---- short; nothing here waits on anything.
+--- Called from Go (nvim/entrypoints.go); data arrives as arguments, never
+--- as source. Parsing a file is synchronous but short; nothing here waits on
+--- anything.
 local M = {}
 
 local api = vim.api

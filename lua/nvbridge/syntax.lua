@@ -1,8 +1,8 @@
 --- The syntax layer: tree-sitter parses and queries for the refactorings
 --- (inline_function, move_symbol, change_signature) in Python and
---- TypeScript. Called from Go with Session.Call("nvbridge.syntax", fn, ...)
---- (package syntax); texts, queries and positions arrive as arguments, never
---- as source. Parsing is synchronous and short; nothing here waits.
+--- TypeScript. Called from Go (package syntax, through
+--- nvim/entrypoints.go); texts, queries and positions arrive as arguments,
+--- never as source. Parsing is synchronous and short; nothing here waits.
 ---
 --- Positions are Neovim's: 0-based rows, byte columns (and byte offsets into
 --- the text). The parsers come from `make deps` (.deps/parser/NAME.so, built
@@ -11,6 +11,8 @@ local M = {}
 
 local api = vim.api
 local uv = vim.uv or vim.loop
+
+local fail = require('nvbridge._error').fail
 
 --- How each language was registered by setup: 'nvbridge' (our parser),
 --- 'user' (the user's own, left alone), 'missing' (none anywhere) or an
@@ -65,10 +67,6 @@ function M.setup(parser_dir, langs, own)
   return M.registered
 end
 
-local function fail(code, message)
-  return { err = { code = code, message = message } }
-end
-
 --- The text of a source: a loaded buffer's current lines, or the text given.
 ---@param src nvbridge.SyntaxSource
 ---@return string? text
@@ -76,7 +74,7 @@ end
 local function text_of(src)
   if src.bufnr and src.bufnr ~= 0 then
     if not api.nvim_buf_is_loaded(src.bufnr) then
-      return nil, fail('RESOURCE_NOT_FOUND', 'buffer ' .. src.bufnr .. ' is not loaded')
+      return nil, { err = fail('RESOURCE_NOT_FOUND', 'buffer ' .. src.bufnr .. ' is not loaded') }
     end
     return table.concat(api.nvim_buf_get_lines(src.bufnr, 0, -1, false), '\n')
   end
@@ -95,22 +93,24 @@ local function parse(src)
     return nil,
       nil,
       {
-        err = {
-          code = 'UNSUPPORTED',
-          message = 'no tree-sitter parser for ' .. src.lang .. (how and how ~= 'missing' and (' (' .. how .. ')') or ''),
-          remediation = 'run `make deps` in the nvbridge checkout (it builds .deps/parser/'
-            .. src.lang
-            .. '.so), or install the parser in Neovim (nvim-treesitter :TSInstall '
-            .. src.lang
-            .. ')',
-        },
+        err = fail(
+          'UNSUPPORTED',
+          'no tree-sitter parser for ' .. src.lang .. (how and how ~= 'missing' and (' (' .. how .. ')') or ''),
+          {
+            remediation = 'run `make deps` in the nvbridge checkout (it builds .deps/parser/'
+              .. src.lang
+              .. '.so), or install the parser in Neovim (nvim-treesitter :TSInstall '
+              .. src.lang
+              .. ')',
+          }
+        ),
       }
   end
   -- A string parser, also for buffers: vim.treesitter.get_parser(bufnr)
   -- would attach a parser to the user's buffer.
   local ok, parser = pcall(vim.treesitter.get_string_parser, text, src.lang)
   if not ok then
-    return nil, nil, fail('OPERATION_FAILED', 'cannot parse as ' .. src.lang .. ': ' .. tostring(parser))
+    return nil, nil, { err = fail('OPERATION_FAILED', 'cannot parse as ' .. src.lang .. ': ' .. tostring(parser)) }
   end
   local tree = parser:parse()[1]
   return text, tree:root()
@@ -172,7 +172,7 @@ function M.query(src, query, opts)
   end
   local q = query_for(src.lang, query)
   if q.err then
-    return fail('INVALID_PARAMETER', 'bad ' .. src.lang .. ' query: ' .. q.err)
+    return { err = fail('INVALID_PARAMETER', 'bad ' .. src.lang .. ' query: ' .. q.err) }
   end
   local start_row, end_row = opts.start_row, opts.end_row
   if end_row then

@@ -11,26 +11,35 @@
 ---   so no publish may come for a file whose diagnostics stayed the same:
 ---   its progress is the only event that says it re-checked dependants.
 --- - any other server: a publish for each touched buffer's current text
----   (bridge.unsettled_ms: by version, or unversioned after the change and
+---   (observe.unsettled_ms: by version, or unversioned after the change and
 ---   quiet), and a publish after the mark for each dependant.
 local M = {}
 
 local api = vim.api
 local uv = vim.uv or vim.loop
-local bridge = require('nvbridge.bridge')
+local async = require('nvbridge.async')
 local buffers = require('nvbridge.buffers')
 local compat = require('nvbridge._compat')
+local observe = require('nvbridge.observe')
+local servers = require('nvbridge.servers')
 
 --- The moment a wait counts publishes from.
+---@return integer
 function M.mark()
-  return bridge.publish_seq()
+  return observe.publish_seq()
 end
 
 local function attached(bufnr, client_id)
   return api.nvim_buf_is_loaded(bufnr) and #compat.get_clients({ bufnr = bufnr, id = client_id }) > 0
 end
 
+--- Completes (nvbridge_done: {complete, pending}) once the servers have
+--- diagnosed a change: the buffers it touched and those that depend on
+--- them (see the module comment), or after bound_ms with what is missing.
+---@param chan integer
+---@param id integer
 ---@param spec {mark: integer, touched: integer[], dependants: integer[], clients: integer[]}
+---@param bound_ms integer
 function M.wait_settled(chan, id, spec, bound_ms)
   local finished = false
   local timer = uv.new_timer()
@@ -38,10 +47,10 @@ function M.wait_settled(chan, id, spec, bound_ms)
   local autocmds = {}
   local pinged = {}
   -- Staged publishers (typescript-language-server) never publish a file
-  -- whose diagnostics were empty and stay empty: per client and buffer,
-  -- 'clean' when the server's synchronous diagnostics are empty and
-  -- Neovim holds none of its diagnostics (no publish will come), else
-  -- 'publish' (wait for one).
+  -- whose diagnostics were empty and stay empty: for those whose spec has
+  -- diagnostics_sync commands, per client and buffer, 'clean' when the
+  -- server's synchronous diagnostics are empty and Neovim holds none of its
+  -- diagnostics (no publish will come), else 'publish' (wait for one).
   local synced = {}
   local check
 
@@ -52,7 +61,7 @@ function M.wait_settled(chan, id, spec, bound_ms)
     for _, client_id in ipairs(spec.clients) do
       local client = vim.lsp.get_client_by_id(client_id)
       if client then
-        local reports, active = bridge.diagnosis_progress(client_id)
+        local reports, active = observe.diagnosis_progress(client_id)
         if reports then
           if not pinged[client_id] then
             table.insert(pending, { client = client.name, why = 'the server has not yet received the change' })
@@ -60,15 +69,15 @@ function M.wait_settled(chan, id, spec, bound_ms)
             table.insert(pending, { client = client.name, why = string.format('%d diagnosis run(s) still in progress', active) })
           end
         else
-          local staged = bridge.staged(client_id)
+          local syncing = synced[client_id] ~= nil
           for _, bufnr in ipairs(spec.touched) do
-            local sync = staged and (synced[client_id] or {})[bufnr]
+            local sync = syncing and (synced[client_id] or {})[bufnr]
             if not attached(bufnr, client_id) or sync == 'clean' then
               -- nothing to wait for
-            elseif staged and sync == nil then
+            elseif syncing and sync == nil then
               table.insert(pending, { client = client.name, bufnr = bufnr, why = 'the server has not answered for the new text yet' })
             else
-              local ms = bridge.unsettled_ms(bufnr, { client_id })
+              local ms = observe.unsettled_ms(bufnr, { client_id })
               if ms == nil then
                 table.insert(pending, { client = client.name, bufnr = bufnr, why = 'no diagnostics published for the new text' })
               else
@@ -77,16 +86,16 @@ function M.wait_settled(chan, id, spec, bound_ms)
             end
           end
           for _, bufnr in ipairs(spec.dependants) do
-            local sync = staged and (synced[client_id] or {})[bufnr]
-            if staged and sync == nil and attached(bufnr, client_id) then
+            local sync = syncing and (synced[client_id] or {})[bufnr]
+            if syncing and sync == nil and attached(bufnr, client_id) then
               table.insert(pending, { client = client.name, bufnr = bufnr, why = 'the server has not answered for the change yet' })
             elseif attached(bufnr, client_id) and sync ~= 'clean' then
-              local seen = bridge.last_publish(client_id, vim.uri_from_bufnr(bufnr))
+              local seen = observe.last_publish(client_id, vim.uri_from_bufnr(bufnr))
               if not seen or (seen.seq or 0) <= spec.mark then
                 table.insert(pending, { client = client.name, bufnr = bufnr, why = 'no diagnostics published since the change' })
-              elseif bridge.staged(client_id) then
+              elseif observe.staged(client_id) then
                 uv.update_time()
-                wait = math.max(wait, bridge.unversioned_quiet_ms - (uv.now() - seen.at))
+                wait = math.max(wait, observe.unversioned_quiet_ms - (uv.now() - seen.at))
               end
             end
           end
@@ -101,13 +110,13 @@ function M.wait_settled(chan, id, spec, bound_ms)
       return
     end
     finished = true
-    bridge.release({ timer, quiet }, autocmds)
+    async.release({ timer, quiet }, autocmds)
     for _, p in ipairs(pending or {}) do
       if p.bufnr then
         p.file = api.nvim_buf_get_name(p.bufnr)
       end
     end
-    bridge.done(chan, id, nil, vim.json.encode({ complete = complete, pending = pending or {} }))
+    async.done(chan, id, nil, vim.json.encode({ complete = complete, pending = pending or {} }))
   end
 
   check = function()
@@ -127,18 +136,19 @@ function M.wait_settled(chan, id, spec, bound_ms)
   for _, pattern in ipairs({ 'NvbridgeDiagnostics', 'NvbridgeProgressEnd' }) do
     table.insert(autocmds, api.nvim_create_autocmd('User', { pattern = pattern, callback = vim.schedule_wrap(check) }))
   end
-  bridge.on_cancel(chan, id, vim.schedule_wrap(function()
+  async.track(chan, id, vim.schedule_wrap(function()
     finish(false, select(1, missing()))
   end))
   timer:start(bound_ms, 0, vim.schedule_wrap(function()
     finish(false, select(1, missing()))
   end))
 
-  -- Staged publishers: ask tsserver for the diagnostics of the current
+  -- Staged publishers: ask the server for the diagnostics of the current
   -- text (a request answered after the change reached it).
   for _, client_id in ipairs(spec.clients) do
     local client = vim.lsp.get_client_by_id(client_id)
-    if client and bridge.staged(client_id) and not bridge.diagnosis_progress(client_id) then
+    if client and observe.staged(client_id) and not observe.diagnosis_progress(client_id)
+      and servers.diagnostics_sync(client, '') then
       synced[client_id] = {}
       local bufs = {}
       for _, list in ipairs({ spec.touched, spec.dependants }) do
@@ -162,7 +172,7 @@ function M.wait_settled(chan, id, spec, bound_ms)
   -- answer comes after every "diagnosing" begin the changes caused.
   for _, client_id in ipairs(spec.clients) do
     local client = vim.lsp.get_client_by_id(client_id)
-    if client and bridge.diagnosis_progress(client_id) then
+    if client and observe.diagnosis_progress(client_id) then
       compat.flush_changes(client)
       local ok = pcall(compat.request, client, 'nvbridge/ping', vim.empty_dict(), function()
         pinged[client_id] = true
@@ -179,6 +189,7 @@ end
 --- The loaded buffers of some files (0 for a file without one), and the
 --- language servers attached to them: JSON {bufnrs, clients = [{id, name}]}.
 ---@param paths string[] absolute paths
+---@return string json
 function M.buffers(paths)
   local by_name = {}
   for _, b in ipairs(api.nvim_list_bufs()) do
@@ -194,7 +205,7 @@ function M.buffers(paths)
       for _, c in ipairs(compat.get_clients({ bufnr = b })) do
         if not seen[c.id] then
           seen[c.id] = true
-          local reports = bridge.diagnosis_progress(c.id)
+          local reports = observe.diagnosis_progress(c.id)
           local server = type(c.server_info) == 'table' and c.server_info.name or c.name
           table.insert(clients, { id = c.id, name = c.name, server = server, reports_progress = reports })
         end
@@ -207,6 +218,9 @@ end
 --- The loaded buffers attached to any of the clients, except some: the
 --- files a change does not touch but whose diagnostics it may change.
 --- JSON [{bufnr, file}].
+---@param client_ids integer[]
+---@param except integer[] buffers
+---@return string json
 function M.dependants(client_ids, except)
   local skip = {}
   for _, b in ipairs(except) do
@@ -229,6 +243,8 @@ end
 --- The loaded, named buffers under root with their text as Neovim holds
 --- it (what a check's copy must show the servers): JSON [{file, text,
 --- modified}].
+---@param root string
+---@return string json
 function M.open_files(root)
   local out = {}
   local prefix = root:sub(-1) == '/' and root or (root .. '/')
@@ -241,14 +257,18 @@ function M.open_files(root)
   return vim.json.encode(out)
 end
 
---- Asks typescript-language-server for tsserver's syntactic and semantic
---- diagnostics of a buffer's current text (synchronous requests, answered
---- after every change sent before); on_done(empty) says whether both are
---- empty. An answer nvbridge cannot read counts as not empty.
+--- Asks a staged publisher for its diagnostics of a buffer's current text
+--- with its spec's diagnostics_sync commands (answered after every change
+--- sent before; tsserver's syntactic and semantic checks); on_done(empty)
+--- says whether every answer is empty. An answer nvbridge cannot read
+--- counts as not empty.
+---@param client vim.lsp.Client
+---@param bufnr integer
+---@param on_done fun(empty: boolean)
 function M.sync_diagnostics(client, bufnr, on_done)
   compat.flush_changes(client)
-  local file = vim.uri_from_bufnr(bufnr)
-  local left, empty = 2, true
+  local commands = servers.diagnostics_sync(client, vim.uri_from_bufnr(bufnr)) or {}
+  local left, empty = #commands, true
   local function one(err, result)
     local body = type(result) == 'table' and (result.body or result) or nil
     if err or type(body) ~= 'table' or #body > 0 then
@@ -259,9 +279,8 @@ function M.sync_diagnostics(client, bufnr, on_done)
       on_done(empty)
     end
   end
-  for _, what in ipairs({ 'syntacticDiagnosticsSync', 'semanticDiagnosticsSync' }) do
-    local ok = pcall(compat.request, client, 'workspace/executeCommand',
-      { command = 'typescript.tsserverRequest', arguments = { what, { file = file } } }, one, bufnr)
+  for _, command in ipairs(commands) do
+    local ok = pcall(compat.request, client, 'workspace/executeCommand', command, one, bufnr)
     if not ok then
       one('failed', nil)
     end
@@ -270,6 +289,9 @@ end
 
 --- Replaces a buffer's whole text (the check's second Neovim only: never
 --- called on the user's Neovim). Returns the new changedtick.
+---@param bufnr integer
+---@param text string
+---@return integer changedtick
 function M.set_text(bufnr, text)
   local lines = vim.split((text:gsub('\r\n', '\n')), '\n', { plain = true })
   if lines[#lines] == '' then
@@ -286,6 +308,7 @@ end
 --- second Neovim (never called on the user's Neovim): buffers.load releases
 --- the read-only buffers beyond max_loaded, and a check of more files than
 --- that would lose its first ones before writing their new text.
+---@param on boolean
 function M.hold(on)
   if on then
     buffers.hold()
@@ -297,6 +320,7 @@ end
 
 --- Reloads a buffer from the disk, dropping its changes (the check's
 --- second Neovim only).
+---@param bufnr integer
 function M.reload(bufnr)
   if api.nvim_buf_is_loaded(bufnr) then
     api.nvim_buf_call(bufnr, function()

@@ -1,0 +1,321 @@
+--- The asynchronous operations (LSP requests, the waits, approvals): the
+--- Go side starts one with an id and gets its outcome later, as the
+--- notification
+---   nvbridge_done(id, err, result_json)
+--- on the caller's channel (err: nil or an nvbridge.Error). Nothing here
+--- blocks Neovim's main loop. The operations in flight live here only, so
+--- that cancel, a server's exit and teardown can answer them.
+local M = {}
+
+local api = vim.api
+
+local compat = require('nvbridge._compat')
+local fail = require('nvbridge._error').fail
+local observe = require('nvbridge.observe')
+local get_clients = compat.get_clients
+local supports = compat.supports
+local client_request = compat.request
+local client_cancel = compat.cancel_request
+
+-- Operations in flight by channel and id: an LSP request {client,
+-- request_id, bufnr, method, chan, id}, or {cancel} for the others.
+---@type table<string, table>
+local in_flight = {}
+
+local function key(chan, id)
+  return chan .. ':' .. id
+end
+
+-- Progress relays of requests in flight (relay_progress), stopped by done.
+local relays = {}
+-- Completions that add to an operation's answer before it is sent
+-- (open_wait: the buffer and a line read once the wait is over).
+local finals = {}
+
+--- Answers operation id of channel chan (nvbridge_done): its relay of
+--- progress stops, and a completion registered with on_final adds to a
+--- successful result.
+---@param chan integer
+---@param id integer
+---@param err nvbridge.Error?
+---@param result string? JSON
+local function done(chan, id, err, result)
+  in_flight[key(chan, id)] = nil
+  local stop = relays[key(chan, id)]
+  if stop then
+    relays[key(chan, id)] = nil
+    stop()
+  end
+  local final = finals[key(chan, id)]
+  if final then
+    finals[key(chan, id)] = nil
+    if not err then
+      result = final(result)
+    end
+  end
+  vim.rpcnotify(chan, 'nvbridge_done', id, err, result)
+end
+
+M.done = done
+
+--- Lets an operation of another module (a wait, an approval) be cancelled
+--- like a request (cancel, teardown): cancel ends it.
+---@param chan integer
+---@param id integer
+---@param cancel fun()
+function M.track(chan, id, cancel)
+  in_flight[key(chan, id)] = { cancel = cancel }
+end
+
+--- Forgets an operation track registered (it ended by itself).
+---@param chan integer
+---@param id integer
+function M.untrack(chan, id)
+  in_flight[key(chan, id)] = nil
+end
+
+--- Registers a completion of operation id's successful answer: final(result)
+--- is what nvbridge_done sends (open_wait adds the buffer and a line read
+--- once the wait is over).
+---@param chan integer
+---@param id integer
+---@param final fun(result: string): string
+function M.on_final(chan, id, final)
+  finals[key(chan, id)] = final
+end
+
+--- Relays the $/progress of the buffer's clients to the caller of async
+--- operation id while it waits (a server indexing before it can answer), as
+--- nvbridge_progress(id, {server, title, message, percentage}): the work
+--- under way now, then each LspProgress of those clients. Returns the
+--- function that stops relaying.
+---@param chan integer
+---@param id integer
+---@param bufnr integer
+---@return fun() stop
+function M.relay_progress(chan, id, bufnr)
+  local stopped = false
+  local function relay(client, work)
+    if stopped or type(work) ~= 'table' then
+      return
+    end
+    vim.rpcnotify(chan, 'nvbridge_progress', id, {
+      server = client.name,
+      title = work.title,
+      message = work.message,
+      percentage = work.percentage,
+    })
+  end
+  for _, client in ipairs(get_clients({ bufnr = bufnr })) do
+    for _, work in pairs(observe.work(client.id)) do
+      relay(client, work)
+    end
+  end
+  local autocmd = api.nvim_create_autocmd('LspProgress', {
+    callback = function(ev)
+      local data = ev.data or {}
+      local params = data.params or {}
+      if not data.client_id or params.token == nil then
+        return
+      end
+      for _, client in ipairs(get_clients({ bufnr = bufnr })) do
+        if client.id == data.client_id then
+          local value = params.value or {}
+          local work = observe.work(client.id)[params.token]
+          relay(client, work or { title = value.title, message = value.message or (value.kind == 'end' and 'finished' or nil) })
+        end
+      end
+    end,
+  })
+  return function()
+    if not stopped then
+      stopped = true
+      pcall(api.nvim_del_autocmd, autocmd)
+    end
+  end
+end
+local relay_progress = M.relay_progress
+
+--- Stops and closes a wait's timers and deletes its autocmds (once the
+--- wait is over, however it ended).
+---@param timers uv.uv_timer_t[]
+---@param autocmds integer[]
+function M.release(timers, autocmds)
+  for _, t in ipairs(timers) do
+    t:stop()
+    t:close()
+  end
+  for _, a in ipairs(autocmds) do
+    pcall(api.nvim_del_autocmd, a)
+  end
+end
+
+--- Sends one request through a client attached to the buffer. The result
+--- arrives as nvbridge_done(id, err, json).
+---@param client_id integer 0 picks the first attached client supporting method
+---@param chan integer
+---@param id integer
+---@param bufnr integer
+---@param method string
+---@param params_json string
+---@return nil # answers with nvbridge_done
+function M.request(chan, id, bufnr, client_id, method, params_json)
+  local params = vim.json.decode(params_json)
+  local chosen
+  local names = {}
+  for _, client in ipairs(get_clients({ bufnr = bufnr })) do
+    table.insert(names, client.name)
+    if (client_id == 0 or client.id == client_id) and not chosen and supports(client, method, bufnr) then
+      chosen = client
+    end
+  end
+  if not chosen then
+    if #names == 0 then
+      return done(chan, id, fail('UNSUPPORTED', 'no language server is attached to this buffer'))
+    end
+    return done(chan, id, fail('UNSUPPORTED', table.concat(names, ', ') .. ' does not support ' .. method))
+  end
+  -- Neovim flushes (debounced) didChange only for the request's own buffer;
+  -- a request about several files (rename after a multi-buffer edit or
+  -- undo) must see every buffer's current text, so send all pending changes.
+  compat.flush_changes(chosen)
+  -- A server still loading answers late: relay its $/progress meanwhile.
+  relays[key(chan, id)] = relay_progress(chan, id, bufnr)
+  local ok, request_id = client_request(chosen, method, params, function(err, result)
+    if err then
+      if err.code == -32601 then
+        -- Neovim deems methods it has no capability mapping for supported
+        -- (0.10: textDocument/moniker, ...); the server's MethodNotFound
+        -- is the real answer.
+        return done(chan, id, fail('UNSUPPORTED', string.format('%s does not implement %s (%s)',
+          chosen.name, method, err.message or 'method not found')))
+      end
+      local code = err.code == -32800 and 'TIMEOUT' or 'OPERATION_FAILED'
+      return done(chan, id, fail(code, chosen.name .. ': ' .. (err.message or vim.inspect(err))))
+    end
+    -- The result alone: the Go side decodes it once, into its own type.
+    done(chan, id, nil, vim.json.encode(result == nil and vim.NIL or result))
+  end, bufnr)
+  if not ok then
+    return done(chan, id, fail('OPERATION_FAILED', chosen.name .. ' refused ' .. method .. ' (server stopped?)'))
+  end
+  in_flight[key(chan, id)] = {
+    client = chosen,
+    request_id = request_id,
+    bufnr = bufnr,
+    method = method,
+    chan = chan,
+    id = id,
+  }
+end
+
+--- Starts several asynchronous operations in one call (the Go side
+--- batches the starts its callers make together): each op is {module,
+--- name, id, count, args...}, run as require(module)[name](chan, id,
+--- args...) under pcall, so that one's error ends that operation
+--- (nvbridge_done with the error) and not the others. The Go side names
+--- the operations (nvim/entrypoints.go); count, because a nil argument
+--- leaves a hole in the table.
+---@param ops table[]
+---@param chan integer
+function M.start_ops(chan, ops)
+  for _, op in ipairs(ops) do
+    local module, name, id, count = op[1], op[2], op[3], op[4]
+    local ok, err = pcall(function()
+      local fn = require(module)[name]
+      if type(fn) ~= 'function' then
+        error('not an operation: ' .. tostring(module) .. '.' .. tostring(name), 0)
+      end
+      fn(chan, id, unpack(op, 5, 4 + count))
+    end)
+    if not ok then
+      done(chan, id, type(err) == 'table' and err or fail('OPERATION_FAILED', tostring(err)))
+    end
+  end
+end
+
+--- Cancels an operation started by request or a wait (the LSP request gets
+--- $/cancelRequest). Completes the operation with a TIMEOUT error unless it
+--- has already completed.
+---@param chan integer
+---@param id integer
+---@return boolean found
+function M.cancel(chan, id)
+  local op = in_flight[key(chan, id)]
+  if not op then
+    return false
+  end
+  if op.cancel then
+    op.cancel()
+    return true
+  end
+  client_cancel(op.client, op.request_id)
+  done(chan, id, fail('TIMEOUT', 'request cancelled'))
+  return true
+end
+
+--- Ends every operation in flight (teardown): each tracked one is
+--- cancelled, requests are forgotten.
+function M.cancel_all()
+  for k, op in pairs(in_flight) do
+    if op.cancel then
+      pcall(op.cancel)
+    end
+    in_flight[k] = nil
+  end
+end
+
+--- Installs the autocmds that answer requests a server will not answer
+--- (bridge.setup), in group.
+---@param group integer
+function M.install(group)
+  M.installed = true
+  -- Neovim drops the result callback of a request the server answers with
+  -- RequestCancelled (-32800): it assumes it cancelled the request itself.
+  -- Both the reply notice (LspRequest "complete", which runs this autocmd)
+  -- and the result callback are scheduled when the reply arrives, in that
+  -- order, so a check scheduled from here runs after the callback would
+  -- have: an operation still in flight then got that reply.
+  api.nvim_create_autocmd('LspRequest', {
+    group = group,
+    callback = function(ev)
+      local data = ev.data or {}
+      if not data.request or data.request.type ~= 'complete' then
+        return
+      end
+      for k, op in pairs(in_flight) do
+        if op.client and op.client.id == data.client_id and op.request_id == data.request_id then
+          vim.schedule(function()
+            if in_flight[k] == op then
+              done(op.chan, op.id, fail('TIMEOUT', string.format(
+                '%s cancelled %s (RequestCancelled) without an answer', op.client.name, op.method)))
+            end
+          end)
+        end
+      end
+    end,
+  })
+
+  -- A server that exits (crash) or detaches never answers its pending
+  -- requests (Neovim 0.10 drops their callbacks): fail them now rather than
+  -- let the caller wait for its timeout.
+  api.nvim_create_autocmd('LspDetach', {
+    group = group,
+    callback = function(ev)
+      local client_id = ev.data and ev.data.client_id
+      -- No client is on its way any more: wait_clients must not wait for
+      -- one (a FileType event that starts a server sets the flag again).
+      if api.nvim_buf_is_valid(ev.buf) then
+        vim.b[ev.buf].nvbridge_lsp_expected = nil
+      end
+      for _, op in pairs(in_flight) do
+        if op.client and op.client.id == client_id and op.bufnr == ev.buf then
+          done(op.chan, op.id, fail('OPERATION_FAILED', string.format(
+            '%s stopped (exited or detached from the buffer) before answering %s', op.client.name, op.method)))
+        end
+      end
+    end,
+  })
+end
+
+return M

@@ -1,0 +1,377 @@
+--- Writing to the disk: saving buffers, and taking them as written.
+---
+--- Lua never writes to the disk. A save runs the user's BufWritePre, takes
+--- the bytes Neovim would write for the buffer and hands every file of the
+--- call to nvbridge's Go side as ONE commit (vim.rpcrequest 'nvbridge_commit':
+--- workspace.Root.Commit writes through a handle on the workspace root that
+--- no symlink can lead out of, all files or none, and completes or rolls
+--- back after a crash). Neovim then takes each buffer as written: a :write
+--- that only a buffer-local BufWriteCmd answers ('buftype' acwrite for the
+--- time of it, so Neovim never writes the file itself) resets 'modified' and
+--- lets Neovim do its own bookkeeping (undo states that know the buffer was
+--- saved, the file's time and size for its change checks); then
+--- BufWritePost runs (language servers get didSave).
+local M = {}
+
+local api = vim.api
+local uv = vim.uv or vim.loop
+
+local buffers = require('nvbridge.buffers')
+local fail = require('nvbridge._error').fail
+local guard_mod = require('nvbridge.guard')
+local undo_log = require('nvbridge.undo_log')
+local guard, inside = guard_mod.guard, guard_mod.inside
+local read_file, fingerprint, record_disk = buffers.read_file, buffers.fingerprint, buffers.record_disk
+local is_empty, buffer_text = buffers.is_empty, buffers.buffer_text
+local buffer_index, loaded_buffer, describe = buffers.buffer_index, buffers.loaded_buffer, buffers.describe
+local undo_seq, undo_records, set_undo_records = undo_log.undo_seq, undo_log.undo_records, undo_log.set_undo_records
+
+local BOM = '\239\187\191'
+
+--- Whether the file changed on disk since the buffer was loaded or written,
+--- by content (buffers.record_disk), right before a write.
+---@param b integer
+---@return boolean
+local function disk_changed(b)
+  if vim.b[b].nvbridge_conflict then
+    return true
+  end
+  local path = api.nvim_buf_get_name(b)
+  local stat = uv.fs_stat(path)
+  if not stat then
+    return false -- deleted, or a new file: writing creates it
+  end
+  local changed
+  if vim.b[b].nvbridge_disk then
+    changed = buffers.disk_differs(b, path, stat)
+  else
+    changed = buffers.neovim_sees_conflict(b)
+  end
+  if changed then
+    vim.b[b].nvbridge_conflict = true
+  end
+  return changed
+end
+
+-- The byte-order marks Neovim writes for 'bomb', by 'fileencoding'.
+local BOMS = {
+  ['utf-8'] = BOM,
+  ['utf-16'] = '\254\255',
+  ['ucs-2'] = '\254\255',
+  ['utf-16le'] = '\255\254',
+  ['ucs-2le'] = '\255\254',
+  ['ucs-4'] = '\0\0\254\255',
+  ['utf-32'] = '\0\0\254\255',
+  ['ucs-4le'] = '\255\254\0\0',
+  ['utf-32le'] = '\255\254\0\0',
+}
+
+local LINE_ENDINGS = { unix = '\n', dos = '\r\n', mac = '\r' }
+
+--- The bytes Neovim writes for b: its lines joined by the 'fileformat''s
+--- line ending, the last one ended when 'eol' (nvbridge's writes honour
+--- 'eol' exactly), converted to 'fileencoding', after the BOM when 'bomb'.
+---@return string? bytes, string? err
+---@param b integer
+local function file_bytes(b)
+  local text = ''
+  if not is_empty(b) then
+    local nl = LINE_ENDINGS[vim.bo[b].fileformat] or '\n'
+    text = table.concat(api.nvim_buf_get_lines(b, 0, -1, false), nl)
+    if vim.bo[b].eol then
+      text = text .. nl
+    end
+  end
+  local fenc = vim.bo[b].fileencoding
+  if fenc == '' or fenc == 'utf8' then
+    fenc = 'utf-8'
+  end
+  if fenc ~= 'utf-8' then
+    local converted = vim.iconv(text, 'utf-8', fenc)
+    if not converted then
+      return nil, "its text cannot be converted to its 'fileencoding' (" .. fenc .. ')'
+    end
+    text = converted
+  end
+  if vim.bo[b].bomb and not vim.bo[b].binary and BOMS[fenc] then
+    text = BOMS[fenc] .. text
+  end
+  return text
+end
+
+--- A BufWriteCmd autocmd of the user's (or a plugin's) that would answer
+--- a :write of b: such a buffer is written by that code, not by nvbridge.
+local function foreign_write_cmd(b)
+  local name = api.nvim_buf_get_name(b)
+  local tail = vim.fn.fnamemodify(name, ':t')
+  for _, au in ipairs(api.nvim_get_autocmds({ event = 'BufWriteCmd' })) do
+    if au.buffer == b then
+      return au
+    end
+    if not au.buflocal and au.pattern then
+      local ok, re = pcall(vim.regex, vim.fn.glob2regpat(au.pattern))
+      if ok and (re:match_str(name) or (not au.pattern:find('/', 1, true) and re:match_str(tail))) then
+        return au
+      end
+    end
+  end
+end
+
+---@class nvbridge.Write a buffer ready to be written (prepare_write)
+---@field b integer
+---@field path string the file it is written to
+---@field bytes string what the file will hold
+---@field tick integer b's changedtick when the bytes were taken
+---@field before string the buffer's text before the user's BufWritePre
+---@field written string? the text written, when those autocmds changed it
+---@field note string? what went wrong in those autocmds
+---@field t table? apply.lua's target it belongs to
+
+--- Gets b ready to be written: checks it is a file buffer nvbridge may
+--- write, runs the user's BufWritePre (unless noautocmd) as :write would,
+--- in b's context, and takes the bytes. The returned write carries the
+--- text before and after the autocmds (a format-on-save).
+---@param b integer
+---@param path string the file b is written to
+---@param noautocmd boolean? without the user's write autocmds
+---@return nvbridge.Write? write, nvbridge.Error? err
+local function prepare_write(b, path, noautocmd)
+  if vim.bo[b].buftype ~= '' then
+    return nil, fail('PRECONDITION_FAILED', path .. " has 'buftype' " .. vim.bo[b].buftype .. ': not a file buffer', { path = path })
+  end
+  local au = foreign_write_cmd(b)
+  if au then
+    return nil,
+      fail(
+        'PRECONDITION_FAILED',
+        path .. ' is written by a BufWriteCmd autocmd (' .. (au.desc or au.group_name or au.pattern or '?') .. '): nvbridge does not write it',
+        { path = path, remediation = 'save it in Neovim' }
+      )
+  end
+  local w = { b = b, path = path, before = buffer_text(b) }
+  if not noautocmd then
+    local ok, err = pcall(api.nvim_buf_call, b, function()
+      api.nvim_exec_autocmds('BufWritePre', { buffer = b, modeline = false })
+    end)
+    if not ok then
+      w.note = "the user's BufWritePre autocmds failed: " .. tostring(err)
+    end
+    if not api.nvim_buf_is_valid(b) then
+      return nil, fail('OPERATION_FAILED', path .. ': a BufWritePre autocmd closed the buffer', { path = path })
+    end
+  end
+  local after = buffer_text(b)
+  if after ~= w.before then
+    w.written = after
+  end
+  local bytes, err = file_bytes(b)
+  if not bytes then
+    return nil, fail('OPERATION_FAILED', path .. ': ' .. err .. ' (nothing was written)', { path = path })
+  end
+  w.bytes = bytes
+  w.tick = vim.b[b].changedtick
+  return w
+end
+
+--- Hands ops ({kind = 'write'|'remove', path, data?, create?}) to the Go
+--- side as one commit. The reply's err says what happened; files where each
+--- file stands ({path, disk = 'new'|'old'|'unknown'}). lost: nvbridge did
+--- not answer (it ended): its journal settles the disk at its next start.
+---@param g nvbridge.Guard
+---@param id string the commit's id (Go keeps its outcome by it)
+---@param ops nvbridge.DiskOp[]
+---@return {files: nvbridge.DiskState[]?, err: nvbridge.Error?, lost: boolean?}
+local function commit(g, id, ops)
+  if #ops == 0 then
+    return { files = {} }
+  end
+  if type(g) ~= 'table' or type(g.channel) ~= 'number' or g.channel == 0 then
+    return { err = fail('OPERATION_FAILED', 'no channel to nvbridge to write through (nothing was written)') }
+  end
+  local ok, reply = pcall(vim.rpcrequest, g.channel, 'nvbridge_commit', id, ops)
+  if not ok then
+    return { err = fail('OPERATION_FAILED', 'nvbridge did not answer its commit: ' .. tostring(reply)), lost = true }
+  end
+  return reply
+end
+
+local write_group = api.nvim_create_augroup('nvbridge_write', { clear = true })
+
+--- Takes b as written (the disk holds w.bytes): Neovim's own :write
+--- bookkeeping through a BufWriteCmd that only resets 'modified', the disk
+--- state recorded, the undo record's tick kept current, BufWritePost.
+---@return string? note
+---@param w nvbridge.Write
+---@param noautocmd boolean? without BufWritePost
+---@param root string? the workspace root (no undo file is written in it)
+local function mark_written(w, noautocmd, root)
+  local b = w.b
+  local note
+  if vim.b[b].changedtick == w.tick then
+    api.nvim_create_autocmd('BufWriteCmd', {
+      group = write_group,
+      buffer = b,
+      callback = function()
+        vim.bo[b].modified = false
+      end,
+    })
+    -- 'eventignore' would silence the BufWriteCmd (acwrite then refuses
+    -- the :write): cleared for the time of this call, put back after.
+    local ei = vim.o.eventignore
+    if ei ~= '' then
+      vim.o.eventignore = ''
+    end
+    local ok, err = pcall(api.nvim_buf_call, b, function()
+      vim.cmd('noautocmd setlocal buftype=acwrite')
+      local wok, werr = pcall(vim.cmd, 'silent keepalt keepjumps write!')
+      vim.cmd('noautocmd setlocal buftype=')
+      if not wok then
+        error(werr, 0)
+      end
+    end)
+    if ei ~= '' then
+      vim.o.eventignore = ei
+    end
+    api.nvim_clear_autocmds({ group = write_group, buffer = b })
+    if not ok or vim.bo[b].modified then
+      vim.bo[b].modified = false
+      note = 'saved; Neovim did not take the buffer as written (' .. tostring(err) .. ")"
+    end
+  else
+    -- Changed since the bytes were taken (an autocmd): the disk holds
+    -- what was taken; the buffer keeps the rest unsaved.
+    note = 'saved; the buffer changed again while it was written and keeps that change unsaved'
+  end
+  record_disk(b, w.path, w.bytes, fingerprint(w.bytes))
+  vim.b[b].nvbridge_conflict = nil
+  vim.b[b].nvbridge_renamed_from = nil
+  -- A write changes changedtick: keep the undo record current.
+  local records = undo_records(b)
+  if #records > 0 and records[#records].after == undo_seq(b) then
+    records[#records].tick = vim.b[b].changedtick
+    set_undo_records(b, records)
+  end
+  -- 'undofile': Neovim writes the undo file with every :write; a
+  -- BufWriteCmd write does not. Written here unless it would lie in the
+  -- workspace (an 'undodir' of "."): nvbridge writes nothing there by
+  -- name, and the user's next :write writes it.
+  if vim.bo[b].undofile and root then
+    local uf = vim.fn.undofile(api.nvim_buf_get_name(b))
+    if uf ~= '' and not inside(root, vim.fs.normalize(uf)) then
+      pcall(api.nvim_buf_call, b, function()
+        vim.cmd.wundo({ uf, mods = { silent = true }, magic = { file = false } })
+      end)
+    end
+  end
+  if not noautocmd then
+    pcall(api.nvim_buf_call, b, function()
+      api.nvim_exec_autocmds('BufWritePost', { buffer = b, modeline = false })
+    end)
+  end
+  return note
+end
+
+--- The disk operation that removes a renamed buffer's old file once the
+--- new one is written, unless another loaded buffer holds it.
+---@param from string? the old path
+---@param to string the new path
+---@return nvbridge.DiskOp?
+local function old_file_removal(from, to)
+  if not from or from == to or not uv.fs_lstat(from) then
+    return nil
+  end
+  local other = buffer_index()(from)
+  if other and api.nvim_buf_is_loaded(other) then
+    return nil
+  end
+  return { kind = 'remove', path = from }
+end
+
+M.disk_changed = disk_changed
+M.file_bytes = file_bytes
+M.prepare_write = prepare_write
+M.commit = commit
+M.mark_written = mark_written
+M.old_file_removal = old_file_removal
+
+--- Writes the buffer of path. Refuses (CONFLICT) when the file changed on
+--- disk since it was loaded, unless force; refuses, force or not, when the
+--- file it would write is not path (a symlink appeared on the way), lies
+--- outside the root or has other hard links (guard).
+---@param g nvbridge.Guard
+---@return nvbridge.BufferReply
+---@param path string absolute
+---@param force boolean overwrite a file changed on disk
+---@param noautocmd boolean? without the user's write autocmds
+---@param id string the commit's id
+function M.save(path, force, g, noautocmd, id)
+  local st = uv.fs_stat(path)
+  if st and st.type == 'directory' then
+    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', { path = path, remediation = 'name a file inside it' }) }
+  end
+  local b = loaded_buffer(buffer_index(), path)
+  if not b then
+    return { saved = false, note = 'not open in Neovim: nothing to save' }
+  end
+  if not vim.bo[b].modified and not vim.b[b].nvbridge_renamed_from and st then
+    local d = describe(b)
+    d.saved, d.note = false, 'no unsaved changes'
+    return d
+  end
+  local gerr = guard(g, api.nvim_buf_get_name(b), path, 'write')
+  if gerr then
+    return { err = gerr }
+  end
+  local had_conflict = not force and disk_changed(b)
+  if had_conflict then
+    return {
+      err = fail('CONFLICT', path .. ' changed on disk since it was loaded; saving would overwrite that change', { path = path }),
+    }
+  end
+  local w, err = prepare_write(b, path, noautocmd == true)
+  if not w then
+    return { err = err }
+  end
+  local name = api.nvim_buf_get_name(b)
+  -- A file that does not exist (a new or renamed buffer) is created: never
+  -- over one that appeared meanwhile.
+  local ops = { { kind = 'write', path = path, data = w.bytes, create = st == nil } }
+  table.insert(ops, old_file_removal(vim.b[b].nvbridge_renamed_from, name))
+  local reply = commit(g, id, ops)
+  if reply.err then
+    return { err = reply.err }
+  end
+  local note = mark_written(w, noautocmd == true, g.root)
+  if w.note then
+    note = note and (note .. '; ' .. w.note) or w.note
+  end
+  local d = describe(b)
+  d.saved, d.note, d.written_text = true, note, w.written
+  if w.written then
+    d.before_text = w.before
+  end
+  return d
+end
+
+--- After nvbridge settled a commit an earlier nvbridge left unfinished
+--- (workspace.Root.Recover), the buffers of its files follow the disk: a
+--- buffer holding exactly the file's bytes is taken as written (without
+--- the user's write autocmds: nothing is written now); any other keeps its
+--- text, shown as unsaved.
+---@param paths string[]
+---@param root string the workspace root
+function M.follow_disk(paths, root)
+  local find = buffer_index()
+  for _, path in ipairs(paths) do
+    local b = loaded_buffer(find, path)
+    if b and vim.bo[b].modified and vim.bo[b].buftype == '' then
+      local data = read_file(path)
+      local bytes = file_bytes(b)
+      if data and bytes == data then
+        mark_written({ b = b, path = path, bytes = bytes, tick = vim.b[b].changedtick }, true, root)
+      end
+    end
+  end
+end
+
+return M

@@ -1,0 +1,28 @@
+package refactor
+
+// inline_function for Python: the syntax inliner (inline_syntax.go) with
+// the node types of Python's grammar (pyright has no inline refactoring).
+
+import "github.com/nvbridge/nvbridge/lang"
+
+func init() { registerSyntaxInliner(lang.Python, &pythonRules) }
+
+var pythonRules = syntaxRules{
+	docstrings:   true,
+	bracketLines: true,
+	pure:         set("identifier integer float true false none string"),
+	atomic:       set("identifier integer float true false none string call attribute subscript parenthesized_expression list dictionary tuple set concatenated_string"),
+	safeParents:  set("expression_statement assignment augmented_assignment return_statement argument_list parenthesized_expression keyword_argument list tuple set dictionary pair"),
+	statements:   []string{"expression_statement", "return_statement"},
+	blocks:       set("block module"),
+	deferred:     set("conditional_expression boolean_operator lambda list_comprehension set_comprehension dictionary_comprehension generator_expression"),
+	scoped:       set("lambda list_comprehension set_comprehension dictionary_comprehension generator_expression named_expression yield await"),
+	imports:      []string{"import_from_statement", "import_statement"},
+	builtins: set(`abs all any ascii bin bool bytearray bytes callable chr complex dict dir divmod enumerate filter float
+		format frozenset getattr hasattr hash hex id int isinstance issubclass iter len list map max min next object oct
+		ord pow print range repr reversed round set setattr slice sorted str sum tuple type zip None True False
+		ValueError TypeError KeyError IndexError RuntimeError Exception NotImplemented Ellipsis`),
+	calls:  `(call) @c`,
+	idents: `(identifier) @id (attribute attribute: (identifier) @skip) (keyword_argument name: (identifier) @skip)`,
+	local:  func(name, value string) string { return name + " = " + value },
+}

@@ -1,0 +1,788 @@
+package refactor
+
+// inline_function for Python and TypeScript/JavaScript, from the syntax
+// (tree-sitter, package syntax): pyright has no inline refactoring and
+// tsserver offers only "Inline variable". Only simple functions are
+// inlined, the ones whose result is exactly one expression:
+//
+//	def area(w, h):            function area(w: number, h: number): number {
+//	    """Doc."""                 return w * h;
+//	    return w * h           }
+//
+// Each call becomes that expression with the parameters replaced by the
+// arguments (parenthesized unless atomic). An argument that could have side
+// effects (anything but a name or a literal), and any name passed before
+// it, is first bound to a local on a line of its own before the statement
+// holding the call, so it is evaluated once and in order; where that would
+// move its evaluation across other code (the call sits in a condition, a
+// lambda, a short-circuit or after another call in the statement) the call
+// is left alone with the reason. A body that uses names of its own module
+// is inlined only in that module. Methods, generators, splats, rest and
+// destructured parameters, default values that are not literals: refused
+// (UNSUPPORTED) or left alone, with the reason.
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
+	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/preview"
+	"github.com/nvbridge/nvbridge/syntax"
+)
+
+// syntaxRules are one language's node types as the syntax inliner reads
+// them, and what differs in how its code is written.
+type syntaxRules struct {
+	// language is the language they are for (registerSyntaxInliner).
+	language *lang.Language
+	// docstrings: a body may start with a docstring (Python).
+	docstrings bool
+	// bracketLines: an expression keeps its line breaks only inside
+	// brackets (Python), so a multi-line one is parenthesized.
+	bracketLines bool
+	// shortCircuit are the operators that may skip what follows them
+	// (TypeScript's && || ?? ?.; Python's and/or are boolean_operator
+	// nodes, in deferred).
+	shortCircuit []string
+	// pure argument types: evaluating them has no effect (names, literals).
+	pure map[string]bool
+	// atomic expression types: need no parentheses where they are put.
+	atomic map[string]bool
+	// safeParents: a call directly under one needs no parentheses around
+	// the inlined expression.
+	safeParents map[string]bool
+	// hoistable statements and the blocks they may sit in.
+	statements []string
+	blocks     map[string]bool
+	// unsafe ancestors between a call and its statement for binding locals
+	// (conditional or deferred evaluation).
+	deferred map[string]bool
+	// forbidden in the inlined expression (scopes of their own).
+	scoped   map[string]bool
+	imports  []string
+	builtins map[string]bool
+	calls    string // query matching every call: @c
+	idents   string // query: @id identifiers, @skip ones that are not variables
+	local    func(name, value string) string
+}
+
+func set(words string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		out[w] = true
+	}
+	return out
+}
+
+// simpleFunc is the function being inlined, read from its definition.
+type simpleFunc struct {
+	params []param
+	expr   syntax.Node // the returned expression
+	// uses are the parameters' occurrences in expr (byte ranges of the
+	// definition's text), by parameter index.
+	uses [][]syntax.Node
+	// free are the other names expr uses.
+	free  []string
+	start int // the definition's byte range (for recursion)
+	end   int
+}
+
+type param struct {
+	name string
+	def  string // default value (a literal), "" when none
+	// hasDef: the parameter has a default.
+	hasDef bool
+}
+
+// registerSyntaxInliner registers the syntax inliner with rules as l's
+// inline_function.
+func registerSyntaxInliner(l *lang.Language, rules *syntaxRules) {
+	rules.language = l
+	inliners.register(l, func(ctx context.Context, c *lsp.Client, st *inlineState) error {
+		return inlineSyntax(ctx, c, st, rules)
+	})
+}
+
+func inlineSyntax(ctx context.Context, c *lsp.Client, st *inlineState, rules *syntaxRules) error {
+	ts := lang.TreeSitterFor(st.defRel)
+	st.plan.Method = "syntax (tree-sitter " + ts + "): the function's single return expression with the arguments substituted; arguments with side effects bound to locals first"
+	fn, err := readSimpleFunc(ctx, c, st, ts, rules)
+	if err != nil {
+		return err
+	}
+	calls, err := st.classifiedCalls(func() error { return classifySyntax(ctx, c, st, rules, fn) })
+	if err != nil {
+		return err
+	}
+	err = st.inlineCalls(ctx, calls, "", func(s *site) (string, string, error) {
+		return inlineCall(ctx, c, st, rules, fn, s)
+	})
+	if err != nil {
+		return err
+	}
+	if len(st.plan.Replacements) == 0 {
+		return nil
+	}
+	// Imports of the function in files where no use of it remains.
+	if err := removeImports(ctx, c, st, rules); err != nil {
+		return err
+	}
+	if why := st.keepReason(); why != "" {
+		st.plan.DefinitionKept = why
+		return nil
+	}
+	if err := removeSyntaxDefinition(ctx, c, st, rules); err != nil {
+		st.plan.DefinitionKept = "could not remove it: " + err.Error()
+		return nil
+	}
+	st.plan.DefinitionRemoved = true
+	return nil
+}
+
+func unsupported(name, why string) error {
+	return apierr.Errorf(apierr.Unsupported,
+		"only functions whose body is one return expression are inlined from the syntax (pyright and tsserver have no inline function); inline this one by hand",
+		"cannot inline %s: %s", name, why)
+}
+
+// readSimpleFunc reads the function at the definition and checks it is
+// simple enough.
+func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts string, rules *syntaxRules) (*simpleFunc, error) {
+	text := st.scratch[st.defRel]
+	src := syntax.Text(ts, text)
+	row, col := st.position(st.defRel, st.defOff)
+	g, _ := syntax.GrammarOf(ts)
+	fnNode, _, err := syntax.Enclosing(ctx, c.Session, src, row, col, g.Functions, 3)
+	if err != nil {
+		return nil, err
+	}
+	if fnNode == nil || fnNode.Child("name") == nil || fnNode.Child("name").StartByte != st.defOff {
+		return nil, unsupported(st.name, "it is not defined by a function definition (a lambda, an arrow function in a variable or a class cannot be inlined from the syntax)")
+	}
+	if fnNode.Type == "method_definition" {
+		return nil, unsupported(st.name, "it is a method (this/self would need rewriting)")
+	}
+	_, ancestors, err := syntax.Enclosing(ctx, c.Session, src, row, col, []string{fnNode.Type}, 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range ancestors {
+		if a == "class_definition" || a == "class_body" || a == "class_declaration" {
+			return nil, unsupported(st.name, "it is a method (self would need rewriting)")
+		}
+	}
+	if len(ancestors) > 0 && ancestors[0] == "decorated_definition" {
+		return nil, unsupported(st.name, "it is decorated (the decorator may change what a call does)")
+	}
+	if strings.HasPrefix(fnNode.Text, "async") {
+		return nil, unsupported(st.name, "it is async")
+	}
+	if fnNode.Type == "generator_function_declaration" {
+		return nil, unsupported(st.name, "it is a generator")
+	}
+	fn := &simpleFunc{start: fnNode.StartByte, end: fnNode.EndByte}
+	// Parameters.
+	params := fnNode.Child("parameters")
+	if params == nil {
+		return nil, unsupported(st.name, "it has no parameter list")
+	}
+	for _, p := range params.NamedChildren() {
+		var pr param
+		switch p.Type {
+		case "identifier":
+			pr.name = p.Text
+		case "typed_parameter":
+			for _, ch := range p.Children {
+				if ch.Type == "identifier" && ch.Field == "" {
+					pr.name = ch.Text
+				} else if ch.Type == "list_splat_pattern" || ch.Type == "dictionary_splat_pattern" {
+					return nil, unsupported(st.name, "it takes *args or **kwargs")
+				}
+			}
+		case "default_parameter", "typed_default_parameter", "required_parameter", "optional_parameter":
+			name := p.Child("name")
+			if name == nil {
+				name = p.Child("pattern")
+			}
+			if name == nil || name.Type != "identifier" {
+				return nil, unsupported(st.name, "a parameter is not a plain name ("+p.Text+")")
+			}
+			pr.name = name.Text
+			if v := p.Child("value"); v != nil {
+				pr.hasDef = true
+				if !rules.pure[v.Type] || v.Type == "identifier" {
+					pr.def = "" // not a literal: a call relying on it is left alone
+				} else {
+					pr.def = v.Text
+				}
+			}
+			if p.Type == "optional_parameter" && !pr.hasDef {
+				return nil, unsupported(st.name, "parameter "+pr.name+" is optional without a default")
+			}
+		case "keyword_separator", "positional_separator", "comment":
+			continue
+		default:
+			return nil, unsupported(st.name, fmt.Sprintf("parameter %q (%s) is not a plain name", p.Text, p.Type))
+		}
+		if pr.name == "" {
+			return nil, unsupported(st.name, "a parameter is not a plain name ("+p.Text+")")
+		}
+		fn.params = append(fn.params, pr)
+	}
+	// The body: one return statement (after a docstring).
+	body := fnNode.Child("body")
+	if body == nil {
+		return nil, unsupported(st.name, "it has no body")
+	}
+	stmts := body.NamedChildren()
+	if len(stmts) > 1 && rules.docstrings && stmts[0].Type == "expression_statement" {
+		if t := strings.TrimLeft(stmts[0].Text, "rRbBuU"); strings.HasPrefix(t, `"`) || strings.HasPrefix(t, "'") {
+			stmts = stmts[1:] // the docstring
+		}
+	}
+	if len(stmts) != 1 || stmts[0].Type != "return_statement" {
+		return nil, unsupported(st.name, "its body is not a single return statement")
+	}
+	// The returned expression with its children.
+	ret, _, err := syntax.Enclosing(ctx, c.Session, src, stmts[0].StartRow, stmts[0].StartCol, []string{"return_statement"}, 1)
+	if err != nil {
+		return nil, err
+	}
+	exprs := ret.NamedChildren()
+	if len(exprs) != 1 {
+		return nil, unsupported(st.name, "it returns nothing or several values")
+	}
+	fn.expr = exprs[0]
+	// Its identifiers; scopes of their own are refused.
+	start, end := fn.expr.StartRow, fn.expr.EndRow
+	matches, err := syntax.Query(ctx, c.Session, src, rules.idents+" "+scopedQuery(rules), syntax.QueryOptions{StartRow: &start, EndRow: &end})
+	if err != nil {
+		return nil, err
+	}
+	skip := map[int]bool{}
+	var ids []syntax.Node
+	for _, m := range matches {
+		for _, cp := range m.Captures {
+			n := cp.Node
+			if n.StartByte < fn.expr.StartByte || n.EndByte > fn.expr.EndByte {
+				continue
+			}
+			switch cp.Name {
+			case "skip":
+				skip[n.StartByte] = true
+			case "short":
+				return nil, unsupported(st.name, "its result uses the shorthand property {"+n.Text+"}")
+			case "scoped":
+				return nil, unsupported(st.name, "its result has a scope of its own or suspends ("+n.Type+")")
+			case "id":
+				ids = append(ids, n)
+			}
+		}
+	}
+	fn.uses = make([][]syntax.Node, len(fn.params))
+	free := map[string]bool{}
+	for _, id := range ids {
+		if skip[id.StartByte] {
+			continue
+		}
+		found := false
+		for i, p := range fn.params {
+			if id.Text == p.name {
+				fn.uses[i] = append(fn.uses[i], id)
+				found = true
+			}
+		}
+		if !found && !rules.builtins[id.Text] && !free[id.Text] {
+			free[id.Text] = true
+			fn.free = append(fn.free, id.Text)
+		}
+	}
+	return fn, nil
+}
+
+func scopedQuery(rules *syntaxRules) string {
+	var b strings.Builder
+	var types []string
+	for t := range rules.scoped {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		if t == "await" || t == "yield" {
+			continue // anonymous keywords in the Python grammar
+		}
+		fmt.Fprintf(&b, " (%s) @scoped", t)
+	}
+	return b.String()
+}
+
+// classifySyntax tells calls from other uses: a call when the name is the
+// called expression (or its last attribute: module.f), an import when it
+// sits in an import statement, else a use as a value.
+func classifySyntax(ctx context.Context, c *lsp.Client, st *inlineState, rules *syntaxRules, fn *simpleFunc) error {
+	for _, s := range st.sites {
+		ts := lang.TreeSitterFor(s.rel)
+		if lang.ForFile(s.rel) != rules.language {
+			s.kind, s.reason = siteOther, "in a file of another language"
+			continue
+		}
+		text := st.scratch[s.rel]
+		src := syntax.Text(ts, text)
+		row, col := st.position(s.rel, s.off)
+		call, err := syntax.EnclosingCall(ctx, c.Session, src, row, col)
+		if err != nil {
+			return err
+		}
+		if call != nil && calleeAt(call, s.off) {
+			s.kind = siteCall
+			if s.rel == st.defRel && s.off >= fn.start && s.off < fn.end {
+				s.reason = reasonRecursion
+			}
+			continue
+		}
+		imp, _, err := syntax.Enclosing(ctx, c.Session, src, row, col, rules.imports, 0)
+		if err != nil {
+			return err
+		}
+		if imp != nil {
+			s.kind, s.importStmt = siteOther, true
+			continue
+		}
+		s.kind, s.reason = siteOther, "used as a value (not called)"
+	}
+	return nil
+}
+
+// calleeAt reports whether the call's function is the name at off (f, or
+// m.f).
+func calleeAt(call *syntax.Node, off int) bool {
+	f := call.Child("function")
+	if f == nil {
+		f = call.Child("constructor")
+	}
+	if f == nil {
+		return false
+	}
+	switch {
+	case f.StartByte == off && (f.Type == "identifier"):
+		return true
+	case f.Type == "attribute" || f.Type == "member_expression":
+		last := f.Child("attribute")
+		if last == nil {
+			last = f.Child("property")
+		}
+		return last != nil && last.StartByte == off
+	}
+	return false
+}
+
+// inlineCall computes the text of s's file with the call at s inlined, or
+// why it is left alone.
+func inlineCall(ctx context.Context, c *lsp.Client, st *inlineState, rules *syntaxRules, fn *simpleFunc, s *site) (string, string, error) {
+	ts := lang.TreeSitterFor(s.rel)
+	text := st.scratch[s.rel]
+	src := syntax.Text(ts, text)
+	row, col := st.position(s.rel, s.off)
+	call, ancestors, err := syntax.Enclosing(ctx, c.Session, src, row, col, grammarCalls(ts), 3)
+	if err != nil {
+		return "", "", err
+	}
+	if call == nil || !calleeAt(call, s.off) {
+		return "", "the call was not found again after the earlier steps", nil
+	}
+	if s.rel != st.defRel && len(fn.free) > 0 {
+		return "", fmt.Sprintf("the body uses %s from its own module, which this file may not have", strings.Join(fn.free, ", ")), nil
+	}
+	if f := call.Child("function"); f != nil && (f.Type == "attribute" || f.Type == "member_expression") && s.rel == st.defRel {
+		return "", "called through an object or module (" + f.Text + ")", nil
+	}
+	// Arguments to parameters.
+	argsNode := call.Child("arguments")
+	if argsNode == nil {
+		return "", "the call has no argument list (a tagged template or a generator argument)", nil
+	}
+	if argsNode.Type == "generator_expression" {
+		return "", "the argument is a generator expression", nil
+	}
+	args := make([]*syntax.Node, len(fn.params))
+	pos := 0
+	for _, a := range argsNode.NamedChildren() {
+		a := a
+		switch a.Type {
+		case "list_splat", "dictionary_splat", "spread_element", "parenthesized_list_splat":
+			return "", "an argument is unpacked (" + a.Text + ")", nil
+		case "keyword_argument":
+			name, value := a.Child("name"), a.Child("value")
+			found := false
+			for i, p := range fn.params {
+				if name != nil && p.name == name.Text && value != nil {
+					args[i], found = value, true
+				}
+			}
+			if !found {
+				return "", "keyword argument " + a.Text + " matches no parameter", nil
+			}
+		default:
+			if pos >= len(fn.params) {
+				return "", "more arguments than parameters", nil
+			}
+			args[pos] = &a
+			pos++
+		}
+	}
+	// Which arguments are bound to locals: the impure ones, and the names
+	// passed before the last impure one (their values could change).
+	lastImpure := -1
+	for i, a := range args {
+		if a != nil && (!rules.pure[a.Type] || isFString(a)) {
+			lastImpure = i
+		}
+	}
+	literal := func(a *syntax.Node) bool {
+		return rules.pure[a.Type] && a.Type != "identifier" && a.Type != "this" && !isFString(a)
+	}
+	values := make([]string, len(fn.params))
+	var bindings []string
+	var taken map[string]bool
+	for i, p := range fn.params {
+		a := args[i]
+		switch {
+		case a == nil && p.hasDef && p.def != "":
+			values[i] = p.def
+			continue
+		case a == nil && p.hasDef:
+			return "", "parameter " + p.name + " is omitted and its default is not a literal", nil
+		case a == nil:
+			return "", "no argument for parameter " + p.name, nil
+		}
+		bind := i <= lastImpure && !literal(a)
+		if !bind {
+			values[i] = a.Text
+			if !rules.atomic[a.Type] {
+				values[i] = "(" + a.Text + ")"
+			}
+			continue
+		}
+		if taken == nil {
+			if taken, err = namesIn(ctx, c, src, rules); err != nil {
+				return "", "", err
+			}
+		}
+		local := p.name
+		for n := 1; taken[local]; n++ {
+			local = fmt.Sprintf("%s_%d", p.name, n)
+		}
+		taken[local] = true
+		values[i] = local
+		bindings = append(bindings, rules.local(local, a.Text))
+	}
+	// Free names of the body must not be shadowed where it lands.
+	if len(fn.free) > 0 {
+		if why, err := shadowed(ctx, c, src, rules, call, fn.free); err != nil || why != "" {
+			return "", why, err
+		}
+	}
+	// The expression with the arguments in place.
+	defText := st.scratch[st.defRel]
+	var b strings.Builder
+	type repl struct {
+		start, end int
+		text       string
+	}
+	var repls []repl
+	for i := range fn.params {
+		for _, u := range fn.uses[i] {
+			repls = append(repls, repl{u.StartByte, u.EndByte, values[i]})
+		}
+	}
+	sort.Slice(repls, func(i, j int) bool { return repls[i].start < repls[j].start })
+	last := fn.expr.StartByte
+	exprText := defText[fn.expr.StartByte:fn.expr.EndByte]
+	if exprText != fn.expr.Text {
+		return "", "the definition changed during the inlining", nil
+	}
+	for _, r := range repls {
+		b.WriteString(defText[last:r.start])
+		b.WriteString(r.text)
+		last = r.end
+	}
+	b.WriteString(defText[last:fn.expr.EndByte])
+	expr := b.String()
+	parent := ""
+	if len(ancestors) > 0 {
+		parent = ancestors[0]
+	}
+	if !rules.atomic[fn.expr.Type] && !rules.safeParents[parent] {
+		expr = "(" + expr + ")"
+	}
+	if strings.Contains(expr, "\n") {
+		// A multi-line expression keeps its lines; parenthesize so the
+		// line breaks stay inside brackets.
+		if rules.bracketLines && !strings.HasPrefix(expr, "(") {
+			expr = "(" + expr + ")"
+		}
+	}
+	newText := text[:call.StartByte] + expr + text[call.EndByte:]
+	if len(bindings) == 0 {
+		return newText, "", nil
+	}
+	// Bindings go before the statement holding the call.
+	stmt, stmtAnc, err := syntax.Enclosing(ctx, c.Session, src, call.StartRow, call.StartCol, rules.statements, 0)
+	if err != nil {
+		return "", "", err
+	}
+	if stmt == nil || len(stmtAnc) == 0 || !rules.blocks[stmtAnc[0]] {
+		return "", "an argument has side effects and the call is not inside a plain statement where it could be bound to a local first", nil
+	}
+	for _, a := range ancestors {
+		if a == stmt.Type {
+			break
+		}
+		if rules.deferred[a] {
+			return "", "an argument has side effects and the call is evaluated conditionally or later (" + a + "): binding it first would change when it runs", nil
+		}
+	}
+	between := text[stmt.StartByte:call.StartByte]
+	for _, op := range rules.shortCircuit {
+		if strings.Contains(between, op) {
+			return "", "an argument has side effects and the call is evaluated conditionally (short-circuit): binding it first would change when it runs", nil
+		}
+	}
+	startRow, endRow := stmt.StartRow, call.StartRow
+	others, err := syntax.Query(ctx, c.Session, src, rules.calls, syntax.QueryOptions{StartRow: &startRow, EndRow: &endRow})
+	if err != nil {
+		return "", "", err
+	}
+	for _, m := range others {
+		for _, cp := range m.Captures {
+			n := cp.Node
+			if n.StartByte >= stmt.StartByte && n.EndByte <= call.StartByte {
+				return "", "an argument has side effects and another call (" + n.Text + ") runs before it in the statement: binding it first would change the order", nil
+			}
+		}
+	}
+	lineStart, _ := preview.NewMapper(text).LineAround(stmt.StartByte)
+	indent := text[lineStart:stmt.StartByte]
+	if strings.TrimSpace(indent) != "" {
+		return "", "an argument has side effects and the statement shares its line with other code", nil
+	}
+	var pre strings.Builder
+	for _, bnd := range bindings {
+		pre.WriteString(indent + bnd + "\n")
+	}
+	newText = newText[:lineStart] + pre.String() + newText[lineStart:]
+	return newText, "", nil
+}
+
+func isFString(n *syntax.Node) bool {
+	if n.Type != "string" && n.Type != "template_string" {
+		return false
+	}
+	t := strings.ToLower(n.Text)
+	return strings.HasPrefix(t, "f") || strings.HasPrefix(t, "rf") || strings.HasPrefix(t, "fr") || strings.Contains(n.Text, "${")
+}
+
+// namesIn returns every identifier of a text.
+func namesIn(ctx context.Context, c *lsp.Client, src syntax.Source, rules *syntaxRules) (map[string]bool, error) {
+	ids, err := syntax.Captures(ctx, c.Session, src, `(identifier) @id`, "id", 0)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, id := range ids {
+		out[id.Text] = true
+	}
+	return out, nil
+}
+
+// shadowed says why the body's free names would mean something else at
+// the call: the function around the call uses the same name.
+func shadowed(ctx context.Context, c *lsp.Client, src syntax.Source, rules *syntaxRules, call *syntax.Node, free []string) (string, error) {
+	fn, err := syntax.EnclosingFunction(ctx, c.Session, src, call.StartRow, call.StartCol)
+	if err != nil || fn == nil {
+		return "", err
+	}
+	start, end := fn.StartRow, fn.EndRow
+	ids, err := syntax.Query(ctx, c.Session, src, `(identifier) @id`, syntax.QueryOptions{StartRow: &start, EndRow: &end})
+	if err != nil {
+		return "", err
+	}
+	for _, m := range ids {
+		for _, cp := range m.Captures {
+			for _, f := range free {
+				if cp.Node.Text == f && cp.Node.StartByte >= fn.StartByte && cp.Node.EndByte <= fn.EndByte {
+					// A use of the same global is fine; a local binding is
+					// not: be conservative and let the caller check.
+					if fnAssigns(fn.Text, f) {
+						return fmt.Sprintf("the body uses %s, which the calling function also defines", f), nil
+					}
+				}
+			}
+		}
+	}
+	return "", nil
+}
+
+// fnAssigns reports whether a function's text binds name (a parameter, an
+// assignment, a for target): a conservative textual check.
+func fnAssigns(text, name string) bool {
+	for _, pat := range []string{name + " =", name + "=", name + ",", name + ")", "for " + name, "let " + name, "const " + name, "var " + name, "as " + name} {
+		idx := strings.Index(text, pat)
+		for idx >= 0 {
+			if idx == 0 || !isIdentByte(text[idx-1]) {
+				if !strings.HasPrefix(pat, name+" =") || !strings.HasPrefix(text[idx+len(pat):], "=") {
+					return true
+				}
+			}
+			next := strings.Index(text[idx+1:], pat)
+			if next < 0 {
+				break
+			}
+			idx += next + 1
+		}
+	}
+	return false
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
+}
+
+// removeSyntaxDefinition deletes the function (with its decorators or
+// export) and the imports of it that remain.
+func removeSyntaxDefinition(ctx context.Context, c *lsp.Client, st *inlineState, rules *syntaxRules) error {
+	ts := lang.TreeSitterFor(st.defRel)
+	text := st.scratch[st.defRel]
+	if st.defOff < 0 {
+		return fmt.Errorf("the definition moved during the inlining")
+	}
+	row, col := st.position(st.defRel, st.defOff)
+	decl, err := syntax.EnclosingDeclaration(ctx, c.Session, syntax.Text(ts, text), row, col)
+	if err != nil {
+		return err
+	}
+	if decl == nil {
+		return fmt.Errorf("the definition was not found after the inlining")
+	}
+	st.update(st.defRel, removeLines(text, decl.StartByte, decl.EndByte))
+	return nil
+}
+
+// removeImports removes the function from the imports of the files where
+// no other use of it remains.
+func removeImports(ctx context.Context, c *lsp.Client, st *inlineState, rules *syntaxRules) error {
+	used := map[string]bool{}
+	for _, s := range st.sites {
+		if !s.importStmt && !s.replaced {
+			used[s.rel] = true
+		}
+	}
+	for _, s := range st.sites {
+		if !s.importStmt || s.lost || used[s.rel] {
+			continue
+		}
+		s.replaced = true
+		t := st.scratch[s.rel]
+		src := syntax.Text(lang.TreeSitterFor(s.rel), t)
+		r, cl := st.position(s.rel, s.off)
+		imp, _, err := syntax.Enclosing(ctx, c.Session, src, r, cl, rules.imports, 4)
+		if err != nil {
+			return err
+		}
+		if imp == nil {
+			continue
+		}
+		names := importedNames(imp)
+		var mine *syntax.Node
+		for i := range names {
+			if names[i].StartByte <= s.off && s.off < names[i].EndByte {
+				mine = &names[i]
+			}
+		}
+		if mine == nil {
+			return fmt.Errorf("cannot read the import at %s:%d", s.rel, s.line)
+		}
+		if len(names) == 1 && !importNodeHasDefault(imp) {
+			st.update(s.rel, removeLines(t, imp.StartByte, imp.EndByte))
+			continue
+		}
+		start, end := mine.StartByte, mine.EndByte
+		if rest := t[end:]; strings.HasPrefix(strings.TrimLeft(rest, " "), ",") {
+			end += strings.Index(rest, ",") + 1
+			for end < len(t) && t[end] == ' ' {
+				end++
+			}
+		} else if before := strings.TrimRight(t[:start], " "); strings.HasSuffix(before, ",") {
+			start = len(before) - 1
+		}
+		st.update(s.rel, t[:start]+t[end:])
+	}
+	return nil
+}
+
+// importedNames lists the imported names of an import statement (Python:
+// its name fields; TypeScript: its import specifiers).
+func importedNames(imp *syntax.Node) []syntax.Node {
+	var out []syntax.Node
+	var walk func(n syntax.Node)
+	walk = func(n syntax.Node) {
+		switch {
+		case n.Type == "import_specifier":
+			out = append(out, n)
+			return
+		case n.Field == "name" && (n.Type == "dotted_name" || n.Type == "aliased_import"):
+			out = append(out, n)
+			return
+		}
+		for _, ch := range n.Children {
+			walk(ch)
+		}
+	}
+	for _, ch := range imp.Children {
+		walk(ch)
+	}
+	return out
+}
+
+func importNodeHasDefault(imp *syntax.Node) bool {
+	for _, ch := range imp.Children {
+		if ch.Type == "import_clause" {
+			for _, cc := range ch.Children {
+				if cc.Type == "identifier" || cc.Type == "namespace_import" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// removeLines removes the whole lines of [start, end) and then one blank
+// line too many (Python keeps two between top-level definitions).
+func removeLines(text string, start, end int) string {
+	start, end = preview.NewMapper(text).WholeLines(start, end)
+	// Blank lines after it, as many as were before it (at most 2).
+	before := 0
+	for i := start; i > 0 && before < 2 && strings.HasSuffix(text[:i], "\n\n"); i-- {
+		before++
+	}
+	for n := 0; n < before && strings.HasPrefix(text[end:], "\n"); n++ {
+		end++
+	}
+	if end == len(text) {
+		// The last definition: no blank lines left at the end.
+		for start > 1 && strings.HasSuffix(text[:start], "\n\n") {
+			start--
+		}
+	}
+	return text[:start] + text[end:]
+}
+
+func grammarCalls(ts string) []string {
+	g, _ := syntax.GrammarOf(ts)
+	return g.Calls
+}

@@ -1,0 +1,122 @@
+package refactor_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/refactor"
+)
+
+// TestInlinePython: simple functions inlined from the syntax: 5 calls of
+// area in 3 files (one through the module, one with side-effecting
+// arguments bound to locals first), the use as a value left alone (the
+// definition stays); perimeter's calls (one with keyword arguments) all
+// inlined and its definition and import removed; scaled, whose body uses a
+// module global, left alone in another module; fact refused as recursive.
+// After applying, pyright reports no new errors and the program prints
+// the same.
+func TestInlinePython(t *testing.T) {
+	e := newInlineEnv(t, "python", "pyright-langserver", "pyright", "python3-deps")
+	e.start()
+	ctx := testenv.Context(t)
+	errorsBefore := pyrightErrors(t, e)
+	output := e.run("python3-deps", "app.py")
+	before := e.snapshot("geom.py", "shop.py", "app.py")
+
+	t.Run("recursive refused", func(t *testing.T) {
+		e.with(t).wantRecursiveRefused("geom.py", lsp.Target{Line: 19, Symbol: "fact"}, before)
+	})
+	t.Run("global in another module left alone", func(t *testing.T) {
+		_, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "geom.py", Target: lsp.Target{Line: 15, Symbol: "scaled"}})
+		if apierr.As(err).Code != apierr.PreconditionFailed || !strings.Contains(err.Error(), "RATE") {
+			t.Fatalf("scaled: %v", err)
+		}
+	})
+	t.Run("area", func(t *testing.T) {
+		plan, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "app.py", Target: lsp.Target{Line: 9, Column: intp(10)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := siteList(plan.Replacements), "app.py:9\napp.py:9\ngeom.py:24\nshop.py:15\nshop.py:20\n"; got != want {
+			t.Errorf("replacements:\n%s\nwant:\n%s", got, want)
+		}
+		if left := siteList(plan.LeftAlone); left != "app.py:5 (used as a value (not called))\n" {
+			t.Errorf("left alone:\n%s", left)
+		}
+		if plan.DefinitionRemoved {
+			t.Error("the definition was removed while a use remains")
+		}
+		e.with(t).unchanged(before)
+		e.with(t).submit("inline_python_area", plan.Changeset, true)
+	})
+	t.Run("perimeter removed", func(t *testing.T) {
+		plan, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "geom.py", Target: lsp.Target{Line: 11, Symbol: "perimeter"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Replacements) != 2 || len(plan.LeftAlone) != 0 || !plan.DefinitionRemoved {
+			t.Fatalf("plan: %+v", plan)
+		}
+		e.with(t).submit("inline_python_perimeter", plan.Changeset, true)
+	})
+	if got := e.run("python3-deps", "app.py"); got != output {
+		t.Errorf("the program's output changed:\n%s\nwas:\n%s", got, output)
+	}
+	if n := pyrightErrors(t, e); n > errorsBefore {
+		t.Errorf("pyright: %d errors after inlining, %d before", n, errorsBefore)
+	}
+}
+
+// TestInlineTypeScript: the same on TypeScript; tsc --noEmit is clean and
+// the compiled program gives the same result.
+func TestInlineTypeScript(t *testing.T) {
+	e := newInlineEnv(t, "ts", "typescript-language-server", "tsc", "node")
+	e.start()
+	ctx := testenv.Context(t)
+	e.run("tsc", "-p", ".")
+	runMain := func() string {
+		out := filepath.Join(t.TempDir(), "out")
+		e.run("tsc", "-p", ".", "--noEmit", "false", "--outDir", out)
+		return e.run("node", "-e", "console.log(require(process.argv[1]).main())", filepath.Join(out, "app.js"))
+	}
+	output := runMain()
+	before := e.snapshot("src/geom.ts", "src/shop.ts", "src/app.ts")
+
+	t.Run("recursive refused", func(t *testing.T) {
+		e.with(t).wantRecursiveRefused("src/geom.ts", lsp.Target{Line: 18, Symbol: "fact"}, before)
+	})
+	t.Run("area", func(t *testing.T) {
+		plan, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "src/geom.ts", Target: lsp.Target{Line: 6, Symbol: "area"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := siteList(plan.Replacements), "src/app.ts:9\nsrc/app.ts:9\nsrc/geom.ts:23\nsrc/shop.ts:13\nsrc/shop.ts:19\n"; got != want {
+			t.Errorf("replacements:\n%s\nwant:\n%s", got, want)
+		}
+		if left := siteList(plan.LeftAlone); left != "src/app.ts:6 (used as a value (not called))\n" {
+			t.Errorf("left alone:\n%s", left)
+		}
+		e.with(t).unchanged(before)
+		e.with(t).submit("inline_ts_area", plan.Changeset, true)
+	})
+	t.Run("perimeter removed", func(t *testing.T) {
+		plan, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "src/geom.ts", Target: lsp.Target{Line: 10, Symbol: "perimeter"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Replacements) != 2 || len(plan.LeftAlone) != 0 || !plan.DefinitionRemoved {
+			t.Fatalf("plan: %+v", plan)
+		}
+		e.with(t).submit("inline_ts_perimeter", plan.Changeset, true)
+	})
+	e.run("tsc", "-p", ".")
+	if got := runMain(); got != output {
+		t.Errorf("the program's result changed:\n%s\nwas:\n%s", got, output)
+	}
+}
+
+func intp(n int) *int { return &n }

@@ -1,0 +1,26 @@
+package refactor
+
+// inline_function for TypeScript and JavaScript: the syntax inliner
+// (inline_syntax.go) with the node types of the TypeScript and TSX grammars
+// (tsserver offers only "Inline variable").
+
+import "github.com/nvbridge/nvbridge/lang"
+
+func init() { registerSyntaxInliner(lang.TypeScript, &typescriptRules) }
+
+var typescriptRules = syntaxRules{
+	shortCircuit: []string{"&&", "||", "??", "?."},
+	pure:         set("identifier number string true false null undefined this"),
+	atomic:       set("identifier number string true false null undefined this call_expression member_expression subscript_expression parenthesized_expression array object template_string non_null_expression"),
+	safeParents:  set("expression_statement variable_declarator return_statement arguments parenthesized_expression array pair assignment_expression augmented_assignment_expression"),
+	statements:   []string{"expression_statement", "return_statement", "lexical_declaration", "variable_declaration"},
+	blocks:       set("statement_block program"),
+	deferred:     set("ternary_expression arrow_function function_expression"),
+	scoped:       set("arrow_function function_expression class yield_expression await_expression"),
+	imports:      []string{"import_statement"},
+	builtins: set(`Math JSON Number String Boolean Array Object Date Promise console undefined NaN Infinity parseInt
+		parseFloat isNaN isFinite Symbol BigInt Map Set Error`),
+	calls:  `(call_expression) @c (new_expression) @c`,
+	idents: `(identifier) @id (shorthand_property_identifier) @short`,
+	local:  func(name, value string) string { return "const " + name + " = " + value + ";" },
+}

@@ -1,0 +1,250 @@
+package refactor
+
+// move_symbol for TypeScript/JavaScript: tsserver's own "Move to file"
+// refactoring, asked through typescript-language-server's
+// typescript.tsserverRequest command with the target file as its
+// interactive argument (the code action itself would need a file picker,
+// and its command creates the target on disk before any preview). tsserver
+// moves the statement with its comments, adds the imports the moved code
+// needs in the target, and rewrites every importer; its edits become one
+// changeset, the target's creation included.
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
+	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/preview"
+)
+
+// tsserver's answer to getEditsForRefactor (1-based lines and offsets in
+// UTF-16 code units).
+type tsRefactorEdits struct {
+	Success bool   `json:"success"`
+	Message string `json:"message"`
+	Body    *struct {
+		Edits []struct {
+			FileName    string `json:"fileName"`
+			IsNewFile   bool   `json:"isNewFile"`
+			TextChanges []struct {
+				Start   tsLocation `json:"start"`
+				End     tsLocation `json:"end"`
+				NewText string     `json:"newText"`
+			} `json:"textChanges"`
+		} `json:"edits"`
+		NotApplicableReason string `json:"notApplicableReason"`
+	} `json:"body"`
+}
+
+type tsLocation struct {
+	Line   int `json:"line"`
+	Offset int `json:"offset"`
+}
+
+// lsp is l as an LSP position in doc (a new file's edits start at 0:0);
+// an offset past its line's end continues on the next line.
+func (l tsLocation) lsp(doc preview.Document) protocol.Position {
+	line, char := max(l.Line-1, 0), max(l.Offset-1, 0)
+	for line < len(doc.Lines) {
+		n := preview.ByteToUnits(doc.Lines[line], len(doc.Lines[line]), preview.UTF16)
+		if char <= n {
+			break
+		}
+		char -= n + 1
+		line++
+	}
+	return protocol.Position{Line: uint32(line), Character: uint32(char)}
+}
+
+const tsserverRequest = "typescript.tsserverRequest"
+
+func init() { movers.register(lang.TypeScript, moveTS) }
+
+func moveTS(ctx context.Context, c *lsp.Client, doc *lsp.Document, pt lsp.Point, target string) (MovePlan, error) {
+	server, err := doc.ServerFor(protocol.MethodWorkspaceExecuteCommand)
+	if err != nil {
+		return MovePlan{}, err
+	}
+	caps, err := capabilitiesOf(ctx, c, server)
+	if err != nil {
+		return MovePlan{}, err
+	}
+	if !caps.hasCommand(tsserverRequest) {
+		return MovePlan{}, apierr.Errorf(apierr.Unsupported, "use typescript-language-server (make deps installs it)",
+			"%s has no %s command, through which nvbridge asks tsserver to move code", server.Name, tsserverRequest)
+	}
+	top, err := topLevelAt(ctx, c, doc, pt)
+	if err != nil {
+		return MovePlan{}, err
+	}
+	name := top.Name
+	root := c.Session.Root()
+	tgtAbs := filepath.Join(root.Dir(), filepath.FromSlash(target))
+	sel := top.Range.Start
+	if top.Selection != nil {
+		sel = top.Selection.Start
+	}
+	lines, err := c.Session.Lines(ctx, doc.Buffer.Bufnr, int(sel.Line), int(sel.Line)+1)
+	if err != nil || len(lines) != 1 {
+		return MovePlan{}, apierr.Errorf(apierr.Conflict, "retry", "%s changed while reading it", doc.Rel)
+	}
+	b, _ := preview.UnitsToByte(lines[0], int(sel.Character), top.Enc)
+	at := lsp.Point{Line: int(sel.Line), Byte: b, Char: preview.UnitsToChar(lines[0], int(sel.Character), top.Enc), Text: lines[0]}
+	refs, _, err := moveReferences(ctx, c, doc.Rel, at.Line+1, at.Char)
+	if err != nil {
+		return MovePlan{}, err
+	}
+	pos := at.In(preview.UTF16)
+	args := map[string]any{
+		"file":      doc.Path,
+		"startLine": pos.Line + 1, "startOffset": pos.Character + 1,
+		"endLine": pos.Line + 1, "endOffset": pos.Character + 1,
+		"refactor": "Move to file", "action": "Move to file",
+		"interactiveRefactorArguments": map[string]any{"targetFile": tgtAbs},
+	}
+	params := map[string]any{"command": tsserverRequest, "arguments": []any{"getEditsForRefactor", args}}
+	var raw json.RawMessage
+	if err := c.Request(ctx, doc, server, protocol.MethodWorkspaceExecuteCommand, params, &raw); err != nil {
+		if e := apierr.As(err); e.Code == apierr.OperationFailed {
+			return MovePlan{}, apierr.Errorf(apierr.PreconditionFailed, moveHint,
+				"tsserver cannot move the code at %s:%d:%d to %s: %s", doc.Rel, pt.Line+1, pt.Char, target, e.Message)
+		}
+		return MovePlan{}, err
+	}
+	var ans tsRefactorEdits
+	if err := json.Unmarshal(raw, &ans); err != nil || ans.Body == nil {
+		why := ans.Message
+		if why == "" {
+			why = "no edits"
+		}
+		return MovePlan{}, apierr.Errorf(apierr.PreconditionFailed, moveHint,
+			"tsserver offers no move of %s:%d:%d (%q): %s", doc.Rel, pt.Line+1, pt.Char, strings.TrimSpace(pt.Text), why)
+	}
+	if ans.Body.NotApplicableReason != "" || len(ans.Body.Edits) == 0 {
+		return MovePlan{}, apierr.Errorf(apierr.PreconditionFailed, moveHint,
+			"tsserver cannot move %s:%d:%d: %s", doc.Rel, pt.Line+1, pt.Char, ans.Body.NotApplicableReason)
+	}
+	// tsserver's own copy of a document it has open answers an end-of-file
+	// position as one past the last line's end (its line map has no entry
+	// after the final newline): positions are normalised against the
+	// text, counting a line break as one unit.
+	var rels []string
+	for _, e := range ans.Body.Edits {
+		if root.Contains(e.FileName) {
+			rels = append(rels, root.Rel(e.FileName))
+		}
+	}
+	texts, err := readFiles(ctx, c, rels)
+	if err != nil {
+		return MovePlan{}, err
+	}
+	// As a WorkspaceEdit: a creation for a new file, then every file's edits.
+	var changes []any
+	created := false
+	for _, e := range ans.Body.Edits {
+		u := uri.File(e.FileName)
+		if e.IsNewFile || (filepath.Clean(e.FileName) == tgtAbs && !regularFile(tgtAbs)) {
+			changes = append(changes, map[string]any{"kind": "create", "uri": u})
+			created = created || filepath.Clean(e.FileName) == tgtAbs
+		}
+		var edits []map[string]any
+		for _, tc := range e.TextChanges {
+			edits = append(edits, map[string]any{"range": protocol.Range{
+				Start: tc.Start.lsp(texts.docs[root.Rel(e.FileName)]), End: tc.End.lsp(texts.docs[root.Rel(e.FileName)]),
+			}, "newText": tc.NewText})
+		}
+		changes = append(changes, map[string]any{"textDocument": map[string]any{"uri": u, "version": nil}, "edits": edits})
+	}
+	we, _ := json.Marshal(map[string]any{"documentChanges": changes})
+	cs, err := workspaceChangeset(ctx, c, preview.UTF16, we)
+	if err != nil {
+		return MovePlan{}, err
+	}
+	before, after, err := changesetTexts(cs)
+	if err != nil {
+		return MovePlan{}, err
+	}
+	l := lang.ForFile(doc.Path)
+	cs, after, err = organizeMoved(c, cs, l, after, doc.Path, tgtAbs)
+	if err != nil {
+		return MovePlan{}, err
+	}
+	n := 0
+	for _, r := range refs {
+		if _, changed := after[r.File]; changed && r.File != doc.Rel && r.File != target {
+			n++
+		}
+	}
+	plan := MovePlan{Changeset: cs, Server: server.Name, How: "tsserver Move to file", Symbol: name, Moved: []string{name},
+		From: doc.Rel, To: target, Created: created, References: n,
+		ImportUpdates: importUpdates(l, before, after)}
+	plan.Files, _ = changesetStats(cs)
+	return plan, nil
+}
+
+// organizeMoved drops, in every file a move changed, the imports of the
+// source or target module left unused.
+func organizeMoved(c *lsp.Client, cs preview.Changeset, l *lang.Language, after map[string]string, srcAbs, tgtAbs string) (preview.Changeset, map[string]string, error) {
+	if l == nil || l.Imports.Resolve == nil {
+		return cs, after, nil
+	}
+	root := c.Session.Root()
+	scope := lang.NewScope(root.Dir())
+	changed := map[string]string{}
+	for f, text := range after {
+		abs := filepath.Join(root.Dir(), filepath.FromSlash(f))
+		nt := dropUnusedModuleImports(l, text, func(imp lang.Import) bool {
+			for _, r := range l.Imports.Resolve(scope, abs, imp) {
+				if r == srcAbs || r == tgtAbs {
+					return true
+				}
+			}
+			return false
+		})
+		if nt != text {
+			changed[f], after[f] = nt, nt
+		}
+	}
+	if len(changed) == 0 {
+		return cs, after, nil
+	}
+	cs, err := withTexts(cs, changed)
+	return cs, after, err
+}
+
+// changesetTexts returns each file's text before and after cs (flat, "\n"
+// breaks), by workspace path (a creation has no text before).
+func changesetTexts(cs preview.Changeset) (before, after map[string]string, err error) {
+	before, after = map[string]string{}, map[string]string{}
+	for _, fc := range cs.Files {
+		if fc.Kind == preview.OpDelete {
+			continue
+		}
+		nd, err := preview.Apply(fc.Old, fc.Edits)
+		if err != nil {
+			return nil, nil, apierr.Errorf(apierr.OperationFailed, "report this", "%s: %v", fc.Path, err)
+		}
+		p := fc.Path
+		if fc.NewPath != "" {
+			p = fc.NewPath
+		}
+		if fc.Kind != preview.OpCreate {
+			before[p] = fc.Old.Mapper().Text()
+		}
+		after[p] = nd.Mapper().Text()
+	}
+	return before, after, nil
+}
+
+func regularFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}

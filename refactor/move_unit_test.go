@@ -1,0 +1,121 @@
+package refactor
+
+// Table tests of move_symbol's pure pieces: Go import insertion and
+// removal, the import cycle check, tsserver end-of-file positions, the
+// removal of imports a move left unused, Python's relative modules.
+
+import (
+	"go/format"
+	"strings"
+	"testing"
+
+	"github.com/nvbridge/nvbridge/lang"
+	"github.com/nvbridge/nvbridge/preview"
+)
+
+func TestMoveAddImports(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{"none", "package a\n\nfunc F() {}\n", "package a\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/m/b\"\n)\n\nfunc F() {}\n"},
+		{"single line", "package a\n\nimport \"os\"\n", "package a\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\n\t\"example.com/m/b\"\n)\n"},
+		{"block of std", "package a\n\nimport (\n\t\"os\"\n)\n", "package a\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\n\t\"example.com/m/b\"\n)\n"},
+		{"already", "package a\n\nimport (\n\t\"fmt\"\n\n\tbb \"example.com/m/b\"\n)\n", "package a\n\nimport (\n\t\"fmt\"\n\n\tbb \"example.com/m/b\"\n)\n"},
+	}
+	for _, c := range cases {
+		got, names, err := addImports("a.go", c.src, map[string]string{"fmt": "fmt", "example.com/m/b": "b"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// planGoMove gofmt's the result (which sorts each group).
+		if f, err := format.Source([]byte(got)); err != nil || string(f) != c.want {
+			t.Errorf("%s:\n got %q\nwant %q (%v)", c.name, f, c.want, err)
+		}
+		if c.name == "already" && names["example.com/m/b"] != "bb" {
+			t.Errorf("existing alias not used: %v", names)
+		}
+	}
+	// A name taken by another import gets a number.
+	got, names, _ := addImports("a.go", "package a\n\nimport \"example.com/x/b\"\n", map[string]string{"example.com/m/b": "b"})
+	if names["example.com/m/b"] != "b2" || !strings.Contains(got, "b2 \"example.com/m/b\"") {
+		t.Errorf("clash: %v\n%s", names, got)
+	}
+}
+
+func TestMoveDropUnusedImport(t *testing.T) {
+	src := "package a\n\nimport (\n\t\"fmt\"\n\t\"example.com/m/b\"\n)\n\nvar _ = fmt.Sprint\n"
+	got, err := dropUnusedImport("a.go", src, "example.com/m/b")
+	if err != nil || got != "package a\n\nimport (\n\t\"fmt\"\n)\n\nvar _ = fmt.Sprint\n" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	if got, _ := dropUnusedImport("a.go", src, "fmt"); got != src {
+		t.Errorf("a used import was removed: %q", got)
+	}
+	one := "package a\n\nimport \"example.com/m/b\"\n\nfunc F() {}\n"
+	if got, _ := dropUnusedImport("a.go", one, "example.com/m/b"); got != "package a\n\n\nfunc F() {}\n" {
+		t.Errorf("single: %q", got)
+	}
+}
+
+func TestMoveCycle(t *testing.T) {
+	in := goMoveInput{
+		Files: map[string]string{"a/a.go": "package a\n\nimport \"m/b\"\n", "b/b.go": "package b\n", "b/b_test.go": "package b\n\nimport \"m/c\"\n"},
+		Dirs:  map[string][]string{"a": {"a/a.go"}, "b": {"b/b.go", "b/b_test.go"}},
+		Graph: map[string][]string{"m/a": {"m/b"}, "m/b": {}, "m/c": {"m/a"}}, TestGraph: map[string][]string{"m/b": {"m/c"}},
+		ImportPath: func(d string) string { return "m/" + d },
+		Target:     "b/b.go", TargetExists: true,
+	}
+	if err := checkGoCycle(in, map[string]string{"b/b.go": "package b\n\nimport \"m/a\"\n"}); err == nil || !strings.Contains(err.Error(), "m/b -> m/a -> m/b") {
+		t.Errorf("direct cycle: %v", err)
+	}
+	// b's own tests import c, which imports a: a -> b is fine, but b -> x
+	// -> ... -> b through the tests is not.
+	in.Graph = map[string][]string{"m/a": {}, "m/b": {}, "m/c": {"m/a"}}
+	if err := checkGoCycle(in, map[string]string{"a/a.go": "package a\n\nimport \"m/b\"\n"}); err == nil || !strings.Contains(err.Error(), "own tests") {
+		t.Errorf("test cycle: %v", err)
+	}
+	if err := checkGoCycle(in, map[string]string{"a/a.go": "package a\n"}); err != nil {
+		t.Errorf("no cycle: %v", err)
+	}
+}
+
+func TestMoveTSEndOfFile(t *testing.T) {
+	doc := preview.ParseDocument("a\n}\n")
+	// tsserver's copy answers (2, 3) for the end of "a\n}\n": past "}".
+	if p := (tsLocation{Line: 2, Offset: 3}).lsp(doc); p.Line != 2 || p.Character != 0 {
+		t.Errorf("end of file: %+v", p)
+	}
+	if p := (tsLocation{Line: 2, Offset: 2}).lsp(doc); p.Line != 1 || p.Character != 1 {
+		t.Errorf("end of line: %+v", p)
+	}
+	if p := (tsLocation{Line: 0, Offset: 0}).lsp(preview.Document{}); p.Line != 0 || p.Character != 0 {
+		t.Errorf("new file: %+v", p)
+	}
+}
+
+func TestMoveDropUnusedModuleImports(t *testing.T) {
+	ts := lang.TypeScript
+	all := func(lang.Import) bool { return true }
+	src := "import { a, b } from \"./x\";\nimport * as ns from \"./x\";\nimport { c } from \"./y\";\n\nexport const v = b + c + `${ns}`;\n"
+	want := "import { b } from \"./x\";\nimport * as ns from \"./x\";\nimport { c } from \"./y\";\n\nexport const v = b + c + `${ns}`;\n"
+	if got := dropUnusedModuleImports(ts, src, all); got != want {
+		t.Errorf("ts:\n got %q\nwant %q", got, want)
+	}
+	// A name mentioned only in a comment stays (never remove what may be used).
+	src = "import { a } from \"./x\";\n// a is gone\n"
+	if got := dropUnusedModuleImports(ts, src, all); got != src {
+		t.Errorf("comment: %q", got)
+	}
+	py := lang.Python
+	src = "import shop.geometry\nfrom shop.geometry import area, perimeter\nfrom shop import measure\n\nprint(measure.area(1), perimeter(2))\n"
+	want = "from shop.geometry import perimeter\nfrom shop import measure\n\nprint(measure.area(1), perimeter(2))\n"
+	if got := dropUnusedModuleImports(py, src, all); got != want {
+		t.Errorf("python:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestMoveAbsolutePyModule(t *testing.T) {
+	for _, c := range [][3]string{{"shop.geometry", ".util", "shop.util"}, {"shop.sub.geometry", "..util", "shop.util"}, {"shop.geometry", ".", "shop"}} {
+		if got := absolutePyModule(c[0], c[1]); got != c[2] {
+			t.Errorf("absolutePyModule(%s, %s) = %s, want %s", c[0], c[1], got, c[2])
+		}
+	}
+}

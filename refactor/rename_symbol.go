@@ -1,0 +1,212 @@
+package refactor
+
+// rename_symbol's domain half: textDocument/prepareRename (when the server
+// offers it) to refuse positions that cannot be renamed before anything is
+// computed, the new name checked against the language's identifier rules,
+// then textDocument/rename, whose WorkspaceEdit becomes one changeset over
+// every affected file.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
+	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/preview"
+)
+
+// RenameRequest is what rename_symbol asks.
+type RenameRequest struct {
+	File    string
+	Target  lsp.Target
+	NewName string
+}
+
+// RenamePlan is a computed rename, not yet previewed or applied.
+type RenamePlan struct {
+	Changeset preview.Changeset
+	Server    string
+	OldName   string
+	NewName   string
+	// At is where the rename was asked (the symbol's range when the server
+	// gave one).
+	At lsp.Location
+	// Files are the affected files (workspace-relative, sorted).
+	Files     []string
+	EditCount int
+}
+
+// prepared is the answer of textDocument/prepareRename:
+// Range | {range, placeholder} | {defaultBehavior} | null.
+type prepared struct {
+	Range           *protocol.Range
+	Placeholder     string
+	DefaultBehavior bool
+}
+
+// decodePrepareRename decodes the union; ok is false for null (the
+// position cannot be renamed).
+func decodePrepareRename(raw json.RawMessage) (p prepared, ok bool, err error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return prepared{}, false, nil
+	}
+	var probe struct {
+		Range           *protocol.Range    `json:"range"`
+		Placeholder     string             `json:"placeholder"`
+		DefaultBehavior *bool              `json:"defaultBehavior"`
+		Start           *protocol.Position `json:"start"`
+		End             *protocol.Position `json:"end"`
+	}
+	if err := json.Unmarshal(t, &probe); err != nil {
+		return prepared{}, false, err
+	}
+	switch {
+	case probe.Start != nil && probe.End != nil:
+		return prepared{Range: &protocol.Range{Start: *probe.Start, End: *probe.End}}, true, nil
+	case probe.Range != nil:
+		return prepared{Range: probe.Range, Placeholder: probe.Placeholder}, true, nil
+	case probe.DefaultBehavior != nil:
+		return prepared{DefaultBehavior: *probe.DefaultBehavior}, *probe.DefaultBehavior, nil
+	}
+	return prepared{}, false, nil
+}
+
+// Rename computes the changeset renaming the symbol at req.Target to
+// req.NewName. Nothing is changed.
+func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, error) {
+	doc, err := c.Open(ctx, req.File)
+	if err != nil {
+		return RenamePlan{}, err
+	}
+	server, err := doc.ServerFor(protocol.MethodTextDocumentRename)
+	if err != nil {
+		return RenamePlan{}, err
+	}
+	pt, err := c.Locate(ctx, doc, req.Target)
+	if err != nil {
+		return RenamePlan{}, err
+	}
+	if err := lang.ValidateIdentifier(doc.Language(), req.NewName); err != nil {
+		return RenamePlan{}, err
+	}
+	pos := protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: doc.URI},
+		Position:     pt.In(server.OffsetEncoding),
+	}
+	where := fmt.Sprintf("%s:%d:%d", doc.Rel, pt.Line+1, pt.Char)
+	plan := RenamePlan{Server: server.Name, NewName: req.NewName, OldName: identAround(pt.Text, pt.Byte)}
+	plan.At = lsp.Location{File: doc.Rel, Line: pt.Line + 1, Column: pt.Char, EndLine: pt.Line + 1, EndColumn: pt.Char, Context: strings.TrimSpace(pt.Text)}
+	if server.Supports(protocol.MethodTextDocumentPrepareRename) {
+		var raw json.RawMessage
+		if err := c.Request(ctx, doc, server, protocol.MethodTextDocumentPrepareRename, pos, &raw); err != nil {
+			if e := apierr.As(err); e.Code == apierr.OperationFailed {
+				return RenamePlan{}, apierr.Errorf(apierr.PreconditionFailed, cannotRenameHint,
+					"%s cannot rename at %s (%q): %s", server.Name, where, strings.TrimSpace(pt.Text), e.Message)
+			}
+			return RenamePlan{}, err
+		}
+		p, ok, err := decodePrepareRename(raw)
+		if err != nil {
+			return RenamePlan{}, apierr.Errorf(apierr.OperationFailed, "report this: the server's answer has a shape nvbridge does not decode",
+				"%s: cannot decode the prepareRename answer %s: %v", server.Name, clipJSON(raw), err)
+		}
+		if !ok {
+			what := "nothing renameable"
+			if w := identAround(pt.Text, pt.Byte); w != "" {
+				what = "\"" + w + "\" cannot be renamed"
+			}
+			return RenamePlan{}, apierr.Errorf(apierr.PreconditionFailed, cannotRenameHint,
+				"%s says %s at %s (a keyword, a literal, or a symbol defined outside the workspace such as the standard library): %q",
+				server.Name, what, where, strings.TrimSpace(pt.Text))
+		}
+		if p.Range != nil {
+			if loc, err := c.ToolRange(ctx, server.OffsetEncoding, doc.URI, *p.Range); err == nil {
+				plan.At = loc
+				if p.Range.Start.Line == p.Range.End.Line {
+					start, _ := preview.UnitsToByte(pt.Text, int(p.Range.Start.Character), server.OffsetEncoding)
+					end, _ := preview.UnitsToByte(pt.Text, int(p.Range.End.Character), server.OffsetEncoding)
+					if int(p.Range.Start.Line) == pt.Line && start < end {
+						plan.OldName = pt.Text[start:end]
+					}
+				}
+			}
+		}
+		if p.Placeholder != "" {
+			plan.OldName = p.Placeholder
+		}
+	}
+	if plan.OldName == req.NewName {
+		return RenamePlan{}, apierr.Errorf(apierr.InvalidParameter, "pass a different new_name",
+			"the symbol at %s is already named %q", where, req.NewName)
+	}
+	params := protocol.RenameParams{TextDocumentPositionParams: pos, NewName: req.NewName}
+	var raw json.RawMessage
+	if err := c.Request(ctx, doc, server, protocol.MethodTextDocumentRename, params, &raw); err != nil {
+		if e := apierr.As(err); e.Code == apierr.OperationFailed {
+			return RenamePlan{}, apierr.Errorf(apierr.PreconditionFailed, cannotRenameHint,
+				"%s refused to rename %q at %s to %q: %s", server.Name, plan.OldName, where, req.NewName, e.Message)
+		}
+		return RenamePlan{}, err
+	}
+	if lsp.IsNullJSON(raw) {
+		return RenamePlan{}, apierr.Errorf(apierr.PreconditionFailed, cannotRenameHint,
+			"%s returned no edit for renaming %q at %s", server.Name, plan.OldName, where)
+	}
+	cs, err := workspaceChangeset(ctx, c, server.OffsetEncoding, raw)
+	if err != nil {
+		return RenamePlan{}, err
+	}
+	plan.Changeset = cs
+	plan.Files, plan.EditCount = changesetStats(cs)
+	if plan.EditCount == 0 {
+		return RenamePlan{}, apierr.Errorf(apierr.OperationFailed, "check the position: it should be on the symbol's name",
+			"%s returned an empty edit for renaming %q at %s", server.Name, plan.OldName, where)
+	}
+	return plan, nil
+}
+
+const cannotRenameHint = "point at an identifier declared in the workspace (read_file shows the line; pass symbol to name it)"
+
+// changesetStats lists a changeset's files (sorted) and counts its edits
+// (a file operation without edits counts as one).
+func changesetStats(cs preview.Changeset) ([]string, int) {
+	seen := map[string]bool{}
+	var files []string
+	n := 0
+	for _, fc := range cs.Files {
+		for _, p := range []string{fc.Path, fc.NewPath} {
+			if p != "" && !seen[p] {
+				seen[p] = true
+				files = append(files, p)
+			}
+		}
+		if len(fc.Edits) == 0 && fc.Kind != preview.OpEdit {
+			n++
+		}
+		n += len(fc.Edits)
+	}
+	sort.Strings(files)
+	return files, n
+}
+
+// identAround returns the identifier-like word around byte offset b of line
+// (identifierAt, with b past the end taken as the end).
+func identAround(line string, b int) string {
+	return lsp.IdentifierAt(line, min(b, len(line)))
+}
+
+func clipJSON(raw json.RawMessage) string {
+	s := string(raw)
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}

@@ -1,0 +1,473 @@
+package refactor
+
+// WorkspaceEdits turned into changesets: a server's edit decoded step by
+// step (text edits with versions, file creations, renames and deletions)
+// against the files as Neovim holds them, edits outside the workspace
+// refused, changesets merged.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/preview"
+)
+
+// WorkspaceEdit as servers send it. documentChanges is decoded entry by
+// entry: go.lsp.dev/protocol would turn file operations into empty
+// TextDocumentEdits (API-NOTES §4).
+type wireWorkspaceEdit struct {
+	Changes         map[protocol.DocumentURI][]wireTextEdit `json:"changes"`
+	DocumentChanges []json.RawMessage                       `json:"documentChanges"`
+}
+
+// wireTextEdit is a TextEdit or an AnnotatedTextEdit (the annotation is
+// not needed: every change is previewed anyway).
+type wireTextEdit struct {
+	Range   *protocol.Range `json:"range"`
+	NewText *string         `json:"newText"`
+	Snippet json.RawMessage `json:"snippet"`
+}
+
+type wireDocumentChange struct {
+	Kind         string `json:"kind"`
+	TextDocument *struct {
+		URI     protocol.DocumentURI `json:"uri"`
+		Version *int64               `json:"version"`
+	} `json:"textDocument"`
+	Edits   []wireTextEdit       `json:"edits"`
+	URI     protocol.DocumentURI `json:"uri"`
+	OldURI  protocol.DocumentURI `json:"oldUri"`
+	NewURI  protocol.DocumentURI `json:"newUri"`
+	Options struct {
+		Overwrite         bool `json:"overwrite"`
+		IgnoreIfExists    bool `json:"ignoreIfExists"`
+		Recursive         bool `json:"recursive"`
+		IgnoreIfNotExists bool `json:"ignoreIfNotExists"`
+	} `json:"options"`
+}
+
+// Changeset converts a server's WorkspaceEdit (raw JSON: `changes` or
+// `documentChanges` with TextDocumentEdit incl. versions, CreateFile,
+// RenameFile, DeleteFile, annotated edits) into a preview.Changeset,
+// converting positions from enc to bytes against the text the server saw
+// (loaded buffer, else disk). A documentChanges version that is not the
+// buffer's current LSP version is a CONFLICT; overlapping edits, ranges past
+// the end: OPERATION_FAILED with nothing changed. Each FileChange carries
+// the text it was computed against as Old, so applying it later (edit.Engine)
+// refuses if that text changed in the meantime.
+func Changeset(ctx context.Context, c *lsp.Client, enc preview.Encoding, workspaceEdit json.RawMessage) (preview.Changeset, error) {
+	ops, err := decodeWorkspaceEdit(workspaceEdit)
+	if err != nil {
+		return preview.Changeset{}, err
+	}
+	if len(ops) == 0 {
+		return preview.Changeset{}, nil
+	}
+	root := c.Session.Root()
+	fs := &virtualFiles{enc: enc, files: map[string]*vfile{}}
+	var paths []string
+	absOf := map[protocol.DocumentURI]string{}
+	for _, op := range ops {
+		for _, u := range op.uris() {
+			if _, done := absOf[u]; done {
+				continue
+			}
+			p := lsp.PathOf(u)
+			if p == "" {
+				return preview.Changeset{}, apierr.Errorf(apierr.OperationFailed,
+					"nvbridge edits only files; apply this change yourself",
+					"the server's edit touches %s, which is not a file", u)
+			}
+			abs, err := root.Resolve(p)
+			if err != nil {
+				return preview.Changeset{}, apierr.Errorf(apierr.PreconditionFailed,
+					"nvbridge edits only files inside the workspace root; apply this change yourself",
+					"the edit touches %s, outside the workspace root %s", lsp.PathOf(u), root.Dir())
+			}
+			absOf[u] = abs
+			if fs.files[abs] == nil {
+				fs.files[abs] = &vfile{} // filled from the snapshot below
+				paths = append(paths, abs)
+			}
+		}
+	}
+	snaps, err := c.Session.Snapshot(ctx, paths, nvim.SnapshotOptions{})
+	if err != nil {
+		return preview.Changeset{}, err
+	}
+	for i, s := range snaps {
+		if s.Err != nil {
+			return preview.Changeset{}, s.Err.APIError()
+		}
+		doc := snapshotDoc(s)
+		fs.files[s.Path] = &vfile{
+			rel: root.Rel(s.Path), snap: s, base: doc, baseExists: s.Loaded || s.Exists,
+			cur: &content{origin: s.Path, doc: doc, exact: true}, order: i,
+		}
+		if !s.Loaded && !s.Exists {
+			fs.files[s.Path].cur = nil
+		}
+	}
+	for i, op := range ops {
+		if err := fs.do(i, op, func(u protocol.DocumentURI) *vfile { return fs.files[absOf[u]] }); err != nil {
+			return preview.Changeset{}, err
+		}
+	}
+	return fs.changeset(paths)
+}
+
+// wsOp is one step of a WorkspaceEdit, in order.
+type wsOp struct {
+	kind    string // "edit", "create", "rename", "delete"
+	uri     protocol.DocumentURI
+	newURI  protocol.DocumentURI
+	version *int64
+	edits   []wireTextEdit
+	opts    struct{ overwrite, ignoreIfExists, recursive, ignoreIfNotExists bool }
+}
+
+func (o wsOp) uris() []protocol.DocumentURI {
+	if o.kind == "rename" {
+		return []protocol.DocumentURI{o.uri, o.newURI}
+	}
+	return []protocol.DocumentURI{o.uri}
+}
+
+func decodeWorkspaceEdit(raw json.RawMessage) ([]wsOp, error) {
+	bad := func(format string, args ...any) error {
+		return apierr.Errorf(apierr.OperationFailed, "report this language server answer; nothing was changed",
+			"malformed WorkspaceEdit: "+format, args...)
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	var we wireWorkspaceEdit
+	if err := json.Unmarshal(raw, &we); err != nil {
+		return nil, bad("%v", err)
+	}
+	var ops []wsOp
+	if we.DocumentChanges != nil {
+		for i, entry := range we.DocumentChanges {
+			var dc wireDocumentChange
+			if err := json.Unmarshal(entry, &dc); err != nil {
+				return nil, bad("documentChanges[%d]: %v", i, err)
+			}
+			op := wsOp{kind: dc.Kind, uri: dc.URI, newURI: dc.NewURI}
+			op.opts.overwrite, op.opts.ignoreIfExists = dc.Options.Overwrite, dc.Options.IgnoreIfExists
+			op.opts.recursive, op.opts.ignoreIfNotExists = dc.Options.Recursive, dc.Options.IgnoreIfNotExists
+			switch dc.Kind {
+			case "":
+				if dc.TextDocument == nil {
+					return nil, bad("documentChanges[%d] is neither a TextDocumentEdit nor a file operation", i)
+				}
+				op.kind, op.uri, op.version, op.edits = "edit", dc.TextDocument.URI, dc.TextDocument.Version, dc.Edits
+			case "create", "delete":
+			case "rename":
+				op.uri = dc.OldURI
+			default:
+				return nil, bad("documentChanges[%d] has unknown kind %q", i, dc.Kind)
+			}
+			if op.uri == "" || (op.kind == "rename" && op.newURI == "") {
+				return nil, bad("documentChanges[%d] (%s) has no uri", i, op.kind)
+			}
+			ops = append(ops, op)
+		}
+		return ops, nil
+	}
+	uris := make([]protocol.DocumentURI, 0, len(we.Changes))
+	for u := range we.Changes {
+		uris = append(uris, u)
+	}
+	sort.Slice(uris, func(i, j int) bool { return uris[i] < uris[j] })
+	for _, u := range uris {
+		ops = append(ops, wsOp{kind: "edit", uri: u, edits: we.Changes[u]})
+	}
+	return ops, nil
+}
+
+// content is a file's text as the WorkspaceEdit's steps leave it.
+type content struct {
+	origin string // absolute path of the file this text descends from; "" when created
+	doc    preview.Document
+	// edits take origin's text to doc, while exact (a single batch of
+	// edits); otherwise the whole text is replaced and minimised.
+	edits []preview.TextEdit
+	exact bool
+}
+
+type vfile struct {
+	rel        string
+	snap       nvim.FileSnapshot
+	base       preview.Document
+	baseExists bool
+	cur        *content // nil: the file does not exist (now)
+	order      int
+}
+
+type virtualFiles struct {
+	enc   preview.Encoding
+	files map[string]*vfile // by absolute path
+}
+
+func (fs *virtualFiles) do(i int, op wsOp, file func(protocol.DocumentURI) *vfile) error {
+	f := file(op.uri)
+	failf := func(code apierr.Code, remedy, format string, args ...any) error {
+		return apierr.Errorf(code, remedy, "WorkspaceEdit step %d (%s %s): %s", i, op.kind, f.rel, fmt.Sprintf(format, args...))
+	}
+	switch op.kind {
+	case "edit":
+		if f.cur == nil {
+			return failf(apierr.OperationFailed, "report this language server answer; nothing was changed", "the file does not exist")
+		}
+		// A version says which text the server edited (0 is a valid version,
+		// and what gopls sends for files it does not have open).
+		if v := op.version; v != nil && f.cur.origin == f.snap.Path && f.cur.exact && len(f.cur.edits) == 0 {
+			switch known := f.snap.LSPVersion; {
+			case known != nil && int64(*known) != *v:
+				return failf(apierr.Conflict, "the buffer changed since the server computed this edit: request it again",
+					"the server computed this edit for version %d of the document, the buffer is at version %d", *v, *known)
+			case known == nil && *v > 0:
+				return failf(apierr.Conflict, "request the change again",
+					"the server edits version %d of a document no language server has open in Neovim", *v)
+			}
+		}
+		edits, err := convertEdits(f.cur.doc, op.edits, fs.enc)
+		if err != nil {
+			return failf(apierr.OperationFailed, "report this language server answer; nothing was changed", "%v", err)
+		}
+		after, err := preview.Apply(f.cur.doc, edits)
+		if err != nil {
+			return failf(apierr.OperationFailed, "report this language server answer; nothing was changed", "%v", err)
+		}
+		if f.cur.exact && len(f.cur.edits) == 0 && (f.cur.origin != "" || len(f.cur.doc.Lines) == 0) {
+			f.cur.edits = edits
+		} else {
+			f.cur.exact = false
+		}
+		f.cur.doc = after
+	case "create":
+		switch {
+		case f.snap.IsDir:
+			return failf(apierr.Conflict, "the server wants to create a file where a folder is; apply the change by hand", "a directory of that name exists")
+		case f.cur != nil && op.opts.overwrite:
+			f.cur.doc, f.cur.exact, f.cur.edits = preview.Document{Lines: []string{}, EOL: f.cur.doc.EOL}, false, nil
+		case f.cur != nil && op.opts.ignoreIfExists:
+		case f.cur != nil:
+			return failf(apierr.Conflict, "delete or rename the existing file first", "the file already exists")
+		default:
+			f.cur = &content{doc: preview.Document{Lines: []string{}, EOL: "\n"}, exact: true}
+		}
+	case "rename":
+		to := file(op.newURI)
+		switch {
+		case f.cur == nil:
+			return failf(apierr.OperationFailed, "report this language server answer; nothing was changed", "the file does not exist")
+		case f.snap.IsDir:
+			return failf(apierr.Unsupported, "rename the folder yourself", "renaming folders is not supported")
+		case to.cur != nil && op.opts.ignoreIfExists:
+			return nil
+		case to.cur != nil && !op.opts.overwrite:
+			return failf(apierr.Conflict, "pick another name, or delete the target first", "the target %s already exists", to.rel)
+		}
+		to.cur, f.cur = f.cur, nil
+	case "delete":
+		switch {
+		case f.snap.IsDir:
+			return failf(apierr.Unsupported, "delete the folder yourself", "deleting folders is not supported")
+		case f.cur == nil && op.opts.ignoreIfNotExists:
+		case f.cur == nil:
+			return failf(apierr.OperationFailed, "report this language server answer; nothing was changed", "the file does not exist")
+		default:
+			f.cur = nil
+		}
+	}
+	return nil
+}
+
+// changeset turns the final state into file changes: deletions first (a
+// rename may then take a deleted file's place), then the rest in the order
+// the files first appear.
+func (fs *virtualFiles) changeset(paths []string) (preview.Changeset, error) {
+	var deletes, rest []preview.FileChange
+	kept := map[string]bool{} // origins whose text lives on somewhere
+	for _, p := range paths {
+		f := fs.files[p]
+		if f.cur != nil && f.cur.origin == "" && f.baseExists {
+			// Deleted and created again: an edit of the whole text.
+			f.cur.origin, f.cur.exact = p, false
+		}
+		if f.cur != nil && f.cur.origin != "" {
+			kept[f.cur.origin] = true
+		}
+	}
+	for _, p := range paths {
+		f := fs.files[p]
+		if f.baseExists && !kept[p] {
+			deletes = append(deletes, preview.FileChange{Kind: preview.OpDelete, Path: f.rel, Old: f.base})
+		}
+		c := f.cur
+		if c == nil {
+			continue
+		}
+		fc := preview.FileChange{Kind: preview.OpEdit, Path: f.rel}
+		switch {
+		case c.origin == "":
+			fc.Kind, fc.Old = preview.OpCreate, preview.Document{Lines: []string{}, EOL: c.doc.EOL}
+		case c.origin != p:
+			from := fs.files[c.origin]
+			fc.Kind, fc.Path, fc.NewPath, fc.Old = preview.OpRename, from.rel, f.rel, from.base
+		default:
+			fc.Old = f.base
+		}
+		switch {
+		case c.exact:
+			fc.Edits = c.edits
+		default:
+			// The whole text with "\n" line breaks.
+			whole := []preview.TextEdit{{EndLine: len(fc.Old.Lines), NewText: c.doc.Mapper().Text()}}
+			edits, err := preview.Minimize(fc.Old, whole)
+			if err != nil {
+				return preview.Changeset{}, apierr.Errorf(apierr.OperationFailed, "report this", "%s: %v", f.rel, err)
+			}
+			fc.Edits = edits
+		}
+		if fc.Kind == preview.OpEdit && len(fc.Edits) == 0 {
+			continue
+		}
+		rest = append(rest, fc)
+	}
+	return preview.Changeset{Files: append(deletes, rest...)}, nil
+}
+
+// convertEdits converts LSP text edits (positions in enc) to byte edits on
+// doc. Positions must be exact: a column past the end of its line or inside
+// a character is an error, as is a line past the end; the end of the
+// document is (line count, 0). "\r\n" in new text becomes "\n", as Neovim
+// does (a CRLF buffer's lines hold no "\r").
+func convertEdits(doc preview.Document, edits []wireTextEdit, enc preview.Encoding) ([]preview.TextEdit, error) {
+	out := make([]preview.TextEdit, 0, len(edits))
+	m := doc.Mapper()
+	for i, e := range edits {
+		if e.Range == nil || e.NewText == nil {
+			if e.Snippet != nil {
+				return nil, fmt.Errorf("edit %d is a snippet edit, which nvbridge does not apply", i)
+			}
+			return nil, fmt.Errorf("edit %d has no range or newText", i)
+		}
+		start, end := e.Range.Start, e.Range.End
+		sc, err := m.UnitsColumn(int(start.Line), int(start.Character), enc)
+		if err != nil {
+			return nil, fmt.Errorf("edit %d start: %w", i, err)
+		}
+		ec, err := m.UnitsColumn(int(end.Line), int(end.Character), enc)
+		if err != nil {
+			return nil, fmt.Errorf("edit %d end: %w", i, err)
+		}
+		out = append(out, preview.TextEdit{StartLine: int(start.Line), StartCol: sc, EndLine: int(end.Line), EndCol: ec,
+			NewText: strings.ReplaceAll(*e.NewText, "\r\n", "\n")})
+	}
+	return out, nil
+}
+
+// workspaceChangeset converts a server's WorkspaceEdit into a changeset,
+// after refusing edits to files outside the workspace.
+func workspaceChangeset(ctx context.Context, c *lsp.Client, enc preview.Encoding, raw json.RawMessage) (preview.Changeset, error) {
+	if outside := editOutsideWorkspace(c, raw); len(outside) > 0 {
+		return preview.Changeset{}, apierr.Errorf(apierr.PreconditionFailed,
+			"nvbridge edits only files inside the workspace; the symbol is probably defined outside it (standard library or a dependency)",
+			"the server's edit touches %d file(s) outside the workspace, e.g. %s", len(outside), outside[0]).
+			WithDetails(map[string]any{"outside_files": outside})
+	}
+	cs, err := Changeset(ctx, c, enc, raw)
+	if err != nil {
+		return preview.Changeset{}, err
+	}
+	// Servers list files in no particular order (gopls: map order); edits
+	// of distinct files commute, so sort them for a stable diff. File
+	// operations keep the server's order.
+	for _, fc := range cs.Files {
+		if fc.Kind != preview.OpEdit {
+			return cs, nil
+		}
+	}
+	sort.SliceStable(cs.Files, func(i, j int) bool { return cs.Files[i].Path < cs.Files[j].Path })
+	return cs, nil
+}
+
+// editOutsideWorkspace lists the files a WorkspaceEdit names that are outside
+// the workspace root.
+func editOutsideWorkspace(c *lsp.Client, raw json.RawMessage) []string {
+	var we struct {
+		Changes         map[string]json.RawMessage `json:"changes"`
+		DocumentChanges []struct {
+			TextDocument *struct {
+				URI string `json:"uri"`
+			} `json:"textDocument"`
+			URI    string `json:"uri"`
+			OldURI string `json:"oldUri"`
+			NewURI string `json:"newUri"`
+		} `json:"documentChanges"`
+	}
+	if json.Unmarshal(raw, &we) != nil {
+		return nil // the conversion reports the malformed edit
+	}
+	var uris []string
+	for u := range we.Changes {
+		uris = append(uris, u)
+	}
+	for _, dc := range we.DocumentChanges {
+		if dc.TextDocument != nil {
+			uris = append(uris, dc.TextDocument.URI)
+		}
+		uris = append(uris, dc.URI, dc.OldURI, dc.NewURI)
+	}
+	root := c.Session.Root()
+	seen := map[string]bool{}
+	var out []string
+	for _, u := range uris {
+		if u == "" {
+			continue
+		}
+		p := lsp.PathOf(protocol.DocumentURI(u))
+		if p == "" {
+			p = string(u) // not a file: named by its URI
+		}
+		if !root.Contains(p) && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// mergeChangesets appends b's file changes to a's; edits of a file both
+// change are combined (they were computed against the same text).
+func mergeChangesets(a, b preview.Changeset) preview.Changeset {
+	for _, fc := range b.Files {
+		merged := false
+		if fc.Kind == preview.OpEdit {
+			for i := range a.Files {
+				if a.Files[i].Kind == preview.OpEdit && a.Files[i].Path == fc.Path {
+					a.Files[i].Edits = append(a.Files[i].Edits, fc.Edits...)
+					merged = true
+					break
+				}
+			}
+		}
+		if !merged {
+			a.Files = append(a.Files, fc)
+		}
+	}
+	return a
+}
