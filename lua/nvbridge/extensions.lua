@@ -94,6 +94,9 @@ end
 --- Records a change of kind (for file, when given) and arms one flush for
 --- the end of the current main-loop turn: a change made line by line (an
 --- apply, a substitution) is told once, right after it.
+---@param kind string
+---@param file string?
+---@param data table?
 local function changed(kind, file, data)
   if next(state.channels) == nil then
     return
@@ -247,6 +250,7 @@ end
 --- the cursor, selection and mode (attached mode).
 ---@param chan integer
 ---@param editor boolean
+---@return boolean
 function M.watch(chan, editor)
   state.channels[chan] = { editor = editor == true }
   setup()
@@ -264,6 +268,7 @@ function M.teardown()
 end
 
 --- The loaded file buffers, as JSON: [{file, modified, listed}].
+---@return string
 function M.buffers()
   local out = {}
   for _, b in ipairs(api.nvim_list_bufs()) do
@@ -276,6 +281,7 @@ function M.buffers()
 end
 
 --- The files Neovim holds diagnostics for, as JSON: [file].
+---@return string
 function M.diagnostic_files()
   local seen, out = {}, {}
   for _, d in ipairs(vim.diagnostic.get()) do
@@ -292,6 +298,7 @@ end
 --- JSON: {loaded, text, modified, changedtick, line_count, filetype}.
 --- loaded is false when no buffer holds path.
 ---@param path string absolute
+---@return string
 function M.buffer_text(path)
   local b = vim.fn.bufnr('^' .. vim.fn.fnameescape(path) .. '$')
   if b < 0 or not api.nvim_buf_is_loaded(b) or file_of(b) ~= path then
@@ -330,6 +337,7 @@ local function plugin()
 end
 
 --- The user's tools, as JSON: [{name, description, schema (JSON), writes}].
+---@return string
 function M.user_tools()
   local out = {}
   local p = plugin()
@@ -368,6 +376,7 @@ end
 ---@param id integer
 ---@param name string
 ---@param args_json string
+---@return nil
 function M.run_tool(chan, id, name, args_json)
   local async = require('nvbridge.async')
   local function done(err, result)
@@ -433,6 +442,7 @@ end
 ---@param tool string
 ---@param args_json string
 ---@param result_json string
+---@return string
 function M.after_tool(tool, args_json, result_json)
   local p = plugin()
   local hooks = p and p._hooks and p._hooks.after_tool or {}
@@ -474,6 +484,7 @@ end
 --- NvbridgeToolProgress with data (JSON).
 ---@param pattern string
 ---@param data_json string
+---@return boolean
 function M.event(pattern, data_json)
   if pattern ~= 'NvbridgeAgentAttach' and pattern ~= 'NvbridgeAgentDetach' and pattern ~= 'NvbridgeToolProgress' then
     return false

@@ -86,6 +86,7 @@ end
 --- Registering a name again replaces the tool; returns a function that
 --- removes it.
 ---@param spec nvbridge.UserTool
+---@return fun() remove the tool
 function M.tool(spec)
   vim.validate({
     spec = { spec, 't' },
