@@ -463,6 +463,7 @@ func (m *Manager) Stop(ctx context.Context, id string) (StopResult, error) {
 // Close ends every session (nvbridge is exiting): no adapter or program
 // outlives it.
 func (m *Manager) Close() {
+	m.forgetWatchers()
 	m.mu.Lock()
 	m.closed = true
 	list := make([]*Session, 0, len(m.sessions))
@@ -492,6 +493,7 @@ func (m *Manager) changed() {
 	if m.display != nil {
 		m.display.poke()
 	}
+	m.notifyWatchers()
 }
 
 // refresh brings Neovim's display up to date before a tool returns.

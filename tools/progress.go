@@ -60,5 +60,8 @@ func withProgress(ctx context.Context, req mcp.CallToolRequest) context.Context 
 			return // no session, or its queue is full: progress is best effort
 		}
 		sent, last, lastMsg, at = true, done, message, now
+		if w := watcherOf(srv); w != nil {
+			w.agentEvent("NvbridgeToolProgress", map[string]any{"tool": req.Params.Name, "progress": done, "total": total, "message": message, "channel": w.channel()})
+		}
 	})
 }

@@ -260,17 +260,37 @@ func NewServer(env *Env, version string) *server.MCPServer {
 		defs[t.Tool.Name] = t.Tool
 	}
 	fams := toolFamilies(env)
+	res := &resourceSet{env: env}
+	w := newWatcher(env, res)
+	hooks := modeHooks(env, fams)
+	w.addHooks(hooks)
+	w.addAgentHooks(hooks)
+	hooks.AddAfterListResources(res.listHook)
 	s := server.NewMCPServer("nvbridge", version,
 		// listChanged: set_mode changes the list.
 		server.WithToolCapabilities(true),
 		server.WithPromptCapabilities(false),
+		// Resources (resources.go), logging (logging.go) and argument
+		// completion (completion.go).
+		server.WithResourceCapabilities(true, true),
+		server.WithLogging(),
+		server.WithCompletions(),
+		server.WithPromptCompletionProvider(&completer{res: res}),
+		server.WithResourceCompletionProvider(&completer{res: res}),
 		server.WithRecovery(),
+		server.WithResourceRecovery(),
 		server.WithInstructions(instructions),
-		server.WithHooks(modeHooks(env, fams)),
+		server.WithHooks(hooks),
 		server.WithToolHandlerMiddleware(modeGuard(env, fams, defs)),
+		server.WithToolHandlerMiddleware(w.toolMiddleware),
 	)
 	s.AddTools(all...)
 	addPrompts(s)
+	s.AddResources(res.staticResources()...)
+	s.AddResourceTemplates(res.templates()...)
+	watchers.Store(s, w)
+	watchers.Store(env, w)
+	w.start(s)
 	return s
 }
 

@@ -34,7 +34,12 @@ type toolPreReply struct {
 
 // withUser wraps a tool's handler with the user's events, hooks, pause and
 // approval (attached mode only).
-func withUser(env *Env, t Tool) Tool {
+func withUser(env *Env, t Tool) Tool { return wrapWithUser(env, t, false) }
+
+// wrapWithUser is withUser; approveWrites also asks the user for a plain
+// approval of each call that writes (a user-defined tool: no changeset
+// shows its change).
+func wrapWithUser(env *Env, t Tool, approveWrites bool) Tool {
 	t = withWhere(env, t)
 	if env == nil || env.Session == nil || env.Session.Embedded() {
 		return t
@@ -68,7 +73,7 @@ func withUser(env *Env, t Tool) Tool {
 		// Changesets are shown as a diff by the engine when applied; the
 		// other buffer tools (and, with "always", every other call) get a
 		// plain approval here.
-		if (pre.Mode != "never" && userApprovedTools[name]) || (pre.Mode == "always" && !writes) {
+		if (pre.Mode != "never" && (userApprovedTools[name] || approveWrites && writes)) || (pre.Mode == "always" && !writes) {
 			if _, err := env.approve(ctx, edit.Approval{Tool: name, Diff: fmt.Sprintf("%s %s\n", name, body)}); err != nil {
 				res := errorResult(err)
 				env.userPost(name, res)
@@ -77,6 +82,7 @@ func withUser(env *Env, t Tool) Tool {
 		}
 		res, err := inner(ctx, req)
 		if res != nil {
+			res = env.afterTool(ctx, name, body, res)
 			env.userPost(name, res)
 		}
 		return res, err
@@ -169,6 +175,9 @@ func (e *Env) engineApproval(ctx context.Context, a edit.Approval) (edit.Decisio
 // :NvbridgeStatus with its transport and last calls); nothing in embedded
 // mode.
 func AnnounceAgent(ctx context.Context, env *Env, transport string) error {
+	if env != nil {
+		transports.Store(env, transport)
+	}
 	if env == nil || env.Session == nil || env.Session.Embedded() {
 		return nil
 	}

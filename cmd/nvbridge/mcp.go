@@ -84,6 +84,7 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 	defer closeEnv()
 	env.Modes = modes
 	srv := tools.NewServer(env, version)
+	defer tools.Farewell(env) // before closeEnv: Neovim still listens
 	transport := "stdio"
 	if ln != nil {
 		transport = "http " + ln.Addr().String()

@@ -12,6 +12,7 @@
 ---   apply, guard, undo_log, write    changesets into buffers and the disk
 ---   verify, actions, navigation, structure, syntax, servers, debug_ui
 ---   user, agents, review, changes    the user's side (attached mode)
+---   extensions  MCP resources' change events, the user's own tools, after_tool
 local M = {}
 
 local api = vim.api
@@ -38,6 +39,7 @@ end
 --- (:NvbridgeStop). A later connect sets up again.
 function M.teardown()
   pcall(api.nvim_del_augroup_by_name, 'nvbridge')
+  require('nvbridge.extensions').teardown()
   local observe, async = require('nvbridge.observe'), require('nvbridge.async')
   observe.installed, async.installed = false, false
   buffers.release_extra(nil, 0)

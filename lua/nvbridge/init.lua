@@ -20,9 +20,15 @@ M.version = '0.4.0'
 M.config = { cmd = 'nvbridge', approve = 'writes', approve_timeout_ms = 300000, discovery = true }
 
 --- Hooks by event: before_tool functions receive {tool, arguments, writes}
---- and return false, reason to refuse the call.
+--- and return false, reason to refuse the call; after_tool functions
+--- receive {tool, arguments, result, text, is_error} and may return
+--- {result = ..., text = ...} to change what the agent sees.
 ---@type table<string, function[]>
-M._hooks = M._hooks or { before_tool = {} }
+M._hooks = M._hooks or { before_tool = {}, after_tool = {} }
+
+--- The user's own tools by name (M.tool), served to agents over MCP.
+---@type table<string, nvbridge.UserTool>
+M._tools = M._tools or {}
 
 ---@type {job: integer, http: string?, token: string?, ready: boolean, errors: string[]}?
 local running
@@ -41,14 +47,17 @@ function M.setup(opts)
 end
 
 --- Registers a hook. event: "before_tool": fn({tool, arguments, writes})
---- returning false (and a reason) refuses the call (REJECTED).
+--- returning false (and a reason) refuses the call (REJECTED);
+--- "after_tool": fn({tool, arguments, result, text, is_error}) returning
+--- nothing keeps the result, {result = ..., text = ...} replaces those
+--- parts before the agent sees them.
 ---@param event string
 ---@param fn function
 ---@return fun() remove the hook
 function M.on(event, fn)
   vim.validate({ event = { event, 's' }, fn = { fn, 'f' } })
-  if event ~= 'before_tool' then
-    error('nvbridge: unknown hook event ' .. event .. ' (known: before_tool)', 2)
+  if event ~= 'before_tool' and event ~= 'after_tool' then
+    error('nvbridge: unknown hook event ' .. event .. ' (known: before_tool, after_tool)', 2)
   end
   table.insert(M._hooks[event], fn)
   return function()
@@ -57,6 +66,51 @@ function M.on(event, fn)
         table.remove(M._hooks[event], i)
         return
       end
+    end
+  end
+end
+
+---@class nvbridge.UserTool
+---@field name string the tool's name agents call (letters, digits, _ and -)
+---@field description string what it does, for the agent
+---@field schema table? the JSON schema of its arguments (default: no arguments)
+---@field writes boolean? it changes buffers or files: listed only in writing modes, asks for approval
+--- run(args, done, progress) returns the result, or nil and calls done later:
+---@field run fun(args: table, done: fun(result: any, err: any?), progress: fun(percentage: number?, message: string?)): any
+
+--- Registers a tool agents see over MCP (notifications/tools/list_changed
+--- tells the connected ones) and that runs here: run(args, done, progress)
+--- returns its result (a table or a string), or returns nothing and calls
+--- done(result) or done(nil, err) later; an error it raises fails the call;
+--- progress(percentage, message) is what the agent sees meanwhile.
+--- Registering a name again replaces the tool; returns a function that
+--- removes it.
+---@param spec nvbridge.UserTool
+---@return fun() remove the tool
+function M.tool(spec)
+  vim.validate({
+    spec = { spec, 't' },
+    name = { spec.name, 's' },
+    description = { spec.description, 's' },
+    schema = { spec.schema, 't', true },
+    writes = { spec.writes, 'b', true },
+    run = { spec.run, 'f' },
+  })
+  if not spec.name:match('^[%w_-]+$') or #spec.name > 64 then
+    error('nvbridge: a tool name is 1-64 letters, digits, _ or -: ' .. spec.name, 2)
+  end
+  M._tools[spec.name] = spec
+  local function tell()
+    local ok, ext = pcall(require, 'nvbridge.extensions')
+    if ok then
+      ext.tools_changed()
+    end
+  end
+  tell()
+  return function()
+    if M._tools[spec.name] == spec then
+      M._tools[spec.name] = nil
+      tell()
     end
   end
 end

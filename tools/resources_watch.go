@@ -1,0 +1,309 @@
+package tools
+
+import (
+	"context"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nvbridge/nvbridge/internal/safego"
+	"github.com/nvbridge/nvbridge/nvim"
+)
+
+// watcher turns Neovim's changes (nvim.Session.Watch) and the debug
+// sessions' into notifications/resources/updated for the sessions
+// subscribed to a URI, notifications/resources/list_changed when the set
+// of resources changes, and log messages (logging.go). mcp-go's transports
+// keep no subscriptions, so they are kept here, per MCP session, from the
+// subscribe and unsubscribe hooks.
+type watcher struct {
+	env *Env
+	res *resourceSet
+	srv *server.MCPServer
+
+	mu sync.Mutex
+	// subs: session id -> the URIs it subscribed to (resources/subscribe,
+	// protocol versions up to 2025-11-25).
+	subs map[string]map[string]bool
+	// listeners: the open subscriptions/listen streams (2026-07-28 on),
+	// each with the URIs it opted in to.
+	listeners map[*listener]bool
+	// sessions: the MCP sessions registered (log messages go to each).
+	sessions map[string]bool
+	// listed: the dynamic URIs last listed, to tell a change.
+	listed map[string]bool
+	// agents: the initialized sessions' attach data (extensions.go).
+	agents map[string]map[string]any
+	// user: the user's tools served (extensions.go).
+	user userTools
+	// events: agent events on their way to Neovim (extensions.go).
+	events chan agentEvent
+
+	// relist asks the list loop to compare the resources again.
+	relist chan struct{}
+	// debugChanged asks the debug loop to tell the debug resources' subscribers.
+	debugChanged chan struct{}
+}
+
+func newWatcher(env *Env, res *resourceSet) *watcher {
+	return &watcher{env: env, res: res, subs: map[string]map[string]bool{}, sessions: map[string]bool{},
+		agents: map[string]map[string]any{}, events: make(chan agentEvent, 64), listeners: map[*listener]bool{},
+		relist: make(chan struct{}, 1), debugChanged: make(chan struct{}, 1)}
+}
+
+// addHooks records sessions and subscriptions.
+func (w *watcher) addHooks(h *server.Hooks) {
+	h.AddOnRegisterSession(func(ctx context.Context, s server.ClientSession) {
+		w.mu.Lock()
+		w.sessions[s.SessionID()] = true
+		w.mu.Unlock()
+	})
+	h.AddOnUnregisterSession(func(ctx context.Context, s server.ClientSession) {
+		w.mu.Lock()
+		delete(w.sessions, s.SessionID())
+		delete(w.subs, s.SessionID())
+		w.mu.Unlock()
+	})
+	h.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
+		s := server.ClientSessionFromContext(ctx)
+		if s == nil || req == nil || !w.subscribable(req.Params.URI) {
+			// A URI that names a sensitive file, or none of ours, is
+			// acknowledged (MCP allows subscribing before a resource
+			// exists) and never notified.
+			return
+		}
+		w.mu.Lock()
+		if w.subs[s.SessionID()] == nil {
+			w.subs[s.SessionID()] = map[string]bool{}
+		}
+		w.subs[s.SessionID()][req.Params.URI] = true
+		w.mu.Unlock()
+	})
+	h.AddBeforeSubscriptionsListen(func(ctx context.Context, id any, req *mcp.SubscriptionsListenRequest) {
+		s := server.ClientSessionFromContext(ctx)
+		if s == nil || req == nil {
+			return
+		}
+		// What cannot be served (a sensitive file's URI) is dropped from
+		// the request before mcp-go establishes it: its acknowledgement
+		// then does not name it either.
+		l := &listener{session: s, id: id, uris: map[string]bool{}}
+		kept := []string{}
+		for _, u := range req.Params.Notifications.ResourceSubscriptions {
+			if w.subscribable(u) {
+				l.uris[u] = true
+				kept = append(kept, u)
+			}
+		}
+		req.Params.Notifications.ResourceSubscriptions = kept
+		if len(l.uris) == 0 {
+			return
+		}
+		w.mu.Lock()
+		w.listeners[l] = true
+		w.mu.Unlock()
+		// The stream lasts as long as the request (mcp-go holds it open
+		// until its context ends).
+		safego.Go("ending a resource listener", func() {
+			<-ctx.Done()
+			w.mu.Lock()
+			delete(w.listeners, l)
+			w.mu.Unlock()
+		}, nil)
+	})
+	h.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
+		s := server.ClientSessionFromContext(ctx)
+		if s == nil || req == nil {
+			return
+		}
+		w.mu.Lock()
+		delete(w.subs[s.SessionID()], req.Params.URI)
+		w.mu.Unlock()
+	})
+}
+
+// subscribable: one of our URIs, and not a file the policy hides.
+func (w *watcher) subscribable(uri string) bool {
+	if !strings.HasPrefix(uri, resourceScheme) {
+		return false
+	}
+	for _, prefix := range []string{prefixDiagnostics, prefixBuffer, prefixUnsavedDiff} {
+		if strings.HasPrefix(uri, prefix) {
+			_, _, err := w.res.resolve(prefix, uri)
+			return err == nil
+		}
+	}
+	return true
+}
+
+// start binds the server and follows Neovim and the debug sessions.
+func (w *watcher) start(srv *server.MCPServer) {
+	w.srv = srv
+	if w.env.Session == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := w.env.Session.Watch(ctx, !w.env.Session.Embedded(), w.onEvent); err != nil {
+		w.env.Logf("resources: cannot follow Neovim's changes: %v", err)
+		return
+	}
+	if w.env.DAP != nil {
+		w.env.DAP.Watch(func() {
+			select {
+			case w.debugChanged <- struct{}{}:
+			default:
+			}
+		})
+	}
+	safego.Go("the resource list watcher", w.listLoop, nil)
+	safego.Go("the debug resource watcher", w.debugLoop, nil)
+	safego.Go("the agent events", w.eventLoop, nil)
+	safego.Go("forgetting an ended server", func() {
+		<-w.env.Session.Done()
+		watchers.CompareAndDelete(srv, w)
+		watchers.CompareAndDelete(w.env, w)
+		transports.Delete(w.env)
+	}, nil)
+	w.requestRelist()
+	w.refreshUserTools()
+}
+
+func (w *watcher) requestRelist() {
+	select {
+	case w.relist <- struct{}{}:
+	default:
+	}
+}
+
+// onEvent runs on the Neovim connection's goroutine: it only sends
+// (non-blocking) and hands anything that calls Neovim to a goroutine.
+func (w *watcher) onEvent(ev nvim.Event) {
+	switch ev.Kind {
+	case nvim.EventBuffer:
+		var uris []string
+		for _, f := range ev.Files {
+			if rel, ok := w.res.allowed(f); ok {
+				uris = append(uris, fileURI(prefixBuffer, rel), fileURI(prefixUnsavedDiff, rel))
+			}
+		}
+		w.updated(uris...)
+	case nvim.EventDiagnostics:
+		uris := []string{uriDiagnostics}
+		for _, f := range ev.Files {
+			if rel, ok := w.res.allowed(f); ok {
+				uris = append(uris, fileURI(prefixDiagnostics, rel))
+			}
+		}
+		w.updated(uris...)
+		w.requestRelist()
+	case nvim.EventBufferList:
+		// A buffer loaded or unloaded, or 'modified' flipped (the unsaved
+		// diff is listed while modified).
+		w.requestRelist()
+	case nvim.EventEditor:
+		w.updated(uriEditor)
+	case nvim.EventServer:
+		w.serverDown(ev.Data)
+	case nvim.EventTools:
+		safego.Go("refreshing the user's tools", w.refreshUserTools, nil)
+	}
+}
+
+// updated tells every session subscribed to one of uris.
+func (w *watcher) updated(uris ...string) {
+	if w.srv == nil || len(uris) == 0 {
+		return
+	}
+	type send struct{ session, uri string }
+	var sends []send
+	w.mu.Lock()
+	for sid, set := range w.subs {
+		for _, u := range uris {
+			if set[u] {
+				sends = append(sends, send{sid, u})
+			}
+		}
+	}
+	var streams []*listener
+	for l := range w.listeners {
+		streams = append(streams, l)
+	}
+	w.mu.Unlock()
+	for _, s := range sends {
+		// Best effort: a session whose queue is full misses this one.
+		_ = w.srv.SendNotificationToSpecificClient(s.session, mcp.MethodNotificationResourceUpdated, map[string]any{"uri": s.uri})
+	}
+	for _, l := range streams {
+		for _, u := range uris {
+			if l.uris[u] {
+				l.send(u)
+			}
+		}
+	}
+}
+
+// listener is an open subscriptions/listen stream: mcp-go delivers what
+// goes to its session's channel on it, tagged with the request's id.
+type listener struct {
+	session server.ClientSession
+	id      any
+	uris    map[string]bool
+}
+
+func (l *listener) send(uri string) {
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
+		Method: mcp.MethodNotificationResourceUpdated,
+		Params: mcp.NotificationParams{Meta: map[string]any{mcp.MetaKeySubscriptionID: l.id}, AdditionalFields: map[string]any{"uri": uri}},
+	}}
+	select {
+	case l.session.NotificationChannel() <- n:
+	default: // best effort, as for the other sessions
+	}
+}
+
+// listLoop compares the listed resources after each change that may move
+// them, and tells the clients when they moved.
+func (w *watcher) listLoop() {
+	for {
+		select {
+		case <-w.relist:
+		case <-w.env.Session.Done():
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		set, err := w.res.uris(ctx)
+		cancel()
+		if err != nil {
+			continue
+		}
+		w.mu.Lock()
+		changed := w.listed != nil && !maps.Equal(set, w.listed)
+		w.listed = set
+		w.mu.Unlock()
+		if changed {
+			w.srv.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil)
+		}
+	}
+}
+
+// debugLoop tells the subscribers of the debug sessions' resources.
+func (w *watcher) debugLoop() {
+	for {
+		select {
+		case <-w.debugChanged:
+		case <-w.env.Session.Done():
+			return
+		}
+		var uris []string
+		for _, id := range w.env.DAP.IDs() {
+			uris = append(uris, prefixDebug+id, prefixDebugOutput+id)
+		}
+		w.updated(uris...)
+		w.requestRelist()
+	}
+}
