@@ -77,6 +77,7 @@ type ModuleResult struct {
 	Positions     string          `json:"positions"`
 	Warnings      []string        `json:"warnings,omitempty"`
 	Cold          *ColdResult     `json:"cold,omitempty"`
+	Edits         *EditsResult    `json:"edits,omitempty"`
 	Attached      *AttachedResult `json:"attached,omitempty"`
 }
 
