@@ -24,6 +24,9 @@ local published = {}
 ---@type table<integer, table<string, integer>>
 local sent = {}
 
+-- How many buffers were written (BufWritePost: servers get didSave).
+local writes = 0
+
 -- Active $/progress work per client, from LspProgress events: token ->
 -- {title, message, percentage} (the begin's title kept through reports).
 ---@type table<integer, table<any, {title: string?, message: string?, percentage: number?}>>
@@ -273,8 +276,6 @@ end
 --- most of a second later.
 M.unversioned_quiet_ms = 1000
 
---- The number of the last publishDiagnostics handled (0: none yet).
----@return integer
 --- Records a server's experimental/serverStatus (rust-analyzer, asked for
 --- by servers.lua's capabilities): while it is not quiescent (loading or
 --- indexing the project) it counts as busy, so requests wait for the load.
@@ -285,6 +286,15 @@ function M.server_status(client_id, status)
   api.nvim_exec_autocmds('User', { pattern = 'NvbridgeServerStatus', modeline = false })
 end
 
+--- How many buffers were written so far (each write sends didSave to the
+--- buffer's servers).
+---@return integer
+function M.write_seq()
+  return writes
+end
+
+--- The number of the last publishDiagnostics handled (0: none yet).
+---@return integer
 function M.publish_seq()
   return publish_seq
 end
@@ -530,6 +540,7 @@ function M.install(group)
   api.nvim_create_autocmd('BufWritePost', {
     group = group,
     callback = function(ev)
+      writes = writes + 1
       vim.b[ev.buf].nvbridge_conflict = nil
       vim.b[ev.buf].nvbridge_disk = nil
       vim.b[ev.buf].nvbridge_disk_hash = nil
