@@ -33,13 +33,14 @@ func main() {
 	attachedRuns := flag.Int("attached", 3, "runs of the first call on a buffer opened before attaching (0: skip)")
 	edits := flag.Int("edits", 0, "rounds of verified edits per module (a one-line apply with its complete delta, a check preview, gopls straight on the same change; 0: skip)")
 	editsAttached := flag.Bool("edits-attached", true, "with -edits: also the apply in a user's Neovim whose gopls has none of nvbridge's settings")
+	bigEdit := flag.Int("bigedit", 0, "rounds of 1,000 edits in a 100,000-line file through MCP against Neovim's apply_workspace_edit (0: skip)")
 	skipReads := flag.Bool("skip-reads", false, "skip the read ops (only -edits, -cold, -attached)")
 	phases := flag.Bool("phases", false, "run nvbridge with --log and split each call's time by what it did (writing the log slows it: for where the time goes, not how much)")
 	flag.Parse()
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
 	}
-	x := extra{edits: *edits, editsAttached: *editsAttached, skipReads: *skipReads}
+	x := extra{edits: *edits, editsAttached: *editsAttached, skipReads: *skipReads, bigEdit: *bigEdit}
 	if err := run(*rounds, strings.Split(*modules, ","), *out, *coldRuns, *attachedRuns, *phases, x, logf); err != nil {
 		fmt.Fprintln(os.Stderr, "sidebyside:", err)
 		os.Exit(1)
@@ -51,6 +52,7 @@ type extra struct {
 	edits         int
 	editsAttached bool
 	skipReads     bool
+	bigEdit       int
 }
 
 func run(rounds int, modules []string, out string, coldRuns, attachedRuns int, phases bool, x extra, logf func(string, ...any)) error {
@@ -116,6 +118,12 @@ func run(rounds int, modules []string, out string, coldRuns, attachedRuns int, p
 		}
 		os.RemoveAll(dir)
 		runtime.GC()
+	}
+	if x.bigEdit > 0 {
+		if rep.BigEdit, err = side.BigEdit(ctx, o, x.bigEdit); err != nil {
+			return err
+		}
+		fmt.Print(side.BigEditTable(rep.BigEdit))
 	}
 	rep.Finished = time.Now().UTC()
 	if out != "" {
