@@ -171,6 +171,7 @@ func (c *Client) before(ctx context.Context, paths []string, mode string, fixes 
 	}
 	// Files not loaded yet: load them (the apply would) so their servers
 	// attach and diagnose them before the change.
+	opened := false
 	for i, p := range existing {
 		if info.Bufnrs[i] != 0 || !fileExists(p) {
 			continue
@@ -178,9 +179,12 @@ func (c *Client) before(ctx context.Context, paths []string, mode string, fixes 
 		if _, err := c.Open(ctx, p); err != nil {
 			return nil, err
 		}
+		opened = true
 	}
-	if info, err = c.buffersOf(ctx, existing); err != nil {
-		return nil, err
+	if opened {
+		if info, err = c.buffersOf(ctx, existing); err != nil {
+			return nil, err
+		}
 	}
 	var touched []int
 	for _, bn := range info.Bufnrs {
@@ -362,15 +366,17 @@ func (b *baseline) After(ctx context.Context) (*diagdelta.Delta, error) {
 	}
 	complete, why := true, ""
 	if len(ids) == 0 {
-		complete, why = false, "no language server is attached to the changed files: nothing checked them"
-	} else {
-		st, err := c.waitSettled(ctx, b.mark, touched, b.dependants, ids, b.silent || info.silent())
-		if err != nil {
-			return nil, err
-		}
-		if !st.Complete {
-			complete, why = false, st.why(c)
-		}
+		// Nothing diagnoses these files: no server's diagnostics moved.
+		d := diagdelta.New(b.mode, nil, nil, false, "no language server is attached to the changed files: nothing checked them", servers, nil)
+		d.Note = b.note
+		return d, nil
+	}
+	st, err := c.waitSettled(ctx, b.mark, touched, b.dependants, ids, b.silent || info.silent())
+	if err != nil {
+		return nil, err
+	}
+	if !st.Complete {
+		complete, why = false, st.why(c)
 	}
 	after, err := c.collectDiagnostics(ctx, nil)
 	if err != nil {
