@@ -28,6 +28,17 @@ type BigEditResult struct {
 	OneShotMs []float64 `json:"oneshot_ms"`
 	// Neovim's apply_workspace_edit over RPC.
 	NeovimMs []float64 `json:"neovim_ms"`
+	// CPU time per call (ms, scheduler run time of every thread): nvbridge
+	// and its Neovim for the preview, the apply and the one-shot apply;
+	// the Neovim alone for apply_workspace_edit. Wall time on a shared
+	// machine moves with the others' load; this far less.
+	PreviewCPUMs []float64 `json:"preview_cpu_ms"`
+	// The same, nvbridge's process alone (the rest is its Neovim's).
+	PreviewGoCPUMs []float64 `json:"preview_go_cpu_ms"`
+	ApplyGoCPUMs   []float64 `json:"apply_go_cpu_ms"`
+	ApplyCPUMs     []float64 `json:"apply_cpu_ms"`
+	OneShotCPUMs   []float64 `json:"oneshot_cpu_ms"`
+	NeovimCPUMs    []float64 `json:"neovim_cpu_ms"`
 	// The sizes of the preview's and the apply's answers (bytes of their
 	// structured content).
 	PreviewBytes int `json:"preview_bytes"`
@@ -40,8 +51,9 @@ const (
 )
 
 // BigEdit measures the big edit through nvbridge (MCP, embedded Neovim)
-// and through Neovim alone, interleaved, rounds times; each apply is undone
-// outside the timer.
+// and through Neovim alone, interleaved, rounds times: each round applies
+// the change and then its reverse on each side (the sides' order rotates),
+// every call timed.
 func BigEdit(ctx context.Context, o Options, rounds int) (*BigEditResult, error) {
 	dir, err := os.MkdirTemp("", "nvbridge-bigedit-")
 	if err != nil {
@@ -56,17 +68,26 @@ func BigEdit(ctx context.Context, o Options, rounds int) (*BigEditResult, error)
 	if err := os.WriteFile(path, []byte(text.String()), 0o644); err != nil {
 		return nil, err
 	}
-	var lineEdits []map[string]any
-	var lspEdits []protocol.TextEdit
+	// Two changes: every 100th line edited, and back. Each side applies
+	// them in turn (as an agent applies one change after another), so
+	// every change starts from the text the last one left.
+	var lineEdits [2][]map[string]any
+	var lspEdits [2][]protocol.TextEdit
 	for i := range bigEdits {
 		line := i * (bigLines / bigEdits)
-		old := fmt.Sprintf("line %d: the quick brown fox jumps over the lazy dog", line)
-		newText := fmt.Sprintf("line %d: edited", line)
-		lineEdits = append(lineEdits, map[string]any{"line_start": line + 1, "line_end": line + 1, "new_text": newText})
-		lspEdits = append(lspEdits, protocol.TextEdit{NewText: newText, Range: protocol.Range{
-			Start: protocol.Position{Line: uint32(line)}, End: protocol.Position{Line: uint32(line), Character: uint32(len(old))}}})
+		texts := [2]string{fmt.Sprintf("line %d: the quick brown fox jumps over the lazy dog", line), fmt.Sprintf("line %d: edited", line)}
+		for d := range 2 {
+			old, newText := texts[d], texts[1-d]
+			lineEdits[d] = append(lineEdits[d], map[string]any{"line_start": line + 1, "line_end": line + 1, "new_text": newText})
+			lspEdits[d] = append(lspEdits[d], protocol.TextEdit{NewText: newText, Range: protocol.Range{
+				Start: protocol.Position{Line: uint32(line)}, End: protocol.Position{Line: uint32(line), Character: uint32(len(old))}}})
+		}
 	}
-	we, _ := json.Marshal(protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{uri.File(path): lspEdits}})
+	var we [2]string
+	for d := range 2 {
+		b, _ := json.Marshal(protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{uri.File(path): lspEdits[d]}})
+		we[d] = string(b)
+	}
 
 	br, err := StartBridge(ctx, o.Binary, o.Repo, dir)
 	if err != nil {
@@ -84,11 +105,11 @@ func BigEdit(ctx context.Context, o Options, rounds int) (*BigEditResult, error)
 	}
 	const neovimApply = `local we, enc = ...
 vim.lsp.util.apply_workspace_edit(vim.json.decode(we), enc)`
-	const neovimUndo = `vim.cmd('silent undo')`
-	undo := func() error {
-		_, err := br.Call(ctx, "undo", map[string]any{"file": "big.txt"})
-		return err
+	var nvPID int
+	if err := nv.ExecLua(`return vim.fn.getpid()`, &nvPID); err != nil {
+		return nil, err
 	}
+	bridgePIDs := treePIDs(br.Cmd.Process.Pid)
 	size := func(v any) int {
 		b, _ := json.Marshal(v)
 		return len(b)
@@ -96,52 +117,49 @@ vim.lsp.util.apply_workspace_edit(vim.json.decode(we), enc)`
 	res := &BigEditResult{Rounds: rounds}
 	for r := -1; r < rounds; r++ { // round -1: warm-up
 		for k := range 3 {
-			switch (r + 3 + k) % 3 {
-			case 0:
-				start := time.Now()
-				out, err := br.Call(ctx, "edit_buffer", map[string]any{"file": "big.txt", "edits": lineEdits})
-				if err != nil {
-					return nil, err
-				}
-				preview := ms(time.Since(start))
-				id, _ := out["changeset_id"].(string)
-				start = time.Now()
-				applied, err := br.Call(ctx, "apply_changeset", map[string]any{"changeset_id": id})
-				if err != nil {
-					return nil, err
-				}
-				apply := ms(time.Since(start))
-				if err := undo(); err != nil {
-					return nil, err
-				}
-				if r >= 0 {
-					res.PreviewMs = append(res.PreviewMs, preview)
-					res.ApplyMs = append(res.ApplyMs, apply)
-					res.PreviewBytes, res.ApplyBytes = size(out), size(applied)
-				}
-			case 1:
-				start := time.Now()
-				if _, err := br.Call(ctx, "edit_buffer", map[string]any{"file": "big.txt", "edits": lineEdits, "preview": false}); err != nil {
-					return nil, err
-				}
-				d := ms(time.Since(start))
-				if err := undo(); err != nil {
-					return nil, err
-				}
-				if r >= 0 {
-					res.OneShotMs = append(res.OneShotMs, d)
-				}
-			default:
-				start := time.Now()
-				if err := nv.ExecLua(neovimApply, nil, string(we), "utf-16"); err != nil {
-					return nil, err
-				}
-				d := ms(time.Since(start))
-				if err := nv.ExecLua(neovimUndo, nil); err != nil {
-					return nil, err
-				}
-				if r >= 0 {
-					res.NeovimMs = append(res.NeovimMs, d)
+			for d := range 2 {
+				switch (r + 3 + k) % 3 {
+				case 0:
+					g0, c0, start := cpuMs(bridgePIDs[0]), cpuMs(bridgePIDs...), time.Now()
+					out, err := br.Call(ctx, "edit_buffer", map[string]any{"file": "big.txt", "edits": lineEdits[d]})
+					if err != nil {
+						return nil, err
+					}
+					preview, c1, g1 := ms(time.Since(start)), cpuMs(bridgePIDs...), cpuMs(bridgePIDs[0])
+					id, _ := out["changeset_id"].(string)
+					start = time.Now()
+					applied, err := br.Call(ctx, "apply_changeset", map[string]any{"changeset_id": id})
+					if err != nil {
+						return nil, err
+					}
+					apply, c2, g2 := ms(time.Since(start)), cpuMs(bridgePIDs...), cpuMs(bridgePIDs[0])
+					if r >= 0 {
+						res.PreviewMs = append(res.PreviewMs, preview)
+						res.ApplyMs = append(res.ApplyMs, apply)
+						res.PreviewCPUMs = append(res.PreviewCPUMs, c1-c0)
+						res.ApplyCPUMs = append(res.ApplyCPUMs, c2-c1)
+						res.PreviewGoCPUMs = append(res.PreviewGoCPUMs, g1-g0)
+						res.ApplyGoCPUMs = append(res.ApplyGoCPUMs, g2-g1)
+						res.PreviewBytes, res.ApplyBytes = size(out), size(applied)
+					}
+				case 1:
+					c0, start := cpuMs(bridgePIDs...), time.Now()
+					if _, err := br.Call(ctx, "edit_buffer", map[string]any{"file": "big.txt", "edits": lineEdits[d], "preview": false}); err != nil {
+						return nil, err
+					}
+					if r >= 0 {
+						res.OneShotMs = append(res.OneShotMs, ms(time.Since(start)))
+						res.OneShotCPUMs = append(res.OneShotCPUMs, cpuMs(bridgePIDs...)-c0)
+					}
+				default:
+					c0, start := cpuMs(nvPID), time.Now()
+					if err := nv.ExecLua(neovimApply, nil, we[d], "utf-16"); err != nil {
+						return nil, err
+					}
+					if r >= 0 {
+						res.NeovimMs = append(res.NeovimMs, ms(time.Since(start)))
+						res.NeovimCPUMs = append(res.NeovimCPUMs, cpuMs(nvPID)-c0)
+					}
 				}
 			}
 		}
@@ -152,7 +170,7 @@ vim.lsp.util.apply_workspace_edit(vim.json.decode(we), enc)`
 // BigEditTable renders a BigEditResult.
 func BigEditTable(r *BigEditResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n== 1,000 edits in a 100,000-line file through MCP (%d rounds)\n", r.Rounds)
+	fmt.Fprintf(&b, "\n== 1,000 edits in a 100,000-line file through MCP (%d rounds, each a change and its reverse)\n", r.Rounds)
 	row := func(name string, xs []float64) {
 		fmt.Fprintf(&b, "%-48s p50 %7.1f ms  p25-p75 %7.1f-%-7.1f\n", name, Quantile(xs, .5), Quantile(xs, .25), Quantile(xs, .75))
 	}
@@ -160,6 +178,12 @@ func BigEditTable(r *BigEditResult) string {
 	row("apply_changeset (nvbridge)", r.ApplyMs)
 	row("edit_buffer preview: false (nvbridge)", r.OneShotMs)
 	row("apply_workspace_edit over RPC (Neovim)", r.NeovimMs)
+	row("CPU: edit_buffer preview (nvbridge+its Neovim)", r.PreviewCPUMs)
+	row("CPU: apply_changeset (nvbridge+its Neovim)", r.ApplyCPUMs)
+	row("CPU: edit_buffer preview (nvbridge alone)", r.PreviewGoCPUMs)
+	row("CPU: apply_changeset (nvbridge alone)", r.ApplyGoCPUMs)
+	row("CPU: preview: false (nvbridge+its Neovim)", r.OneShotCPUMs)
+	row("CPU: apply_workspace_edit (Neovim)", r.NeovimCPUMs)
 	lo, hi := RatioInterval(r.ApplyMs, r.NeovimMs)
 	fmt.Fprintf(&b, "apply x%.2f (90%%: x%.2f-x%.2f)", Quantile(r.ApplyMs, .5)/Quantile(r.NeovimMs, .5), lo, hi)
 	both := make([]float64, len(r.ApplyMs))
@@ -169,5 +193,13 @@ func BigEditTable(r *BigEditResult) string {
 	lo, hi = RatioInterval(both, r.NeovimMs)
 	fmt.Fprintf(&b, "; preview+apply x%.2f (90%%: x%.2f-x%.2f); answers: preview %d B, apply %d B\n",
 		Quantile(both, .5)/Quantile(r.NeovimMs, .5), lo, hi, r.PreviewBytes, r.ApplyBytes)
+	lo, hi = RatioInterval(r.ApplyCPUMs, r.NeovimCPUMs)
+	fmt.Fprintf(&b, "CPU: apply x%.2f (90%%: x%.2f-x%.2f)", Quantile(r.ApplyCPUMs, .5)/Quantile(r.NeovimCPUMs, .5), lo, hi)
+	bothCPU := make([]float64, len(r.ApplyCPUMs))
+	for i := range bothCPU {
+		bothCPU[i] = r.ApplyCPUMs[i] + r.PreviewCPUMs[i]
+	}
+	lo, hi = RatioInterval(bothCPU, r.NeovimCPUMs)
+	fmt.Fprintf(&b, "; preview+apply x%.2f (90%%: x%.2f-x%.2f)\n", Quantile(bothCPU, .5)/Quantile(r.NeovimCPUMs, .5), lo, hi)
 	return b.String()
 }
