@@ -273,8 +273,6 @@ end
 --- most of a second later.
 M.unversioned_quiet_ms = 1000
 
---- The number of the last publishDiagnostics handled (0: none yet).
----@return integer
 --- Records a server's experimental/serverStatus (rust-analyzer, asked for
 --- by servers.lua's capabilities): while it is not quiescent (loading or
 --- indexing the project) it counts as busy, so requests wait for the load.
@@ -285,6 +283,8 @@ function M.server_status(client_id, status)
   api.nvim_exec_autocmds('User', { pattern = 'NvbridgeServerStatus', modeline = false })
 end
 
+--- The number of the last publishDiagnostics handled (0: none yet).
+---@return integer
 function M.publish_seq()
   return publish_seq
 end
