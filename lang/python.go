@@ -55,9 +55,7 @@ var Python = &Language{
 		Parse:   pyImports,
 		Write:   pyWriteImport,
 		Resolve: pyResolve,
-		ImportName: func(s *Scope, file string) string {
-			return PackageOf(s.Rel(file))
-		},
+		ImportName: PythonModule,
 		LineKey: func(text string, _ *bool) (string, bool) {
 			if strings.HasPrefix(text, "import ") || strings.HasPrefix(text, "from ") {
 				return text, true
