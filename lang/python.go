@@ -52,9 +52,9 @@ var Python = &Language{
 		return strings.ReplaceAll(mod, "/", ".")
 	},
 	Imports: ImportSyntax{
-		Parse:   pyImports,
-		Write:   pyWriteImport,
-		Resolve: pyResolve,
+		Parse:      pyImports,
+		Write:      pyWriteImport,
+		Resolve:    pyResolve,
 		ImportName: PythonModule,
 		LineKey: func(text string, _ *bool) (string, bool) {
 			if strings.HasPrefix(text, "import ") || strings.HasPrefix(text, "from ") {

@@ -352,7 +352,7 @@ func pyAddImport(text string, a pyAdd, style pyStyle) string {
 	sec := style.section(a.module)
 	type group struct {
 		first, last, sec int
-		members         []pyTopImport
+		members          []pyTopImport
 	}
 	var groups []group
 	for _, t := range tops {
