@@ -3,7 +3,12 @@ package refactor
 // inline_function for Python: the syntax inliner (inline_syntax.go) with
 // the node types of Python's grammar (pyright has no inline refactoring).
 
-import "github.com/nvbridge/nvbridge/lang"
+import (
+	"regexp"
+	"strings"
+
+	"github.com/nvbridge/nvbridge/lang"
+)
 
 func init() { registerSyntaxInliner(lang.Python, &pythonRules) }
 
@@ -25,4 +30,23 @@ var pythonRules = syntaxRules{
 	calls:  `(call) @c`,
 	idents: `(identifier) @id (attribute attribute: (identifier) @skip) (keyword_argument name: (identifier) @skip)`,
 	local:  func(name, value string) string { return name + " = " + value },
+	// Public: no leading underscore, or listed in the module's __all__.
+	public: func(text string, _ int, name string) bool {
+		return !strings.HasPrefix(name, "_") || pyAllLists(text, name)
+	},
+	interpolation: "interpolation",
+}
+
+var pyAll = regexp.MustCompile(`(?s)__all__\s*(?:\+?=|:[^=]*=)\s*[\[(](.*?)[\])]`)
+
+// pyAllLists reports whether a module's __all__ names name.
+func pyAllLists(text, name string) bool {
+	for _, m := range pyAll.FindAllStringSubmatch(text, -1) {
+		for _, q := range []string{`"` + name + `"`, `'` + name + `'`} {
+			if strings.Contains(m[1], q) {
+				return true
+			}
+		}
+	}
+	return false
 }

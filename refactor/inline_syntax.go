@@ -68,6 +68,14 @@ type syntaxRules struct {
 	calls    string // query matching every call: @c
 	idents   string // query: @id identifiers, @skip ones that are not variables
 	local    func(name, value string) string
+	// public reports whether the function named name, declared at
+	// declStart of its file's text, can be used from outside the
+	// workspace's view (kept by remove_definition=auto).
+	public func(text string, declStart int, name string) bool
+	// interpolation is the node type of a string's interpolated
+	// expression whose quoting is restricted (Python's f-string
+	// replacement fields before 3.12); "" when none is.
+	interpolation string
 }
 
 func set(words string) map[string]bool {
@@ -89,6 +97,17 @@ type simpleFunc struct {
 	free  []string
 	start int // the definition's byte range (for recursion)
 	end   int
+	// interps are the interpolations (Python's f-string replacement
+	// fields) in expr, with the quote of the string around each.
+	interps []fInterp
+}
+
+// fInterp is one replacement field of an f-string: its bytes and the
+// quote of the string holding it (`"`, `'`, `"""` or `”'`).
+type fInterp struct {
+	start, end int
+	text       string
+	quote      string
 }
 
 type param struct {
@@ -133,6 +152,10 @@ func inlineSyntax(ctx context.Context, c *lsp.Client, st *inlineState, rules *sy
 	}
 	if why := st.keepReason(); why != "" {
 		st.plan.DefinitionKept = why
+		return nil
+	}
+	if st.req.RemoveDefinition == "auto" && rules.public != nil && rules.public(st.scratch[st.defRel], fn.start, st.name) {
+		st.plan.DefinitionKept = "it is public (code outside the workspace's view may use it); pass remove_definition=always to remove it"
 		return nil
 	}
 	if err := removeSyntaxDefinition(ctx, c, st, rules); err != nil {
@@ -259,13 +282,23 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 	fn.expr = exprs[0]
 	// Its identifiers; scopes of their own are refused.
 	start, end := fn.expr.StartRow, fn.expr.EndRow
-	matches, err := syntax.Query(ctx, c.Session, src, rules.idents+" "+scopedQuery(rules), syntax.QueryOptions{StartRow: &start, EndRow: &end})
+	query := rules.idents + " " + scopedQuery(rules)
+	if rules.interpolation != "" {
+		query += " (string (" + rules.interpolation + ") @interp) @fstring"
+	}
+	matches, err := syntax.Query(ctx, c.Session, src, query, syntax.QueryOptions{StartRow: &start, EndRow: &end})
 	if err != nil {
 		return nil, err
 	}
 	skip := map[int]bool{}
 	var ids []syntax.Node
 	for _, m := range matches {
+		if in, str := m.Get("interp"), m.Get("fstring"); in != nil && str != nil {
+			if in.StartByte >= fn.expr.StartByte && in.EndByte <= fn.expr.EndByte {
+				fn.interps = append(fn.interps, fInterp{start: in.StartByte, end: in.EndByte, text: in.Text, quote: stringQuote(str.Text)})
+			}
+			continue
+		}
 		for _, cp := range m.Captures {
 			n := cp.Node
 			if n.StartByte < fn.expr.StartByte || n.EndByte > fn.expr.EndByte {
@@ -489,17 +522,27 @@ func inlineCall(ctx context.Context, c *lsp.Client, st *inlineState, rules *synt
 	// The expression with the arguments in place.
 	defText := st.scratch[st.defRel]
 	var b strings.Builder
-	type repl struct {
-		start, end int
-		text       string
-	}
-	var repls []repl
+	var repls []exprRepl
+	minor := pythonMinor(c, rules)
 	for i := range fn.params {
 		for _, u := range fn.uses[i] {
-			repls = append(repls, repl{u.StartByte, u.EndByte, values[i]})
+			r := exprRepl{u.StartByte, u.EndByte, values[i]}
+			if fi := interpAround(fn.interps, u); fi != nil {
+				var why string
+				r, why = intoInterpolation(*fi, u, fn.params[i].name, values[i], minor)
+				if why != "" {
+					return "", why, nil
+				}
+			}
+			repls = append(repls, r)
 		}
 	}
 	sort.Slice(repls, func(i, j int) bool { return repls[i].start < repls[j].start })
+	for i := 1; i < len(repls); i++ {
+		if repls[i].start < repls[i-1].end {
+			return "", "a parameter is used twice in one f-string replacement field", nil
+		}
+	}
 	last := fn.expr.StartByte
 	exprText := defText[fn.expr.StartByte:fn.expr.EndByte]
 	if exprText != fn.expr.Text {

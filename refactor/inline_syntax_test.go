@@ -58,10 +58,36 @@ func TestInlinePython(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if plan.DefinitionRemoved || !strings.Contains(plan.DefinitionKept, "public") {
+			t.Errorf("auto removed a public function: %+v", plan)
+		}
+		plan, err = refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "geom.py", Target: lsp.Target{Line: 11, Symbol: "perimeter"}, RemoveDefinition: "always"})
+		if err != nil {
+			t.Fatal(err)
+		}
 		if len(plan.Replacements) != 2 || len(plan.LeftAlone) != 0 || !plan.DefinitionRemoved {
 			t.Fatalf("plan: %+v", plan)
 		}
 		e.with(t).submit("inline_python_perimeter", plan.Changeset, true)
+	})
+	// requires-python >=3.10: a string literal goes into the f-string's
+	// text (f"{"python-requests"}/..." is a syntax error before 3.12), its
+	// quotes escaped where they are the f-string's; the public function
+	// stays.
+	t.Run("f-string user_agent, public kept", func(t *testing.T) {
+		line := 1 + strings.Count(strings.Split(e.disk("geom.py"), "def user_agent")[0], "\n")
+		plan, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "geom.py", Target: lsp.Target{Line: line, Symbol: "user_agent"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Replacements) != 2 || plan.DefinitionRemoved || !strings.Contains(plan.DefinitionKept, "public") {
+			t.Fatalf("plan: %+v", plan)
+		}
+		e.with(t).submit("inline_python_fstring", plan.Changeset, true)
+		if g := e.disk("geom.py"); !strings.Contains(g, `{"User-Agent": f"python-requests/{VERSION}", "From": f"say \"hi\"/{VERSION}"}`) {
+			t.Errorf("geom.py:\n%s", g)
+		}
+		e.run("python3", "-c", "import ast, sys; ast.parse(open('geom.py').read(), feature_version=(3, 10))")
 	})
 	if got := e.run("python3-deps", "app.py"); got != output {
 		t.Errorf("the program's output changed:\n%s\nwas:\n%s", got, output)
@@ -105,6 +131,13 @@ func TestInlineTypeScript(t *testing.T) {
 	})
 	t.Run("perimeter removed", func(t *testing.T) {
 		plan, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "src/geom.ts", Target: lsp.Target{Line: 10, Symbol: "perimeter"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plan.DefinitionRemoved || !strings.Contains(plan.DefinitionKept, "public") {
+			t.Errorf("auto removed an exported function: %+v", plan)
+		}
+		plan, err = refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "src/geom.ts", Target: lsp.Target{Line: 10, Symbol: "perimeter"}, RemoveDefinition: "always"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,12 @@ package refactor
 // (inline_syntax.go) with the node types of the TypeScript and TSX grammars
 // (tsserver offers only "Inline variable").
 
-import "github.com/nvbridge/nvbridge/lang"
+import (
+	"regexp"
+	"strings"
+
+	"github.com/nvbridge/nvbridge/lang"
+)
 
 func init() { registerSyntaxInliner(lang.TypeScript, &typescriptRules) }
 
@@ -23,4 +28,12 @@ var typescriptRules = syntaxRules{
 	calls:  `(call_expression) @c (new_expression) @c`,
 	idents: `(identifier) @id (shorthand_property_identifier) @short`,
 	local:  func(name, value string) string { return "const " + name + " = " + value + ";" },
+	// Public: exported from its module (export function f, export { f }).
+	public: func(text string, declStart int, name string) bool {
+		lineStart := strings.LastIndex(text[:declStart], "\n") + 1
+		if strings.HasPrefix(strings.TrimSpace(text[lineStart:]), "export ") {
+			return true
+		}
+		return regexp.MustCompile(`export\s*\{[^}]*\b` + regexp.QuoteMeta(name) + `\b`).MatchString(text)
+	},
 }

@@ -22,3 +22,14 @@ def fact(n: int) -> int:
 
 def size(rect: tuple[int, int]) -> int:
     return area(rect[0], rect[1])
+
+
+VERSION = "1.0"
+
+
+def user_agent(name: str = "python-requests") -> str:
+    return f"{name}/{VERSION}"
+
+
+def headers() -> dict[str, str]:
+    return {"User-Agent": user_agent(), "From": user_agent('say "hi"')}
