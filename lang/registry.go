@@ -41,6 +41,10 @@ type Language struct {
 	// Markers are root markers: the nearest folder holding one is a
 	// server's root; one in the workspace root means the workspace has
 	// this language.
+	// Macros: its files hold C preprocessor macros, whose bodies a
+	// server's rename leaves as they are (refactor renames a macro body
+	// that names the renamed symbol).
+	Macros  bool
 	Markers []string
 	// Servers are the language servers the embedded Neovim starts for its
 	// buffers, first installed wins. Markers and Filetypes come from the
