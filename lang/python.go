@@ -34,6 +34,10 @@ var Python = &Language{
 		Name:     "pyright",
 		Cmd:      []string{"pyright-langserver", "--stdio"},
 		Settings: map[string]any{"python": map[string]any{"analysis": map[string]any{"diagnosticMode": "openFilesOnly"}}},
+		// pyright reports its analysis as untitled $/progress work ("3
+		// files to analyze"), and publishes an empty list for a file as it
+		// opens, before analysing it.
+		DiagnosisProgress: &DiagnosisProgress{Untitled: true, Publishes: true},
 	}},
 	Ident: Ident{
 		Marks: true,

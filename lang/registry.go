@@ -312,8 +312,17 @@ type ServerCommand struct {
 // whose title starts with Title, once Setting (a path into its settings)
 // is true.
 type DiagnosisProgress struct {
+	// Title begins the title of the server's diagnosis work ("" with
+	// Untitled: the server's work without a title, pyright's analysis).
 	Title   string   `json:"title"`
 	Setting []string `json:"setting"`
+	// Untitled: the server's work whose title is empty is its diagnosis.
+	Untitled bool `json:"untitled,omitempty"`
+	// Publishes: the server also publishes every open file it re-checked,
+	// and may publish a file's version before diagnosing it (pyright: an
+	// empty list when a file opens, its analysis's results later): both
+	// the publishes and the end of its runs are waited for.
+	Publishes bool `json:"publishes,omitempty"`
 }
 
 // BaseRef is a base type named in a class header: its line (index into
