@@ -80,6 +80,10 @@ type Language struct {
 	Bases      func(lines []string) []BaseRef
 	SubclassAt func(line string, b int) (name string, at int, ok bool)
 
+	// Format is the language's own formatter (Go: gofmt), which every
+	// refactoring leaves the files it touches clean with where they were
+	// clean before; nil when nvbridge runs none.
+	Format func(src string) (string, error)
 	// CheckSyntax reports whether src still parses (after nvbridge renamed
 	// an extracted symbol). Nil: not checked.
 	CheckSyntax func(file, src string) error

@@ -308,8 +308,9 @@ func ChangeSignature(ctx context.Context, c *lsp.Client, req ChangeSignatureRequ
 	if i := strings.LastIndex(name, "."); i >= 0 {
 		name = name[i+1:]
 	}
-	p.plan.LeftBehind, p.plan.LeftBehindTotal = findLeftBehind(c.Session.Root(), l, name, p.plan.Changeset,
-		func(_, _ string, changed bool) bool { return !changed })
+	r := reachOf(ctx, c, req.File, req.Target, name)
+	p.plan.LeftBehind, p.plan.LeftBehindTotal = findLeftBehindMember(c.Session.Root(), l, name, p.plan.Changeset,
+		r.importers(c.Session.Root(), l), r.member)
 	return p.plan, nil
 }
 

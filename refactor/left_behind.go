@@ -10,6 +10,7 @@ package refactor
 // the renamed symbol is renamed with it (macroBodyEdits).
 
 import (
+	"context"
 	"os"
 	"path"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/nvbridge/nvbridge/lang"
+	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/preview"
 	"github.com/nvbridge/nvbridge/workspace"
 )
@@ -95,6 +97,12 @@ func afterTexts(cs preview.Changeset) map[string]string {
 // findLeftBehind lists where name occurs as an identifier in l's files
 // after cs, in the files keep accepts (nil: all), and how many there are.
 func findLeftBehind(root workspace.Root, l *lang.Language, name string, cs preview.Changeset, keep func(file, text string, changed bool) bool) ([]LeftBehind, int) {
+	return findLeftBehindMember(root, l, name, cs, keep, false)
+}
+
+// findLeftBehindMember is findLeftBehind counting, when member, only the
+// uses after a "." (a field or method).
+func findLeftBehindMember(root workspace.Root, l *lang.Language, name string, cs preview.Changeset, keep func(file, text string, changed bool) bool, member bool) ([]LeftBehind, int) {
 	if name == "" || l == nil {
 		return []LeftBehind{}, 0
 	}
@@ -119,7 +127,7 @@ func findLeftBehind(root workspace.Root, l *lang.Language, name string, cs previ
 		}
 		var m *preview.Mapper
 		for _, sp := range lang.Identifiers(l, text) {
-			if text[sp.Start:sp.End] != name {
+			if text[sp.Start:sp.End] != name || member && (sp.Start == 0 || text[sp.Start-1] != '.') {
 				continue
 			}
 			total++
@@ -248,4 +256,69 @@ func macroBodyEdits(root workspace.Root, l *lang.Language, oldName, newName stri
 		cs.Files = append(cs.Files, preview.FileChange{Kind: preview.OpEdit, Path: f, Old: old, Edits: tes})
 	}
 	return cs, touched, nil
+}
+
+// symbolReach is where a symbol may be used outside what the server
+// changed: its kind (top-level, a member, or local to a function) and the
+// files that may name it (those importing its file or package).
+type symbolReach struct {
+	// local: a function's local or parameter (no document symbol): it is
+	// used nowhere else, nothing is looked for.
+	local bool
+	// member: a field or method: only uses after a "." count.
+	member bool
+	defRel string
+}
+
+// reachOf asks where the symbol at target of file is defined and what it
+// is there (its document symbol's container).
+func reachOf(ctx context.Context, c *lsp.Client, file string, target lsp.Target, name string) symbolReach {
+	defs, err := c.Definition(ctx, file, target)
+	if err != nil || len(defs.Locations) == 0 || defs.Locations[0].File == "" || defs.Locations[0].OutsideWorkspace {
+		return symbolReach{defRel: file}
+	}
+	def := defs.Locations[0]
+	r := symbolReach{defRel: def.File}
+	flat, err := c.DeclaredSymbols(ctx, def.File)
+	if err != nil {
+		return r
+	}
+	for _, s := range flat {
+		sel := s.Range
+		if s.Selection != nil {
+			sel = *s.Selection
+		}
+		if s.Name == name && int(sel.Start.Line) == def.Line-1 {
+			r.member = s.Container != ""
+			return r
+		}
+	}
+	r.local = true
+	return r
+}
+
+// importers is a keep function for findLeftBehind: untouched files that
+// import the definition's file (or its folder, for a language whose
+// importers import folders, or that share its folder then).
+func (r symbolReach) importers(root workspace.Root, l *lang.Language) func(file, text string, changed bool) bool {
+	scope := lang.NewScope(root.Dir())
+	defAbs := filepath.Join(root.Dir(), filepath.FromSlash(r.defRel))
+	defDir := filepath.Dir(defAbs)
+	return func(file, text string, changed bool) bool {
+		if changed || r.local || l.Imports.Parse == nil || l.Imports.Resolve == nil {
+			return false
+		}
+		abs := filepath.Join(root.Dir(), filepath.FromSlash(file))
+		if l.Imports.Folder && filepath.Dir(abs) == defDir {
+			return true
+		}
+		for _, imp := range l.Imports.Parse(text) {
+			for _, res := range l.Imports.Resolve(scope, abs, imp) {
+				if res == defAbs || l.Imports.Folder && res == defDir {
+					return true
+				}
+			}
+		}
+		return false
+	}
 }

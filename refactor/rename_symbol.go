@@ -178,8 +178,18 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 			return RenamePlan{}, apierr.Errorf(apierr.OperationFailed, "report this", "renaming %s in macro bodies: %v", plan.OldName, err)
 		}
 	}
+	if cs, err = formatTouched(cs); err != nil {
+		return RenamePlan{}, err
+	}
 	plan.Changeset = cs
-	plan.LeftBehind, plan.LeftBehindTotal = findLeftBehind(c.Session.Root(), doc.Language(), plan.OldName, cs, nil)
+	// Uses the server did not see: in the files that import the symbol's
+	// file (a file the rename changed, the server saw whole).
+	if l := doc.Language(); l != nil && plan.OldName != "" {
+		r := reachOf(ctx, c, req.File, req.Target, plan.OldName)
+		plan.LeftBehind, plan.LeftBehindTotal = findLeftBehindMember(c.Session.Root(), l, plan.OldName, cs, r.importers(c.Session.Root(), l), r.member)
+	} else {
+		plan.LeftBehind = []LeftBehind{}
+	}
 	plan.Files, plan.EditCount = changesetStats(cs)
 	if plan.EditCount == 0 {
 		return RenamePlan{}, apierr.Errorf(apierr.OperationFailed, "check the position: it should be on the symbol's name",
