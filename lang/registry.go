@@ -223,6 +223,9 @@ type LaunchSpec struct {
 	StopOnEntry bool
 	// TempDir is the session's private folder (dlv's binary goes there).
 	TempDir string
+	// Adapter is the adapter's command as started, its program's full
+	// path first ("" before it is known).
+	Adapter []string
 }
 
 // Debuggable returns the languages with a debug adapter, by name.
