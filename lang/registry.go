@@ -41,6 +41,9 @@ type Language struct {
 	// Markers are root markers: the nearest folder holding one is a
 	// server's root; one in the workspace root means the workspace has
 	// this language.
+	// JSFormatters: the project's biome and prettier settings say how its
+	// files are indented (TypeScript, JavaScript).
+	JSFormatters bool
 	// Macros: its files hold C preprocessor macros, whose bodies a
 	// server's rename leaves as they are (refactor renames a macro body
 	// that names the renamed symbol).
@@ -263,6 +266,12 @@ type ServerSpec struct {
 	// initializationOptions and workspace/configuration settings.
 	InitOptions map[string]any `json:"init_options,omitempty"`
 	Settings    map[string]any `json:"settings,omitempty"`
+	// FormattingSection is the settings section where the server reads a
+	// document's formatting options ({tabSize, insertSpaces}, asked with
+	// workspace/configuration: typescript-language-server's
+	// "formattingOptions"); nvbridge fills it with the project's
+	// indentation (ProjectIndent). "" when the server reads none.
+	FormattingSection string `json:"-"`
 	// IndexedWith are files that, in the server's root, make it index the
 	// workspace in the background right after attaching, announced with
 	// $/progress (clangd with a compile_commands.json): until that work
@@ -416,6 +425,33 @@ func ServerSpecs() []ServerSpec {
 			}
 			if len(s.Markers) == 0 {
 				s.Markers = l.Markers
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ServerSpecsFor is ServerSpecs for the workspace at root: a spec with a
+// FormattingSection gets the project's indentation there (ProjectIndent
+// of its language) as {tabSize, insertSpaces}.
+func ServerSpecsFor(root string) []ServerSpec {
+	var out []ServerSpec
+	i := 0
+	specs := ServerSpecs()
+	for _, l := range registered {
+		for range l.Servers {
+			s := specs[i]
+			i++
+			if s.FormattingSection != "" {
+				if in, ok := ProjectIndent(root, l); ok {
+					settings := map[string]any{}
+					for k, v := range s.Settings {
+						settings[k] = v
+					}
+					settings[s.FormattingSection] = map[string]any{"tabSize": in.Width, "insertSpaces": !in.Tabs}
+					s.Settings = settings
+				}
 			}
 			out = append(out, s)
 		}
