@@ -33,8 +33,16 @@ func TestMoveAddImports(t *testing.T) {
 			t.Errorf("existing alias not used: %v", names)
 		}
 	}
+	// zap's three groups: a new import joins the group it shares the
+	// longest path with, at its sorted place, and no group is reordered.
+	zapSrc := "package zap\n\nimport (\n\t\"fmt\"\n\n\t\"go.uber.org/zap/zapcore\"\n\n\t\"go.uber.org/multierr\"\n)\n"
+	got, names, err := addImports("sugar.go", zapSrc, map[string]string{"strings": "strings", "go.uber.org/zap/internal/bufferpool": "bufferpool"})
+	want := "package zap\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n\n\t\"go.uber.org/zap/internal/bufferpool\"\n\t\"go.uber.org/zap/zapcore\"\n\n\t\"go.uber.org/multierr\"\n)\n"
+	if err != nil || got != want {
+		t.Errorf("zap's groups:\n got %q\nwant %q (%v)", got, want, err)
+	}
 	// A name taken by another import gets a number.
-	got, names, _ := addImports("a.go", "package a\n\nimport \"example.com/x/b\"\n", map[string]string{"example.com/m/b": "b"})
+	got, names, _ = addImports("a.go", "package a\n\nimport \"example.com/x/b\"\n", map[string]string{"example.com/m/b": "b"})
 	if names["example.com/m/b"] != "b2" || !strings.Contains(got, "b2 \"example.com/m/b\"") {
 		t.Errorf("clash: %v\n%s", names, got)
 	}
