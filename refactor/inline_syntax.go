@@ -68,6 +68,14 @@ type syntaxRules struct {
 	calls    string // query matching every call: @c
 	idents   string // query: @id identifiers, @skip ones that are not variables
 	local    func(name, value string) string
+	// nullish is the nullish-coalescing operator ("??"), "" for none.
+	nullish string
+	// undefined is what an omitted optional parameter is ("undefined"
+	// in TypeScript).
+	undefined string
+	// expressionBodies are body node types that are the function's value
+	// itself (an arrow function's expression body).
+	expressionBodies map[string]bool
 	// public reports whether the function named name, declared at
 	// declStart of its file's text, can be used from outside the
 	// workspace's view (kept by remove_definition=auto).
@@ -100,6 +108,17 @@ type simpleFunc struct {
 	// interps are the interpolations (Python's f-string replacement
 	// fields) in expr, with the quote of the string around each.
 	interps []fInterp
+	// nullish are the `p ?? fallback` expressions whose left operand is
+	// a parameter's use, by that use's offset.
+	nullish map[int]nullishUse
+}
+
+// nullishUse is `p ?? fallback`: its bytes and the fallback's text.
+type nullishUse struct {
+	start, end int
+	fallback   string
+	// clean: the fallback uses no parameter.
+	clean bool
 }
 
 // fInterp is one replacement field of an f-string: its bytes and the
@@ -184,7 +203,15 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 		return nil, err
 	}
 	if fnNode == nil || fnNode.Child("name") == nil || fnNode.Child("name").StartByte != st.defOff {
-		return nil, unsupported(st.name, "it is not defined by a function definition (a lambda, an arrow function in a variable or a class cannot be inlined from the syntax)")
+		// A constant holding a function: const f = (a, b) => a * b (or a
+		// function expression), the value read as the function.
+		fnNode, err = constantFunction(ctx, c, src, row, col, st.defOff, rules)
+		if err != nil {
+			return nil, err
+		}
+		if fnNode == nil {
+			return nil, unsupported(st.name, "it is not defined by a function definition or a constant holding an arrow function (a lambda or a class cannot be inlined from the syntax)")
+		}
 	}
 	if fnNode.Type == "method_definition" {
 		return nil, unsupported(st.name, "it is a method (this/self would need rewriting)")
@@ -210,10 +237,16 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 	fn := &simpleFunc{start: fnNode.StartByte, end: fnNode.EndByte}
 	// Parameters.
 	params := fnNode.Child("parameters")
-	if params == nil {
+	var paramNodes []syntax.Node
+	switch {
+	case params != nil:
+		paramNodes = params.NamedChildren()
+	case fnNode.Child("parameter") != nil:
+		paramNodes = []syntax.Node{*fnNode.Child("parameter")} // x => ...
+	default:
 		return nil, unsupported(st.name, "it has no parameter list")
 	}
-	for _, p := range params.NamedChildren() {
+	for _, p := range paramNodes {
 		var pr param
 		switch p.Type {
 		case "identifier":
@@ -244,7 +277,8 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 				}
 			}
 			if p.Type == "optional_parameter" && !pr.hasDef {
-				return nil, unsupported(st.name, "parameter "+pr.name+" is optional without a default")
+				// b?: T omitted at a call is undefined.
+				pr.hasDef, pr.def = true, rules.undefined
 			}
 		case "keyword_separator", "positional_separator", "comment":
 			continue
@@ -256,10 +290,14 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 		}
 		fn.params = append(fn.params, pr)
 	}
-	// The body: one return statement (after a docstring).
+	// The body: one return statement (after a docstring), or an arrow
+	// function's expression.
 	body := fnNode.Child("body")
 	if body == nil {
 		return nil, unsupported(st.name, "it has no body")
+	}
+	if rules.expressionBodies[body.Type] || fnNode.Type == "arrow_function" && body.Type != "statement_block" {
+		return readExprBody(ctx, c, src, st, rules, fn, *body)
 	}
 	stmts := body.NamedChildren()
 	if len(stmts) > 1 && rules.docstrings && stmts[0].Type == "expression_statement" {
@@ -280,11 +318,21 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 		return nil, unsupported(st.name, "it returns nothing or several values")
 	}
 	fn.expr = exprs[0]
+	return readExprBody(ctx, c, src, st, rules, fn, fn.expr)
+}
+
+// readExprBody reads the returned expression expr of fn: the parameters'
+// uses, the other names it uses; scopes of its own are refused.
+func readExprBody(ctx context.Context, c *lsp.Client, src syntax.Source, st *inlineState, rules *syntaxRules, fn *simpleFunc, expr syntax.Node) (*simpleFunc, error) {
+	fn.expr = expr
 	// Its identifiers; scopes of their own are refused.
 	start, end := fn.expr.StartRow, fn.expr.EndRow
 	query := rules.idents + " " + scopedQuery(rules)
 	if rules.interpolation != "" {
 		query += " (string (" + rules.interpolation + ") @interp) @fstring"
+	}
+	if rules.nullish != "" {
+		query += ` (binary_expression left: (identifier) @nl operator: "` + rules.nullish + `" right: (_) @nr) @nb`
 	}
 	matches, err := syntax.Query(ctx, c.Session, src, query, syntax.QueryOptions{StartRow: &start, EndRow: &end})
 	if err != nil {
@@ -293,6 +341,19 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 	skip := map[int]bool{}
 	var ids []syntax.Node
 	for _, m := range matches {
+		if nb, nl, nr := m.Get("nb"), m.Get("nl"), m.Get("nr"); nb != nil && nl != nil && nr != nil {
+			if nb.StartByte >= fn.expr.StartByte && nb.EndByte <= fn.expr.EndByte {
+				if fn.nullish == nil {
+					fn.nullish = map[int]nullishUse{}
+				}
+				clean := true
+				for _, p := range fn.params {
+					clean = clean && !containsWord(nr.Text, p.name)
+				}
+				fn.nullish[nl.StartByte] = nullishUse{start: nb.StartByte, end: nb.EndByte, fallback: nr.Text, clean: clean}
+			}
+			continue
+		}
 		if in, str := m.Get("interp"), m.Get("fstring"); in != nil && str != nil {
 			if in.StartByte >= fn.expr.StartByte && in.EndByte <= fn.expr.EndByte {
 				fn.interps = append(fn.interps, fInterp{start: in.StartByte, end: in.EndByte, text: in.Text, quote: stringQuote(str.Text)})
@@ -471,7 +532,7 @@ func inlineCall(ctx context.Context, c *lsp.Client, st *inlineState, rules *synt
 	// passed before the last impure one (their values could change).
 	lastImpure := -1
 	for i, a := range args {
-		if a != nil && (!rules.pure[a.Type] || isFString(a)) {
+		if a != nil && (!rules.pure[a.Type] && !sideEffectFree(a.Text) || isFString(a)) {
 			lastImpure = i
 		}
 	}
@@ -527,6 +588,28 @@ func inlineCall(ctx context.Context, c *lsp.Client, st *inlineState, rules *synt
 	for i := range fn.params {
 		for _, u := range fn.uses[i] {
 			r := exprRepl{u.StartByte, u.EndByte, values[i]}
+			// p ?? fallback with p known: the fallback, or the value (the
+			// compiler rejects `undefined ?? 1` and `3 ?? 1`).
+			if nu, ok := fn.nullish[u.StartByte]; ok && nu.clean {
+				known := ""
+				switch v := strings.Trim(values[i], "()"); {
+				case v == "undefined" || v == "null":
+					known = nu.fallback
+				case args[i] != nil && literal(args[i]) || args[i] == nil && fn.params[i].def != "":
+					known = v
+				}
+				if known != "" {
+					start, end := nu.start, nu.end
+					// (p ?? 1) becomes 1, not ((1)).
+					if start > 0 && end < len(defText) && defText[start-1] == '(' && defText[end] == ')' && start-1 >= fn.expr.StartByte && end+1 <= fn.expr.EndByte {
+						start, end = start-1, end+1
+					}
+					if !atomicText(known) {
+						known = "(" + known + ")"
+					}
+					r = exprRepl{start, end, known}
+				}
+			}
 			if fi := interpAround(fn.interps, u); fi != nil {
 				var why string
 				r, why = intoInterpolation(*fi, u, fn.params[i].name, values[i], minor)
@@ -828,4 +911,84 @@ func removeLines(text string, start, end int) string {
 func grammarCalls(ts string) []string {
 	g, _ := syntax.GrammarOf(ts)
 	return g.Calls
+}
+
+// constantFunction is the function a constant at defOff holds (const f =
+// (a) => a * 2; const g = function (a) { return a; }), nil when the name
+// at defOff is not such a constant.
+func constantFunction(ctx context.Context, c *lsp.Client, src syntax.Source, row, col, defOff int, rules *syntaxRules) (*syntax.Node, error) {
+	decl, _, err := syntax.Enclosing(ctx, c.Session, src, row, col, []string{"variable_declarator"}, 2)
+	if err != nil || decl == nil {
+		return nil, err
+	}
+	name, value := decl.Child("name"), decl.Child("value")
+	if name == nil || name.StartByte != defOff || value == nil || (value.Type != "arrow_function" && value.Type != "function_expression" && value.Type != "function") {
+		return nil, nil
+	}
+	vr, vc := value.StartRow, value.StartCol
+	fn, _, err := syntax.Enclosing(ctx, c.Session, src, vr, vc, []string{value.Type}, 3)
+	if err != nil || fn == nil || fn.StartByte != value.StartByte {
+		return nil, err
+	}
+	return fn, nil
+}
+
+// sideEffectFree reports whether an expression's text can have no effect
+// when evaluated: names, literals and operators only (no call, no
+// assignment, no increment, no await, yield, new or delete; no string or
+// template whose text could hide one).
+func sideEffectFree(text string) bool {
+	if strings.ContainsAny(text, "(\"'`[{") || strings.Contains(text, "++") || strings.Contains(text, "--") {
+		return false
+	}
+	for i := 0; i < len(text); i++ {
+		if text[i] != '=' {
+			continue
+		}
+		prev, next := byte(0), byte(0)
+		if i > 0 {
+			prev = text[i-1]
+		}
+		if i+1 < len(text) {
+			next = text[i+1]
+		}
+		if next != '=' && prev != '=' && prev != '!' && prev != '<' && prev != '>' {
+			return false // an assignment
+		}
+	}
+	for _, w := range []string{"await", "yield", "new", "delete", "lambda", "not in"} {
+		if containsWord(text, w) && w != "not in" {
+			return false
+		}
+	}
+	return true
+}
+
+func containsWord(text, w string) bool {
+	for i := strings.Index(text, w); i >= 0; {
+		before := i == 0 || !isIdentByte(text[i-1])
+		after := i+len(w) >= len(text) || !isIdentByte(text[i+len(w)])
+		if before && after {
+			return true
+		}
+		j := strings.Index(text[i+1:], w)
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	return false
+}
+
+// atomicText: a name, a number or a member chain needs no parentheses.
+func atomicText(t string) bool {
+	if t == "" {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if !isIdentByte(t[i]) && t[i] != '.' {
+			return false
+		}
+	}
+	return true
 }

@@ -146,6 +146,21 @@ func TestInlineTypeScript(t *testing.T) {
 		}
 		e.with(t).submit("inline_ts_perimeter", plan.Changeset, true)
 	})
+	// An arrow-function constant, and one with an optional parameter left
+	// out at one call (undefined) and given at the other.
+	for _, fn := range []string{"half", "grow"} {
+		t.Run("arrow constant "+fn, func(t *testing.T) {
+			line := 1 + strings.Count(strings.Split(e.disk("src/geom.ts"), "const "+fn+" =")[0], "\n")
+			plan, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "src/geom.ts", Target: lsp.Target{Line: line, Symbol: fn}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Replacements) != 2 || len(plan.LeftAlone) != 0 || !plan.DefinitionRemoved {
+				t.Fatalf("plan: %+v", plan)
+			}
+			e.with(t).submit("inline_ts_arrow_"+fn, plan.Changeset, true)
+		})
+	}
 	e.run("tsc", "-p", ".")
 	if got := runMain(); got != output {
 		t.Errorf("the program's result changed:\n%s\nwas:\n%s", got, output)

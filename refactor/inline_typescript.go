@@ -21,13 +21,16 @@ var typescriptRules = syntaxRules{
 	statements:   []string{"expression_statement", "return_statement", "lexical_declaration", "variable_declaration"},
 	blocks:       set("statement_block program"),
 	deferred:     set("ternary_expression arrow_function function_expression"),
-	scoped:       set("arrow_function function_expression class yield_expression await_expression"),
+	scoped:       set("arrow_function function_expression class yield_expression await_expression this"),
 	imports:      []string{"import_statement"},
 	builtins: set(`Math JSON Number String Boolean Array Object Date Promise console undefined NaN Infinity parseInt
 		parseFloat isNaN isFinite Symbol BigInt Map Set Error`),
 	calls:  `(call_expression) @c (new_expression) @c`,
 	idents: `(identifier) @id (shorthand_property_identifier) @short`,
 	local:  func(name, value string) string { return "const " + name + " = " + value + ";" },
+	// An omitted b?: T is undefined.
+	undefined: "undefined",
+	nullish:   "??",
 	// Public: exported from its module (export function f, export { f }).
 	public: func(text string, declStart int, name string) bool {
 		lineStart := strings.LastIndex(text[:declStart], "\n") + 1
