@@ -24,6 +24,7 @@ package refactor
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -185,9 +186,13 @@ func inlineSyntax(ctx context.Context, c *lsp.Client, st *inlineState, rules *sy
 	return nil
 }
 
+// typePredicate matches a return type that is a type guard or assertion
+// (x is T, asserts x).
+var typePredicate = regexp.MustCompile(`^\s*:\s*(asserts\s+\w+|\w+\s+is\s)`)
+
 func unsupported(name, why string) error {
 	return apierr.Errorf(apierr.Unsupported,
-		"only functions whose body is one return expression are inlined from the syntax (pyright and tsserver have no inline function); inline this one by hand",
+		"functions (and constants holding arrow functions) whose body is one return expression are inlined from the syntax (pyright and tsserver have no inline function); inline this one by hand",
 		"cannot inline %s: %s", name, why)
 }
 
@@ -227,6 +232,9 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 	}
 	if len(ancestors) > 0 && ancestors[0] == "decorated_definition" {
 		return nil, unsupported(st.name, "it is decorated (the decorator may change what a call does)")
+	}
+	if rt := fnNode.Child("return_type"); rt != nil && typePredicate.MatchString(rt.Text) {
+		return nil, unsupported(st.name, "it is a type guard ("+strings.TrimSpace(strings.TrimPrefix(rt.Text, ":"))+"): the narrowing its callers rely on would be lost")
 	}
 	if strings.HasPrefix(fnNode.Text, "async") {
 		return nil, unsupported(st.name, "it is async")
