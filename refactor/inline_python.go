@@ -13,16 +13,21 @@ import (
 func init() { registerSyntaxInliner(lang.Python, &pythonRules) }
 
 var pythonRules = syntaxRules{
-	docstrings:   true,
-	bracketLines: true,
-	pure:         set("identifier integer float true false none string"),
-	atomic:       set("identifier integer float true false none string call attribute subscript parenthesized_expression list dictionary tuple set concatenated_string"),
-	safeParents:  set("expression_statement assignment augmented_assignment return_statement argument_list parenthesized_expression keyword_argument list tuple set dictionary pair"),
-	statements:   []string{"expression_statement", "return_statement"},
-	blocks:       set("block module"),
-	deferred:     set("conditional_expression boolean_operator lambda list_comprehension set_comprehension dictionary_comprehension generator_expression"),
-	scoped:       set("lambda list_comprehension set_comprehension dictionary_comprehension generator_expression named_expression yield await"),
-	imports:      []string{"import_from_statement", "import_statement"},
+	docstrings: true,
+	// A body of statements is inlined where the call is a statement.
+	statementBodies: true,
+	bracketLines:    true,
+	pure:            set("identifier integer float true false none string"),
+	atomic:          set("identifier integer float true false none string call attribute subscript parenthesized_expression list dictionary tuple set concatenated_string"),
+	safeParents:     set("expression_statement assignment augmented_assignment return_statement argument_list parenthesized_expression keyword_argument list tuple set dictionary pair"),
+	statements:      []string{"expression_statement", "return_statement"},
+	blocks:          set("block module"),
+	deferred:        set("conditional_expression boolean_operator lambda list_comprehension set_comprehension dictionary_comprehension generator_expression"),
+	scoped:          set("lambda named_expression yield await"),
+	// Comprehensions are inlined (their variables are their own; an
+	// argument naming one is left alone).
+	comprehensionVars: `(for_in_clause left: (identifier) @cb) (for_in_clause left: (pattern_list (identifier) @cb)) (for_in_clause left: (tuple_pattern (identifier) @cb))`,
+	imports:           []string{"import_from_statement", "import_statement"},
 	builtins: set(`abs all any ascii bin bool bytearray bytes callable chr complex dict dir divmod enumerate filter float
 		format frozenset getattr hasattr hash hex id int isinstance issubclass iter len list map max min next object oct
 		ord pow print range repr reversed round set setattr slice sorted str sum tuple type zip None True False

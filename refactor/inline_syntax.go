@@ -69,6 +69,12 @@ type syntaxRules struct {
 	calls    string // query matching every call: @c
 	idents   string // query: @id identifiers, @skip ones that are not variables
 	local    func(name, value string) string
+	// comprehensionVars is a query capturing @cb, the names a
+	// comprehension binds ("" when comprehensions are refused).
+	comprehensionVars string
+	// statementBodies: a body of statements is inlined where the call is
+	// a statement (Python).
+	statementBodies bool
 	// nullish is the nullish-coalescing operator ("??"), "" for none.
 	nullish string
 	// undefined is what an omitted optional parameter is ("undefined"
@@ -106,6 +112,11 @@ type simpleFunc struct {
 	free  []string
 	start int // the definition's byte range (for recursion)
 	end   int
+	// compBound are the names the expression's comprehensions bind.
+	compBound map[string]bool
+	// stmts: the body is statements, inlined where a call is a whole
+	// statement's value (inline_statements.go); expr is then unused.
+	stmts *stmtBody
 	// interps are the interpolations (Python's f-string replacement
 	// fields) in expr, with the quote of the string around each.
 	interps []fInterp
@@ -313,6 +324,9 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 			stmts = stmts[1:] // the docstring
 		}
 	}
+	if (len(stmts) != 1 || stmts[0].Type != "return_statement") && rules.statementBodies {
+		return readStatementBody(ctx, c, src, st, rules, fn, stmts)
+	}
 	if len(stmts) != 1 || stmts[0].Type != "return_statement" {
 		return nil, unsupported(st.name, "its body is not a single return statement")
 	}
@@ -339,6 +353,9 @@ func readExprBody(ctx context.Context, c *lsp.Client, src syntax.Source, st *inl
 	if rules.interpolation != "" {
 		query += " (string (" + rules.interpolation + ") @interp) @fstring"
 	}
+	if rules.comprehensionVars != "" {
+		query += " " + rules.comprehensionVars
+	}
 	if rules.nullish != "" {
 		query += ` (binary_expression left: (identifier) @nl operator: "` + rules.nullish + `" right: (_) @nr) @nb`
 	}
@@ -361,6 +378,14 @@ func readExprBody(ctx context.Context, c *lsp.Client, src syntax.Source, st *inl
 				fn.nullish[nl.StartByte] = nullishUse{start: nb.StartByte, end: nb.EndByte, fallback: nr.Text, clean: clean}
 			}
 			continue
+		}
+		if cb := m.Get("cb"); cb != nil {
+			if cb.StartByte >= fn.expr.StartByte && cb.EndByte <= fn.expr.EndByte {
+				if fn.compBound == nil {
+					fn.compBound = map[string]bool{}
+				}
+				fn.compBound[cb.Text] = true
+			}
 		}
 		if in, str := m.Get("interp"), m.Get("fstring"); in != nil && str != nil {
 			if in.StartByte >= fn.expr.StartByte && in.EndByte <= fn.expr.EndByte {
@@ -398,7 +423,7 @@ func readExprBody(ctx context.Context, c *lsp.Client, src syntax.Source, st *inl
 				found = true
 			}
 		}
-		if !found && !rules.builtins[id.Text] && !free[id.Text] {
+		if !found && !rules.builtins[id.Text] && !free[id.Text] && !fn.compBound[id.Text] {
 			free[id.Text] = true
 			fn.free = append(fn.free, id.Text)
 		}
@@ -536,6 +561,9 @@ func inlineCall(ctx context.Context, c *lsp.Client, st *inlineState, rules *synt
 			pos++
 		}
 	}
+	if fn.stmts != nil {
+		return inlineStatementCall(ctx, c, st, rules, fn, text, src, call, args)
+	}
 	// Which arguments are bound to locals: the impure ones, and the names
 	// passed before the last impure one (their values could change).
 	lastImpure := -1
@@ -581,6 +609,13 @@ func inlineCall(ctx context.Context, c *lsp.Client, st *inlineState, rules *synt
 		taken[local] = true
 		values[i] = local
 		bindings = append(bindings, rules.local(local, a.Text))
+	}
+	for i, v := range values {
+		for name := range fn.compBound {
+			if containsWord(v, name) {
+				return "", fmt.Sprintf("the argument for %s uses %s, which a comprehension of the body binds", fn.params[i].name, name), nil
+			}
+		}
 	}
 	// Free names of the body must not be shadowed where it lands.
 	if len(fn.free) > 0 {

@@ -89,6 +89,31 @@ func TestInlinePython(t *testing.T) {
 		}
 		e.run("python3", "-c", "import ast, sys; ast.parse(open('geom.py').read(), feature_version=(3, 10))")
 	})
+	// A body of statements where the call is an assignment's value (its
+	// local total renamed: the caller has one), left alone inside an
+	// expression; a comprehension.
+	t.Run("statements and a comprehension", func(t *testing.T) {
+		e := e.with(t)
+		line := 1 + strings.Count(strings.Split(e.disk("geom.py"), "def summary")[0], "\n")
+		plan, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "geom.py", Target: lsp.Target{Line: line, Symbol: "summary"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Replacements) != 1 || len(plan.LeftAlone) != 1 || !strings.Contains(plan.LeftAlone[0].Reason, "inside an expression") {
+			t.Fatalf("plan: %+v", plan)
+		}
+		e.submit("inline_python_statements", plan.Changeset, true)
+		line = 1 + strings.Count(strings.Split(e.disk("geom.py"), "def counts")[0], "\n")
+		plan, err = refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "geom.py", Target: lsp.Target{Line: line, Symbol: "counts"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Replacements) != 1 {
+			t.Fatalf("plan: %+v", plan)
+		}
+		e.submit("inline_python_comprehension", plan.Changeset, true)
+		e.run("python3", "-m", "py_compile", "geom.py")
+	})
 	if got := e.run("python3-deps", "app.py"); got != output {
 		t.Errorf("the program's output changed:\n%s\nwas:\n%s", got, output)
 	}
