@@ -586,17 +586,6 @@ func isWordByte(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
 }
 
-// absolutePyModule turns a relative import of module mod into an absolute one.
-func absolutePyModule(mod, rel string) string {
-	dots := len(rel) - len(strings.TrimLeft(rel, "."))
-	parts := strings.Split(mod, ".")
-	base := parts[:max(len(parts)-dots, 0)]
-	if rest := rel[dots:]; rest != "" {
-		base = append(base, rest)
-	}
-	return strings.Join(base, ".")
-}
-
 // insertPyImports adds import lines after a file's last top-level import
 // (else after its docstring), skipping lines already there.
 func insertPyImports(text string, add []string) string {
