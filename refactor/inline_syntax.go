@@ -185,6 +185,18 @@ func inlineSyntax(ctx context.Context, c *lsp.Client, st *inlineState, rules *sy
 		st.plan.DefinitionKept = why
 		return nil
 	}
+	// Uses the server did not report (files outside its view that import
+	// the definition's module, such as tests outside pyright's include)
+	// keep it, whatever remove_definition says.
+	root := c.Session.Root()
+	importers := symbolReach{defRel: st.defRel}.importers(root, rules.language)
+	if lb, n := findLeftBehind(root, rules.language, st.name, preview.Changeset{}, func(file, text string, changed bool) bool {
+		_, seen := st.orig[file]
+		return !seen && importers(file, text, changed)
+	}); n > 0 {
+		st.plan.DefinitionKept = fmt.Sprintf("still used where the server does not see it: %s:%d (%s)", lb[0].File, lb[0].Line, lb[0].Context)
+		return nil
+	}
 	if st.req.RemoveDefinition == "auto" && rules.public != nil && rules.public(st.scratch[st.defRel], fn.start, st.name) {
 		st.plan.DefinitionKept = "it is public (code outside the workspace's view may use it); pass remove_definition=always to remove it"
 		return nil

@@ -49,6 +49,19 @@ func TestPythonSrcLayout(t *testing.T) {
 		check(t)
 	})
 
+	t.Run("inline keeps a private function the tests use", func(t *testing.T) {
+		e := e.with(t)
+		plan, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "src/pkg/utils.py", Target: e.declAt("src/pkg/utils.py", "def _strip", "_strip")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Replacements) != 1 || plan.DefinitionRemoved || !strings.Contains(plan.DefinitionKept, "tests/test_utils.py:3") {
+			t.Fatalf("plan: %+v", plan)
+		}
+		e.submit("inline_py_srclayout_private", plan.Changeset, true)
+		check(t)
+	})
+
 	t.Run("rename lists the uses pyright does not see", func(t *testing.T) {
 		e := e.with(t)
 		plan, err := refactor.Rename(ctx, e.client, refactor.RenameRequest{File: "src/pkg/utils.py", Target: lsp.Target{Line: 5, Symbol: "get_auth"}, NewName: "auth_of"})
@@ -59,7 +72,7 @@ func TestPythonSrcLayout(t *testing.T) {
 		for _, l := range plan.LeftBehind {
 			got = append(got, l.File+":"+l.Context)
 		}
-		want := "tests/test_utils.py:from pkg.utils import get_auth|tests/test_utils.py:assert get_auth(\"http://user:pass@host/\") == (\"user\", \"pass\")"
+		want := "tests/test_utils.py:from pkg.utils import _strip, get_auth|tests/test_utils.py:assert get_auth(\"http://user:pass@host/\") == (\"user\", \"pass\")"
 		if strings.Join(got, "|") != want || plan.LeftBehindTotal != 2 {
 			t.Errorf("left behind:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
 		}

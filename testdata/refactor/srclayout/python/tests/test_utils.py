@@ -1,6 +1,6 @@
 # Outside pyright's include: the server never sees these uses.
 from pkg.auth import _basic_auth_str
-from pkg.utils import get_auth
+from pkg.utils import _strip, get_auth
 
 
 def test_get_auth():
@@ -9,3 +9,7 @@ def test_get_auth():
 
 def test_basic_auth_str():
     assert _basic_auth_str("user", "pass") == "Basic dXNlcjpwYXNz"
+
+
+def test_strip():
+    assert _strip(" /a/ ") == "a"

@@ -9,3 +9,11 @@ def get_auth(url):
         return (unquote(parsed.username), unquote(parsed.password))
     except (AttributeError, TypeError):
         return ("", "")
+
+
+def _strip(value):
+    return value.strip(" /")
+
+
+def clean(value):
+    return _strip(value)
