@@ -37,6 +37,14 @@ type stmtBody struct {
 	// locals are the names the body binds (assignments, for targets,
 	// with and except aliases, comprehension variables).
 	locals map[string]bool
+	// earlyReturn: a return that is not the body's last statement; the
+	// body then replaces only a returned call (return f(a)), with its
+	// returns as they are.
+	earlyReturn bool
+	// whole is the end of the body with its final return; endsInReturn
+	// whether its last statement is one.
+	whole        int
+	endsInReturn bool
 }
 
 const pyStmtQuery = `
@@ -72,7 +80,8 @@ func readStatementBody(ctx context.Context, c *lsp.Client, src syntax.Source, st
 	m := preview.NewMapper(text)
 	ls, _ := m.LineAround(first.StartByte)
 	b.indent = text[ls:first.StartByte]
-	b.start, b.end = ls, last.EndByte
+	b.start, b.end, b.whole = ls, last.EndByte, last.EndByte
+	b.endsInReturn = last.Type == "return_statement"
 	if last.Type == "return_statement" {
 		b.end = last.StartByte
 		ret, _, err := syntax.Enclosing(ctx, c.Session, src, last.StartRow, last.StartCol, []string{"return_statement"}, 1)
@@ -101,7 +110,7 @@ func readStatementBody(ctx context.Context, c *lsp.Client, src syntax.Source, st
 			switch cp.Name {
 			case "ret":
 				if n.StartByte != last.StartByte || last.Type != "return_statement" {
-					return nil, unsupported(st.name, fmt.Sprintf("it returns early (line %d); only a final return is inlined", n.StartRow+1))
+					b.earlyReturn = true
 				}
 			case "bad":
 				return nil, unsupported(st.name, "its body has a "+n.Type+" (line "+fmt.Sprint(n.StartRow+1)+")")
@@ -160,6 +169,9 @@ func inlineStatementCall(ctx context.Context, c *lsp.Client, st *inlineState, ru
 		head = strings.TrimRight(stmt.Text[:eq], " ") + " = "
 	default:
 		return "", "its body is statements, and the call is inside an expression", nil
+	}
+	if b.earlyReturn && head != "return " {
+		return "", "its body returns early, which only a returned call (return f(...)) keeps as it is", nil
 	}
 	m := preview.NewMapper(text)
 	lineStart, lineEnd := m.WholeLines(stmt.StartByte, stmt.EndByte)
@@ -256,7 +268,11 @@ func inlineStatementCall(ctx context.Context, c *lsp.Client, st *inlineState, ru
 	for _, bnd := range bindings {
 		out.WriteString(indent + bnd + "\n")
 	}
-	if body := rewrite(b.start, b.end); strings.TrimSpace(body) != "" {
+	bodyEnd := b.end
+	if b.earlyReturn {
+		bodyEnd = b.whole // its returns are the caller's
+	}
+	if body := rewrite(b.start, bodyEnd); strings.TrimSpace(body) != "" {
 		for _, line := range strings.SplitAfter(strings.TrimRight(body, " \t\n")+"\n", "\n") {
 			if line == "" {
 				continue
@@ -272,6 +288,12 @@ func inlineStatementCall(ctx context.Context, c *lsp.Client, st *inlineState, ru
 		}
 	}
 	switch {
+	case b.earlyReturn:
+		// The body's own returns end the caller; falling off its end
+		// returns None.
+		if !b.endsInReturn {
+			out.WriteString(indent + "return None\n")
+		}
 	case b.ret != nil:
 		ret := rewrite(b.ret.StartByte, b.ret.EndByte)
 		if head == "" && sideEffectFree(ret) {

@@ -112,6 +112,17 @@ func TestInlinePython(t *testing.T) {
 			t.Fatalf("plan: %+v", plan)
 		}
 		e.submit("inline_python_comprehension", plan.Changeset, true)
+		// Early returns: kept where the call is returned, refused where
+		// its value is assigned.
+		line = 1 + strings.Count(strings.Split(e.disk("geom.py"), "def kind(")[0], "\n")
+		plan, err = refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "geom.py", Target: lsp.Target{Line: line, Symbol: "kind"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Replacements) != 1 || len(plan.LeftAlone) != 1 || !strings.Contains(plan.LeftAlone[0].Reason, "returns early") {
+			t.Fatalf("plan: %+v", plan)
+		}
+		e.submit("inline_python_early_return", plan.Changeset, true)
 		e.run("python3", "-m", "py_compile", "geom.py")
 	})
 	if got := e.run("python3-deps", "app.py"); got != output {

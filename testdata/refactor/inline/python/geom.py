@@ -53,3 +53,16 @@ def report(rooms: list[tuple[int, int]]) -> str:
     print(summary([(1, 1)]))
     counted = counts(["ab", "c"])
     return f"{total} {counted}"
+
+
+def kind(n: int) -> str:
+    if n < 0:
+        return "negative"
+    if n == 0:
+        return "zero"
+    return "positive"
+
+
+def kinds() -> str:
+    first = kind(-1)
+    return kind(3)
