@@ -25,6 +25,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -112,6 +113,11 @@ type simpleFunc struct {
 	free  []string
 	start int // the definition's byte range (for recursion)
 	end   int
+	// method: a static or private method; thisUses its expression's
+	// uses of this (replaced by the call's receiver).
+	method   bool
+	private  bool
+	thisUses []syntax.Node
 	// compBound are the names the expression's comprehensions bind.
 	compBound map[string]bool
 	// stmts: the body is statements, inlined where a call is a whole
@@ -197,7 +203,11 @@ func inlineSyntax(ctx context.Context, c *lsp.Client, st *inlineState, rules *sy
 		st.plan.DefinitionKept = fmt.Sprintf("still used where the server does not see it: %s:%d (%s)", lb[0].File, lb[0].Line, lb[0].Context)
 		return nil
 	}
-	if st.req.RemoveDefinition == "auto" && rules.public != nil && rules.public(st.scratch[st.defRel], fn.start, st.name) {
+	public := rules.public != nil && rules.public(st.scratch[st.defRel], fn.start, st.name)
+	if fn.method {
+		public = !fn.private // a static method is its class's API
+	}
+	if st.req.RemoveDefinition == "auto" && public {
 		st.plan.DefinitionKept = "it is public (code outside the workspace's view may use it); pass remove_definition=always to remove it"
 		return nil
 	}
@@ -241,15 +251,27 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 			return nil, unsupported(st.name, "it is not defined by a function definition or a constant holding an arrow function (a lambda or a class cannot be inlined from the syntax)")
 		}
 	}
+	method, private := false, false
 	if fnNode.Type == "method_definition" {
-		return nil, unsupported(st.name, "it is a method (this/self would need rewriting)")
+		// A method no subclass can override (static, private or #name):
+		// its calls are inlined with this as the receiver.
+		head := strings.TrimSpace(fnNode.Text[:max(0, fnNode.Child("name").StartByte-fnNode.StartByte)])
+		mods := strings.Fields(head)
+		if !slices.Contains(mods, "static") && !slices.Contains(mods, "private") && !strings.HasPrefix(fnNode.Child("name").Text, "#") {
+			return nil, unsupported(st.name, "it is a method a subclass may override (only static, private and #private methods are inlined)")
+		}
+		if slices.Contains(mods, "get") || slices.Contains(mods, "set") || slices.Contains(mods, "async") || slices.Contains(mods, "*") {
+			return nil, unsupported(st.name, "it is an accessor, async or a generator")
+		}
+		method = true
+		private = slices.Contains(mods, "private") || strings.HasPrefix(fnNode.Child("name").Text, "#")
 	}
 	_, ancestors, err := syntax.Enclosing(ctx, c.Session, src, row, col, []string{fnNode.Type}, 0)
 	if err != nil {
 		return nil, err
 	}
 	for _, a := range ancestors {
-		if a == "class_definition" || a == "class_body" || a == "class_declaration" {
+		if !method && (a == "class_definition" || a == "class_body" || a == "class_declaration") {
 			return nil, unsupported(st.name, "it is a method (self would need rewriting)")
 		}
 	}
@@ -265,7 +287,7 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 	if fnNode.Type == "generator_function_declaration" {
 		return nil, unsupported(st.name, "it is a generator")
 	}
-	fn := &simpleFunc{start: fnNode.StartByte, end: fnNode.EndByte}
+	fn := &simpleFunc{start: fnNode.StartByte, end: fnNode.EndByte, method: method, private: private}
 	// Parameters.
 	params := fnNode.Child("parameters")
 	var paramNodes []syntax.Node
@@ -416,6 +438,10 @@ func readExprBody(ctx context.Context, c *lsp.Client, src syntax.Source, st *inl
 			case "short":
 				return nil, unsupported(st.name, "its result uses the shorthand property {"+n.Text+"}")
 			case "scoped":
+				if n.Type == "this" && fn.method {
+					fn.thisUses = append(fn.thisUses, n)
+					continue
+				}
 				return nil, unsupported(st.name, "its result has a scope of its own or suspends ("+n.Type+")")
 			case "id":
 				ids = append(ids, n)
@@ -536,7 +562,19 @@ func inlineCall(ctx context.Context, c *lsp.Client, st *inlineState, rules *synt
 	if s.rel != st.defRel && len(fn.free) > 0 {
 		return "", fmt.Sprintf("the body uses %s from its own module, which this file may not have", strings.Join(fn.free, ", ")), nil
 	}
-	if f := call.Child("function"); f != nil && (f.Type == "attribute" || f.Type == "member_expression") && s.rel == st.defRel {
+	receiver := ""
+	f := call.Child("function")
+	member := f != nil && (f.Type == "attribute" || f.Type == "member_expression")
+	switch {
+	case fn.method && !member:
+		return "", "a method called without a receiver", nil
+	case fn.method:
+		obj := f.Child("object")
+		if obj == nil || obj.Type != "this" && obj.Type != "identifier" {
+			return "", "called on " + f.Text + ", whose receiver is not a name", nil
+		}
+		receiver = obj.Text
+	case member && s.rel == st.defRel:
 		return "", "called through an object or module (" + f.Text + ")", nil
 	}
 	// Arguments to parameters.
@@ -639,6 +677,9 @@ func inlineCall(ctx context.Context, c *lsp.Client, st *inlineState, rules *synt
 	defText := st.scratch[st.defRel]
 	var b strings.Builder
 	var repls []exprRepl
+	for _, u := range fn.thisUses {
+		repls = append(repls, exprRepl{u.StartByte, u.EndByte, receiver})
+	}
 	minor := pythonMinor(c, rules)
 	for i := range fn.params {
 		for _, u := range fn.uses[i] {

@@ -197,6 +197,25 @@ func TestInlineTypeScript(t *testing.T) {
 			e.with(t).submit("inline_ts_arrow_"+fn, plan.Changeset, true)
 		})
 	}
+	// A static and a private method: this becomes the receiver.
+	for _, fn := range []string{"unit", "inner"} {
+		t.Run("method "+fn, func(t *testing.T) {
+			line := 0
+			for i, l := range strings.Split(e.disk("src/geom.ts"), "\n") {
+				if strings.Contains(l, " "+fn+"(") && strings.HasSuffix(l, "{") {
+					line = i + 1
+				}
+			}
+			plan, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "src/geom.ts", Target: lsp.Target{Line: line, Symbol: fn}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Replacements) != 1 || len(plan.LeftAlone) != 0 {
+				t.Fatalf("plan: %+v", plan)
+			}
+			e.with(t).submit("inline_ts_method_"+fn, plan.Changeset, true)
+		})
+	}
 	e.run("tsc", "-p", ".")
 	if got := runMain(); got != output {
 		t.Errorf("the program's result changed:\n%s\nwas:\n%s", got, output)

@@ -31,3 +31,20 @@ const grow = (x: number, by?: number) => x + (by ?? 1);
 export function halves(n: number): number {
   return half(n) + half(n + 2) + grow(n) + grow(n, 3);
 }
+
+// Methods no subclass can override: static and private.
+export class Box {
+  constructor(private w: number, private h: number) {}
+
+  static unit(n: number): number {
+    return n * RATE;
+  }
+
+  private inner(): number {
+    return this.w * this.h;
+  }
+
+  volume(d: number): number {
+    return this.inner() * d + Box.unit(d);
+  }
+}
