@@ -23,6 +23,17 @@ local published = {}
 -- Per client and URI: the document version last sent (LspNotify).
 ---@type table<integer, table<string, integer>>
 local sent = {}
+-- One count over texts sent (didOpen, didChange) and diagnosis runs ended:
+-- per client and URI the count when its text was last sent, per client
+-- when its last diagnosis run ended (analysed_since_sent compares them).
+local event_seq = 0
+---@type table<integer, table<string, integer>>
+local sent_seq = {}
+---@type table<integer, integer>
+local run_end_seq = {}
+-- Per client: when (uv.now) it last published any file's diagnostics.
+---@type table<integer, integer>
+local last_any_publish = {}
 
 -- How many buffers were written (BufWritePost: servers get didSave).
 local writes = 0
@@ -203,7 +214,7 @@ end
 local function working(client_id)
   for _, work in pairs(progress[client_id] or {}) do
     local title = type(work) == 'table' and work.title or nil
-    if not (type(title) == 'string' and servers.diagnosis_title(title)) then
+    if not (type(title) == 'string' and servers.diagnosis_title(title, vim.lsp.get_client_by_id(client_id))) then
       return true
     end
   end
@@ -313,8 +324,9 @@ end
 ---@return boolean reports, integer active
 function M.diagnosis_progress(client_id)
   local active = 0
+  local client = vim.lsp.get_client_by_id(client_id)
   for _, title in pairs(progress_titles[client_id] or {}) do
-    if servers.diagnosis_title(title) then
+    if servers.diagnosis_title(title, client) then
       active = active + 1
     end
   end
@@ -322,14 +334,34 @@ function M.diagnosis_progress(client_id)
   if not reports then
     -- A server may announce its diagnosis work only with a setting on
     -- (lang.ServerSpec.DiagnosisProgress).
-    local client = vim.lsp.get_client_by_id(client_id)
     local settings = client and (client.settings or (client.config or {}).settings) or {}
-    reports = servers.reports_diagnosis(settings)
+    -- One whose spec says it reports its runs and publishes (pyright)
+    -- does so from its first run on.
+    reports = servers.reports_diagnosis(settings) or (client ~= nil and servers.diagnosis_publishes(client))
   end
   return reports, active
 end
 
 M.staged = staged
+
+--- Whether a diagnosis run of a client ended after the text of uri was
+--- last sent to it (true when none was sent): the run diagnosed that text.
+---@param client_id integer
+---@param uri string
+---@return boolean
+function M.analysed_since_sent(client_id, uri)
+  local at = (sent_seq[client_id] or {})[uri]
+  return at == nil or (run_end_seq[client_id] or 0) > at
+end
+
+--- When (uv.now, ms) a client last published any file's diagnostics (0:
+--- never): a server checking a batch of files publishes each as it goes.
+---@param client_id integer
+---@return integer
+function M.last_any_publish(client_id)
+  return last_any_publish[client_id] or 0
+end
+
 
 --- The $/progress work a client has under way: token -> {title, message,
 --- percentage}.
@@ -393,6 +425,9 @@ function M.install(group)
       if doc and doc.uri and doc.version and data.client_id then
         sent[data.client_id] = sent[data.client_id] or {}
         sent[data.client_id][doc.uri] = doc.version
+        event_seq = event_seq + 1
+        sent_seq[data.client_id] = sent_seq[data.client_id] or {}
+        sent_seq[data.client_id][doc.uri] = event_seq
       end
     end,
   })
@@ -446,6 +481,7 @@ function M.install(group)
           tick = loaded and vim.b[bufnr].changedtick or 0,
           at = uv.now(),
         }
+        last_any_publish[client_id] = uv.now()
       end
       if next(clients) then
         api.nvim_exec_autocmds('User', { pattern = 'NvbridgeDiagnostics', modeline = false })
@@ -524,11 +560,16 @@ function M.install(group)
         }
         if value.kind == 'begin' and type(value.title) == 'string' then
           progress_titles[client_id][params.token] = value.title
-          if servers.diagnosis_title(value.title) then
+          if servers.diagnosis_title(value.title, vim.lsp.get_client_by_id(client_id)) then
             reports_diagnosis[client_id] = true
           end
         end
       elseif value.kind == 'end' then
+        local title = progress_titles[client_id][params.token]
+        if type(title) == 'string' and servers.diagnosis_title(title, vim.lsp.get_client_by_id(client_id)) then
+          event_seq = event_seq + 1
+          run_end_seq[client_id] = event_seq
+        end
         progress[client_id][params.token] = nil
         progress_titles[client_id][params.token] = nil
         progress_ended[client_id] = true
