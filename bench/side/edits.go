@@ -108,9 +108,19 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool)
 	if _, err := br.Call(loadCtx, "get_diagnostics", map[string]any{"file": m.File}); err != nil {
 		return nil, err
 	}
+	// Every text is new to every gopls: gopls keeps type-check and
+	// analysis results in a cache on disk shared by all its processes,
+	// keyed by the files' contents, so a text another side (or an earlier
+	// run) already diagnosed is answered from it in ~10 ms. Each side
+	// gets its own comment, and the run its own nonce.
+	nonce := time.Now().UnixNano()
 	edit := func(r int, preview bool) map[string]any {
+		side := "apply"
+		if preview {
+			side = "check"
+		}
 		args := map[string]any{"file": m.File, "edits": []map[string]any{{"line_start": lineNo, "line_end": lineNo,
-			"new_text": fmt.Sprintf("%s // nvbridge-bench %d", orig, r)}}, "preview": preview}
+			"new_text": fmt.Sprintf("%s // nvbridge-bench %d %s %d", orig, nonce, side, r)}}, "preview": preview}
 		if preview {
 			args["check"] = true
 		}
@@ -120,7 +130,7 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool)
 	straight := func(r int) (pub, done float64, err error) {
 		version++
 		l := append([]string(nil), lines...)
-		l[lineNo-1] = fmt.Sprintf("%s // nvbridge-bench %d", orig, r)
+		l[lineNo-1] = fmt.Sprintf("%s // nvbridge-bench %d straight %d", orig, nonce, r)
 		return st.ChangeAndWait(ctx, m.File, strings.Join(l, "\n"), version)
 	}
 	// One warm-up of each (the check starts its second Neovim).
@@ -263,7 +273,7 @@ func attachedEdits(ctx context.Context, o Options, m *Module, rounds, lineNo int
 	res.AttachedWaitedOn = map[string]int{}
 	for r := -1; r < rounds; r++ {
 		args := map[string]any{"file": m.File, "edits": []map[string]any{{"line_start": lineNo, "line_end": lineNo,
-			"new_text": fmt.Sprintf("%s // nvbridge-bench attached %d", orig, r)}}, "preview": false}
+			"new_text": fmt.Sprintf("%s // nvbridge-bench %d attached %d", orig, time.Now().UnixNano(), r)}}, "preview": false}
 		start := time.Now()
 		out, err := br.Call(ctx, "edit_buffer", args)
 		if err != nil {
