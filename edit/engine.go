@@ -428,6 +428,24 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 		}
 	}
 	out.Diagnostics = e.after(ctx, baseline, failed)
+	if f, ok := e.Verifier.(Follower); ok && baseline != nil {
+		texts := map[string]string{}
+		for i, lf := range reply.Files {
+			if i >= len(p.after) || lf.Kind == "delete" {
+				continue
+			}
+			path := p.files[i].Path
+			if lf.NewPath != "" {
+				path = lf.NewPath
+			}
+			if lf.WrittenText != nil {
+				texts[path] = *lf.WrittenText
+			} else {
+				texts[path] = p.after[i].Text()
+			}
+		}
+		f.Follow(texts)
+	}
 	return out, nil
 }
 

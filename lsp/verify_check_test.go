@@ -266,3 +266,49 @@ func TestCheckManyFiles(t *testing.T) {
 		t.Fatal("a check with preview applied the rename")
 	}
 }
+
+// TestCheckAfterApplies: checks and applies in turn on nvbridge's gopls,
+// as an agent alternates them (the check's copy follows each apply). A
+// check of renaming Process names the callers it breaks in another package
+// (main.go) and in its own (orders/batch.go, not open) and applies
+// nothing; the apply of it names them too; the check of restoring it,
+// starting from the applied text, resolves them; a comment changes nothing.
+func TestCheckAfterApplies(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	s, c := testenv.Embedded(t, root)
+	v := newVerifyEnv(t, s, c)
+	v.open(t, "main.go", "orders/orders.go")
+	const renamed, restored = "func Proces(o Order) (Total, error) {", "func Process(o Order) (Total, error) {"
+	broken := func(what string, d *diagdelta.Delta) {
+		t.Helper()
+		wantComplete(t, d)
+		if hasItem(d.Introduced, "main.go", "Process") == nil || hasItem(d.Introduced, "orders/batch.go", "Process") == nil {
+			t.Fatalf("%s: introduced %+v, want the callers' errors (files checked %v)", what, d.Introduced, d.FilesChecked)
+		}
+	}
+	for round := range 3 {
+		_, d := v.editLine(t, "orders/orders.go", 33, renamed, edit.Options{Preview: true, Check: true})
+		broken(fmt.Sprintf("round %d: check of the rename", round), d)
+		if b, err := os.ReadFile(filepath.Join(root, "orders/orders.go")); err != nil || !strings.Contains(string(b), restored) {
+			t.Fatalf("the check changed the file: %v", err)
+		}
+		_, d = v.editLine(t, "orders/orders.go", 33, renamed, edit.Options{})
+		broken(fmt.Sprintf("round %d: apply of the rename", round), d)
+		_, d = v.editLine(t, "orders/orders.go", 33, restored, edit.Options{Preview: true, Check: true})
+		wantComplete(t, d)
+		if len(d.Introduced) != 0 || hasItem(d.Resolved, "main.go", "Process") == nil || hasItem(d.Resolved, "orders/batch.go", "Process") == nil {
+			t.Fatalf("round %d: check of the restore: introduced %+v, resolved %+v", round, d.Introduced, d.Resolved)
+		}
+		_, d = v.editLine(t, "orders/orders.go", 33, restored, edit.Options{})
+		wantComplete(t, d)
+		if len(d.Introduced) != 0 || hasItem(d.Resolved, "main.go", "Process") == nil {
+			t.Fatalf("round %d: apply of the restore: introduced %+v, resolved %+v", round, d.Introduced, d.Resolved)
+		}
+		_, d = v.editLine(t, "orders/orders.go", 9, fmt.Sprintf("// Line is one item of an order (round %d).", round), edit.Options{Preview: true, Check: true})
+		wantComplete(t, d)
+		if len(d.Introduced)+len(d.Resolved) != 0 {
+			t.Fatalf("round %d: check of a comment: %+v", round, d)
+		}
+	}
+}
