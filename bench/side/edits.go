@@ -215,15 +215,23 @@ vim.api.nvim_create_autocmd('FileType', {
 })
 `
 
-func attachedEdits(ctx context.Context, o Options, m *Module, rounds, lineNo int, orig string, res *EditsResult) error {
-	dir, err := os.MkdirTemp("", "nvbridge-attached-edits-")
+// userNeovim is a user's Neovim (userPlainInit) on m's file, listening on
+// sock, its gopls having published once; close ends it.
+type userNeovim struct {
+	sock  string
+	v     *nvim.Nvim
+	close func()
+}
+
+func startUserNeovim(o Options, m *Module) (*userNeovim, error) {
+	dir, err := os.MkdirTemp("", "nvbridge-user-nvim-")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer os.RemoveAll(dir)
 	initLua := filepath.Join(dir, "init.lua")
 	if err := os.WriteFile(initLua, []byte(userPlainInit), 0o644); err != nil {
-		return err
+		os.RemoveAll(dir)
+		return nil, err
 	}
 	sock := filepath.Join(dir, "nvim.sock")
 	cmd := exec.Command("nvim", "--headless", "--clean", "-n", "-i", "NONE", "--listen", sock, "--cmd", "luafile "+initLua, m.File)
@@ -231,40 +239,56 @@ func attachedEdits(ctx context.Context, o Options, m *Module, rounds, lineNo int
 	cmd.Env = append(Env(o.Repo), "NVBRIDGE_REPO="+o.Repo, "XDG_STATE_HOME="+filepath.Join(dir, "state"), "XDG_DATA_HOME="+filepath.Join(dir, "data"))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return err
+		os.RemoveAll(dir)
+		return nil, err
 	}
-	defer func() {
+	u := &userNeovim{sock: sock}
+	u.close = func() {
+		if u.v != nil {
+			u.v.Close()
+		}
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
-	}()
+		os.RemoveAll(dir)
+	}
 	deadline := time.Now().Add(2 * time.Minute)
-	var v *nvim.Nvim
 	for {
 		if c, err := net.Dial("unix", sock); err == nil {
 			c.Close()
-			if v, err = nvim.Dial(sock); err == nil {
+			if u.v, err = nvim.Dial(sock); err == nil {
 				break
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the user's Neovim did not listen")
+			u.close()
+			return nil, fmt.Errorf("the user's Neovim did not listen")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	defer v.Close()
 	for {
 		var ok bool
-		if err := v.ExecLua(`return vim.g.harness_published == true`, &ok); err != nil {
-			return err
+		if err := u.v.ExecLua(`return vim.g.harness_published == true`, &ok); err != nil {
+			u.close()
+			return nil, err
 		}
 		if ok {
-			break
+			return u, nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("gopls never published in the user's Neovim")
+			u.close()
+			return nil, fmt.Errorf("gopls never published in the user's Neovim")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+func attachedEdits(ctx context.Context, o Options, m *Module, rounds, lineNo int, orig string, res *EditsResult) error {
+	u, err := startUserNeovim(o, m)
+	if err != nil {
+		return err
+	}
+	defer u.close()
+	sock := u.sock
 	br, err := StartBridge(ctx, o.Binary, o.Repo, m.Root, "--nvim", sock)
 	if err != nil {
 		return err

@@ -79,6 +79,8 @@ type ModuleResult struct {
 	Cold          *ColdResult     `json:"cold,omitempty"`
 	Edits         *EditsResult    `json:"edits,omitempty"`
 	Attached      *AttachedResult `json:"attached,omitempty"`
+	// Responsive: the user's Neovim under agent load (-responsive).
+	Responsive *ResponsiveResult `json:"responsive,omitempty"`
 }
 
 // Quantile of sorted-copy of xs (linear interpolation).

@@ -34,13 +34,14 @@ func main() {
 	edits := flag.Int("edits", 0, "rounds of verified edits per module (a one-line apply with its complete delta, a check preview, gopls straight on the same change; 0: skip)")
 	editsAttached := flag.Bool("edits-attached", true, "with -edits: also the apply in a user's Neovim whose gopls has none of nvbridge's settings")
 	bigEdit := flag.Int("bigedit", 0, "rounds of 1,000 edits in a 100,000-line file through MCP against Neovim's apply_workspace_edit (0: skip)")
+	responsive := flag.Int("responsive", 0, "windows (each kind, 3 s) of the user's Neovim idle and under agent load, attached, per module (0: skip)")
 	skipReads := flag.Bool("skip-reads", false, "skip the read ops (only -edits, -cold, -attached)")
 	phases := flag.Bool("phases", false, "run nvbridge with --log and split each call's time by what it did (writing the log slows it: for where the time goes, not how much)")
 	flag.Parse()
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
 	}
-	x := extra{edits: *edits, editsAttached: *editsAttached, skipReads: *skipReads, bigEdit: *bigEdit}
+	x := extra{edits: *edits, editsAttached: *editsAttached, skipReads: *skipReads, bigEdit: *bigEdit, responsive: *responsive}
 	if err := run(*rounds, strings.Split(*modules, ","), *out, *coldRuns, *attachedRuns, *phases, x, logf); err != nil {
 		fmt.Fprintln(os.Stderr, "sidebyside:", err)
 		os.Exit(1)
@@ -53,6 +54,7 @@ type extra struct {
 	editsAttached bool
 	skipReads     bool
 	bigEdit       int
+	responsive    int
 }
 
 func run(rounds int, modules []string, out string, coldRuns, attachedRuns int, phases bool, x extra, logf func(string, ...any)) error {
@@ -101,6 +103,12 @@ func run(rounds int, modules []string, out string, coldRuns, attachedRuns int, p
 				return err
 			}
 			fmt.Print(side.EditsTable(m, res.Edits))
+		}
+		if x.responsive > 0 && name != "sample" {
+			if res.Responsive, err = side.Responsive(ctx, o, m, x.responsive, 3*time.Second); err != nil {
+				return err
+			}
+			fmt.Print(side.ResponsiveTable(m, res.Responsive))
 		}
 		if coldRuns > 0 {
 			if res.Cold, err = side.Cold(ctx, o, m, coldRuns); err != nil {
