@@ -35,17 +35,22 @@ function M.applied(plan, targets)
         vim.b[b].nvbridge_loaded = nil
       end
       local n = api.nvim_buf_line_count(b)
+      -- Asked once per buffer, not per change (a 1,000-edit change paid a
+      -- Vimscript call per edit).
+      local shown = #vim.fn.win_findbuf(b) > 0
+      local highlight = vim.hl and vim.hl.range or vim.highlight.range
+      local prefix = plan.id and (plan.id .. ': ') or ''
       for _, op in ipairs(f.ops or {}) do
         local sr = op[1]
-        local nl = #vim.split(op[5], '\n', { plain = true })
-        local er = math.min(sr + nl - 1, n - 1)
-        local text = (api.nvim_buf_get_lines(b, math.min(sr, n - 1), math.min(sr, n - 1) + 1, false)[1] or '')
+        local row = math.min(sr, n - 1)
+        local text = (api.nvim_buf_get_lines(b, row, row + 1, false)[1] or '')
         table.insert(state.changes, {
           filename = path, lnum = sr + 1, col = op[2] + 1,
-          text = (plan.id and (plan.id .. ': ') or '') .. vim.trim(text):sub(1, 120),
+          text = prefix .. vim.trim(text):sub(1, 120),
         })
-        if #vim.fn.win_findbuf(b) > 0 then
-          pcall(vim.hl and vim.hl.range or vim.highlight.range, b, M.ns, 'DiffText', { sr, 0 }, { er, -1 })
+        if shown then
+          local _, nl = op[5]:gsub('\n', '')
+          pcall(highlight, b, M.ns, 'DiffText', { sr, 0 }, { math.min(sr + nl, n - 1), -1 })
         end
       end
     end
