@@ -297,6 +297,7 @@ func NewServer(env *Env, version string) *server.MCPServer {
 const instructions = `nvbridge drives the language servers attached to a Neovim session.
 Paths are relative to the workspace root. Lines are 1-based; columns are 0-based and counted in characters.
 Instead of a column you may pass symbol: the name as it appears on that line.
+Instead of file and line, position tools take name: the symbol's name, qualified as its language writes it (orders.Process, Logger.clone, requests.sessions.Session.request, z.string).
 Every edit is previewed first (preview=true returns a unified diff and a changeset_id; apply_changeset applies exactly that).
 Debugging (start_debug_session, set_breakpoints, control_execution, inspect_state, get_debug_session_info, stop_debug_session) drives dlv (Go) and debugpy (Python); waits for a stop are bounded and report complete=false when the bound is hit.
 Failed calls return a structured error with a code and a remediation.`
