@@ -33,7 +33,7 @@ type nameCase struct {
 	names map[string]string
 	// ambiguous is a name several declarations have, with the files:lines
 	// its candidates must list.
-	ambiguous string
+	ambiguous  string
 	candidates []string
 	// wideName resolves to wideAt (file:line:column, column in characters).
 	wideName, wideAt string
