@@ -145,8 +145,8 @@ func tsSourceDirs(root string) []string {
 			if i := strings.IndexAny(inc, "*?{"); i >= 0 {
 				inc = inc[:i]
 			}
-			inc = strings.Trim(path.Clean("/"+filepath.ToSlash(strings.TrimSpace(inc))), "/")
-			if inc != "" && !strings.HasPrefix(inc, "..") {
+			inc = strings.TrimSuffix(path.Clean(filepath.ToSlash(strings.TrimSpace(inc))), "/")
+			if inc != "" && inc != "." && !strings.HasPrefix(inc, "..") && !path.IsAbs(inc) {
 				out = append(out, inc)
 			}
 		}

@@ -221,7 +221,7 @@ func (r *nameResolver) documentContainer(ctx context.Context, s Symbol) (string,
 func (r *nameResolver) bestOf(ctx context.Context, cands []candidate, name string, segs []string) ([]candidate, int) {
 	for _, fold := range []bool{false, true} {
 		best, rank := bestRanked(cands, name, segs, fold)
-		if rank == rankAlias && !r.declared(ctx, segs[0], fold) {
+		if rank == rankAlias && !r.declared(ctx, segs[0]) {
 			continue
 		}
 		if len(best) > 0 {
@@ -231,15 +231,21 @@ func (r *nameResolver) bestOf(ctx context.Context, cands []candidate, name strin
 	return nil, 0
 }
 
-// declared reports whether the workspace declares name (an alias such as
-// zod's z).
-func (r *nameResolver) declared(ctx context.Context, name string, fold bool) bool {
+// aliasKinds are the kinds a module alias is declared with (tsserver's
+// import * as z is a variable).
+var aliasKinds = map[string]bool{"variable": true, "constant": true, "module": true, "namespace": true, "package": true}
+
+// declared reports whether the workspace declares name as what a module
+// alias is (zod's z: a variable), not as a class or function, whose
+// members a top-level declaration is not.
+// An alias is written as declared: its case is never folded.
+func (r *nameResolver) declared(ctx context.Context, name string) bool {
 	res, err := r.c.Symbols(ctx, SymbolsQuery{Query: name, File: r.file, MaxResults: 500})
 	if err != nil {
 		return false
 	}
 	for _, s := range res.Symbols {
-		if !s.OutsideWorkspace && (s.Name == name || fold && strings.EqualFold(s.Name, name)) {
+		if !s.OutsideWorkspace && aliasKinds[s.Kind] && s.Name == name {
 			return true
 		}
 	}

@@ -37,6 +37,8 @@ type nameCase struct {
 	candidates []string
 	// wideName resolves to wideAt (file:line:column, column in characters).
 	wideName, wideAt string
+	// notFound qualifies a top-level function by a class it is not in.
+	notFound string
 }
 
 var nameCases = []nameCase{
@@ -51,6 +53,7 @@ var nameCases = []nameCase{
 		},
 		ambiguous: "Normalize", candidates: []string{"orders/orders.go:56", "text/normalize.go:7"},
 		wideName: "Café.Größe", wideAt: "text/wide.go:7:12",
+		notFound: "Total.Process",
 	},
 	{
 		sample: "python", server: "pyright",
@@ -63,6 +66,7 @@ var nameCases = []nameCase{
 		},
 		ambiguous: "charge", candidates: []string{"shop/methods/card.py:11", "shop/methods/card.py:27"},
 		wideName: "shop.wide.Café.größe", wideAt: "shop/wide.py:4:8",
+		notFound: "Card.process",
 	},
 	{
 		sample: "ts", server: "typescript-language-server",
@@ -75,6 +79,7 @@ var nameCases = []nameCase{
 		},
 		ambiguous: "charge", candidates: []string{"src/methods/card.ts:9", "src/methods/card.ts:23"},
 		wideName: "Café.größe", wideAt: "src/wide.ts:2:2",
+		notFound: "Card.process",
 	},
 }
 
@@ -167,6 +172,7 @@ func TestNamesInsteadOfPositions(t *testing.T) {
 
 			t.Run("bad input", func(t *testing.T) {
 				wantError(t, mcpCall(t, c, "find_references", `{"name":"orders.NoSuchThing"}`), apierr.ResourceNotFound, "no symbol named")
+				wantError(t, mcpCall(t, c, "find_references", `{"name":`+quote(tc.notFound)+`}`), apierr.ResourceNotFound, "no symbol named")
 				wantError(t, mcpCall(t, c, "find_references", `{"name":"x","line":3}`), apierr.InvalidParameter, "both given")
 				wantError(t, mcpCall(t, c, "find_references", `{}`), apierr.InvalidParameter, "or name")
 			})
