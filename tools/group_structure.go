@@ -4,6 +4,7 @@ package tools
 func structureTools(env *Env) []Tool {
 	return []Tool{
 		analyzeDependenciesTool(env),
+		batchTool(env),
 		getCallHierarchyTool(env),
 		getProjectStructureTool(env),
 		getTypeHierarchyTool(env),

@@ -39,6 +39,9 @@ type nameCase struct {
 	wideName, wideAt string
 	// notFound qualifies a top-level function by a class it is not in.
 	notFound string
+	// searches are three workspace symbol searches, each finding its
+	// first declaration in the file named.
+	searches [3][2]string
 }
 
 var nameCases = []nameCase{
@@ -54,6 +57,7 @@ var nameCases = []nameCase{
 		ambiguous: "Normalize", candidates: []string{"orders/orders.go:56", "text/normalize.go:7"},
 		wideName: "Café.Größe", wideAt: "text/wide.go:7:12",
 		notFound: "Total.Process",
+		searches: [3][2]string{{"Process", "orders/orders.go"}, {"Card", "payment/card.go"}, {"LoadConfig", "config/config.go"}},
 	},
 	{
 		sample: "python", server: "pyright",
@@ -67,6 +71,7 @@ var nameCases = []nameCase{
 		ambiguous: "charge", candidates: []string{"shop/methods/card.py:11", "shop/methods/card.py:27"},
 		wideName: "shop.wide.Café.größe", wideAt: "shop/wide.py:4:8",
 		notFound: "Card.process",
+		searches: [3][2]string{{"process", "shop/orders.py"}, {"PremiumCard", "shop/methods/card.py"}, {"load_config", "shop/config.py"}},
 	},
 	{
 		sample: "ts", server: "typescript-language-server",
@@ -80,6 +85,7 @@ var nameCases = []nameCase{
 		ambiguous: "charge", candidates: []string{"src/methods/card.ts:9", "src/methods/card.ts:23"},
 		wideName: "Café.größe", wideAt: "src/wide.ts:2:2",
 		notFound: "Card.process",
+		searches: [3][2]string{{"processBatch", "src/orders.ts"}, {"PremiumCard", "src/methods/card.ts"}, {"loadConfig", "src/config.ts"}},
 	},
 }
 
@@ -168,6 +174,83 @@ func TestNamesInsteadOfPositions(t *testing.T) {
 						t.Fatalf("%s: query gave %v, name %v", name, u["symbol"], v["symbol"])
 					}
 				}
+			})
+
+			t.Run("batch", func(t *testing.T) {
+				var qs []string
+				for _, q := range tc.searches {
+					qs = append(qs, quote(q[0]))
+				}
+				var names []string
+				for name := range tc.names {
+					names = append(names, quote(name))
+				}
+				names = append(names, quote(tc.ambiguous), quote(tc.notFound))
+				args := `{"searches":[` + strings.Join(qs, ",") + `],"names":[` + strings.Join(names, ",") + `],"ask":"references","max_references":3}`
+				// Eventually: until every search finds its symbol (a
+				// server still indexing finds fewer).
+				var got map[string]any
+				ctx := testenv.Context(t)
+				for {
+					got = okContent(t, c, "batch", args)
+					missing := ""
+					for i, q := range tc.searches {
+						first := mustAt(t, got, "searches."+strconv.Itoa(i))
+						if first.(map[string]any)["query"] != q[0] {
+							t.Fatalf("search %d is %v, want %s", i, first, q[0])
+						}
+						found := false
+						syms, _ := first.(map[string]any)["symbols"].([]any)
+						for _, s := range syms {
+							sm := s.(map[string]any)
+							found = found || sm["name"] == q[0] && sm["file"] == q[1]
+						}
+						if !found {
+							missing = q[0]
+						}
+					}
+					if missing == "" {
+						break
+					}
+					select {
+					case <-ctx.Done():
+						t.Fatalf("search %s never found its symbol: %v", missing, got)
+					case <-time.After(200 * time.Millisecond):
+					}
+				}
+				syms := mustAt(t, got, "symbols").([]any)
+				if len(syms) != len(names) || got["failed"] != float64(2) {
+					t.Fatalf("symbols %v failed %v", syms, got["failed"])
+				}
+				for i, s := range syms {
+					sm := s.(map[string]any)
+					want, _ := strconv.Unquote(names[i])
+					if sm["name"] != want {
+						t.Fatalf("entry %d is keyed %v, want %s", i, sm["name"], want)
+					}
+					switch want {
+					case tc.ambiguous:
+						if e, _ := sm["error"].(map[string]any); e == nil || e["code"] != string(apierr.Ambiguous) {
+							t.Errorf("%s: %v", want, sm)
+						}
+					case tc.notFound:
+						if e, _ := sm["error"].(map[string]any); e == nil || e["code"] != string(apierr.ResourceNotFound) {
+							t.Errorf("%s: %v", want, sm)
+						}
+					default:
+						// Each equals find_references' answer by name.
+						one := okContent(t, c, "find_references", `{"name":`+names[i]+`,"max_results":3}`)
+						delete(one, "resolved")
+						if !reflect.DeepEqual(sm["references"], one) {
+							t.Errorf("%s: batch %v\nalone %v", want, sm["references"], one)
+						}
+					}
+				}
+				many := make([]string, 11)
+				for i := range many {
+					many[i] = `"x"`
+				}
+				wantError(t, mcpCall(t, c, "batch", `{"searches":[`+strings.Join(many, ",")+`]}`), apierr.InvalidParameter, "at most")
 			})
 
 			t.Run("bad input", func(t *testing.T) {
