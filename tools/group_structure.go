@@ -5,6 +5,7 @@ func structureTools(env *Env) []Tool {
 	return []Tool{
 		analyzeDependenciesTool(env),
 		batchTool(env),
+		exploreTool(env),
 		getCallHierarchyTool(env),
 		getProjectStructureTool(env),
 		getTypeHierarchyTool(env),
