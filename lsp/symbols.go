@@ -45,7 +45,7 @@ const DefaultMaxSymbols = 100
 type Symbol struct {
 	Name   string `json:"name"`
 	Kind   string `json:"kind"`
-	Detail string `json:"detail,omitempty"`
+	Detail string `json:"detail,omitempty" brief:"omit"`
 	File   string `json:"file,omitempty"`
 	// URI is set instead of File for a non-file document (untitled:, jdt://).
 	URI string `json:"uri,omitempty"`

@@ -70,7 +70,7 @@ type DeclarationSource struct {
 	// SourceStart and SourceEnd bound Source (1-based lines, inclusive).
 	SourceStart int    `json:"source_start_line"`
 	SourceEnd   int    `json:"source_end_line"`
-	Source      string `json:"source"`
+	Source      string `json:"source" brief:"omit"`
 	// SourceTruncated: the declaration is longer than MaxDeclarationLines.
 	SourceTruncated bool `json:"source_truncated,omitempty"`
 	// Others are further definitions the server gave.
@@ -83,7 +83,7 @@ type DeclarationSource struct {
 // HoverSection is the server's hover text (signature and documentation).
 type HoverSection struct {
 	Kind     string `json:"kind"`
-	Contents string `json:"contents"`
+	Contents string `json:"contents" brief:"omit"`
 	// Withholding: Kind and Contents are left out when the symbol is
 	// declared in a sensitive file.
 	Withholding

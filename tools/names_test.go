@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/internal/testenv"
@@ -253,6 +254,40 @@ func TestNamesInsteadOfPositions(t *testing.T) {
 				wantError(t, mcpCall(t, c, "batch", `{"searches":[`+strings.Join(many, ",")+`]}`), apierr.InvalidParameter, "at most")
 			})
 
+			t.Run("brief", func(t *testing.T) {
+				var name string
+				for n := range tc.names {
+					if name == "" || n < name {
+						name = n
+					}
+				}
+				for _, tool := range []string{"find_references", "find_definition", "understand_symbol", "get_call_hierarchy"} {
+					args := `{"name":` + quote(name) + `}`
+					fullRes := callOK(t, c, tool, args)
+					briefRes := callOK(t, c, tool, strings.TrimSuffix(args, "}")+`,"detail":"brief"}`)
+					checkOutputSchema(t, tool, fullRes)
+					checkOutputSchema(t, tool, briefRes)
+					full, short := content(t, fullRes), content(t, briefRes)
+					// brief is full without the text beyond the essentials,
+					// and nothing else.
+					omitted := map[string]bool{"context": true, "source": true, "declaration": true, "detail": true, "documentation": true, "contents": true,
+						"end_line": true, "end_column": true}
+					stripped := stripKeys(full, omitted).(map[string]any)
+					if !reflect.DeepEqual(stripped, short) {
+						t.Errorf("%s: brief\n%v\nfull without text\n%v", tool, short, stripped)
+					}
+					if hasKey(short, omitted) {
+						t.Errorf("%s: brief keeps text: %v", tool, short)
+					}
+					fullBytes, briefBytes := resultBytes(t, fullRes), resultBytes(t, briefRes)
+					if briefBytes >= fullBytes {
+						t.Errorf("%s: brief %d bytes, full %d", tool, briefBytes, fullBytes)
+					}
+					t.Logf("%s %s: full %d bytes, brief %d", tool, name, fullBytes, briefBytes)
+				}
+				wantError(t, mcpCall(t, c, "find_references", `{"name":`+quote(name)+`,"detail":"short"}`), apierr.InvalidParameter, "detail")
+			})
+
 			t.Run("bad input", func(t *testing.T) {
 				wantError(t, mcpCall(t, c, "find_references", `{"name":"orders.NoSuchThing"}`), apierr.ResourceNotFound, "no symbol named")
 				wantError(t, mcpCall(t, c, "find_references", `{"name":`+quote(tc.notFound)+`}`), apierr.ResourceNotFound, "no symbol named")
@@ -293,4 +328,55 @@ func nameEventually(t *testing.T, c *client.Client, tool, args string) map[strin
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// stripKeys is v (decoded JSON) without the keys named, at any depth.
+func stripKeys(v any, names map[string]bool) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			if !names[k] {
+				out[k] = stripKeys(e, names)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = stripKeys(e, names)
+		}
+		return out
+	}
+	return v
+}
+
+// hasKey reports whether decoded JSON holds one of the keys named.
+func hasKey(v any, names map[string]bool) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if names[k] || hasKey(e, names) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasKey(e, names) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// resultBytes is a result's size on the wire: its text and structured
+// content.
+func resultBytes(t *testing.T, res *mcp.CallToolResult) int {
+	t.Helper()
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(b)
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -124,6 +125,14 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 		mcp.WithOpenWorldHintAnnotation(h.openWorld),
 	)
 	need := requiredOf(def)
+	// A read tool whose result has text beyond the essentials takes
+	// detail: "brief" (detail.go).
+	omitted := briefNames(reflect.TypeFor[Out]())
+	canBrief := h.readOnly && len(omitted) > 0 && def.RawInputSchema != nil
+	if canBrief {
+		def.RawInputSchema = withDetailSchema(def.RawInputSchema)
+		def.RawOutputSchema = optionalIn(def.RawOutputSchema, omitted)
+	}
 	handler := func(ctx context.Context, req mcp.CallToolRequest) (result *mcp.CallToolResult, err error) {
 		// The one recover of the tool-dispatch layer: a panic anywhere in
 		// the handler's goroutine is one failed call (stack to the log, a
@@ -137,6 +146,12 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 		body, err := argumentBody(req.GetRawArguments())
 		if err != nil {
 			return errorResult(err), nil
+		}
+		isBrief := false
+		if canBrief {
+			if body, isBrief, err = takeDetail(body); err != nil {
+				return errorResult(err), nil
+			}
 		}
 		var in In
 		if err := decodeStrict(body, &in); err != nil {
@@ -159,6 +174,18 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 		}
 		if err != nil {
 			return errorResult(err), nil
+		}
+		if isBrief {
+			brief(reflect.ValueOf(&out))
+			res := successResult(out)
+			res.StructuredContent = briefContent(out, omitted)
+			for i, c := range res.Content {
+				if tc, ok := c.(mcp.TextContent); ok {
+					tc.Text = trimLines(tc.Text)
+					res.Content[i] = tc
+				}
+			}
+			return res, nil
 		}
 		return successResult(out), nil
 	}
