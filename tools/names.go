@@ -93,10 +93,10 @@ func withName(env *Env, t Tool) Tool {
 			return errorResult(apierr.New(apierr.InvalidParameter, "name must be a non-empty string",
 				"pass the symbol's name, optionally qualified (orders.Process, Logger.clone)")), nil
 		}
-		for _, k := range []string{"line", "column", "symbol"} {
+		for _, k := range []string{"line", "column", "symbol", "at", "range"} {
 			if v, ok := args[k]; ok && v != nil {
 				return errorResult(apierr.Errorf(apierr.InvalidParameter,
-					"pass either name, or file and line (with symbol or column), not both",
+					"pass either name, or file and line (with symbol or column) or at: \"cursor\", not both",
 					"name %q and %s were both given", name, k)), nil
 			}
 		}

@@ -292,6 +292,7 @@ func TestNamesInsteadOfPositions(t *testing.T) {
 				wantError(t, mcpCall(t, c, "find_references", `{"name":"orders.NoSuchThing"}`), apierr.ResourceNotFound, "no symbol named")
 				wantError(t, mcpCall(t, c, "find_references", `{"name":`+quote(tc.notFound)+`}`), apierr.ResourceNotFound, "no symbol named")
 				wantError(t, mcpCall(t, c, "find_references", `{"name":"x","line":3}`), apierr.InvalidParameter, "both given")
+				wantError(t, mcpCall(t, c, "find_references", `{"name":"x","at":"cursor"}`), apierr.InvalidParameter, "both given")
 				wantError(t, mcpCall(t, c, "find_references", `{}`), apierr.InvalidParameter, "or name")
 			})
 		})
