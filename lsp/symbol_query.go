@@ -29,8 +29,7 @@ type NamedSymbol struct {
 	// package or module), "member" (by its type, class or object),
 	// "re-exported" (by a package that re-exports its module),
 	// "in package" (a member of some type of that package), "alias" (a
-	// module alias such as z of import * as z), "document" (a member of
-	// the container found in its file's document symbols).
+	// module alias such as z of import * as z).
 	How string `json:"how"`
 	// SetAside counts the other declarations with the same last name
 	// that the qualification ruled out.
@@ -61,10 +60,10 @@ const maxContainerFiles = 20
 // wins (exact, qualified, member, re-exported, in package, alias;
 // case-sensitive first, then not). Several at the best rank are
 // AMBIGUOUS, listing each candidate's file, line and kind and suggesting
-// a name that does narrow it. When nothing matches a qualified name, the
-// qualifier is resolved as a container and its file's document symbols
-// searched for the member (an object literal's method). file, when
-// given, only picks the language server.
+// a name that does narrow it. Where the server gives workspace symbols no
+// container (tsserver), a candidate's enclosing class or object is read
+// from its file's document symbols. file, when given, only picks the
+// language server.
 func (c *Client) ResolveName(ctx context.Context, name, file string) (NamedSymbol, error) {
 	name = strings.TrimSpace(name)
 	segs := lang.SplitName(name)
@@ -74,7 +73,7 @@ func (c *Client) ResolveName(ctx context.Context, name, file string) (NamedSymbo
 	}
 	r := &nameResolver{c: c, file: file, scope: lang.NewScope(c.Session.Root().Dir()),
 		modules: map[string][]string{}, containers: map[string][]Symbol{}}
-	return r.resolve(ctx, name, segs, 0)
+	return r.resolve(ctx, name, segs)
 }
 
 type nameResolver struct {
@@ -96,7 +95,7 @@ type candidate struct {
 	scope  []string
 }
 
-func (r *nameResolver) resolve(ctx context.Context, name string, segs []string, depth int) (NamedSymbol, error) {
+func (r *nameResolver) resolve(ctx context.Context, name string, segs []string) (NamedSymbol, error) {
 	base := segs[len(segs)-1]
 	queries := []string{name}
 	if len(segs) > 1 {
@@ -112,11 +111,6 @@ func (r *nameResolver) resolve(ctx context.Context, name string, segs []string, 
 		all = append(all, cands...)
 		if best, rank := r.bestOf(ctx, all, name, segs); len(best) > 0 {
 			return r.answer(name, best, rank, all, segs)
-		}
-	}
-	if len(segs) > 1 && depth == 0 {
-		if n, ok, err := r.inContainer(ctx, name, segs); err != nil || ok {
-			return n, err
 		}
 	}
 	notReady := ""
@@ -274,39 +268,6 @@ func (r *nameResolver) answer(name string, best []candidate, rank int, all []can
 			example.File, example.Line, baseName(example.Name), narrower),
 		"%d symbols in the workspace are named %q", len(best), name).
 		WithDetails(map[string]any{"matches": list, "total": len(best)})
-}
-
-// inContainer resolves a qualified name whose member no workspace symbol
-// gave: the qualifier as a container (a class, an object, a namespace),
-// then the member among its file's document symbols inside it.
-func (r *nameResolver) inContainer(ctx context.Context, name string, segs []string) (NamedSymbol, bool, error) {
-	qual := strings.Join(segs[:len(segs)-1], ".")
-	owner, err := r.resolve(ctx, qual, segs[:len(segs)-1], 1)
-	if err != nil {
-		return NamedSymbol{}, false, nil // no such container: not found, as the name
-	}
-	res, err := r.c.Symbols(ctx, SymbolsQuery{File: owner.Symbol.File})
-	if err != nil {
-		return NamedSymbol{}, false, err
-	}
-	base, ownerName := segs[len(segs)-1], baseName(owner.Symbol.Name)
-	var found []Symbol
-	for _, s := range res.Symbols {
-		if baseName(s.Name) != base || s.Line < owner.Symbol.Line {
-			continue
-		}
-		if path := lang.SplitName(s.Container); len(path) > 0 && path[len(path)-1] == ownerName {
-			found = append(found, s)
-		}
-	}
-	// The first member so named after the container's declaration: the
-	// nearest enclosing one (document symbols come in source order).
-	if len(found) == 0 {
-		return NamedSymbol{}, false, nil
-	}
-	s := found[0]
-	return NamedSymbol{Name: name, How: "document",
-		Symbol: SymbolMatch{Name: s.Name, Kind: s.Kind, File: s.File, Line: s.Line, Column: s.Column, Container: s.Container}}, true, nil
 }
 
 // shownMatches lists the first ambiguousShown symbols as matches.
