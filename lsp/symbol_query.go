@@ -85,6 +85,9 @@ type nameResolver struct {
 	modules    map[string][]string
 	containers map[string][]Symbol
 	notReady   []string
+	// containersCut: candidates in more than maxContainerFiles files had
+	// their containers read from the first ones only.
+	containersCut bool
 }
 
 // candidate is a workspace symbol read as module, scope (its enclosing
@@ -116,6 +119,9 @@ func (r *nameResolver) resolve(ctx context.Context, name string, segs []string) 
 	notReady := ""
 	if len(r.notReady) > 0 {
 		notReady = fmt.Sprintf(" (%s had not finished analysing the workspace)", strings.Join(r.notReady, ", "))
+	}
+	if r.containersCut {
+		notReady += fmt.Sprintf(" (the enclosing classes of declarations so named were read in the first %d files only)", maxContainerFiles)
 	}
 	similar := make([]Symbol, 0, len(all))
 	for _, cd := range all {
@@ -192,6 +198,7 @@ func (r *nameResolver) documentContainer(ctx context.Context, s Symbol) (string,
 	syms, ok := r.containers[s.File]
 	if !ok {
 		if len(r.containers) >= maxContainerFiles {
+			r.containersCut = true
 			return "", nil
 		}
 		res, err := r.c.Symbols(ctx, SymbolsQuery{File: s.File})
