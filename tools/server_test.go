@@ -156,6 +156,7 @@ var protocolCases = map[string]protocolCase{
 		"changeset_id": nil, "offset": 0, "total_bytes": nil, "diff": nil,
 	}},
 	"discard_changeset": {argsFrom: changesetOf("replace_in_buffer"), want: map[string]any{}},
+	"format":            {args: `{"file":"widgets/w02.go","start_line":1,"end_line":3}`, want: map[string]any{"file": "widgets/w02.go", "server": modeServer, "changed": false}},
 	"apply_patch": {argsFrom: func(map[string]map[string]any) string {
 		b, _ := json.Marshal(map[string]any{"patch": w03Patch, "preview": false})
 		return string(b)
@@ -365,6 +366,12 @@ func serverNames(v any, path string) map[string]string {
 				// What nvbridge's own tests ran per language, not this
 				// session's servers.
 				continue
+			case "diagnostics_delta":
+				// A check's delta comes from the check's second Neovim,
+				// which runs nvbridge's own servers.
+				if mode, _ := at(val, "mode"); mode == "check" {
+					continue
+				}
 			case "language_servers":
 				list, _ := val.([]any)
 				for i, s := range list {
