@@ -30,7 +30,7 @@ type protocolCase struct {
 // (after every other tool): each acts on the previous one's result.
 var mutatingOrder = []string{
 	"edit_buffer", "apply_changeset", "get_buffer_diff", "undo",
-	"replace_in_buffer", "get_changeset_diff", "discard_changeset", "apply_patch", "save_buffer", "discard_buffer",
+	"replace_in_buffer", "check_changeset", "get_changeset_diff", "discard_changeset", "apply_patch", "save_buffer", "discard_buffer",
 	// Debugging main.go with dlv: one session, from start to stop.
 	"start_debug_session", "set_breakpoints", "control_execution", "inspect_state",
 	"get_debug_session_info", "stop_debug_session",
@@ -152,6 +152,9 @@ var protocolCases = map[string]protocolCase{
 	"replace_in_buffer": {args: `{"file":"widgets/w01.go","old":"showing label","new":"with label","count":1}`, want: map[string]any{
 		"changeset_id": nil, "applied": false, "matches_replaced": 1,
 	}},
+	"check_changeset": {argsFrom: func(results map[string]map[string]any) string {
+		return fmt.Sprintf(`{"changeset_ids":[%q]}`, results["replace_in_buffer"]["changeset_id"])
+	}, want: map[string]any{"first_error": 0, "steps.0.files.0": "widgets/w01.go", "diagnostics_delta.mode": "check", "diagnostics_delta.complete": true}},
 	"get_changeset_diff": {argsFrom: changesetOf("replace_in_buffer"), want: map[string]any{
 		"changeset_id": nil, "offset": 0, "total_bytes": nil, "diff": nil,
 	}},
