@@ -22,6 +22,7 @@ func refactoringTools(env *Env) []Tool {
 		renameSymbolTool(env),
 		applyCodeActionTool(env),
 		organizeImportsTool(env),
+		formatTool(env),
 		extractFunctionTool(env),
 		extractVariableTool(env),
 		moveSymbolTool(env),
