@@ -13,6 +13,7 @@ func editingTools(env *Env) []Tool {
 		replaceInBufferTool(env),
 		applyPatchTool(env),
 		applyChangesetTool(env),
+		runTestsTool(env),
 		checkChangesetTool(env),
 		getChangesetDiffTool(env),
 		discardChangesetTool(env),

@@ -159,7 +159,10 @@ var protocolCases = map[string]protocolCase{
 		"changeset_id": nil, "offset": 0, "total_bytes": nil, "diff": nil,
 	}},
 	"discard_changeset": {argsFrom: changesetOf("replace_in_buffer"), want: map[string]any{}},
-	"format":            {args: `{"file":"widgets/w02.go","start_line":1,"end_line":3}`, want: map[string]any{"file": "widgets/w02.go", "server": modeServer, "changed": false}},
+	"run_tests": {args: `{"file":"orders/orders.go","line":33,"symbol":"Process"}`, want: map[string]any{
+		"passed": 1, "failed": 0, "selection.names.0": "TestProcess", "runs.0.runner": "go test", "complete": true,
+	}},
+	"format": {args: `{"file":"widgets/w02.go","start_line":1,"end_line":3}`, want: map[string]any{"file": "widgets/w02.go", "server": modeServer, "changed": false}},
 	"apply_patch": {argsFrom: func(map[string]map[string]any) string {
 		b, _ := json.Marshal(map[string]any{"patch": w03Patch, "preview": false})
 		return string(b)
