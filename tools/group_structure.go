@@ -8,6 +8,7 @@ func structureTools(env *Env) []Tool {
 		getProjectStructureTool(env),
 		getTypeHierarchyTool(env),
 		prepareChangeTool(env),
+		detectChangesTool(env),
 		understandSymbolTool(env),
 	}
 }

@@ -3,6 +3,7 @@ package tools_test
 import (
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -159,6 +160,7 @@ var protocolCases = map[string]protocolCase{
 		"changeset_id": nil, "offset": 0, "total_bytes": nil, "diff": nil,
 	}},
 	"discard_changeset": {argsFrom: changesetOf("replace_in_buffer"), want: map[string]any{}},
+	"detect_changes":    {args: `{}`, want: map[string]any{"revision": "HEAD", "commit": nil, "files": nil, "symbols": nil}},
 	"run_tests": {args: `{"file":"orders/orders.go","line":33,"symbol":"Process"}`, want: map[string]any{
 		"passed": 1, "failed": 0, "selection.names.0": "TestProcess", "runs.0.runner": "go test", "complete": true,
 	}},
@@ -207,12 +209,23 @@ func TestToolsOverMCP(t *testing.T) {
 	for _, mode := range sessionModes {
 		t.Run(mode.name, func(t *testing.T) {
 			root := testenv.CopySample(t, "go")
+			gitCommit(t, root) // detect_changes compares with HEAD
 			env := mode.open(t, root)
 			toolsOverMCP(t, mcpClient(t, env), mode.server)
 			if mode.after != nil {
 				t.Run("after", func(t *testing.T) { mode.after(t, env) })
 			}
 		})
+	}
+}
+
+// gitCommit makes root a git repository with one commit of its files.
+func gitCommit(t *testing.T, root string) {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "base"}} {
+		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
 	}
 }
 
