@@ -7,12 +7,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/preview"
 )
 
@@ -21,6 +23,9 @@ import (
 type FormatRequest struct {
 	File               string
 	StartLine, EndLine int
+	// LSPOnly: the language server's formatter even when the user's
+	// Neovim configures its own (conform.nvim).
+	LSPOnly bool
 }
 
 // FormatPlan is the formatter's change.
@@ -50,6 +55,11 @@ func Format(ctx context.Context, c *lsp.Client, req FormatRequest) (FormatPlan, 
 	if ranged && (req.StartLine < 1 || req.EndLine < req.StartLine) {
 		return FormatPlan{}, apierr.Errorf(apierr.InvalidParameter, "pass start_line and end_line, 1-based, end_line not before start_line",
 			"bad range %d-%d", req.StartLine, req.EndLine)
+	}
+	if !req.LSPOnly && !ranged && !c.Session.Embedded() {
+		if plan, ok, err := userFormat(ctx, c, doc); ok || err != nil {
+			return plan, err
+		}
 	}
 	method := protocol.MethodTextDocumentFormatting
 	var server lsp.Server
@@ -137,4 +147,63 @@ func joinNotes(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// userFormat formats doc with the formatters the user's conform.nvim runs
+// for it (attached mode), ok false when it runs none.
+func userFormat(ctx context.Context, c *lsp.Client, doc *lsp.Document) (FormatPlan, bool, error) {
+	var raw string
+	if err := c.Session.UserFormatters(ctx, &raw, doc.Buffer.Bufnr); err != nil || raw == "" {
+		return FormatPlan{}, false, err
+	}
+	var user struct {
+		Tool       string   `json:"tool"`
+		Formatters []string `json:"formatters"`
+	}
+	if err := json.Unmarshal([]byte(raw), &user); err != nil || len(user.Formatters) == 0 {
+		return FormatPlan{}, false, nil
+	}
+	snaps, err := c.Session.Snapshot(ctx, []string{doc.Path}, nvim.SnapshotOptions{})
+	if err != nil {
+		return FormatPlan{}, false, err
+	}
+	if snaps[0].Err != nil {
+		return FormatPlan{}, false, snaps[0].Err.APIError()
+	}
+	old := snapshotDoc(snaps[0])
+	res, err := c.Session.ConformText(ctx, doc.Buffer.Bufnr, user.Formatters)
+	if err != nil {
+		return FormatPlan{}, false, err
+	}
+	var out struct {
+		Lines       []string `json:"lines"`
+		ChangedTick int      `json:"changedtick"`
+	}
+	if err := json.Unmarshal(res, &out); err != nil {
+		var s string
+		if json.Unmarshal(res, &s) != nil || json.Unmarshal([]byte(s), &out) != nil {
+			return FormatPlan{}, false, apierr.Errorf(apierr.OperationFailed, "report this", "decode conform's text: %v", err)
+		}
+	}
+	if snaps[0].Loaded && out.ChangedTick != snaps[0].ChangedTick {
+		return FormatPlan{}, false, apierr.Errorf(apierr.Conflict, "format again", "%s changed while it was formatted", doc.Rel)
+	}
+	plan := FormatPlan{File: doc.Rel, Server: user.Tool, Via: user.Tool + ": " + strings.Join(user.Formatters, ", ")}
+	n := len(old.Lines)
+	if n == 0 || len(out.Lines) == 0 {
+		plan.Note = "empty file"
+		return plan, true, nil
+	}
+	// Lines to lines: the final newline stays as it is.
+	whole := preview.TextEdit{EndLine: n - 1, EndCol: len(old.Lines[n-1]), NewText: strings.Join(out.Lines, "\n")}
+	plan.Changeset = preview.Changeset{Files: []preview.FileChange{{Path: doc.Rel, Kind: preview.OpEdit, Old: old, Edits: []preview.TextEdit{whole}}}}
+	edits, err := preview.Minimize(old, []preview.TextEdit{whole})
+	if err != nil {
+		return FormatPlan{}, false, apierr.Errorf(apierr.OperationFailed, "report this", "the formatted text does not fit: %v", err)
+	}
+	plan.Changed = len(edits) > 0
+	if !plan.Changed {
+		plan.Note = "already formatted"
+	}
+	return plan, true, nil
 }

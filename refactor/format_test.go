@@ -1,7 +1,10 @@
 package refactor_test
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -114,4 +117,67 @@ func TestFormatTypeScriptPython(t *testing.T) {
 			t.Fatalf("format with pyright: %v", err)
 		}
 	})
+}
+
+// conformInit is a user's init: conform.nvim (the vendored copy) with
+// gofmt for Go files, defined here (its own definitions are left out).
+const conformInit = `
+vim.opt.rtp:prepend(%q)
+require('conform').setup({
+  formatters = { user_gofmt = { command = 'gofmt' } },
+  formatters_by_ft = { go = { 'user_gofmt' } },
+})
+`
+
+// TestFormatUserConform: attached to a Neovim whose user configured
+// conform.nvim, format uses the user's formatters (conform runs gofmt on
+// the buffer's text, the buffer untouched) and previews the result like
+// every edit; lsp_only asks the language server instead, and an embedded
+// Neovim (no user) never looks for conform.
+func TestFormatUserConform(t *testing.T) {
+	testenv.Require(t, "nvim", "gofmt")
+	root := testenv.CopySample(t, "go")
+	if err := os.WriteFile(filepath.Join(root, "orders", "messy.go"), []byte(misIndentedGo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	initLua := filepath.Join(t.TempDir(), "init.lua")
+	plugin := filepath.Join(testenv.RepoRoot(t), "testdata", "plugins", "conform.nvim")
+	if err := os.WriteFile(initLua, []byte(fmt.Sprintf(conformInit, plugin)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := testenv.Listening(t, root, "-c", "luafile "+initLua)
+	s, c := testenv.Attached(t, addr, root)
+	ctx := testenv.Context(t)
+	plan, err := refactor.Format(ctx, c, refactor.FormatRequest{File: "orders/messy.go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Server != "conform.nvim" || plan.Via != "conform.nvim: user_gofmt" || !plan.Changed {
+		t.Fatalf("plan %+v", plan)
+	}
+	gofmt := exec.Command("gofmt")
+	gofmt.Stdin = strings.NewReader(misIndentedGo)
+	want, err := gofmt.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := edit.NewEngine(s)
+	r, err := e.Submit(ctx, plan.Changeset, edit.Options{Preview: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.Info(ctx, "orders/messy.go", true)
+	if err != nil || *info.Content != misIndentedGo || info.IsModified {
+		t.Fatalf("the buffer changed before the apply: %+v %v", info, err)
+	}
+	if _, err := e.ApplyStored(ctx, r.ChangesetID, false); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ = c.Info(ctx, "orders/messy.go", true); *info.Content != string(want) {
+		t.Fatalf("formatted:\n%s\nwant gofmt's:\n%s", *info.Content, want)
+	}
+	// lsp_only: the language server; here none is attached.
+	if _, err := refactor.Format(ctx, c, refactor.FormatRequest{File: "orders/messy.go", LSPOnly: true}); apierr.As(err).Code != apierr.Unsupported {
+		t.Fatalf("lsp_only without a server: %v", err)
+	}
 }
