@@ -15,7 +15,6 @@ import (
 type junitReader struct {
 	root, report string
 	seen         int
-	progress     func(string)
 }
 
 func newJUnitReader(root, report string) *junitReader {
