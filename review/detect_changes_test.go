@@ -106,7 +106,7 @@ func TestDetectChangesGo(t *testing.T) {
 func TestDetectChangesPythonTypeScript(t *testing.T) {
 	cases := []struct {
 		name, sample, file, old, new, symbol, added, addedText, addedSymbol string
-		needs                                                              []string
+		needs                                                               []string
 	}{
 		{name: "pyright", sample: "python", needs: []string{"pyright-langserver"}, file: "shop/text.py",
 			old: "def describe(label: str) -> str:\n", new: "def describe(label: str) -> str:\n    label = label.strip()\n", symbol: "describe",
