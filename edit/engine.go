@@ -233,12 +233,11 @@ func (e *Engine) ApplyStoredWith(ctx context.Context, id string, opts Options) (
 	if err := ValidRequire(opts.Require); err != nil {
 		return Result{}, err
 	}
+	apply := e.apply
 	if opts.Require != "" {
-		if err := e.requireClean(ctx, p); err != nil {
-			return Result{}, err
-		}
+		apply = e.applyClean
 	}
-	res, err := e.apply(ctx, p, opts, id)
+	res, err := apply(ctx, p, opts, id)
 	if err != nil {
 		return Result{}, err
 	}
@@ -280,12 +279,11 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 		return Result{Diff: p.diff, Files: p.results}, nil
 	}
 	if !opts.Preview {
+		apply := e.apply
 		if opts.Require != "" {
-			if err := e.requireClean(ctx, p); err != nil {
-				return Result{}, err
-			}
+			apply = e.applyClean
 		}
-		res, err := e.apply(ctx, p, opts, newID())
+		res, err := apply(ctx, p, opts, newID())
 		if err != nil {
 			return Result{}, err
 		}

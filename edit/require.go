@@ -96,3 +96,53 @@ func (e *Engine) requireClean(ctx context.Context, p *prepared) error {
 	}
 	return nil
 }
+
+// applyClean applies p under Options.Require: checked first (requireClean),
+// then applied without saving and measured in the user's Neovim. The
+// check's copy can miss what a server reports late; when the apply's own
+// delta introduces an error, the change is taken back (one undo step per
+// buffer) and refused like a failed check. Only a clean change is saved
+// (when asked).
+func (e *Engine) applyClean(ctx context.Context, p *prepared, opts Options, id string) (Result, error) {
+	if err := e.requireClean(ctx, p); err != nil {
+		return Result{}, err
+	}
+	save := opts.Save
+	opts.Save = false
+	res, err := e.apply(ctx, p, opts, id)
+	if err != nil {
+		return Result{}, err
+	}
+	if d := res.Diagnostics; d != nil && d.IntroducedCounts["error"] > 0 {
+		if _, uerr := e.UndoChangeset(ctx, res.AppliedID); uerr != nil {
+			res.Files = append([]FileResult(nil), res.Files...)
+			return res, apierr.Errorf(apierr.PreconditionFailed, "undo {\"changeset_id\": \""+res.AppliedID+"\"} takes it back",
+				"require: no_new_errors: the change introduces %d error(s) that its check had not seen, and taking it back failed (%s): it is applied, unsaved\n%s",
+				d.IntroducedCounts["error"], apierr.As(uerr).Message, strings.TrimRight(verdictLine(d), "\n")).WithDetails(map[string]any{"diagnostics_delta": d})
+		}
+		return Result{}, apierr.Errorf(apierr.PreconditionFailed,
+			"fix the errors in the change, preview it again and retry; or apply without require",
+			"not applied (require: no_new_errors): the change introduces %d error(s), found once applied (the check's copy had not seen them yet), and taken back: nothing was changed\n%s",
+			d.IntroducedCounts["error"], strings.TrimRight(verdictLine(d), "\n")).WithDetails(map[string]any{"diagnostics_delta": d})
+	}
+	if save {
+		for i, f := range res.Files {
+			if f.Op == "delete" {
+				continue
+			}
+			name := f.Path
+			if f.NewPath != "" {
+				name = f.NewPath
+			}
+			sr, err := e.SaveWith(ctx, name, false, opts.NoAutocmd)
+			if err != nil {
+				return res, err
+			}
+			res.Files[i].Saved, res.Files[i].IsModified = sr.Saved, sr.IsModified
+			if sr.WrittenDiff != "" {
+				res.WrittenDiff += sr.WrittenDiff
+			}
+		}
+	}
+	return res, nil
+}

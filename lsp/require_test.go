@@ -1,6 +1,9 @@
 package lsp_test
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,7 +51,10 @@ func TestRequireNoNewErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = v.e.ApplyStoredWith(v.ctx, r.ChangesetID, edit.Options{Require: edit.RequireNoNewErrors})
+			applied, err := v.e.ApplyStoredWith(v.ctx, r.ChangesetID, edit.Options{Require: edit.RequireNoNewErrors})
+			if err == nil {
+				t.Fatalf("a breaking change was applied with require: %+v\ndelta %+v", applied, applied.Diagnostics)
+			}
 			e := apierr.As(err)
 			if e.Code != apierr.PreconditionFailed || !strings.Contains(e.Message, "nothing was changed") || !strings.Contains(e.Message, tc.caller) {
 				t.Fatalf("a breaking change with require: %v", err)
@@ -93,6 +99,44 @@ func TestRequireNoNewErrors(t *testing.T) {
 			}
 			wantLine(t, v, tc.file, tc.defLine, tc.comment)
 		})
+	}
+}
+
+// blindVerifier is a check that misses what the change breaks (as a
+// server that reports late can make it): it answers the real check's
+// delta without its introduced diagnostics.
+type blindVerifier struct{ edit.Verifier }
+
+func (b blindVerifier) CheckSteps(ctx context.Context, steps [][]diagdelta.CheckFile, fixes bool) ([]*diagdelta.Delta, error) {
+	ds, err := b.Verifier.CheckSteps(ctx, steps, fixes)
+	for _, d := range ds {
+		d.Introduced, d.IntroducedCounts = nil, map[string]int{}
+	}
+	return ds, err
+}
+
+// TestRequireCheckMissed: when the check misses an error the apply then
+// finds (its own delta, in the user's Neovim), the change is taken back
+// and refused: nothing changed, the error listed.
+func TestRequireCheckMissed(t *testing.T) {
+	tc := requireCases[0]
+	testenv.Require(t, append([]string{"nvim"}, tc.needs...)...)
+	s, c := testenv.Embedded(t, testenv.CopySample(t, tc.sample))
+	v := newVerifyEnv(t, s, c)
+	v.open(t, tc.caller, tc.file)
+	v.e.Verifier = blindVerifier{v.v}
+	_, err := v.e.EditLines(v.ctx, tc.file, []edit.LineEdit{{LineStart: tc.defLine, LineEnd: tc.defLine, NewText: tc.broken}},
+		edit.Options{Require: edit.RequireNoNewErrors, Save: true})
+	e := apierr.As(err)
+	if err == nil || e.Code != apierr.PreconditionFailed || !strings.Contains(e.Message, "taken back") || !strings.Contains(e.Message, tc.caller) {
+		t.Fatalf("a change the check missed: %v", err)
+	}
+	wantLine(t, v, tc.file, tc.defLine, tc.def)
+	if modified(t, v, tc.file) {
+		t.Fatalf("%s is modified after the change was taken back", tc.file)
+	}
+	if data, _ := os.ReadFile(filepath.Join(s.Root().Dir(), tc.file)); strings.Contains(string(data), tc.broken) {
+		t.Fatal("the refused change was saved")
 	}
 }
 

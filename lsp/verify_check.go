@@ -116,6 +116,18 @@ func (v *Verifier) CheckSteps(ctx context.Context, steps [][]diagdelta.CheckFile
 		return nil, err
 	}
 	defer func() { _ = sh.Session.HoldBuffers(context.WithoutCancel(ctx), false) }()
+	// Buffers the copy had not loaded: their servers' first analysis
+	// (pyright publishes an empty list as a file opens, then analyses it)
+	// is awaited below, so that it does not pass for a diagnosis of the
+	// change.
+	shownPaths := make([]string, len(shown))
+	for i, s := range shown {
+		shownPaths[i] = s.path
+	}
+	loaded, err := sh.buffersOf(ctx, shownPaths)
+	if err != nil {
+		return nil, err
+	}
 	bufs := map[string]int{}
 	for i, s := range shown {
 		doc, err := sh.Open(ctx, s.path)
@@ -128,6 +140,13 @@ func (v *Verifier) CheckSteps(ctx context.Context, steps [][]diagdelta.CheckFile
 		bufs[s.path] = doc.Buffer.Bufnr
 		if err := sh.setText(ctx, doc.Buffer.Bufnr, s.text); err != nil {
 			return nil, err
+		}
+	}
+	for i, s := range shown {
+		if _, ok := bufs[s.path]; ok && i < len(loaded.Bufnrs) && loaded.Bufnrs[i] == 0 {
+			if _, err := sh.DiagnosticsFor(ctx, DiagnosticsQuery{File: s.path}); err != nil && apierr.CodeOf(err) == apierr.Cancelled {
+				return nil, err
+			}
 		}
 	}
 	b, err := sh.before(ctx, paths, "check", false)
