@@ -183,6 +183,9 @@ func Tests(ctx context.Context, c *lsp.Client, req Request, timeout time.Duratio
 		}
 	}
 	out.DurationMs = time.Since(start).Milliseconds()
+	if err := apierr.FromContext(ctx, "run_tests", "retry; the runs were stopped"); err != nil && !out.Complete {
+		return out, err // the caller's cancellation or deadline, not the bound
+	}
 	if !out.Complete {
 		return out, apierr.Errorf(apierr.Timeout, "run fewer tests (a symbol or a file), or pass a larger timeout_ms",
 			"the tests did not finish within %s: %d passed, %d failed, %d skipped; unfinished: %s",

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/nvbridge/nvbridge/apierr"
@@ -33,8 +34,13 @@ func TestRunGo(t *testing.T) {
 	write(t, root, "orders/slow_test.go", "package orders\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc TestSlow(t *testing.T) { time.Sleep(time.Hour) }\n")
 	_, c := testenv.Embedded(t, root)
 	ctx := testenv.Context(t)
+	var mu sync.Mutex
 	var events []string
-	pctx := progress.With(ctx, func(done, total float64, msg string) { events = append(events, msg) })
+	pctx := progress.With(ctx, func(done, total float64, msg string) {
+		mu.Lock() // the search for the tests reports from several goroutines
+		defer mu.Unlock()
+		events = append(events, msg)
+	})
 
 	r, err := testrun.Tests(pctx, c, testrun.Request{File: "orders/orders.go", Symbol: true, Target: lsp.Target{Line: 33, Symbol: "Process"}}, 0)
 	if err != nil {
@@ -43,6 +49,8 @@ func TestRunGo(t *testing.T) {
 	if r.Passed != 1 || r.Failed != 0 || !slices.Equal(r.Selection.Names, []string{"TestProcess"}) || !slices.Equal(r.Selection.Targets, []string{"./orders"}) {
 		t.Fatalf("tests of Process: %+v", r)
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	if !slices.Contains(events, "TestProcess pass") {
 		t.Fatalf("progress %q", events)
 	}
@@ -79,9 +87,11 @@ func TestRunGo(t *testing.T) {
 		t.Fatalf("details %#v", ae.Details)
 	}
 
-	// The slow test: TIMEOUT naming it, what finished kept.
+	// The slow test: TIMEOUT naming it, what finished kept. (The bound
+	// leaves go test time to build and link the test binary on a busy
+	// machine: TestSlow must have started to be named.)
 	write(t, root, "orders/orders_test.go", string(data))
-	_, err = testrun.Tests(ctx, c, testrun.Request{File: "orders/slow_test.go"}, 15e9)
+	_, err = testrun.Tests(ctx, c, testrun.Request{File: "orders/slow_test.go"}, 40e9)
 	ae = apierr.As(err)
 	res, _ = ae.Details.(testrun.Result)
 	if ae.Code != apierr.Timeout || !slices.Equal(res.Unfinished, []string{"TestSlow"}) || !strings.Contains(ae.Message, "TestSlow") {
