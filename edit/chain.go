@@ -42,7 +42,7 @@ type ChainResult struct {
 // check's copy (nothing is applied). Each was previewed against the
 // current texts, so a file's text after step k is the current text with
 // the edits of steps 1..k to it applied together (CONFLICT when two steps
-// change the same text).
+// change the same lines).
 func (e *Engine) CheckChain(ctx context.Context, ids []string) (ChainResult, error) {
 	if e.Verifier == nil {
 		return ChainResult{}, apierr.New(apierr.Unsupported, "apply the changesets one by one and read each apply's diagnostics delta", "no diagnostics checker is configured")
@@ -92,7 +92,7 @@ func (e *Engine) CheckChain(ctx context.Context, ids []string) (ChainResult, err
 				after, err2 := preview.Apply(base, all)
 				if err := errors.Join(err1, err2); err != nil {
 					return ChainResult{}, apierr.Errorf(apierr.Conflict, "check the changesets separately, or apply the earlier one and preview the later one again",
-						"step %d (%s) does not apply after the steps before it: it changes the same text of %s as an earlier step", i+1, ids[i], rel)
+						"step %d (%s) does not apply after the steps before it: it changes the same lines of %s as an earlier step", i+1, ids[i], rel)
 				}
 				f.Before, f.After = before.Text(), after.Text()
 				files[k] = f

@@ -82,3 +82,47 @@ func TestCheckChain(t *testing.T) {
 		t.Fatalf("overlapping steps: %v, want CONFLICT", err)
 	}
 }
+
+// TestCheckChainPythonTypeScript: with pyright and
+// typescript-language-server, a clean comment (on the blank line above
+// the definition) then the definition's rename in the same file (the two
+// previews joined): the second step is the first to introduce an error, in
+// the caller; nothing is applied. (Two previews changing the same line do
+// not join: CONFLICT.)
+func TestCheckChainPythonTypeScript(t *testing.T) {
+	for _, tc := range requireCases[1:] {
+		t.Run(tc.name, func(t *testing.T) {
+			testenv.Require(t, append([]string{"nvim"}, tc.needs...)...)
+			s, c := testenv.Embedded(t, testenv.CopySample(t, tc.sample))
+			v := newVerifyEnv(t, s, c)
+			v.open(t, tc.caller, tc.file)
+			preview := func(line int, text string) string {
+				t.Helper()
+				r, err := v.e.EditLines(v.ctx, tc.file, []edit.LineEdit{{LineStart: line, LineEnd: line, NewText: text}}, edit.Options{Preview: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r.ChangesetID
+			}
+			wantLine(t, v, tc.file, tc.defLine-1, "")
+			comment := preview(tc.defLine-1, tc.comment)
+			rename := preview(tc.defLine, tc.broken)
+			sameLine := preview(tc.defLine, tc.comment+"\n"+tc.def)
+			r, err := v.e.CheckChain(v.ctx, []string{comment, rename})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.FirstError != 2 || len(r.Steps[0].Introduced) != 0 || hasItem(r.Steps[1].Introduced, tc.caller, tc.callerMessage) == nil {
+				t.Fatalf("chain: first_error %d, steps %+v", r.FirstError, r.Steps)
+			}
+			wantComplete(t, r.Delta)
+			if _, err := v.e.CheckChain(v.ctx, []string{sameLine, rename}); apierr.As(err).Code != apierr.Conflict {
+				t.Fatalf("two previews of the same line: %v, want CONFLICT", err)
+			}
+			wantLine(t, v, tc.file, tc.defLine, tc.def)
+			if modified(t, v, tc.file) {
+				t.Fatal("a chain check modified the buffer")
+			}
+		})
+	}
+}
