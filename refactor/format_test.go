@@ -119,7 +119,7 @@ func TestFormatTypeScriptPython(t *testing.T) {
 	})
 }
 
-// conformInit is a user's init: conform.nvim (the vendored copy) with
+// conformInit is a user's init: conform.nvim (our stand-in: see its file) with
 // gofmt for Go files, defined here (its own definitions are left out).
 const conformInit = `
 vim.opt.rtp:prepend(%q)
@@ -141,7 +141,7 @@ func TestFormatUserConform(t *testing.T) {
 		t.Fatal(err)
 	}
 	initLua := filepath.Join(t.TempDir(), "init.lua")
-	plugin := filepath.Join(testenv.RepoRoot(t), "testdata", "plugins", "conform.nvim")
+	plugin := filepath.Join(testenv.RepoRoot(t), "testdata", "plugins", "conform-standin")
 	if err := os.WriteFile(initLua, []byte(fmt.Sprintf(conformInit, plugin)), 0o644); err != nil {
 		t.Fatal(err)
 	}
