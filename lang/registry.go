@@ -108,6 +108,9 @@ type Language struct {
 	// debugging for this language.
 	Debug *DebugAdapter
 
+	// Tests is its test runner (run_tests). Nil: its tests are not run.
+	Tests *TestRunner
+
 	// Grammar names the node types of its tree-sitter grammar that the
 	// refactorings ask about (package syntax). Nil: none known.
 	Grammar *Grammar

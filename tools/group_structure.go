@@ -10,6 +10,7 @@ func structureTools(env *Env) []Tool {
 		getProjectStructureTool(env),
 		getTypeHierarchyTool(env),
 		prepareChangeTool(env),
+		detectChangesTool(env),
 		understandSymbolTool(env),
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/nvbridge/nvbridge/internal/testenv"
 )
 
-var structureToolNames = []string{"analyze_dependencies", "batch", "explore", "get_call_hierarchy", "get_project_structure", "get_type_hierarchy", "prepare_change", "understand_symbol"}
+var structureToolNames = []string{"analyze_dependencies", "batch", "explore", "get_call_hierarchy", "get_project_structure", "get_type_hierarchy", "prepare_change", "detect_changes", "understand_symbol"}
 
 func TestStructureCatalog(t *testing.T) {
 	required := map[string][]string{
@@ -24,6 +24,7 @@ func TestStructureCatalog(t *testing.T) {
 		"get_project_structure": nil,
 		"get_type_hierarchy":    {"file", "line"},
 		"prepare_change":        {"file", "line"},
+		"detect_changes":        nil,
 		"understand_symbol":     nil,
 	}
 	env := &Env{}

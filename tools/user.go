@@ -24,7 +24,7 @@ import (
 
 // userTools asks buffer-changing tools that do not go through a changeset
 // (which the engine's approval shows as a diff) for a plain approval.
-var userApprovedTools = map[string]bool{"save_buffer": true, "discard_buffer": true, "undo": true}
+var userApprovedTools = map[string]bool{"save_buffer": true, "discard_buffer": true, "undo": true, "run_tests": true}
 
 // toolPreReply is user.tool_pre's answer.
 type toolPreReply struct {
