@@ -20,7 +20,28 @@ local CALLS_MAX = 10
 function M.register(chan, transport)
   state.agents[chan] = { chan = chan, transport = transport, since = os.time(), calls = {} }
   log(('agent connected: channel %d (%s)'):format(chan, transport))
+  M.follow_selection()
   return true
+end
+
+--- Remembers which buffer the user last selected text in (leaving visual
+--- mode), so that range: "selection" finds it after they moved to another
+--- buffer. An autocmd in the augroup nvbridge_user, removed by stop_all.
+function M.follow_selection()
+  if state.selection_group then
+    return
+  end
+  state.selection_group = api.nvim_create_augroup('nvbridge_user', { clear = true })
+  api.nvim_create_autocmd('ModeChanged', {
+    group = state.selection_group,
+    pattern = { 'v:*', 'V:*', '\22:*', 'vs:*', 'Vs:*', '\22s:*' },
+    callback = function(ev)
+      local to = (vim.v.event or {}).new_mode or ''
+      if not to:match('^[vV\22]') then
+        state.last_selection = ev.buf
+      end
+    end,
+  })
 end
 
 --- Whether channel chan is open. (A closed channel's info is an empty
@@ -202,6 +223,52 @@ function M.stop_all()
   return { agents = n }
 end
 
+--- A selection as get_editor_context reports it: 1-based lines, 0-based
+--- character columns, the end exclusive; file: its buffer's.
+local function selection(b, s, e, linewise)
+  local sl = api.nvim_buf_get_lines(b, s[1] - 1, s[1], false)[1] or ''
+  local el = api.nvim_buf_get_lines(b, e[1] - 1, e[1], false)[1] or ''
+  local ec = vim.fn.strchars(el)
+  if not linewise then
+    ec = math.min(vim.fn.strchars(el:sub(1, e[2])) + 1, ec)
+  end
+  return {
+    file = api.nvim_buf_get_name(b),
+    start_line = s[1], start_column = linewise and 0 or vim.fn.strchars(sl:sub(1, s[2])),
+    end_line = e[1], end_column = ec,
+  }
+end
+
+--- The user's selection: the live one in visual mode (in the current
+--- window), else the last one they made (the '< and '> marks of the buffer
+--- they last selected in, else of the current buffer), or nil.
+---@param win integer
+---@return table?
+local function current_selection(win)
+  local b = api.nvim_win_get_buf(win)
+  local mode = api.nvim_get_mode().mode
+  if mode:match('^[vV\22]') then
+    local v = vim.fn.getpos('v')
+    local c = api.nvim_win_get_cursor(win)
+    local s, e = { v[2], v[3] - 1 }, { c[1], c[2] }
+    if e[1] < s[1] or (e[1] == s[1] and e[2] < s[2]) then
+      s, e = e, s
+    end
+    local out = selection(b, s, e, mode:sub(1, 1) == 'V')
+    out.live = true
+    return out
+  end
+  local from = state.last_selection
+  if not (from and api.nvim_buf_is_valid(from) and api.nvim_buf_is_loaded(from)) then
+    from = b
+  end
+  local s, e = api.nvim_buf_get_mark(from, '<'), api.nvim_buf_get_mark(from, '>')
+  if s[1] > 0 and e[1] > 0 then
+    -- A linewise selection's '> is at the end of its line: the same span.
+    return selection(from, s, e, false)
+  end
+end
+
 --- The editor as the user sees it, for get_editor_context.
 ---@return string json {file, cursor, visible, mode, buffers, selection?}
 function M.editor_context()
@@ -216,15 +283,7 @@ function M.editor_context()
     mode = api.nvim_get_mode().mode,
     buffers = {},
   }
-  local s, e = api.nvim_buf_get_mark(b, '<'), api.nvim_buf_get_mark(b, '>')
-  if s[1] > 0 and e[1] > 0 then
-    local sl = api.nvim_buf_get_lines(b, s[1] - 1, s[1], false)[1] or ''
-    local el = api.nvim_buf_get_lines(b, e[1] - 1, e[1], false)[1] or ''
-    out.selection = {
-      start_line = s[1], start_column = vim.fn.strchars(sl:sub(1, s[2])),
-      end_line = e[1], end_column = math.min(vim.fn.strchars(el:sub(1, e[2])) + 1, vim.fn.strchars(el)),
-    }
-  end
+  out.selection = current_selection(win)
   for _, bb in ipairs(api.nvim_list_bufs()) do
     if vim.bo[bb].buflisted and api.nvim_buf_get_name(bb) ~= '' and vim.bo[bb].buftype == '' then
       table.insert(out.buffers, {
