@@ -90,16 +90,20 @@ end
 --- stops. Returns how many were disconnected.
 ---@return integer
 function M.disconnect_all()
+  -- Approvals waiting for the user are answered first (their agents are
+  -- still there to read it): nobody will answer them.
+  for _, p in ipairs(vim.list_extend({}, state.pending)) do
+    require('nvbridge.review').answer('reject', 'nvbridge was stopped by the user', p.key)
+  end
   local n = 0
   for _, a in ipairs(M.agents()) do
+    -- Said first, so that the agent's nvbridge knows the user stopped it
+    -- (it then exits 0, not as if Neovim had gone away).
+    pcall(vim.rpcnotify, a.chan, 'nvbridge_stop')
     if pcall(vim.fn.chanclose, a.chan) then
       n = n + 1
     end
     state.agents[a.chan] = nil
-  end
-  -- Approvals waiting for the user are answered: nobody will read them.
-  for _, p in ipairs(vim.list_extend({}, state.pending)) do
-    require('nvbridge.review').answer('reject', 'nvbridge was stopped by the user', p.key)
   end
   return n
 end
@@ -143,7 +147,11 @@ function M.tool_pre(chan, tool, args_json, writes)
   end
   local agent = state.agents[chan]
   if not agent then
-    agent = { chan = chan, transport = 'unknown', since = os.time(), calls = {} }
+    -- An nvbridge that did not register (an older one): listed all the
+    -- same, by its channel's client name when it gave one.
+    local got, info = pcall(api.nvim_get_chan_info, chan)
+    local name = got and type(info) == 'table' and type(info.client) == 'table' and info.client.name or nil
+    agent = { chan = chan, transport = name or 'unregistered', since = os.time(), calls = {} }
     state.agents[chan] = agent
   end
   log(('%s %s'):format(tool, args_json:sub(1, 200)))

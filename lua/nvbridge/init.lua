@@ -180,6 +180,9 @@ function M.start(opts)
       end
     end,
     on_exit = function(_, code)
+      if vim.v.exiting ~= vim.NIL then
+        return -- Neovim is quitting: the server ends with it, nothing to say
+      end
       vim.schedule(function()
         if running == this then
           running = nil
@@ -199,6 +202,18 @@ function M.start(opts)
   end
   this.job = job
   running = this
+  -- Quitting Neovim stops the server first: it must not outlive its
+  -- Neovim, nor be reported as failing when its pipes close.
+  vim.api.nvim_create_autocmd('VimLeavePre', {
+    group = vim.api.nvim_create_augroup('nvbridge_server', { clear = true }),
+    once = true,
+    callback = function()
+      if running == this then
+        this.stopping = true
+        pcall(vim.fn.jobstop, job)
+      end
+    end,
+  })
   vim.notify('nvbridge: starting on ' .. http .. ' …', vim.log.levels.INFO)
 end
 
