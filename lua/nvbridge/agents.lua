@@ -221,9 +221,24 @@ function M.stop_all()
   if bridge then
     bridge.teardown()
   end
-  local ns = require('nvbridge.changes').ns
+  require('nvbridge.changes').teardown()
+  -- Every window and buffer of nvbridge's: the debug panel and signs,
+  -- the log, the reviews (their approvals were answered above).
+  local debug_ui = require('nvbridge.debug_ui')
+  pcall(debug_ui.clear)
+  pcall(debug_ui.close_panel)
+  user.close_log()
   for _, b in ipairs(api.nvim_list_bufs()) do
-    pcall(api.nvim_buf_clear_namespace, b, ns, 0, -1)
+    if api.nvim_buf_get_name(b):find('^nvbridge://') then
+      for _, w in ipairs(vim.fn.win_findbuf(b)) do
+        pcall(api.nvim_win_close, w, true)
+      end
+      pcall(api.nvim_buf_delete, b, { force = true })
+    end
+  end
+  if state.selection_group then
+    pcall(api.nvim_del_augroup_by_id, state.selection_group)
+    state.selection_group, state.last_selection = nil, nil
   end
   M.remove_discovery()
   state.paused = false

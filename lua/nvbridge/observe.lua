@@ -285,6 +285,8 @@ function M.server_status(client_id, status)
   api.nvim_exec_autocmds('User', { pattern = 'NvbridgeServerStatus', modeline = false })
 end
 
+--- How many publishes were observed (a count that only grows).
+---@return integer
 function M.publish_seq()
   return publish_seq
 end
