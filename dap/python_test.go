@@ -158,9 +158,11 @@ func TestPythonTest(t *testing.T) {
 	m, root := newManager(t, "python")
 	ctx := testenv.Context(t)
 	const file = "test_inventory.py"
-	// 1. Start test_restock with a breakpoint on the call of restock.
+	// 1. Start test_restock with a breakpoint on the call of restock; the
+	// user's PYTHONPATH does not hide debugpy from the debuggee.
 	bp := lineOf(t, root, file, "test")
 	start, err := m.Start(ctx, dap.StartRequest{Test: "test_restock", Program: file, Wait: wait(),
+		Env:         map[string]string{"PYTHONPATH": root},
 		Breakpoints: map[string][]dap.BreakpointSpec{file: {{Line: bp}}}})
 	fatal(t, err)
 	wantStop(t, start.Report, "breakpoint", file, bp)
@@ -173,9 +175,14 @@ func TestPythonTest(t *testing.T) {
 	if in.Evaluated.Result != "11" {
 		t.Fatalf("got = %q, want 11", in.Evaluated.Result)
 	}
-	// 3. Continue: the test passes (one selected), exit code 0.
-	r, err = m.Control(ctx, "", "continue", 0, wait(), "agent")
+	// 3. Step out of the test: justMyCode keeps it out of pytest's and
+	// pluggy's frames, so the test runs to its end; the test passes (one
+	// selected), exit code 0.
+	r, err = m.Control(ctx, "", "step_out", 0, wait(), "agent")
 	fatal(t, err)
+	if r.State == dap.StateStopped {
+		t.Fatalf("step out of the test stopped in %s:%d (%s), want no stop outside the user's code", r.Location.File, r.Location.Line, r.Location.Function)
+	}
 	if r.State != dap.StateTerminated || r.ExitCode == nil || *r.ExitCode != 0 {
 		t.Fatalf("end: state=%s exit=%v output=%q", r.State, r.ExitCode, outputText(r.Output, ""))
 	}

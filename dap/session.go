@@ -123,8 +123,9 @@ func newSession(id string, a *Adapter, root workspace.Root, spec LaunchSpec, pro
 func (s *Session) spawn(ctx context.Context) error {
 	var argv []string
 	for _, c := range s.adapter.Commands {
-		if _, err := exec.LookPath(c[0]); err == nil {
+		if p, err := exec.LookPath(c[0]); err == nil {
 			argv = c
+			s.spec.Adapter = append([]string{p}, c[1:]...)
 			break
 		}
 	}

@@ -25,6 +25,7 @@ var C = &Language{
 	Extensions: []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp"},
 	TreeSitter: map[string]string{"": "c"}, // bundled with Neovim
 	Markers:    []string{"compile_commands.json", "compile_flags.txt"},
+	Macros:     true,
 	// clangd starts its background index about 20 ms after attaching.
 	Servers: []ServerSpec{{Name: "clangd", Cmd: []string{"clangd"}, IndexedWith: []string{"compile_commands.json"}}},
 	Ident: Ident{

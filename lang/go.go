@@ -6,6 +6,7 @@ package lang
 
 import (
 	"go/ast"
+	"go/format"
 	"go/parser"
 	"go/scanner"
 	"go/token"
@@ -61,6 +62,10 @@ var Go = &Language{
 		LineKey:    goImportKey,
 		Members:    goMembers,
 		Linked:     true,
+	},
+	Format: func(src string) (string, error) {
+		out, err := format.Source([]byte(src))
+		return string(out), err
 	},
 	CheckSyntax: func(file, src string) error {
 		_, err := parser.ParseFile(token.NewFileSet(), file, src, parser.SkipObjectResolution)

@@ -6,6 +6,7 @@ package lang
 // root and root/src (absolute).
 
 import (
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -34,6 +35,10 @@ var Python = &Language{
 		Name:     "pyright",
 		Cmd:      []string{"pyright-langserver", "--stdio"},
 		Settings: map[string]any{"python": map[string]any{"analysis": map[string]any{"diagnosticMode": "openFilesOnly"}}},
+		// pyright reports its analysis as untitled $/progress work ("3
+		// files to analyze"), and publishes an empty list for a file as it
+		// opens, before analysing it.
+		DiagnosisProgress: &DiagnosisProgress{Untitled: true, Publishes: true},
 	}},
 	Ident: Ident{
 		Marks: true,
@@ -52,12 +57,10 @@ var Python = &Language{
 		return strings.ReplaceAll(mod, "/", ".")
 	},
 	Imports: ImportSyntax{
-		Parse:   pyImports,
-		Write:   pyWriteImport,
-		Resolve: pyResolve,
-		ImportName: func(s *Scope, file string) string {
-			return PackageOf(s.Rel(file))
-		},
+		Parse:      pyImports,
+		Write:      pyWriteImport,
+		Resolve:    pyResolve,
+		ImportName: PythonModule,
 		LineKey: func(text string, _ *bool) (string, bool) {
 			if strings.HasPrefix(text, "import ") || strings.HasPrefix(text, "from ") {
 				return text, true
@@ -104,9 +107,44 @@ func pyLaunch(l LaunchSpec) map[string]any {
 		cfg["cwd"] = l.Cwd
 	}
 	if len(l.Env) > 0 {
-		cfg["env"] = l.Env
+		env := map[string]string{}
+		for k, v := range l.Env {
+			env[k] = v
+		}
+		// The debuggee imports debugpy from the adapter's own folder (make
+		// deps' .deps/python, on the wrapper's PYTHONPATH): a PYTHONPATH of
+		// the user's would replace it, and the launch would wait for a
+		// debuggee that cannot start. That folder stays first.
+		if user, ok := env["PYTHONPATH"]; ok {
+			if site := debugpySite(l.Adapter); site != "" {
+				env["PYTHONPATH"] = site + string(filepath.ListSeparator) + user
+			}
+		}
+		cfg["env"] = env
+	}
+	// justMyCode: the adapter's own folder (debugpy, pytest and pluggy
+	// from make deps, on PYTHONPATH rather than in a site folder debugpy
+	// knows) is library code, so a step out of a test does not land in
+	// pytest's frames (run as -m pytest, its __main__ has no module name
+	// a module rule could match).
+	if site := debugpySite(l.Adapter); site != "" {
+		cfg["rules"] = []map[string]any{{"path": site, "include": false}}
 	}
 	return cfg
+}
+
+// debugpySite is the folder holding the debugpy a wrapper adapter runs
+// (.deps/bin/debugpy-adapter: .deps/python/usr/lib/python3/dist-packages),
+// "" for another adapter.
+func debugpySite(adapter []string) string {
+	if len(adapter) == 0 || !filepath.IsAbs(adapter[0]) {
+		return ""
+	}
+	site := filepath.Join(filepath.Dir(adapter[0]), "..", "python", "usr", "lib", "python3", "dist-packages")
+	if st, err := os.Stat(filepath.Join(site, "debugpy")); err == nil && st.IsDir() {
+		return filepath.Clean(site)
+	}
+	return ""
 }
 
 var (

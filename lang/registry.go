@@ -41,6 +41,13 @@ type Language struct {
 	// Markers are root markers: the nearest folder holding one is a
 	// server's root; one in the workspace root means the workspace has
 	// this language.
+	// JSFormatters: the project's biome and prettier settings say how its
+	// files are indented (TypeScript, JavaScript).
+	JSFormatters bool
+	// Macros: its files hold C preprocessor macros, whose bodies a
+	// server's rename leaves as they are (refactor renames a macro body
+	// that names the renamed symbol).
+	Macros  bool
 	Markers []string
 	// Servers are the language servers the embedded Neovim starts for its
 	// buffers, first installed wins. Markers and Filetypes come from the
@@ -76,6 +83,10 @@ type Language struct {
 	Bases      func(lines []string) []BaseRef
 	SubclassAt func(line string, b int) (name string, at int, ok bool)
 
+	// Format is the language's own formatter (Go: gofmt), which every
+	// refactoring leaves the files it touches clean with where they were
+	// clean before; nil when nvbridge runs none.
+	Format func(src string) (string, error)
 	// CheckSyntax reports whether src still parses (after nvbridge renamed
 	// an extracted symbol). Nil: not checked.
 	CheckSyntax func(file, src string) error
@@ -215,6 +226,9 @@ type LaunchSpec struct {
 	StopOnEntry bool
 	// TempDir is the session's private folder (dlv's binary goes there).
 	TempDir string
+	// Adapter is the adapter's command as started, its program's full
+	// path first ("" before it is known).
+	Adapter []string
 }
 
 // Debuggable returns the languages with a debug adapter, by name.
@@ -252,6 +266,12 @@ type ServerSpec struct {
 	// initializationOptions and workspace/configuration settings.
 	InitOptions map[string]any `json:"init_options,omitempty"`
 	Settings    map[string]any `json:"settings,omitempty"`
+	// FormattingSection is the settings section where the server reads a
+	// document's formatting options ({tabSize, insertSpaces}, asked with
+	// workspace/configuration: typescript-language-server's
+	// "formattingOptions"); nvbridge fills it with the project's
+	// indentation (ProjectIndent). "" when the server reads none.
+	FormattingSection string `json:"-"`
 	// IndexedWith are files that, in the server's root, make it index the
 	// workspace in the background right after attaching, announced with
 	// $/progress (clangd with a compile_commands.json): until that work
@@ -308,8 +328,17 @@ type ServerCommand struct {
 // whose title starts with Title, once Setting (a path into its settings)
 // is true.
 type DiagnosisProgress struct {
+	// Title begins the title of the server's diagnosis work ("" with
+	// Untitled: the server's work without a title, pyright's analysis).
 	Title   string   `json:"title"`
 	Setting []string `json:"setting"`
+	// Untitled: the server's work whose title is empty is its diagnosis.
+	Untitled bool `json:"untitled,omitempty"`
+	// Publishes: the server also publishes every open file it re-checked,
+	// and may publish a file's version before diagnosing it (pyright: an
+	// empty list when a file opens, its analysis's results later): both
+	// the publishes and the end of its runs are waited for.
+	Publishes bool `json:"publishes,omitempty"`
 }
 
 // BaseRef is a base type named in a class header: its line (index into
@@ -396,6 +425,33 @@ func ServerSpecs() []ServerSpec {
 			}
 			if len(s.Markers) == 0 {
 				s.Markers = l.Markers
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ServerSpecsFor is ServerSpecs for the workspace at root: a spec with a
+// FormattingSection gets the project's indentation there (ProjectIndent
+// of its language) as {tabSize, insertSpaces}.
+func ServerSpecsFor(root string) []ServerSpec {
+	var out []ServerSpec
+	i := 0
+	specs := ServerSpecs()
+	for _, l := range registered {
+		for range l.Servers {
+			s := specs[i]
+			i++
+			if s.FormattingSection != "" {
+				if in, ok := ProjectIndent(root, l); ok {
+					settings := map[string]any{}
+					for k, v := range s.Settings {
+						settings[k] = v
+					}
+					settings[s.FormattingSection] = map[string]any{"tabSize": in.Width, "insertSpaces": !in.Tabs}
+					s.Settings = settings
+				}
 			}
 			out = append(out, s)
 		}

@@ -37,12 +37,16 @@ var TypeScript = &Language{
 		Functions: []string{"function_declaration", "method_definition", "function_expression", "arrow_function", "generator_function_declaration"},
 		Returns:   []string{"return_statement"},
 	},
-	Markers: []string{"tsconfig.json", "jsconfig.json", "package.json"},
+	Markers:      []string{"tsconfig.json", "jsconfig.json", "package.json"},
+	JSFormatters: true,
 	Servers: []ServerSpec{{
 		Name:        "typescript-language-server",
 		Cmd:         []string{"typescript-language-server", "--stdio"},
 		InitOptions: map[string]any{"supportsMoveToFileCodeAction": true},
-		ClientNames: []string{"tsserver", "ts_ls", "vtsls"},
+		// What tsserver indents new code with (extract, move to file):
+		// the project's style, not its default of 4 spaces.
+		FormattingSection: "formattingOptions",
+		ClientNames:       []string{"tsserver", "ts_ls", "vtsls"},
 		// tsserver's checks are published separately, debounced by 50 ms.
 		StagedPublishes: true,
 		DiagnosticsSync: []ServerCommand{

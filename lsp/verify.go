@@ -121,6 +121,8 @@ type baseline struct {
 	fixes      bool
 	note       string
 	silent     bool // a server gives no event for "done" (bufferInfo.silent)
+	// scope: the files whose diagnostics the change can affect.
+	scope *changeScope
 }
 
 // Before opens the touched files that exist, waits until their servers
@@ -134,6 +136,7 @@ func (v *Verifier) Before(ctx context.Context, paths []string) (diagdelta.Baseli
 func (c *Client) before(ctx context.Context, paths []string, mode string, fixes bool) (*baseline, error) {
 	b := &baseline{c: c, mode: mode, paths: paths, fixes: fixes}
 	root := c.Session.Root()
+	b.scope = newChangeScope(root.Dir(), paths)
 	var existing []string
 	for _, p := range paths {
 		if root.Sensitive(p) {
@@ -176,6 +179,15 @@ func (c *Client) before(ctx context.Context, paths []string, mode string, fixes 
 		if err := json.Unmarshal([]byte(raw), &b.dependants); err != nil {
 			return nil, apierr.Errorf(apierr.OperationFailed, "report this", "decode dependants: %v", err)
 		}
+		// Only the open files that import a touched one (directly or not)
+		// depend on it: the others are neither waited for nor compared.
+		deps := b.dependants[:0]
+		for _, d := range b.dependants {
+			if b.scope.affects(d.File) {
+				deps = append(deps, d)
+			}
+		}
+		b.dependants = deps
 		// The state before: the touched buffers' and the dependants'
 		// current text diagnosed, no diagnosis run in progress (a
 		// dependant's first publish arriving after the mark would pass
@@ -289,6 +301,7 @@ func nonNil(s []int) []int {
 // progress or a publish after the mark), bounded, then compares.
 func (b *baseline) After(ctx context.Context) (*diagdelta.Delta, error) {
 	c := b.c
+	root := c.Session.Root()
 	info, err := c.buffersOf(ctx, b.paths)
 	if err != nil {
 		return nil, err
@@ -334,7 +347,6 @@ func (b *baseline) After(ctx context.Context) (*diagdelta.Delta, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := c.Session.Root()
 	files := map[string]bool{}
 	for _, p := range b.paths {
 		files[root.Rel(p)] = true
@@ -343,8 +355,18 @@ func (b *baseline) After(ctx context.Context) (*diagdelta.Delta, error) {
 		files[root.Rel(d.File)] = true
 	}
 	// Files the servers reported on without being open (gopls diagnoses
-	// the whole workspace) are compared too.
-	inScope := func(d Diagnostic) bool { return true }
+	// the whole workspace) are compared too when the change can affect
+	// them: touched, or importing a touched file.
+	left := map[string]bool{}
+	inScope := func(d Diagnostic) bool {
+		if filepath.IsAbs(d.File) || b.scope.affects(filepath.Join(root.Dir(), filepath.FromSlash(d.File))) {
+			return true
+		}
+		if diagdelta.Counted(d.Severity) {
+			left[d.File] = true
+		}
+		return false
+	}
 	before, afterItems := toItems(b.before, inScope), toItems(after, inScope)
 	for _, it := range afterItems {
 		files[it.File] = true
@@ -357,6 +379,12 @@ func (b *baseline) After(ctx context.Context) (*diagdelta.Delta, error) {
 	sort.Strings(servers)
 	d := diagdelta.New(b.mode, before, afterItems, complete, why, servers, checked)
 	d.Note = b.note
+	if len(left) > 0 {
+		if d.Note != "" {
+			d.Note += "; "
+		}
+		d.Note += fmt.Sprintf("diagnostics of %d file(s) that neither the change touched nor import a touched file were not compared", len(left))
+	}
 	if b.fixes {
 		c.addFixes(ctx, d)
 	}

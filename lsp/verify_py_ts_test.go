@@ -1,6 +1,9 @@
 package lsp_test
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,5 +66,44 @@ func TestVerifiedEditsPythonTypeScript(t *testing.T) {
 				t.Fatalf("put back: introduced %+v, resolved %+v", d.Introduced, d.Resolved)
 			}
 		})
+	}
+}
+
+// TestVerifiedDeltaScope: the delta is the change's. A touched file that
+// was not open and holds errors already (pyright publishes an empty list
+// as it opens a file and its analysis later) introduces none of them; an
+// open file that imports nothing touched neither holds the wait up nor
+// enters the comparison; an importer of the touched file does.
+func TestVerifiedDeltaScope(t *testing.T) {
+	testenv.Require(t, "nvim", "pyright-langserver")
+	root := testenv.CopySample(t, "python")
+	write := func(rel, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, rel), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Errors that exist before any change (requests' sessions.py has 18).
+	write("shop/legacy.py", "def count() -> int:\n    return \"one\"\n\n\ndef size() -> int:\n    return 2\n")
+	write("shop/uses_legacy.py", "from shop.legacy import size\n\nTOTAL: int = size()\n")
+	write("shop/unrelated.py", "def other() -> int:\n    return \"two\"\n")
+	s, c := testenv.Embedded(t, root)
+	testenv.TraceLSP(t, s)
+	v := newVerifyEnv(t, s, c)
+	v.open(t, "shop/unrelated.py", "shop/uses_legacy.py")
+
+	_, d := v.editLine(t, "shop/legacy.py", 6, "    return 3", edit.Options{})
+	wantComplete(t, d)
+	if len(d.Introduced) != 0 || !strings.HasPrefix(d.Verdict, "no new errors") {
+		t.Fatalf("pre-existing errors counted as introduced: %q %+v", d.Verdict, d.Introduced)
+	}
+	if slices.Contains(d.FilesChecked, "shop/unrelated.py") || !slices.Contains(d.FilesChecked, "shop/uses_legacy.py") {
+		t.Errorf("files checked %v: want the importer, not the unrelated open file", d.FilesChecked)
+	}
+
+	_, d = v.editLine(t, "shop/legacy.py", 5, "def size() -> str:", edit.Options{})
+	wantComplete(t, d)
+	if hasItem(d.Introduced, "shop/uses_legacy.py", "str") == nil || len(d.Introduced) != 2 {
+		t.Fatalf("the importer's new error: %q %+v", d.Verdict, d.Introduced)
 	}
 }

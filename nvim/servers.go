@@ -37,9 +37,10 @@ func ExtraServersFromEnv() ([]ServerSpec, error) {
 }
 
 // serversJSON encodes what servers.setup starts: the extra servers first,
-// then the registry's (lang.ServerSpecs).
-func serversJSON(extra []ServerSpec) (string, error) {
-	specs := append(append([]ServerSpec{}, extra...), lang.ServerSpecs()...)
+// then the registry's for the workspace at root (lang.ServerSpecsFor: the
+// project's indentation in the settings of a server that reads it).
+func serversJSON(root string, extra []ServerSpec) (string, error) {
+	specs := append(append([]ServerSpec{}, extra...), lang.ServerSpecsFor(root)...)
 	b, err := json.Marshal(specs)
 	return string(b), err
 }

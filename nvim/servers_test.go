@@ -41,18 +41,20 @@ func TestExtraServersFromEnv(t *testing.T) {
 func TestServerBehaviourIsData(t *testing.T) {
 	s, _ := testenv.Embedded(t, t.TempDir())
 	type want struct {
-		Name     string   `msgpack:"name"`
-		Staged   bool     `msgpack:"staged"`
-		Sync     int      `msgpack:"sync"`
-		Settings any      `msgpack:"settings"`
-		Title    string   `msgpack:"title"`
-		Hint     string   `msgpack:"hint"`
-		Names    []string `msgpack:"-"`
+		Name      string   `msgpack:"name"`
+		Staged    bool     `msgpack:"staged"`
+		Sync      int      `msgpack:"sync"`
+		Settings  any      `msgpack:"settings"`
+		Title     string   `msgpack:"title"`
+		Hint      string   `msgpack:"hint"`
+		Untitled  bool     `msgpack:"untitled"`
+		Publishes bool     `msgpack:"publishes"`
+		Names     []string `msgpack:"-"`
 	}
 	var cases []want
 	for _, spec := range lang.ServerSpecs() {
 		w := want{Name: spec.Name, Staged: spec.StagedPublishes, Sync: len(spec.DiagnosticsSync), Hint: spec.RenameHints}
-		if p := spec.DiagnosisProgress; p != nil {
+		if p := spec.DiagnosisProgress; p != nil && len(p.Setting) > 0 {
 			w.Title = p.Title
 			// The setting's path, true, as a client's settings hold it.
 			var v any = true
@@ -60,6 +62,9 @@ func TestServerBehaviourIsData(t *testing.T) {
 				v = map[string]any{p.Setting[i]: v}
 			}
 			w.Settings = v
+		}
+		if p := spec.DiagnosisProgress; p != nil {
+			w.Untitled, w.Publishes = p.Untitled, p.Publishes
 		}
 		for _, name := range append([]string{spec.Name}, spec.ClientNames...) {
 			c := w
@@ -94,16 +99,20 @@ for i, c in ipairs(...) do
     reports = c.settings ~= vim.NIL and servers.reports_diagnosis(c.settings) or false,
     title = c.title ~= '' and servers.diagnosis_title(c.title .. ' a file') or false,
     hinted = c.hint ~= '' and vim.tbl_contains(servers.rename_hints(), c.hint) or false,
+    untitled = servers.diagnosis_title('', client),
+    publishes = servers.diagnosis_publishes(client),
   }
 end
 return out`
 	var got []struct {
-		Staged  bool `msgpack:"staged"`
-		Sync    int  `msgpack:"sync"`
-		SyncURI bool `msgpack:"sync_uri"`
-		Reports bool `msgpack:"reports"`
-		Title   bool `msgpack:"title"`
-		Hinted  bool `msgpack:"hinted"`
+		Staged    bool `msgpack:"staged"`
+		Sync      int  `msgpack:"sync"`
+		SyncURI   bool `msgpack:"sync_uri"`
+		Reports   bool `msgpack:"reports"`
+		Title     bool `msgpack:"title"`
+		Hinted    bool `msgpack:"hinted"`
+		Untitled  bool `msgpack:"untitled"`
+		Publishes bool `msgpack:"publishes"`
 	}
 	if err := s.ExecLua(testenv.Context(t), code, &got, cases); err != nil {
 		t.Fatal(err)
@@ -112,7 +121,7 @@ return out`
 	for i, c := range cases {
 		g := got[i]
 		if g.Staged != c.Staged || g.Sync != c.Sync || g.SyncURI != (c.Sync > 0) || g.Reports != (c.Settings != nil) ||
-			g.Title != (c.Title != "") || g.Hinted != (c.Hint != "") {
+			g.Title != (c.Title != "") || g.Hinted != (c.Hint != "") || g.Untitled != c.Untitled || g.Publishes != c.Publishes {
 			t.Errorf("%s: Lua sees %+v; the spec says %+v", c.Name, g, c)
 		}
 		if g.Staged {

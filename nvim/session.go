@@ -300,7 +300,7 @@ require('nvbridge.bridge').setup()
 	if err := luaSyntaxSetup.call(ctx, s, &s.parsers, s.parserDir, lang.TreeSitterLanguages(), s.embedded); err != nil {
 		return fmt.Errorf("register the tree-sitter parsers: %w", err)
 	}
-	specs, err := serversJSON(s.extra)
+	specs, err := serversJSON(s.root.Dir(), s.extra)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,13 @@ import (
 func TestClangdRenameAndDiagnostics(t *testing.T) {
 	e := newRefactorEnv(t, "c", "clangd", "git")
 	e.write("src/broken.c", "#include \"geometry.h\"\n\ndouble broken(void)\n{\n\treturn area(1, 2);\n}\n")
+	// Lua's lmem.h: a macro whose body calls an extern function (clangd's
+	// rename leaves the body, and the build then fails to link), and one
+	// whose parameter has the function's name (never renamed).
+	e.write("include/fail.h", "#ifndef FAIL_H\n#define FAIL_H\nvoid fail_with(int code);\n#define fail_nomem()\tfail_with(12)\n#define APPLY(fail_with) fail_with(1)\n#endif\n")
+	cdb := e.disk("compile_commands.json")
+	e.write("compile_commands.json", strings.Replace(cdb, "[", `[{"directory": "`+e.root+`", "file": "src/fail.c", "arguments": ["cc", "-std=c11", "-Wall", "-Iinclude", "-c", "src/fail.c"]},`, 1))
+	e.write("src/fail.c", "#include <stdlib.h>\n#include \"fail.h\"\n\nvoid fail_with(int code)\n{\n\texit(code);\n}\n\nint use_fail(int n)\n{\n\tif (n < 0)\n\t\tfail_nomem();\n\treturn n;\n}\n")
 	e.start()
 	ctx := testenv.Context(t)
 
@@ -64,5 +71,29 @@ func TestClangdRenameAndDiagnostics(t *testing.T) {
 		}
 		e.run("cc", "-std=c11", "-Wall", "-Werror", "-Iinclude", "-o", "sample", "src/main.c", "src/geometry.c", "src/graph.c", "src/text.c")
 		verifiedBy(t, ctx, e.client, "c", "clangd", "rename_symbol")
+	})
+
+	t.Run("rename reaches the macro bodies that call it", func(t *testing.T) {
+		plan, err := refactor.Rename(ctx, e.client, refactor.RenameRequest{File: "src/fail.c", Target: lsp.Target{Line: 4, Symbol: "fail_with"}, NewName: "raise_error"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(plan.MacrosRenamed, ",") != "fail.h: fail_nomem" {
+			t.Errorf("macros renamed: %v", plan.MacrosRenamed)
+		}
+		// The macro parameter of that name is another symbol: neither
+		// renamed nor listed (the rename changed that file, which clangd
+		// saw whole).
+		if len(plan.LeftBehind) != 0 {
+			t.Errorf("left behind: %+v", plan.LeftBehind)
+		}
+		e.with(t).submit("c_rename_macro_body", plan.Changeset, true)
+		if h := e.disk("include/fail.h"); !strings.Contains(h, "fail_nomem()\traise_error(12)") || !strings.Contains(h, "APPLY(fail_with) fail_with(1)") {
+			t.Errorf("fail.h:\n%s", h)
+		}
+		e.run("cc", "-std=c11", "-Wall", "-Werror", "-Iinclude", "-c", "-o", "fail.o", "src/fail.c")
+		if h := e.disk("include/fail.h"); !strings.Contains(h, "void raise_error(int code);") {
+			t.Errorf("the header's declaration was not renamed:\n%s", h)
+		}
 	})
 }

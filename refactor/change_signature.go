@@ -14,6 +14,7 @@ package refactor
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"go.lsp.dev/protocol"
 
@@ -76,6 +77,11 @@ type ChangeSignaturePlan struct {
 	// "references and syntax"; EngineNote why the server's was not used.
 	Engine     string
 	EngineNote string
+	// LeftBehind lists uses of the function's name in files the change
+	// did not touch (calls the server does not see keep the old
+	// signature), at most maxLeftBehind of LeftBehindTotal.
+	LeftBehind      []LeftBehind
+	LeftBehindTotal int
 }
 
 // sigParam is a parameter of a declaration as its syntax shows it.
@@ -297,6 +303,14 @@ func ChangeSignature(ctx context.Context, c *lsp.Client, req ChangeSignatureRequ
 			}
 		}
 	}
+	// Calls in files the server does not see keep the old signature.
+	name := p.plan.Function
+	if i := strings.LastIndex(name, "."); i >= 0 {
+		name = name[i+1:]
+	}
+	r := reachOf(ctx, c, req.File, req.Target, name)
+	p.plan.LeftBehind, p.plan.LeftBehindTotal = findLeftBehindMember(c.Session.Root(), l, name, p.plan.Changeset,
+		r.importers(c.Session.Root(), l), r.member)
 	return p.plan, nil
 }
 

@@ -176,6 +176,20 @@ func Extract(ctx context.Context, c *lsp.Client, req ExtractRequest) (ExtractPla
 		return ExtractPlan{}, err
 	}
 	plan.Changeset, plan.ServerName, plan.Name, plan.Renamed = named.cs, named.serverName, named.name, named.count
+	if req.Kind == ExtractFunction {
+		// The new function next to its caller (tsserver may put it far
+		// below), with the formatter's touch where the file had it.
+		if text, ok := afterTexts(plan.Changeset)[doc.Rel]; ok {
+			if moved := placeNextToCaller(text, plan.Name); moved != text {
+				if plan.Changeset, err = withTexts(plan.Changeset, map[string]string{doc.Rel: moved}); err != nil {
+					return ExtractPlan{}, err
+				}
+			}
+		}
+	}
+	if plan.Changeset, err = formatTouched(plan.Changeset); err != nil {
+		return ExtractPlan{}, err
+	}
 	return plan, nil
 }
 

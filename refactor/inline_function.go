@@ -48,7 +48,9 @@ type InlineRequest struct {
 	// column when given); otherwise every call in the workspace.
 	CallSite *CallSiteSpec
 	// RemoveDefinition: "auto" (default) removes the definition when no
-	// reference remains; "never" keeps it.
+	// reference remains and it is not public (Python, TypeScript: a name
+	// code outside the workspace's view may import); "always" removes a
+	// public one too; "never" keeps it.
 	RemoveDefinition string
 }
 
@@ -141,10 +143,10 @@ func InlineFunction(ctx context.Context, c *lsp.Client, req InlineRequest) (Inli
 	switch req.RemoveDefinition {
 	case "":
 		req.RemoveDefinition = "auto"
-	case "auto", "never":
+	case "auto", "always", "never":
 	default:
-		return InlinePlan{}, apierr.Errorf(apierr.InvalidParameter, `pass "auto" (remove the definition when no use remains) or "never"`,
-			"remove_definition %q is not one of auto, never", req.RemoveDefinition)
+		return InlinePlan{}, apierr.Errorf(apierr.InvalidParameter, `pass "auto" (remove the definition when no use remains and it is not public), "always" (public too) or "never"`,
+			"remove_definition %q is not one of auto, always, never", req.RemoveDefinition)
 	}
 	// Steps: the definition, its uses, each call site (added once known),
 	// the changeset.

@@ -87,6 +87,22 @@ func inlineGo(ctx context.Context, c *lsp.Client, st *inlineState) error {
 		}
 	}
 	wasFormatted := map[string]bool{}
+	// One gopls on the scratch copy for every call site (the module loaded
+	// once); the command line, one gopls per site, when it cannot start.
+	var session *goplsSession
+	if len(calls) > 1 {
+		session, err = startGoplsSession(ctx, gopls, scratchRoot)
+		if err != nil {
+			session = nil
+		} else {
+			defer session.close()
+			st.plan.Method = "gopls refactor.inline.call, one call site per step, on a scratch copy of the module (one gopls session for every site)"
+		}
+	}
+	relOf := func(path string) string {
+		r, _ := filepath.Rel(scratchRoot, path)
+		return root.Rel(filepath.Join(modRoot, r))
+	}
 	err = st.inlineCalls(ctx, calls, " (gopls)", func(s *site) (string, string, error) {
 		if !inModule(s.rel) {
 			return "", "outside the function's module", nil
@@ -96,6 +112,42 @@ func inlineGo(ctx context.Context, c *lsp.Client, st *inlineState) error {
 			wasFormatted[s.rel] = err == nil && string(out) == st.scratch[s.rel]
 		}
 		path := inScratch(s.rel)
+		if session != nil {
+			texts, why, err := session.inlineAt(ctx, path, st.scratch[s.rel], s.off, func(p string) (string, error) {
+				if t, ok := st.scratch[relOf(p)]; ok {
+					return t, nil
+				}
+				data, err := os.ReadFile(p)
+				return string(data), err
+			})
+			if err != nil {
+				if ctx.Err() != nil {
+					return "", "", apierr.Errorf(apierr.Timeout, "retry with a call_site, or a longer --timeout", "inlining %s was cancelled: %v", st.name, ctx.Err())
+				}
+				return "", "", apierr.Errorf(apierr.OperationFailed, "retry; report it if it persists", "the scratch gopls failed: %v", err)
+			}
+			if why != "" {
+				return "", why, nil
+			}
+			text, ok := texts[path]
+			if !ok {
+				return "", "gopls's edit does not change the call's file", nil
+			}
+			for p, t := range texts {
+				if err := os.WriteFile(p, []byte(t), 0o644); err != nil {
+					return "", "", apierr.Errorf(apierr.OperationFailed, "check the temporary folder", "write the scratch copy: %v", err)
+				}
+				if p != path {
+					rel := relOf(p)
+					if _, seen := wasFormatted[rel]; !seen {
+						out, err := format.Source([]byte(st.scratch[rel]))
+						wasFormatted[rel] = err == nil && string(out) == st.scratch[rel]
+					}
+					st.update(rel, t)
+				}
+			}
+			return text, "", nil
+		}
 		_, stderr, err := runGopls(ctx, gopls, scratchRoot, "codeaction", "-kind=refactor.inline.call", "-exec", "-write", fmt.Sprintf("%s:#%d", path, s.off))
 		if err != nil {
 			if ctx.Err() != nil {

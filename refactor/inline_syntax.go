@@ -24,6 +24,8 @@ package refactor
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -68,6 +70,28 @@ type syntaxRules struct {
 	calls    string // query matching every call: @c
 	idents   string // query: @id identifiers, @skip ones that are not variables
 	local    func(name, value string) string
+	// comprehensionVars is a query capturing @cb, the names a
+	// comprehension binds ("" when comprehensions are refused).
+	comprehensionVars string
+	// statementBodies: a body of statements is inlined where the call is
+	// a statement (Python).
+	statementBodies bool
+	// nullish is the nullish-coalescing operator ("??"), "" for none.
+	nullish string
+	// undefined is what an omitted optional parameter is ("undefined"
+	// in TypeScript).
+	undefined string
+	// expressionBodies are body node types that are the function's value
+	// itself (an arrow function's expression body).
+	expressionBodies map[string]bool
+	// public reports whether the function named name, declared at
+	// declStart of its file's text, can be used from outside the
+	// workspace's view (kept by remove_definition=auto).
+	public func(text string, declStart int, name string) bool
+	// interpolation is the node type of a string's interpolated
+	// expression whose quoting is restricted (Python's f-string
+	// replacement fields before 3.12); "" when none is.
+	interpolation string
 }
 
 func set(words string) map[string]bool {
@@ -89,6 +113,38 @@ type simpleFunc struct {
 	free  []string
 	start int // the definition's byte range (for recursion)
 	end   int
+	// method: a static or private method; thisUses its expression's
+	// uses of this (replaced by the call's receiver).
+	method   bool
+	private  bool
+	thisUses []syntax.Node
+	// compBound are the names the expression's comprehensions bind.
+	compBound map[string]bool
+	// stmts: the body is statements, inlined where a call is a whole
+	// statement's value (inline_statements.go); expr is then unused.
+	stmts *stmtBody
+	// interps are the interpolations (Python's f-string replacement
+	// fields) in expr, with the quote of the string around each.
+	interps []fInterp
+	// nullish are the `p ?? fallback` expressions whose left operand is
+	// a parameter's use, by that use's offset.
+	nullish map[int]nullishUse
+}
+
+// nullishUse is `p ?? fallback`: its bytes and the fallback's text.
+type nullishUse struct {
+	start, end int
+	fallback   string
+	// clean: the fallback uses no parameter.
+	clean bool
+}
+
+// fInterp is one replacement field of an f-string: its bytes and the
+// quote of the string holding it (`"`, `'`, `"""` or `”'`).
+type fInterp struct {
+	start, end int
+	text       string
+	quote      string
 }
 
 type param struct {
@@ -135,6 +191,26 @@ func inlineSyntax(ctx context.Context, c *lsp.Client, st *inlineState, rules *sy
 		st.plan.DefinitionKept = why
 		return nil
 	}
+	// Uses the server did not report (files outside its view that import
+	// the definition's module, such as tests outside pyright's include)
+	// keep it, whatever remove_definition says.
+	root := c.Session.Root()
+	importers := symbolReach{defRel: st.defRel}.importers(root, rules.language)
+	if lb, n := findLeftBehind(root, rules.language, st.name, preview.Changeset{}, func(file, text string, changed bool) bool {
+		_, seen := st.orig[file]
+		return !seen && importers(file, text, changed)
+	}); n > 0 {
+		st.plan.DefinitionKept = fmt.Sprintf("still used where the server does not see it: %s:%d (%s)", lb[0].File, lb[0].Line, lb[0].Context)
+		return nil
+	}
+	public := rules.public != nil && rules.public(st.scratch[st.defRel], fn.start, st.name)
+	if fn.method {
+		public = !fn.private // a static method is its class's API
+	}
+	if st.req.RemoveDefinition == "auto" && public {
+		st.plan.DefinitionKept = "it is public (code outside the workspace's view may use it); pass remove_definition=always to remove it"
+		return nil
+	}
 	if err := removeSyntaxDefinition(ctx, c, st, rules); err != nil {
 		st.plan.DefinitionKept = "could not remove it: " + err.Error()
 		return nil
@@ -143,9 +219,13 @@ func inlineSyntax(ctx context.Context, c *lsp.Client, st *inlineState, rules *sy
 	return nil
 }
 
+// typePredicate matches a return type that is a type guard or assertion
+// (x is T, asserts x).
+var typePredicate = regexp.MustCompile(`^\s*:\s*(asserts\s+\w+|\w+\s+is\s)`)
+
 func unsupported(name, why string) error {
 	return apierr.Errorf(apierr.Unsupported,
-		"only functions whose body is one return expression are inlined from the syntax (pyright and tsserver have no inline function); inline this one by hand",
+		"functions (and constants holding arrow functions) whose body is one return expression are inlined from the syntax (pyright and tsserver have no inline function); inline this one by hand",
 		"cannot inline %s: %s", name, why)
 }
 
@@ -161,22 +241,45 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 		return nil, err
 	}
 	if fnNode == nil || fnNode.Child("name") == nil || fnNode.Child("name").StartByte != st.defOff {
-		return nil, unsupported(st.name, "it is not defined by a function definition (a lambda, an arrow function in a variable or a class cannot be inlined from the syntax)")
+		// A constant holding a function: const f = (a, b) => a * b (or a
+		// function expression), the value read as the function.
+		fnNode, err = constantFunction(ctx, c, src, row, col, st.defOff, rules)
+		if err != nil {
+			return nil, err
+		}
+		if fnNode == nil {
+			return nil, unsupported(st.name, "it is not defined by a function definition or a constant holding an arrow function (a lambda or a class cannot be inlined from the syntax)")
+		}
 	}
+	method, private := false, false
 	if fnNode.Type == "method_definition" {
-		return nil, unsupported(st.name, "it is a method (this/self would need rewriting)")
+		// A method no subclass can override (static, private or #name):
+		// its calls are inlined with this as the receiver.
+		head := strings.TrimSpace(fnNode.Text[:max(0, fnNode.Child("name").StartByte-fnNode.StartByte)])
+		mods := strings.Fields(head)
+		if !slices.Contains(mods, "static") && !slices.Contains(mods, "private") && !strings.HasPrefix(fnNode.Child("name").Text, "#") {
+			return nil, unsupported(st.name, "it is a method a subclass may override (only static, private and #private methods are inlined)")
+		}
+		if slices.Contains(mods, "get") || slices.Contains(mods, "set") || slices.Contains(mods, "async") || slices.Contains(mods, "*") {
+			return nil, unsupported(st.name, "it is an accessor, async or a generator")
+		}
+		method = true
+		private = slices.Contains(mods, "private") || strings.HasPrefix(fnNode.Child("name").Text, "#")
 	}
 	_, ancestors, err := syntax.Enclosing(ctx, c.Session, src, row, col, []string{fnNode.Type}, 0)
 	if err != nil {
 		return nil, err
 	}
 	for _, a := range ancestors {
-		if a == "class_definition" || a == "class_body" || a == "class_declaration" {
+		if !method && (a == "class_definition" || a == "class_body" || a == "class_declaration") {
 			return nil, unsupported(st.name, "it is a method (self would need rewriting)")
 		}
 	}
 	if len(ancestors) > 0 && ancestors[0] == "decorated_definition" {
 		return nil, unsupported(st.name, "it is decorated (the decorator may change what a call does)")
+	}
+	if rt := fnNode.Child("return_type"); rt != nil && typePredicate.MatchString(rt.Text) {
+		return nil, unsupported(st.name, "it is a type guard ("+strings.TrimSpace(strings.TrimPrefix(rt.Text, ":"))+"): the narrowing its callers rely on would be lost")
 	}
 	if strings.HasPrefix(fnNode.Text, "async") {
 		return nil, unsupported(st.name, "it is async")
@@ -184,13 +287,19 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 	if fnNode.Type == "generator_function_declaration" {
 		return nil, unsupported(st.name, "it is a generator")
 	}
-	fn := &simpleFunc{start: fnNode.StartByte, end: fnNode.EndByte}
+	fn := &simpleFunc{start: fnNode.StartByte, end: fnNode.EndByte, method: method, private: private}
 	// Parameters.
 	params := fnNode.Child("parameters")
-	if params == nil {
+	var paramNodes []syntax.Node
+	switch {
+	case params != nil:
+		paramNodes = params.NamedChildren()
+	case fnNode.Child("parameter") != nil:
+		paramNodes = []syntax.Node{*fnNode.Child("parameter")} // x => ...
+	default:
 		return nil, unsupported(st.name, "it has no parameter list")
 	}
-	for _, p := range params.NamedChildren() {
+	for _, p := range paramNodes {
 		var pr param
 		switch p.Type {
 		case "identifier":
@@ -221,7 +330,8 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 				}
 			}
 			if p.Type == "optional_parameter" && !pr.hasDef {
-				return nil, unsupported(st.name, "parameter "+pr.name+" is optional without a default")
+				// b?: T omitted at a call is undefined.
+				pr.hasDef, pr.def = true, rules.undefined
 			}
 		case "keyword_separator", "positional_separator", "comment":
 			continue
@@ -233,16 +343,23 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 		}
 		fn.params = append(fn.params, pr)
 	}
-	// The body: one return statement (after a docstring).
+	// The body: one return statement (after a docstring), or an arrow
+	// function's expression.
 	body := fnNode.Child("body")
 	if body == nil {
 		return nil, unsupported(st.name, "it has no body")
+	}
+	if rules.expressionBodies[body.Type] || fnNode.Type == "arrow_function" && body.Type != "statement_block" {
+		return readExprBody(ctx, c, src, st, rules, fn, *body)
 	}
 	stmts := body.NamedChildren()
 	if len(stmts) > 1 && rules.docstrings && stmts[0].Type == "expression_statement" {
 		if t := strings.TrimLeft(stmts[0].Text, "rRbBuU"); strings.HasPrefix(t, `"`) || strings.HasPrefix(t, "'") {
 			stmts = stmts[1:] // the docstring
 		}
+	}
+	if (len(stmts) != 1 || stmts[0].Type != "return_statement") && rules.statementBodies {
+		return readStatementBody(ctx, c, src, st, rules, fn, stmts)
 	}
 	if len(stmts) != 1 || stmts[0].Type != "return_statement" {
 		return nil, unsupported(st.name, "its body is not a single return statement")
@@ -257,15 +374,59 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 		return nil, unsupported(st.name, "it returns nothing or several values")
 	}
 	fn.expr = exprs[0]
+	return readExprBody(ctx, c, src, st, rules, fn, fn.expr)
+}
+
+// readExprBody reads the returned expression expr of fn: the parameters'
+// uses, the other names it uses; scopes of its own are refused.
+func readExprBody(ctx context.Context, c *lsp.Client, src syntax.Source, st *inlineState, rules *syntaxRules, fn *simpleFunc, expr syntax.Node) (*simpleFunc, error) {
+	fn.expr = expr
 	// Its identifiers; scopes of their own are refused.
 	start, end := fn.expr.StartRow, fn.expr.EndRow
-	matches, err := syntax.Query(ctx, c.Session, src, rules.idents+" "+scopedQuery(rules), syntax.QueryOptions{StartRow: &start, EndRow: &end})
+	query := rules.idents + " " + scopedQuery(rules)
+	if rules.interpolation != "" {
+		query += " (string (" + rules.interpolation + ") @interp) @fstring"
+	}
+	if rules.comprehensionVars != "" {
+		query += " " + rules.comprehensionVars
+	}
+	if rules.nullish != "" {
+		query += ` (binary_expression left: (identifier) @nl operator: "` + rules.nullish + `" right: (_) @nr) @nb`
+	}
+	matches, err := syntax.Query(ctx, c.Session, src, query, syntax.QueryOptions{StartRow: &start, EndRow: &end})
 	if err != nil {
 		return nil, err
 	}
 	skip := map[int]bool{}
 	var ids []syntax.Node
 	for _, m := range matches {
+		if nb, nl, nr := m.Get("nb"), m.Get("nl"), m.Get("nr"); nb != nil && nl != nil && nr != nil {
+			if nb.StartByte >= fn.expr.StartByte && nb.EndByte <= fn.expr.EndByte {
+				if fn.nullish == nil {
+					fn.nullish = map[int]nullishUse{}
+				}
+				clean := true
+				for _, p := range fn.params {
+					clean = clean && !containsWord(nr.Text, p.name)
+				}
+				fn.nullish[nl.StartByte] = nullishUse{start: nb.StartByte, end: nb.EndByte, fallback: nr.Text, clean: clean}
+			}
+			continue
+		}
+		if cb := m.Get("cb"); cb != nil {
+			if cb.StartByte >= fn.expr.StartByte && cb.EndByte <= fn.expr.EndByte {
+				if fn.compBound == nil {
+					fn.compBound = map[string]bool{}
+				}
+				fn.compBound[cb.Text] = true
+			}
+		}
+		if in, str := m.Get("interp"), m.Get("fstring"); in != nil && str != nil {
+			if in.StartByte >= fn.expr.StartByte && in.EndByte <= fn.expr.EndByte {
+				fn.interps = append(fn.interps, fInterp{start: in.StartByte, end: in.EndByte, text: in.Text, quote: stringQuote(str.Text)})
+			}
+			continue
+		}
 		for _, cp := range m.Captures {
 			n := cp.Node
 			if n.StartByte < fn.expr.StartByte || n.EndByte > fn.expr.EndByte {
@@ -277,6 +438,10 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 			case "short":
 				return nil, unsupported(st.name, "its result uses the shorthand property {"+n.Text+"}")
 			case "scoped":
+				if n.Type == "this" && fn.method {
+					fn.thisUses = append(fn.thisUses, n)
+					continue
+				}
 				return nil, unsupported(st.name, "its result has a scope of its own or suspends ("+n.Type+")")
 			case "id":
 				ids = append(ids, n)
@@ -296,7 +461,7 @@ func readSimpleFunc(ctx context.Context, c *lsp.Client, st *inlineState, ts stri
 				found = true
 			}
 		}
-		if !found && !rules.builtins[id.Text] && !free[id.Text] {
+		if !found && !rules.builtins[id.Text] && !free[id.Text] && !fn.compBound[id.Text] {
 			free[id.Text] = true
 			fn.free = append(fn.free, id.Text)
 		}
@@ -397,7 +562,19 @@ func inlineCall(ctx context.Context, c *lsp.Client, st *inlineState, rules *synt
 	if s.rel != st.defRel && len(fn.free) > 0 {
 		return "", fmt.Sprintf("the body uses %s from its own module, which this file may not have", strings.Join(fn.free, ", ")), nil
 	}
-	if f := call.Child("function"); f != nil && (f.Type == "attribute" || f.Type == "member_expression") && s.rel == st.defRel {
+	receiver := ""
+	f := call.Child("function")
+	member := f != nil && (f.Type == "attribute" || f.Type == "member_expression")
+	switch {
+	case fn.method && !member:
+		return "", "a method called without a receiver", nil
+	case fn.method:
+		obj := f.Child("object")
+		if obj == nil || obj.Type != "this" && obj.Type != "identifier" {
+			return "", "called on " + f.Text + ", whose receiver is not a name", nil
+		}
+		receiver = obj.Text
+	case member && s.rel == st.defRel:
 		return "", "called through an object or module (" + f.Text + ")", nil
 	}
 	// Arguments to parameters.
@@ -434,11 +611,14 @@ func inlineCall(ctx context.Context, c *lsp.Client, st *inlineState, rules *synt
 			pos++
 		}
 	}
+	if fn.stmts != nil {
+		return inlineStatementCall(ctx, c, st, rules, fn, text, src, call, args)
+	}
 	// Which arguments are bound to locals: the impure ones, and the names
 	// passed before the last impure one (their values could change).
 	lastImpure := -1
 	for i, a := range args {
-		if a != nil && (!rules.pure[a.Type] || isFString(a)) {
+		if a != nil && (!rules.pure[a.Type] && !sideEffectFree(a.Text) || isFString(a)) {
 			lastImpure = i
 		}
 	}
@@ -480,6 +660,13 @@ func inlineCall(ctx context.Context, c *lsp.Client, st *inlineState, rules *synt
 		values[i] = local
 		bindings = append(bindings, rules.local(local, a.Text))
 	}
+	for i, v := range values {
+		for name := range fn.compBound {
+			if containsWord(v, name) {
+				return "", fmt.Sprintf("the argument for %s uses %s, which a comprehension of the body binds", fn.params[i].name, name), nil
+			}
+		}
+	}
 	// Free names of the body must not be shadowed where it lands.
 	if len(fn.free) > 0 {
 		if why, err := shadowed(ctx, c, src, rules, call, fn.free); err != nil || why != "" {
@@ -489,17 +676,52 @@ func inlineCall(ctx context.Context, c *lsp.Client, st *inlineState, rules *synt
 	// The expression with the arguments in place.
 	defText := st.scratch[st.defRel]
 	var b strings.Builder
-	type repl struct {
-		start, end int
-		text       string
+	var repls []exprRepl
+	for _, u := range fn.thisUses {
+		repls = append(repls, exprRepl{u.StartByte, u.EndByte, receiver})
 	}
-	var repls []repl
+	minor := pythonMinor(c, rules)
 	for i := range fn.params {
 		for _, u := range fn.uses[i] {
-			repls = append(repls, repl{u.StartByte, u.EndByte, values[i]})
+			r := exprRepl{u.StartByte, u.EndByte, values[i]}
+			// p ?? fallback with p known: the fallback, or the value (the
+			// compiler rejects `undefined ?? 1` and `3 ?? 1`).
+			if nu, ok := fn.nullish[u.StartByte]; ok && nu.clean {
+				known := ""
+				switch v := strings.Trim(values[i], "()"); {
+				case v == "undefined" || v == "null":
+					known = nu.fallback
+				case args[i] != nil && literal(args[i]) || args[i] == nil && fn.params[i].def != "":
+					known = v
+				}
+				if known != "" {
+					start, end := nu.start, nu.end
+					// (p ?? 1) becomes 1, not ((1)).
+					if start > 0 && end < len(defText) && defText[start-1] == '(' && defText[end] == ')' && start-1 >= fn.expr.StartByte && end+1 <= fn.expr.EndByte {
+						start, end = start-1, end+1
+					}
+					if !atomicText(known) {
+						known = "(" + known + ")"
+					}
+					r = exprRepl{start, end, known}
+				}
+			}
+			if fi := interpAround(fn.interps, u); fi != nil {
+				var why string
+				r, why = intoInterpolation(*fi, u, fn.params[i].name, values[i], minor)
+				if why != "" {
+					return "", why, nil
+				}
+			}
+			repls = append(repls, r)
 		}
 	}
 	sort.Slice(repls, func(i, j int) bool { return repls[i].start < repls[j].start })
+	for i := 1; i < len(repls); i++ {
+		if repls[i].start < repls[i-1].end {
+			return "", "a parameter is used twice in one f-string replacement field", nil
+		}
+	}
 	last := fn.expr.StartByte
 	exprText := defText[fn.expr.StartByte:fn.expr.EndByte]
 	if exprText != fn.expr.Text {
@@ -785,4 +1007,84 @@ func removeLines(text string, start, end int) string {
 func grammarCalls(ts string) []string {
 	g, _ := syntax.GrammarOf(ts)
 	return g.Calls
+}
+
+// constantFunction is the function a constant at defOff holds (const f =
+// (a) => a * 2; const g = function (a) { return a; }), nil when the name
+// at defOff is not such a constant.
+func constantFunction(ctx context.Context, c *lsp.Client, src syntax.Source, row, col, defOff int, rules *syntaxRules) (*syntax.Node, error) {
+	decl, _, err := syntax.Enclosing(ctx, c.Session, src, row, col, []string{"variable_declarator"}, 2)
+	if err != nil || decl == nil {
+		return nil, err
+	}
+	name, value := decl.Child("name"), decl.Child("value")
+	if name == nil || name.StartByte != defOff || value == nil || (value.Type != "arrow_function" && value.Type != "function_expression" && value.Type != "function") {
+		return nil, nil
+	}
+	vr, vc := value.StartRow, value.StartCol
+	fn, _, err := syntax.Enclosing(ctx, c.Session, src, vr, vc, []string{value.Type}, 3)
+	if err != nil || fn == nil || fn.StartByte != value.StartByte {
+		return nil, err
+	}
+	return fn, nil
+}
+
+// sideEffectFree reports whether an expression's text can have no effect
+// when evaluated: names, literals and operators only (no call, no
+// assignment, no increment, no await, yield, new or delete; no string or
+// template whose text could hide one).
+func sideEffectFree(text string) bool {
+	if strings.ContainsAny(text, "(\"'`[{") || strings.Contains(text, "++") || strings.Contains(text, "--") {
+		return false
+	}
+	for i := 0; i < len(text); i++ {
+		if text[i] != '=' {
+			continue
+		}
+		prev, next := byte(0), byte(0)
+		if i > 0 {
+			prev = text[i-1]
+		}
+		if i+1 < len(text) {
+			next = text[i+1]
+		}
+		if next != '=' && prev != '=' && prev != '!' && prev != '<' && prev != '>' {
+			return false // an assignment
+		}
+	}
+	for _, w := range []string{"await", "yield", "new", "delete", "lambda", "not in"} {
+		if containsWord(text, w) && w != "not in" {
+			return false
+		}
+	}
+	return true
+}
+
+func containsWord(text, w string) bool {
+	for i := strings.Index(text, w); i >= 0; {
+		before := i == 0 || !isIdentByte(text[i-1])
+		after := i+len(w) >= len(text) || !isIdentByte(text[i+len(w)])
+		if before && after {
+			return true
+		}
+		j := strings.Index(text[i+1:], w)
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	return false
+}
+
+// atomicText: a name, a number or a member chain needs no parentheses.
+func atomicText(t string) bool {
+	if t == "" {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if !isIdentByte(t[i]) && t[i] != '.' {
+			return false
+		}
+	}
+	return true
 }

@@ -58,10 +58,72 @@ func TestInlinePython(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if plan.DefinitionRemoved || !strings.Contains(plan.DefinitionKept, "public") {
+			t.Errorf("auto removed a public function: %+v", plan)
+		}
+		plan, err = refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "geom.py", Target: lsp.Target{Line: 11, Symbol: "perimeter"}, RemoveDefinition: "always"})
+		if err != nil {
+			t.Fatal(err)
+		}
 		if len(plan.Replacements) != 2 || len(plan.LeftAlone) != 0 || !plan.DefinitionRemoved {
 			t.Fatalf("plan: %+v", plan)
 		}
 		e.with(t).submit("inline_python_perimeter", plan.Changeset, true)
+	})
+	// requires-python >=3.10: a string literal goes into the f-string's
+	// text (f"{"python-requests"}/..." is a syntax error before 3.12), its
+	// quotes escaped where they are the f-string's; the public function
+	// stays.
+	t.Run("f-string user_agent, public kept", func(t *testing.T) {
+		line := 1 + strings.Count(strings.Split(e.disk("geom.py"), "def user_agent")[0], "\n")
+		plan, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "geom.py", Target: lsp.Target{Line: line, Symbol: "user_agent"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Replacements) != 2 || plan.DefinitionRemoved || !strings.Contains(plan.DefinitionKept, "public") {
+			t.Fatalf("plan: %+v", plan)
+		}
+		e.with(t).submit("inline_python_fstring", plan.Changeset, true)
+		if g := e.disk("geom.py"); !strings.Contains(g, `{"User-Agent": f"python-requests/{VERSION}", "From": f"say \"hi\"/{VERSION}"}`) {
+			t.Errorf("geom.py:\n%s", g)
+		}
+		e.run("python3", "-c", "import ast, sys; ast.parse(open('geom.py').read(), feature_version=(3, 10))")
+	})
+	// A body of statements where the call is an assignment's value (its
+	// local total renamed: the caller has one), left alone inside an
+	// expression; a comprehension.
+	t.Run("statements and a comprehension", func(t *testing.T) {
+		e := e.with(t)
+		line := 1 + strings.Count(strings.Split(e.disk("geom.py"), "def summary")[0], "\n")
+		plan, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "geom.py", Target: lsp.Target{Line: line, Symbol: "summary"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Replacements) != 1 || len(plan.LeftAlone) != 1 || !strings.Contains(plan.LeftAlone[0].Reason, "inside an expression") {
+			t.Fatalf("plan: %+v", plan)
+		}
+		e.submit("inline_python_statements", plan.Changeset, true)
+		line = 1 + strings.Count(strings.Split(e.disk("geom.py"), "def counts")[0], "\n")
+		plan, err = refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "geom.py", Target: lsp.Target{Line: line, Symbol: "counts"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Replacements) != 1 {
+			t.Fatalf("plan: %+v", plan)
+		}
+		e.submit("inline_python_comprehension", plan.Changeset, true)
+		// Early returns: kept where the call is returned, refused where
+		// its value is assigned.
+		line = 1 + strings.Count(strings.Split(e.disk("geom.py"), "def kind(")[0], "\n")
+		plan, err = refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "geom.py", Target: lsp.Target{Line: line, Symbol: "kind"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Replacements) != 1 || len(plan.LeftAlone) != 1 || !strings.Contains(plan.LeftAlone[0].Reason, "returns early") {
+			t.Fatalf("plan: %+v", plan)
+		}
+		e.submit("inline_python_early_return", plan.Changeset, true)
+		e.run("python3", "-m", "py_compile", "geom.py")
 	})
 	if got := e.run("python3-deps", "app.py"); got != output {
 		t.Errorf("the program's output changed:\n%s\nwas:\n%s", got, output)
@@ -108,11 +170,52 @@ func TestInlineTypeScript(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if plan.DefinitionRemoved || !strings.Contains(plan.DefinitionKept, "public") {
+			t.Errorf("auto removed an exported function: %+v", plan)
+		}
+		plan, err = refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "src/geom.ts", Target: lsp.Target{Line: 10, Symbol: "perimeter"}, RemoveDefinition: "always"})
+		if err != nil {
+			t.Fatal(err)
+		}
 		if len(plan.Replacements) != 2 || len(plan.LeftAlone) != 0 || !plan.DefinitionRemoved {
 			t.Fatalf("plan: %+v", plan)
 		}
 		e.with(t).submit("inline_ts_perimeter", plan.Changeset, true)
 	})
+	// An arrow-function constant, and one with an optional parameter left
+	// out at one call (undefined) and given at the other.
+	for _, fn := range []string{"half", "grow"} {
+		t.Run("arrow constant "+fn, func(t *testing.T) {
+			line := 1 + strings.Count(strings.Split(e.disk("src/geom.ts"), "const "+fn+" =")[0], "\n")
+			plan, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "src/geom.ts", Target: lsp.Target{Line: line, Symbol: fn}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Replacements) != 2 || len(plan.LeftAlone) != 0 || !plan.DefinitionRemoved {
+				t.Fatalf("plan: %+v", plan)
+			}
+			e.with(t).submit("inline_ts_arrow_"+fn, plan.Changeset, true)
+		})
+	}
+	// A static and a private method: this becomes the receiver.
+	for _, fn := range []string{"unit", "inner"} {
+		t.Run("method "+fn, func(t *testing.T) {
+			line := 0
+			for i, l := range strings.Split(e.disk("src/geom.ts"), "\n") {
+				if strings.Contains(l, " "+fn+"(") && strings.HasSuffix(l, "{") {
+					line = i + 1
+				}
+			}
+			plan, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "src/geom.ts", Target: lsp.Target{Line: line, Symbol: fn}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Replacements) != 1 || len(plan.LeftAlone) != 0 {
+				t.Fatalf("plan: %+v", plan)
+			}
+			e.with(t).submit("inline_ts_method_"+fn, plan.Changeset, true)
+		})
+	}
 	e.run("tsc", "-p", ".")
 	if got := runMain(); got != output {
 		t.Errorf("the program's result changed:\n%s\nwas:\n%s", got, output)

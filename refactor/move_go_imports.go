@@ -118,6 +118,11 @@ func addImports(file, text string, want map[string]string) (string, map[string]s
 		p, _ := strconv.Unquote(spec.Path.Value)
 		return !strings.Contains(strings.Split(p, "/")[0], ".")
 	}
+	if last != nil && last.Lparen.IsValid() && len(last.Specs) > 0 {
+		if out, ok := insertIntoGroups(text, fset, last, paths, specs); ok {
+			return out, names, nil
+		}
+	}
 	switch {
 	case last != nil && last.Lparen.IsValid() && len(last.Specs) > 0:
 		// The standard library's imports go to the first group, the
@@ -219,4 +224,92 @@ func usesName(f *ast.File, name string) bool {
 		return !used
 	})
 	return used
+}
+
+// insertIntoGroups adds specs (for paths, in the same order) to an import
+// block whose specs each sit on lines of their own: each in the group
+// (blank-line separated) whose imports share the longest path prefix with
+// it, a standard library import in the standard library's group, at its
+// sorted place (gofmt sorts within groups). ok is false when a path shares
+// nothing with any group (the caller's rule then decides) or the block's
+// layout is not one spec per line.
+func insertIntoGroups(text string, fset *token.FileSet, block *ast.GenDecl, paths, specs []string) (string, bool) {
+	m := preview.NewMapper(text)
+	line := func(p token.Pos) int { l, _ := m.Position(fset.Position(p).Offset); return l }
+	type group struct {
+		paths      []string
+		firstLines []int // each spec's first line
+		last       int   // the group's last line
+	}
+	var groups []*group
+	prevEnd := -2
+	for _, sp := range block.Specs {
+		is := sp.(*ast.ImportSpec)
+		p, _ := strconv.Unquote(is.Path.Value)
+		start, end := line(sp.Pos()), line(sp.End())
+		if is.Doc != nil {
+			start = line(is.Doc.Pos())
+		}
+		if start <= prevEnd {
+			return "", false // two specs on a line
+		}
+		if start > prevEnd+1 || len(groups) == 0 {
+			groups = append(groups, &group{})
+		}
+		g := groups[len(groups)-1]
+		g.paths, g.firstLines, g.last = append(g.paths, p), append(g.firstLines, start), end
+		prevEnd = end
+	}
+	if line(block.Rparen) <= prevEnd {
+		return "", false
+	}
+	isStd := func(p string) bool { return !strings.Contains(strings.Split(p, "/")[0], ".") }
+	shared := func(a, b string) int {
+		as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+		n := 0
+		for n < len(as) && n < len(bs) && as[n] == bs[n] {
+			n++
+		}
+		return n
+	}
+	type ins struct {
+		line, order int
+		text        string
+	}
+	var adds []ins
+	for i, p := range paths {
+		best, bestN := -1, 0
+		for gi, g := range groups {
+			for _, q := range g.paths {
+				n := shared(p, q)
+				if isStd(p) && isStd(q) {
+					n = 1 << 10
+				}
+				if n > bestN || n == bestN && n > 0 {
+					best, bestN = gi, n
+				}
+			}
+		}
+		if best < 0 {
+			return "", false
+		}
+		g := groups[best]
+		at := g.last + 1
+		for k, q := range g.paths {
+			if q > p {
+				at = g.firstLines[k]
+				break
+			}
+		}
+		adds = append(adds, ins{at, i, "\t" + specs[i] + "\n"})
+	}
+	// Bottom up, and at one line the last first, so each lands in order.
+	sort.Slice(adds, func(i, j int) bool {
+		return adds[i].line > adds[j].line || adds[i].line == adds[j].line && adds[i].order > adds[j].order
+	})
+	for _, a := range adds {
+		off := m.LineOffset(a.line)
+		text = text[:off] + a.text + text[off:]
+	}
+	return text, true
 }

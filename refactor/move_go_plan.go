@@ -496,7 +496,21 @@ func (m *goMove) fixImports(texts map[string]string) error {
 			return moveErr(apierr.OperationFailed, "report this (nothing was changed)",
 				"after the move %s would not parse: %v", file, err)
 		}
-		m.out.Texts[file] = string(formatted)
+		m.out.Texts[file] = gofmtTouched(in.Files[file], text, string(formatted))
 	}
 	return nil
+}
+
+// gofmtTouched is text formatted as gofmt would where the move changed it:
+// all of it when the file was gofmt-clean before (or is new), else only
+// the lines the move changed, so declarations it did not touch keep their
+// bytes (gofmt since Go 1.19 also rewrites old doc comments).
+func gofmtTouched(orig, text, formatted string) string {
+	if orig == "" {
+		return formatted
+	}
+	if clean, err := format.Source([]byte(orig)); err == nil && string(clean) == orig {
+		return formatted
+	}
+	return formatInside(orig, text, formatted)
 }

@@ -176,7 +176,16 @@ func (in pyMoveInput) abs(rel string) string {
 	return filepath.Join(in.root, filepath.FromSlash(rel))
 }
 
-func pyModule(rel string) string { return lang.PackageOf(rel) }
+// module is the dotted name importers of rel write (from the import root:
+// never src.pkg for a src layout).
+func (in pyMoveInput) module(rel string) string {
+	return lang.PythonModule(in.scope, in.abs(rel))
+}
+
+// pkg is the package rel's relative imports start from.
+func (in pyMoveInput) pkg(rel string) string {
+	return pyPackageOf(in.module(rel), path.Base(rel) == "__init__.py")
+}
 
 // resolvesTo reports whether imp in file names the module file target.
 func (in pyMoveInput) resolvesTo(file string, imp lang.Import, target string) bool {
@@ -187,14 +196,55 @@ func (in pyMoveInput) resolvesTo(file string, imp lang.Import, target string) bo
 		}
 	}
 	// A target that does not exist yet: by name.
-	return strings.TrimLeft(imp.Path, ".") == pyModule(target) && !strings.HasPrefix(imp.Path, ".")
+	return pyAbsolute(in.pkg(file), imp.Path) == in.module(target)
+}
+
+// written is how file writes an import of the absolute module mod: relative
+// when the file already imports relatively and mod shares its top-level
+// package, else absolute.
+func (in pyMoveInput) written(file, text, mod string) string {
+	if usesRelativeImports(text) {
+		if rel := pyRelative(in.pkg(file), mod); rel != "" {
+			return rel
+		}
+	}
+	return mod
+}
+
+// definesTopLevel reports whether text binds name at its top level (a def,
+// a class, an assignment or an import).
+func definesTopLevel(text, name string) bool {
+	re := regexp.MustCompile(`(?m)^(?:async\s+def|def|class)\s+` + regexp.QuoteMeta(name) + `\b|^` + regexp.QuoteMeta(name) + `\s*(?::[^=\n]*)?=[^=]`)
+	if re.MatchString(text) {
+		return true
+	}
+	for _, imp := range lang.Python.Imports.Parse(text) {
+		if imp.Col >= 0 && imp.Line >= 0 {
+			lines := strings.Split(text, "\n")
+			if l := lines[imp.Line]; !strings.HasPrefix(l, "from ") && !strings.HasPrefix(l, "import ") {
+				continue
+			}
+		}
+		if st, ok := parsePyFrom(text, imp.Line); ok {
+			for _, e := range st.entries {
+				if e.alias == name || e.alias == "" && e.name == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // planPyMove computes the new texts of a Python move and how many
 // references it rewrote.
 func planPyMove(in pyMoveInput) (map[string]string, int, error) {
 	name := in.decl.name
-	srcMod, tgtMod := pyModule(in.source), pyModule(in.target)
+	srcMod, tgtMod := in.module(in.source), in.module(in.target)
+	if srcMod == "" || tgtMod == "" {
+		return nil, 0, apierr.Errorf(apierr.Unsupported, "move it to a module file",
+			"%s or %s is not a module Python can import by name", in.source, in.target)
+	}
 	src := in.files[in.source]
 	srcMap := preview.NewMapper(src)
 	// The piece: the declaration with the comment lines right above it.
@@ -208,46 +258,61 @@ func planPyMove(in pyMoveInput) (map[string]string, int, error) {
 	}
 	piece := src[start:end]
 	inPiece := func(file string, off int) bool { return file == in.source && off >= start && off < end }
+	tgtText := in.files[in.target]
+	if !in.targetExists {
+		tgtText = ""
+	}
+	if definesTopLevel(tgtText, name) && !pyImportsFrom(in, in.target, tgtText, name, in.source) {
+		return nil, 0, apierr.Errorf(apierr.PreconditionFailed, "rename one of them first, or pick another target",
+			"%s already defines %s", in.target, name)
+	}
 
-	// What the moved code needs: the source's imports it uses, and the
-	// source's other top-level names.
-	var needLines []string
-	addNeed := func(l string) {
-		for _, x := range needLines {
-			if x == l {
+	// What the moved code needs: the source's imports it uses (as absolute
+	// modules; none of the target itself), and the source's other
+	// top-level names.
+	var needs []pyAdd
+	addNeed := func(a pyAdd) {
+		for _, x := range needs {
+			if x == a {
 				return
 			}
 		}
-		needLines = append(needLines, l)
+		needs = append(needs, a)
 	}
 	srcLines := strings.Split(src, "\n")
+	srcPkg := in.pkg(in.source)
 	for _, imp := range in.l.Imports.Parse(src) {
-		if imp.Col == 0 && imp.Line >= 0 && !strings.HasPrefix(srcLines[imp.Line], "from ") && !strings.HasPrefix(srcLines[imp.Line], "import ") {
-			continue
+		l := srcLines[imp.Line]
+		if !strings.HasPrefix(l, "from ") && !strings.HasPrefix(l, "import ") {
+			continue // indented: inside a function, a try or an if
 		}
-		s, e, ok := importStatement(srcLines, imp.Line)
-		if !ok || strings.HasPrefix(srcLines[s], " ") || strings.HasPrefix(srcLines[s], "\t") {
-			continue
-		}
-		stmt := strings.Join(srcLines[s:e+1], "\n")
-		modPath := imp.Path
-		if strings.HasPrefix(modPath, ".") && path.Dir(in.source) != path.Dir(in.target) {
-			modPath = absolutePyModule(srcMod, modPath)
-		}
+		mod := pyAbsolute(srcPkg, imp.Path)
 		switch {
 		case len(imp.Names) > 0:
-			for _, n := range imp.Names {
-				if in.used[n] && !strings.Contains(stmt, " as ") {
-					addNeed("from " + modPath + " import " + n)
+			st, ok := parsePyFrom(src, imp.Line)
+			if !ok {
+				continue
+			}
+			for _, e := range st.entries {
+				bound := e.name
+				if e.alias != "" {
+					bound = e.alias
 				}
+				if !in.used[bound] {
+					continue
+				}
+				if mod == tgtMod {
+					continue // the target's own name: no self-import
+				}
+				addNeed(pyAdd{module: mod, name: e.name, alias: e.alias})
 			}
 		case imp.Alias != "":
 			if in.used[imp.Alias] {
-				addNeed("import " + modPath + " as " + imp.Alias)
+				addNeed(pyAdd{module: mod, alias: imp.Alias})
 			}
 		default:
 			if in.used[strings.Split(imp.Path, ".")[0]] {
-				addNeed("import " + imp.Path)
+				addNeed(pyAdd{module: imp.Path})
 			}
 		}
 	}
@@ -262,7 +327,7 @@ func planPyMove(in pyMoveInput) (map[string]string, int, error) {
 	// Rewrite the references.
 	type fileEdits struct {
 		edits []preview.ByteEdit
-		add   []string
+		add   []pyAdd
 	}
 	per := map[string]*fileEdits{}
 	get := func(f string) *fileEdits {
@@ -275,10 +340,6 @@ func planPyMove(in pyMoveInput) (map[string]string, int, error) {
 	tgtParent, tgtLeaf := "", tgtMod
 	if i := strings.LastIndex(tgtMod, "."); i >= 0 {
 		tgtParent, tgtLeaf = tgtMod[:i], tgtMod[i+1:]
-	}
-	qualifiedImport := "import " + tgtMod
-	if tgtParent != "" {
-		qualifiedImport = "from " + tgtParent + " import " + tgtLeaf
 	}
 	n := 0
 	sourceStillUses := false
@@ -296,36 +357,36 @@ func planPyMove(in pyMoveInput) (map[string]string, int, error) {
 		// In an import statement of the source module?
 		handled := false
 		for _, imp := range in.l.Imports.Parse(text) {
-			s, e, ok := importStatement(lines, imp.Line)
-			if !ok || line < s || line > e || !in.resolvesTo(r.File, imp, in.source) {
+			if len(imp.Names) == 0 || !in.resolvesTo(r.File, imp, in.source) {
+				continue
+			}
+			st, ok := parsePyFrom(text, imp.Line)
+			if !ok || r.Offset < st.start || r.Offset >= st.end {
+				if s, e, ok2 := importStatement(lines, imp.Line); ok2 && line >= s && line <= e && !ok {
+					return nil, 0, apierr.Errorf(apierr.Unsupported, "move it by hand",
+						"%s:%d: nvbridge cannot read this import of %s", r.File, s+1, imp.Path)
+				}
 				continue
 			}
 			handled = true
-			key := r.File + ":" + strconv.Itoa(s)
+			key := r.File + ":" + strconv.Itoa(st.start)
 			if doneStmt[key] {
 				break
 			}
 			doneStmt[key] = true
-			stmt := strings.Join(lines[s:e+1], "\n")
-			if s != e || strings.Contains(stmt, " as ") || len(imp.Names) == 0 {
-				return nil, 0, apierr.Errorf(apierr.Unsupported, "write the import on one line without aliases first",
-					"%s:%d: nvbridge rewrites one-line `from %s import ...` statements only", r.File, s+1, imp.Path)
-			}
-			var keep []string
-			for _, x := range imp.Names {
-				if x != name {
-					keep = append(keep, x)
+			k := -1
+			for i, e := range st.entries {
+				if e.name == name {
+					k = i
 				}
 			}
-			a, b := textMap.LineOffset(s), textMap.LineOffset(e+1)
-			if len(keep) == 0 {
-				fe.edits = append(fe.edits, preview.ByteEdit{Start: a, End: b})
-			} else {
-				nw, _ := rewriteNames(lines[s], imp.Names, keep)
-				fe.edits = append(fe.edits, preview.ByteEdit{Start: a, End: a + len(lines[s]), Text: nw})
+			if k < 0 {
+				return nil, 0, apierr.Errorf(apierr.Unsupported, "move it by hand",
+					"%s:%d: %s is not among the names this import takes", r.File, line+1, name)
 			}
+			fe.edits = append(fe.edits, st.removeEntry(text, k))
 			if r.File != in.target {
-				fe.add = append(fe.add, "from "+tgtMod+" import "+name)
+				fe.add = append(fe.add, pyAdd{module: in.written(r.File, text, tgtMod), name: name, alias: st.entries[k].alias})
 			}
 			n++
 			break
@@ -348,14 +409,18 @@ func planPyMove(in pyMoveInput) (map[string]string, int, error) {
 				fe.edits = append(fe.edits, preview.ByteEdit{Start: q, End: r.Offset})
 			} else {
 				fe.edits = append(fe.edits, preview.ByteEdit{Start: q, End: r.Offset - 1, Text: tgtLeaf})
-				fe.add = append(fe.add, qualifiedImport)
+				if tgtParent != "" {
+					fe.add = append(fe.add, pyAdd{module: in.written(r.File, text, tgtParent), name: tgtLeaf})
+				} else {
+					fe.add = append(fe.add, pyAdd{module: tgtMod})
+				}
 			}
 			n++
 			continue
 		}
 		if r.File == in.source {
 			sourceStillUses = true
-			fe.add = append(fe.add, "from "+tgtMod+" import "+name)
+			fe.add = append(fe.add, pyAdd{module: in.written(r.File, text, tgtMod), name: name})
 			n++
 			continue
 		}
@@ -383,7 +448,7 @@ func planPyMove(in pyMoveInput) (map[string]string, int, error) {
 				"the move would make a circular import: %s uses %s of %s, and %s still uses %s", name, strings.Join(deps, ", "), srcMod, srcMod, name)
 		}
 		for _, d := range deps {
-			addNeed("from " + srcMod + " import " + d)
+			addNeed(pyAdd{module: srcMod, name: d})
 		}
 	}
 
@@ -395,6 +460,7 @@ func planPyMove(in pyMoveInput) (map[string]string, int, error) {
 		}
 		out[f] = t
 	}
+	style := pyProjectStyle(in.root, srcMod, tgtMod)
 	// The target.
 	body := strings.TrimRight(piece, "\n") + "\n"
 	tgt, ok := out[in.target]
@@ -409,16 +475,24 @@ func planPyMove(in pyMoveInput) (map[string]string, int, error) {
 	} else {
 		tgt = strings.TrimRight(tgt, "\n") + "\n\n\n" + body
 	}
-	out[in.target] = insertPyImports(tgt, needLines)
+	var tgtAdds []pyAdd
+	for _, a := range needs {
+		if a.name != "" && definesTopLevel(in.files[in.target], entryName(a)) && in.targetExists {
+			continue // the target has it already
+		}
+		a.module = in.written(in.target, tgt, a.module)
+		tgtAdds = append(tgtAdds, a)
+	}
+	out[in.target] = pyAddImports(tgt, tgtAdds, style)
 	for f, fe := range per {
 		if f == in.target {
 			continue
 		}
-		out[f] = insertPyImports(out[f], fe.add)
+		out[f] = pyAddImports(out[f], fe.add, style)
 	}
 	for f, t := range out {
 		abs := in.abs(f)
-		t = dropUnusedModuleImports(in.l, t, func(imp lang.Import) bool {
+		t = pyDropUnused(in.l, t, func(imp lang.Import) bool {
 			if f == in.source && pyBinds(imp, in.used) {
 				return true // an import the moved code used
 			}
@@ -441,12 +515,38 @@ func planPyMove(in pyMoveInput) (map[string]string, int, error) {
 			}
 		}
 	}
+	for _, imp := range in.l.Imports.Parse(out[in.target]) {
+		if in.resolvesTo(in.target, imp, in.target) && len(imp.Names) > 0 {
+			return nil, 0, apierr.Errorf(apierr.OperationFailed, "report this",
+				"the move would make %s import itself (line %d)", in.target, imp.Line+1)
+		}
+	}
 	for f, t := range out {
 		if in.files[f] == t && (f != in.target || in.targetExists) {
 			delete(out, f)
 		}
 	}
 	return out, n, nil
+}
+
+func entryName(a pyAdd) string {
+	if a.alias != "" {
+		return a.alias
+	}
+	return a.name
+}
+
+// pyImportsFrom reports whether text (of file) imports name from the
+// module file src (a binding the move replaces).
+func pyImportsFrom(in pyMoveInput, file, text, name, src string) bool {
+	for _, imp := range in.l.Imports.Parse(text) {
+		for _, n := range imp.Names {
+			if n == name && in.resolvesTo(file, imp, src) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pyBinds reports whether imp binds one of names.
@@ -461,7 +561,7 @@ func pyBinds(imp lang.Import, names map[string]bool) bool {
 
 // bindsModule reports whether qual, in file, names the source module.
 func (in pyMoveInput) bindsModule(file, text, qual string) bool {
-	srcMod := pyModule(in.source)
+	srcMod := in.module(in.source)
 	for _, imp := range in.l.Imports.Parse(text) {
 		if !in.resolvesTo(file, imp, in.source) {
 			continue
@@ -484,17 +584,6 @@ func (in pyMoveInput) bindsModule(file, text, qual string) bool {
 
 func isWordByte(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
-}
-
-// absolutePyModule turns a relative import of module mod into an absolute one.
-func absolutePyModule(mod, rel string) string {
-	dots := len(rel) - len(strings.TrimLeft(rel, "."))
-	parts := strings.Split(mod, ".")
-	base := parts[:max(len(parts)-dots, 0)]
-	if rest := rel[dots:]; rest != "" {
-		base = append(base, rest)
-	}
-	return strings.Join(base, ".")
 }
 
 // insertPyImports adds import lines after a file's last top-level import

@@ -57,6 +57,11 @@ type MovePlan struct {
 	// References is how many references were rewritten.
 	References int
 	Files      []string
+	// LeftBehind lists uses of the moved name in files the move did not
+	// touch that also name the source module (tests or files the server
+	// does not see), at most maxLeftBehind of LeftBehindTotal.
+	LeftBehind      []LeftBehind
+	LeftBehindTotal int
 }
 
 const moveHint = "point at a top-level declaration (its line and symbol name)"
@@ -113,6 +118,25 @@ func Move(ctx context.Context, c *lsp.Client, req MoveRequest) (MovePlan, error)
 			"move_symbol does not support %s files (%s)", l.DisplayName(), doc.Rel)
 	}
 	plan, err := move(ctx, c, doc, pt, tgtRel)
+	if err == nil && plan.Symbol != "" {
+		srcLeaf := strings.TrimSuffix(path.Base(doc.Rel), path.Ext(doc.Rel))
+		if l.Imports.Folder {
+			srcLeaf = path.Base(path.Dir(doc.Rel))
+		}
+		touched := map[string]bool{}
+		for _, f := range plan.Changeset.Files {
+			touched[f.Path] = true
+		}
+		plan.LeftBehind, plan.LeftBehindTotal = findLeftBehind(c.Session.Root(), l, plan.Symbol, plan.Changeset, func(file, text string, changed bool) bool {
+			if changed || touched[file] || file == doc.Rel || file == tgtRel {
+				return false
+			}
+			if l.Imports.Folder && path.Dir(file) == path.Dir(doc.Rel) {
+				return false // the same package: no import names it
+			}
+			return strings.Contains(text, srcLeaf)
+		})
+	}
 	if err == nil {
 		steps.next("moved %s to %s: %d file(s) changed", plan.Symbol, tgtRel, len(plan.Changeset.Files))
 	}

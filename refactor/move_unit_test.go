@@ -33,6 +33,14 @@ func TestMoveAddImports(t *testing.T) {
 			t.Errorf("existing alias not used: %v", names)
 		}
 	}
+	// zap's three groups: a new import joins the group it shares the
+	// longest path with, at its sorted place, and no group is reordered.
+	zapSrc := "package zap\n\nimport (\n\t\"fmt\"\n\n\t\"go.uber.org/zap/zapcore\"\n\n\t\"go.uber.org/multierr\"\n)\n"
+	got, _, err := addImports("sugar.go", zapSrc, map[string]string{"strings": "strings", "go.uber.org/zap/internal/bufferpool": "bufferpool"})
+	want := "package zap\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n\n\t\"go.uber.org/zap/internal/bufferpool\"\n\t\"go.uber.org/zap/zapcore\"\n\n\t\"go.uber.org/multierr\"\n)\n"
+	if err != nil || got != want {
+		t.Errorf("zap's groups:\n got %q\nwant %q (%v)", got, want, err)
+	}
 	// A name taken by another import gets a number.
 	got, names, _ := addImports("a.go", "package a\n\nimport \"example.com/x/b\"\n", map[string]string{"example.com/m/b": "b"})
 	if names["example.com/m/b"] != "b2" || !strings.Contains(got, "b2 \"example.com/m/b\"") {
@@ -109,13 +117,5 @@ func TestMoveDropUnusedModuleImports(t *testing.T) {
 	want = "from shop.geometry import perimeter\nfrom shop import measure\n\nprint(measure.area(1), perimeter(2))\n"
 	if got := dropUnusedModuleImports(py, src, all); got != want {
 		t.Errorf("python:\n got %q\nwant %q", got, want)
-	}
-}
-
-func TestMoveAbsolutePyModule(t *testing.T) {
-	for _, c := range [][3]string{{"shop.geometry", ".util", "shop.util"}, {"shop.sub.geometry", "..util", "shop.util"}, {"shop.geometry", ".", "shop"}} {
-		if got := absolutePyModule(c[0], c[1]); got != c[2] {
-			t.Errorf("absolutePyModule(%s, %s) = %s, want %s", c[0], c[1], got, c[2])
-		}
 	}
 }

@@ -41,6 +41,15 @@ type RenamePlan struct {
 	// Files are the affected files (workspace-relative, sorted).
 	Files     []string
 	EditCount int
+	// LeftBehind lists where the old name still occurs as an identifier
+	// after the rename in the workspace's files of the language (tests or
+	// files the server does not see; at most maxLeftBehind, of
+	// LeftBehindTotal).
+	LeftBehind      []LeftBehind
+	LeftBehindTotal int
+	// MacrosRenamed are the C/C++ macros whose body names the symbol,
+	// renamed with it ("lmem.h: luaM_error").
+	MacrosRenamed []string
 }
 
 // prepared is the answer of textDocument/prepareRename:
@@ -164,7 +173,23 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 	if err != nil {
 		return RenamePlan{}, err
 	}
+	if l := doc.Language(); l != nil && l.Macros && plan.OldName != "" {
+		if cs, plan.MacrosRenamed, err = macroBodyEdits(c.Session.Root(), l, plan.OldName, req.NewName, cs); err != nil {
+			return RenamePlan{}, apierr.Errorf(apierr.OperationFailed, "report this", "renaming %s in macro bodies: %v", plan.OldName, err)
+		}
+	}
+	if cs, err = formatTouched(cs); err != nil {
+		return RenamePlan{}, err
+	}
 	plan.Changeset = cs
+	// Uses the server did not see: in the files that import the symbol's
+	// file (a file the rename changed, the server saw whole).
+	if l := doc.Language(); l != nil && plan.OldName != "" {
+		r := reachOf(ctx, c, req.File, req.Target, plan.OldName)
+		plan.LeftBehind, plan.LeftBehindTotal = findLeftBehindMember(c.Session.Root(), l, plan.OldName, cs, r.importers(c.Session.Root(), l), r.member)
+	} else {
+		plan.LeftBehind = []LeftBehind{}
+	}
 	plan.Files, plan.EditCount = changesetStats(cs)
 	if plan.EditCount == 0 {
 		return RenamePlan{}, apierr.Errorf(apierr.OperationFailed, "check the position: it should be on the symbol's name",

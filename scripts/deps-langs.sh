@@ -47,20 +47,20 @@ keep_wrapper() {
 }
 
 piece=shellcheck
-if [[ -x $BIN/shellcheck ]] && "$BIN/shellcheck" --version 2>/dev/null | grep -q "^version: $SHELLCHECK_VERSION\$"; then
+if [[ -x $BIN/shellcheck ]] && says "^version: $SHELLCHECK_VERSION\$" "$BIN/shellcheck" --version; then
 	echo "shellcheck: .deps/bin/shellcheck $SHELLCHECK_VERSION (cached)"
 else
 	: >"$LOG/shellcheck.log"
 	debian_private bookworm shellcheck shellcheck
 	ln -sfn ../shellcheck/usr/bin/shellcheck "$BIN/shellcheck"
-	"$BIN/shellcheck" --version 2>/dev/null | grep -q "^version: $SHELLCHECK_VERSION\$" ||
+	says "^version: $SHELLCHECK_VERSION\$" "$BIN/shellcheck" --version ||
 		die "bookworm's shellcheck is not $SHELLCHECK_VERSION; try: .deps/bin/shellcheck --version"
 	echo "shellcheck: .deps/bin/shellcheck $SHELLCHECK_VERSION (installed)"
 fi
 
 piece=lldb-dap
 keep_wrapper lldb lldb-dap lldb-dap-wrapper.sh
-lldb_ok() { [[ -x $BIN/lldb-dap ]] && "$BIN/lldb-dap" --help 2>/dev/null | grep -q "LLDB DAP"; }
+lldb_ok() { [[ -x $BIN/lldb-dap ]] && says "LLDB DAP" "$BIN/lldb-dap" --help; }
 if lldb_ok && [[ -x $DEPS/lldb/usr/lib/llvm-$LLDB_VERSION/bin/lldb-dap ]]; then
 	echo "lldb-dap: .deps/bin/lldb-dap $LLDB_VERSION (cached)"
 else
@@ -73,7 +73,7 @@ fi
 
 piece=rust-analyzer
 keep_wrapper rust-analyzer rust-analyzer rust-analyzer-wrapper.sh
-if [[ -x $BIN/rust-analyzer ]] && "$BIN/rust-analyzer" --version 2>/dev/null | grep -q "^rust-analyzer $RUST_ANALYZER_VERSION\."; then
+if [[ -x $BIN/rust-analyzer ]] && says "^rust-analyzer $RUST_ANALYZER_VERSION\." "$BIN/rust-analyzer" --version; then
 	echo "rust-analyzer: .deps/bin/rust-analyzer $RUST_ANALYZER_VERSION (cached)"
 else
 	: >"$LOG/rust-analyzer.log"

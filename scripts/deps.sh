@@ -49,6 +49,16 @@ WANTED=" ${*:-${PIECES[*]}} "
 # want PIECE: whether this run installs PIECE.
 want() { [[ $WANTED == *" $1 "* ]]; }
 
+# says ERE CMD...: whether CMD's standard output matches ERE. The output is read whole
+# first: under pipefail, `CMD | grep -q` fails when grep quits at its first match
+# before CMD has written everything (CMD then dies of SIGPIPE, exit 141).
+says() {
+	local re=$1 out
+	shift
+	out=$("$@" 2>/dev/null) || true
+	grep -qE "$re" <<<"$out"
+}
+
 piece=setup
 # Any unexpected failure (set -e) still names the piece that was being installed.
 trap 'rc=$?; ((rc == 0)) || [[ -n ${said-} ]] || echo "deps: FAILED: $piece (exit $rc)" >&2' EXIT
@@ -224,7 +234,7 @@ go_tool() {
 	local name=$1 pkg=$2 ver=$3 re=$4
 	shift 4
 	piece=$name
-	if [[ -x $BIN/$name ]] && "$BIN/$name" "$@" 2>/dev/null | grep -qE "$re"; then
+	if [[ -x $BIN/$name ]] && says "$re" "$BIN/$name" "$@"; then
 		echo "$name: .deps/bin/$name $ver (cached)"
 		return
 	fi
@@ -232,7 +242,7 @@ go_tool() {
 	: >"$LOG/$name.log"
 	# GOFLAGS from the environment (e.g. -mod=vendor) would break `go install pkg@ver`.
 	GOBIN=$BIN GOFLAGS= run_logged go install "$pkg@$ver"
-	"$BIN/$name" "$@" 2>/dev/null | grep -qE "$re" || die "installed $name does not report $ver"
+	says "$re" "$BIN/$name" "$@" || die "installed $name does not report $ver"
 	echo "$name: .deps/bin/$name $ver (installed)"
 }
 if want gopls; then
@@ -300,7 +310,7 @@ if want clangd; then
 	if [[ -d $DEPS/clangd ]] && ! cmp -s "$ROOT/scripts/clangd-wrapper.sh" "$BIN/clangd"; then
 		install -m 755 "$ROOT/scripts/clangd-wrapper.sh" "$BIN/clangd"
 	fi
-	if [[ -x $BIN/clangd ]] && "$BIN/clangd" --version 2>/dev/null | grep -q "clangd version $CLANGD_VERSION\."; then
+	if [[ -x $BIN/clangd ]] && says "clangd version $CLANGD_VERSION\." "$BIN/clangd" --version; then
 		echo "clangd: .deps/bin/clangd $CLANGD_VERSION (cached)"
 	else
 		: >"$LOG/clangd.log"

@@ -34,6 +34,9 @@ type changeSignatureResult struct {
 	AffectedFiles []string                 `json:"affected_files"`
 	Engine        string                   `json:"engine"`
 	EngineNote    string                   `json:"engine_note,omitempty"`
+	// LeftBehind: uses of the name in files the change did not touch.
+	LeftBehind      []refactor.LeftBehind `json:"left_behind"`
+	LeftBehindTotal int                   `json:"left_behind_total,omitempty"`
 	*edit.Result
 }
 
@@ -46,7 +49,7 @@ func (r changeSignatureResult) Summary() string {
 	for _, l := range r.LeftAlone {
 		s += fmt.Sprintf("\nLeft alone: %s:%d: %s", l.File, l.Line, l.Reason)
 	}
-	return changeSummary(s, r.Result)
+	return changeSummary(s+leftBehindWarning(r.Function, r.LeftBehind, r.LeftBehindTotal), r.Result)
 }
 
 func changeSignatureTool(env *Env) Tool {
@@ -65,6 +68,7 @@ func changeSignatureTool(env *Env) Tool {
 			r, err := submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg)
 			return changeSignatureResult{Function: plan.Function, Server: plan.Server, OldSignature: plan.OldSignature,
 				NewSignature: plan.NewSignature, Declarations: plan.Declarations, CallSites: plan.CallSites,
-				LeftAlone: plan.LeftAlone, AffectedFiles: plan.Files, Engine: plan.Engine, EngineNote: plan.EngineNote, Result: r}, err
+				LeftAlone: plan.LeftAlone, AffectedFiles: plan.Files, Engine: plan.Engine, EngineNote: plan.EngineNote,
+				LeftBehind: nonNilLeftBehind(plan.LeftBehind), LeftBehindTotal: plan.LeftBehindTotal, Result: r}, err
 		})
 }

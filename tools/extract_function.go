@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/refactor"
@@ -12,7 +13,8 @@ import (
 // extractArgs are extract_function's and extract_variable's arguments.
 type extractArgs struct {
 	fileArg
-	StartLine   int    `json:"start_line" jsonschema:"first line of the range, 1-based"`
+	StartLine   int    `json:"start_line,omitempty" jsonschema:"first line of the range, 1-based (required unless line is given)"`
+	Line        int    `json:"line,omitempty" jsonschema:"the same as start_line, under the name every other tool gives a line"`
 	StartColumn *int   `json:"start_column,omitempty" jsonschema:"0-based column (in characters) where the range starts; default: the line's first non-blank character"`
 	EndLine     int    `json:"end_line" jsonschema:"last line of the range, 1-based, inclusive"`
 	EndColumn   *int   `json:"end_column,omitempty" jsonschema:"0-based column (in characters) just past the range's end; default: the end of end_line"`
@@ -21,9 +23,20 @@ type extractArgs struct {
 	saveArg
 }
 
-func (a extractArgs) request(kind refactor.ExtractKind) refactor.ExtractRequest {
+func (a extractArgs) request(kind refactor.ExtractKind) (refactor.ExtractRequest, error) {
+	start := a.StartLine
+	switch {
+	case start == 0 && a.Line == 0:
+		return refactor.ExtractRequest{}, apierr.New(apierr.InvalidParameter, "`start_line` is required (or line)",
+			"pass start_line (or line): the range's first line, 1-based")
+	case start == 0:
+		start = a.Line
+	case a.Line != 0 && a.Line != start:
+		return refactor.ExtractRequest{}, apierr.Errorf(apierr.InvalidParameter, "pass one of them",
+			"line %d and start_line %d differ: they name the same thing", a.Line, start)
+	}
 	return refactor.ExtractRequest{File: a.File, Kind: kind, Name: a.Name, Range: lsp.RangeSpec{
-		Start: lsp.Target{Line: a.StartLine, Column: a.StartColumn}, EndLine: a.EndLine, EndColumn: a.EndColumn}}
+		Start: lsp.Target{Line: start, Column: a.StartColumn}, EndLine: a.EndLine, EndColumn: a.EndColumn}}, nil
 }
 
 type extractResult struct {
@@ -54,7 +67,11 @@ func (r extractResult) Summary() string {
 }
 
 func runExtract(ctx context.Context, env *Env, in extractArgs, kind refactor.ExtractKind) (extractResult, error) {
-	plan, err := refactor.Extract(ctx, env.LSP, in.request(kind))
+	req, err := in.request(kind)
+	if err != nil {
+		return extractResult{}, err
+	}
+	plan, err := refactor.Extract(ctx, env.LSP, req)
 	if err != nil {
 		return extractResult{}, err
 	}

@@ -18,7 +18,7 @@ type callSiteArg struct {
 type inlineFunctionArgs struct {
 	positionArgs
 	CallSite         *callSiteArg `json:"call_site,omitempty" jsonschema:"inline only this call (default: every call in the workspace)"`
-	RemoveDefinition string       `json:"remove_definition,omitempty" jsonschema:"auto (default): remove the definition when no use of it remains (a method an interface declares stays); never: keep it"`
+	RemoveDefinition string       `json:"remove_definition,omitempty" jsonschema:"auto (default): remove the definition when no use of it remains (a method an interface declares stays; a public Python or TypeScript function, one without a leading underscore or listed in __all__, or exported, stays); always: remove it also when public; never: keep it"`
 	previewArg
 	saveArg
 }

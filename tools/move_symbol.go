@@ -29,6 +29,10 @@ type moveSymbolResult struct {
 	References    int                     `json:"references_updated"`
 	ImportUpdates []refactor.ImportUpdate `json:"import_updates"`
 	AffectedFiles []string                `json:"affected_files"`
+	// LeftBehind: uses of the name in files the move did not touch that
+	// also name the source module (files the server does not see).
+	LeftBehind      []refactor.LeftBehind `json:"left_behind"`
+	LeftBehindTotal int                   `json:"left_behind_total,omitempty"`
 	*edit.Result
 }
 
@@ -39,7 +43,7 @@ func (r moveSymbolResult) Summary() string {
 	}
 	s := fmt.Sprintf("Move %s from %s to %s%s with %s: %s; %d reference(s) and %d import(s) updated in %d file(s).",
 		r.Symbol, r.From, r.To, created, r.How, strings.Join(r.Moved, ", "), r.References, len(r.ImportUpdates), len(r.AffectedFiles))
-	return changeSummary(s, r.Result)
+	return changeSummary(s+leftBehindWarning(r.Symbol, r.LeftBehind, r.LeftBehindTotal), r.Result)
 }
 
 func moveSymbolTool(env *Env) Tool {
@@ -54,6 +58,6 @@ func moveSymbolTool(env *Env) Tool {
 			r, err := submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg)
 			return moveSymbolResult{Symbol: plan.Symbol, Moved: plan.Moved, From: plan.From, To: plan.To, Created: plan.Created,
 				Server: plan.Server, How: plan.How, References: plan.References, ImportUpdates: plan.ImportUpdates,
-				AffectedFiles: plan.Files, Result: r}, err
+				AffectedFiles: plan.Files, LeftBehind: nonNilLeftBehind(plan.LeftBehind), LeftBehindTotal: plan.LeftBehindTotal, Result: r}, err
 		})
 }

@@ -40,6 +40,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/internal/safego"
+	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/tools"
 	"github.com/nvbridge/nvbridge/workspace"
@@ -121,7 +122,7 @@ func locateDaemon(ctx context.Context, g globalFlags) (daemonSpot, error) {
 	identity, _ := json.Marshal([]string{
 		exe, st.ModTime().String(), strconv.FormatInt(st.Size(), 10), version,
 		root.Dir(), addr, g.nvimCmd, g.timeout.String(), g.logFile,
-		os.Getenv(nvim.ExtraServersEnv), os.Getenv("PATH"),
+		os.Getenv(nvim.ExtraServersEnv), resolvedTools(g.nvimCmd),
 		strings.Join(g.policy.Deny, "\x00"), strings.Join(g.policy.Allow, "\x00"),
 		strconv.FormatBool(g.policy.AllowHardlinks), string(project), policy.UserFile, string(user),
 		g.search.Provider, g.search.FromEnv().SearXNGURL, g.search.FromEnv().BraveKey,
@@ -736,4 +737,30 @@ func (d *daemon) handle(conn *net.UnixConn) {
 	default:
 		write(daemonReply{Usage: fmt.Sprintf("unknown op %q", req.Op)})
 	}
+}
+
+// resolvedTools names the programs a daemon runs as PATH finds them
+// (Neovim, every language server, go for gopls): part of its identity in
+// place of PATH itself, so a shell whose PATH differs only in what the
+// daemon never runs (a virtualenv, a shell's own folders) reaches the same
+// daemon (nvbridge daemon stop, status, call).
+func resolvedTools(nvimCmd string) string {
+	names := []string{"nvim", "go"}
+	if nvimCmd != "" {
+		names[0] = nvimCmd
+	}
+	for _, spec := range lang.ServerSpecs() {
+		if len(spec.Cmd) > 0 {
+			names = append(names, spec.Cmd[0])
+		}
+	}
+	var out []string
+	for _, n := range names {
+		p, err := exec.LookPath(n)
+		if err != nil {
+			p = "-"
+		}
+		out = append(out, n+"="+p)
+	}
+	return strings.Join(out, "\x00")
 }

@@ -231,6 +231,8 @@ error('nvbridge._meta is a type description, not a module')
 ---@class nvbridge.DiagnosisProgress
 ---@field title string
 ---@field setting string[]
+---@field untitled? boolean its untitled work is its diagnosis (pyright's analysis)
+---@field publishes? boolean it also publishes every file it re-checked: publishes and runs are both waited for
 
 --- A client attached to a buffer, JSON from wait.wait_clients (Go:
 --- lsp.serverWire).

@@ -23,6 +23,17 @@ local published = {}
 -- Per client and URI: the document version last sent (LspNotify).
 ---@type table<integer, table<string, integer>>
 local sent = {}
+-- One count over texts sent (didOpen, didChange) and diagnosis runs ended:
+-- per client and URI the count when its text was last sent, per client
+-- when its last diagnosis run ended (analysed_since_sent compares them).
+local event_seq = 0
+---@type table<integer, table<string, integer>>
+local sent_seq = {}
+---@type table<integer, integer>
+local run_end_seq = {}
+-- Per client: when (uv.now) it last published any file's diagnostics.
+---@type table<integer, integer>
+local last_any_publish = {}
 
 -- Active $/progress work per client, from LspProgress events: token ->
 -- {title, message, percentage} (the begin's title kept through reports).
@@ -200,7 +211,7 @@ end
 local function working(client_id)
   for _, work in pairs(progress[client_id] or {}) do
     local title = type(work) == 'table' and work.title or nil
-    if not (type(title) == 'string' and servers.diagnosis_title(title)) then
+    if not (type(title) == 'string' and servers.diagnosis_title(title, vim.lsp.get_client_by_id(client_id))) then
       return true
     end
   end
@@ -273,8 +284,6 @@ end
 --- most of a second later.
 M.unversioned_quiet_ms = 1000
 
---- The number of the last publishDiagnostics handled (0: none yet).
----@return integer
 --- Records a server's experimental/serverStatus (rust-analyzer, asked for
 --- by servers.lua's capabilities): while it is not quiescent (loading or
 --- indexing the project) it counts as busy, so requests wait for the load.
@@ -285,7 +294,7 @@ function M.server_status(client_id, status)
   api.nvim_exec_autocmds('User', { pattern = 'NvbridgeServerStatus', modeline = false })
 end
 
---- How many publishes were observed (a count that only grows).
+--- The number of the last publishDiagnostics handled (0: none yet).
 ---@return integer
 function M.publish_seq()
   return publish_seq
@@ -305,8 +314,9 @@ end
 ---@return boolean reports, integer active
 function M.diagnosis_progress(client_id)
   local active = 0
+  local client = vim.lsp.get_client_by_id(client_id)
   for _, title in pairs(progress_titles[client_id] or {}) do
-    if servers.diagnosis_title(title) then
+    if servers.diagnosis_title(title, client) then
       active = active + 1
     end
   end
@@ -314,14 +324,34 @@ function M.diagnosis_progress(client_id)
   if not reports then
     -- A server may announce its diagnosis work only with a setting on
     -- (lang.ServerSpec.DiagnosisProgress).
-    local client = vim.lsp.get_client_by_id(client_id)
     local settings = client and (client.settings or (client.config or {}).settings) or {}
-    reports = servers.reports_diagnosis(settings)
+    -- One whose spec says it reports its runs and publishes (pyright)
+    -- does so from its first run on.
+    reports = servers.reports_diagnosis(settings) or (client ~= nil and servers.diagnosis_publishes(client))
   end
   return reports, active
 end
 
 M.staged = staged
+
+--- Whether a diagnosis run of a client ended after the text of uri was
+--- last sent to it (true when none was sent): the run diagnosed that text.
+---@param client_id integer
+---@param uri string
+---@return boolean
+function M.analysed_since_sent(client_id, uri)
+  local at = (sent_seq[client_id] or {})[uri]
+  return at == nil or (run_end_seq[client_id] or 0) > at
+end
+
+--- When (uv.now, ms) a client last published any file's diagnostics (0:
+--- never): a server checking a batch of files publishes each as it goes.
+---@param client_id integer
+---@return integer
+function M.last_any_publish(client_id)
+  return last_any_publish[client_id] or 0
+end
+
 
 --- The $/progress work a client has under way: token -> {title, message,
 --- percentage}.
@@ -385,6 +415,9 @@ function M.install(group)
       if doc and doc.uri and doc.version and data.client_id then
         sent[data.client_id] = sent[data.client_id] or {}
         sent[data.client_id][doc.uri] = doc.version
+        event_seq = event_seq + 1
+        sent_seq[data.client_id] = sent_seq[data.client_id] or {}
+        sent_seq[data.client_id][doc.uri] = event_seq
       end
     end,
   })
@@ -438,6 +471,7 @@ function M.install(group)
           tick = loaded and vim.b[bufnr].changedtick or 0,
           at = uv.now(),
         }
+        last_any_publish[client_id] = uv.now()
       end
       if next(clients) then
         api.nvim_exec_autocmds('User', { pattern = 'NvbridgeDiagnostics', modeline = false })
@@ -516,11 +550,16 @@ function M.install(group)
         }
         if value.kind == 'begin' and type(value.title) == 'string' then
           progress_titles[client_id][params.token] = value.title
-          if servers.diagnosis_title(value.title) then
+          if servers.diagnosis_title(value.title, vim.lsp.get_client_by_id(client_id)) then
             reports_diagnosis[client_id] = true
           end
         end
       elseif value.kind == 'end' then
+        local title = progress_titles[client_id][params.token]
+        if type(title) == 'string' and servers.diagnosis_title(title, vim.lsp.get_client_by_id(client_id)) then
+          event_seq = event_seq + 1
+          run_end_seq[client_id] = event_seq
+        end
         progress[client_id][params.token] = nil
         progress_titles[client_id][params.token] = nil
         progress_ended[client_id] = true

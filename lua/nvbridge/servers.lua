@@ -328,10 +328,18 @@ function M.diagnostics_sync(client, uri)
 end
 
 --- Reports whether a $/progress title is that of a diagnosis run (a spec's
---- diagnosis_progress title begins it), whichever server reports it.
+--- diagnosis_progress title begins it), whichever server reports it; an
+--- empty title only for the client's own spec when it says untitled work is
+--- its diagnosis (pyright).
 ---@param title string
+---@param client? {name: string}
 ---@return boolean
-function M.diagnosis_title(title)
+function M.diagnosis_title(title, client)
+  if title == '' then
+    local spec = client and M.spec_of(client)
+    local p = spec and spec.diagnosis_progress
+    return type(p) == 'table' and p.untitled == true
+  end
   for _, spec in ipairs(M.specs) do
     local p = spec.diagnosis_progress
     if type(p) == 'table' and type(p.title) == 'string' and p.title ~= '' and title:sub(1, #p.title) == p.title then
@@ -339,6 +347,17 @@ function M.diagnosis_title(title)
     end
   end
   return false
+end
+
+--- Reports whether a client also publishes every file it re-checked while
+--- it reports its diagnosis runs (its spec's diagnosis_progress.publishes):
+--- a wait needs both its publishes and the end of its runs.
+---@param client {name: string}
+---@return boolean
+function M.diagnosis_publishes(client)
+  local spec = M.spec_of(client)
+  local p = spec and spec.diagnosis_progress
+  return type(p) == 'table' and p.publishes == true
 end
 
 --- Reports whether settings (a client's) turn on a spec's diagnosis

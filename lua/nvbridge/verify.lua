@@ -68,7 +68,26 @@ function M.wait_settled(chan, id, spec, bound_ms)
           elseif active > 0 then
             table.insert(pending, { client = client.name, why = string.format('%d diagnosis run(s) still in progress', active) })
           end
-        else
+        end
+        -- A server that reports its runs and also publishes what it
+        -- re-checked (pyright) needs its publishes too. It may publish an
+        -- empty list for a file as it opens it (version 0), before its
+        -- analysis, which it reports only when it takes a while, and it
+        -- publishes each file of a batch as it checks it: a file just
+        -- opened is settled once a run ended since, or after a quiet spell
+        -- since the server's last publish of any file.
+        local publishes = reports and servers.diagnosis_publishes(client)
+        if publishes then
+          for _, bufnr in ipairs(spec.touched) do
+            local uri = vim.uri_from_bufnr(bufnr)
+            if attached(bufnr, client_id) and (compat.lsp_version(bufnr) or 0) == 0
+              and not observe.analysed_since_sent(client_id, uri) then
+              uv.update_time()
+              wait = math.max(wait, observe.unversioned_quiet_ms - (uv.now() - observe.last_any_publish(client_id)))
+            end
+          end
+        end
+        if not reports or publishes then
           local syncing = synced[client_id] ~= nil
           for _, bufnr in ipairs(spec.touched) do
             local sync = syncing and (synced[client_id] or {})[bufnr]
@@ -172,7 +191,12 @@ function M.wait_settled(chan, id, spec, bound_ms)
   -- answer comes after every "diagnosing" begin the changes caused.
   for _, client_id in ipairs(spec.clients) do
     local client = vim.lsp.get_client_by_id(client_id)
-    if client and observe.diagnosis_progress(client_id) then
+    if client and servers.diagnosis_publishes(client) then
+      -- It publishes the version it diagnosed (pyright answers no unknown
+      -- request): that publish says it received the change.
+      compat.flush_changes(client)
+      pinged[client_id] = true
+    elseif client and observe.diagnosis_progress(client_id) then
       compat.flush_changes(client)
       local ok = pcall(compat.request, client, 'nvbridge/ping', vim.empty_dict(), function()
         pinged[client_id] = true

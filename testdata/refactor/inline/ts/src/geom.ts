@@ -22,3 +22,29 @@ export function fact(n: number): number {
 export function size(rect: [number, number]): number {
   return area(rect[0], rect[1]);
 }
+
+// Arrow-function constants and an optional parameter (most real
+// TypeScript: zod's helpers are written so).
+const half = (x: number): number => x / 2;
+const grow = (x: number, by?: number) => x + (by ?? 1);
+
+export function halves(n: number): number {
+  return half(n) + half(n + 2) + grow(n) + grow(n, 3);
+}
+
+// Methods no subclass can override: static and private.
+export class Box {
+  constructor(private w: number, private h: number) {}
+
+  static unit(n: number): number {
+    return n * RATE;
+  }
+
+  private inner(): number {
+    return this.w * this.h;
+  }
+
+  volume(d: number): number {
+    return this.inner() * d + Box.unit(d);
+  }
+}

@@ -1,0 +1,324 @@
+package refactor
+
+// What the server could not see: after a rename, a move or a signature
+// change, the old name is looked for as a whole identifier (strings and
+// comments skipped, by the language's lexer) in the workspace's files of
+// that language, as they will be after the change (the changeset applied
+// to the files it touches, the others as on disk): tests, files outside
+// the server's include, C macro bodies. Each place found is listed; the
+// caller says so in its summary. For C and C++, a macro whose body names
+// the renamed symbol is renamed with it (macroBodyEdits).
+
+import (
+	"context"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/nvbridge/nvbridge/lang"
+	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/preview"
+	"github.com/nvbridge/nvbridge/workspace"
+)
+
+type treeNode = workspace.TreeNode
+
+var workspaceTreeAll = workspace.TreeOptions{MaxDepth: workspace.MaxTreeDepth, MaxEntries: workspace.MaxTreeEntries}
+
+// LeftBehind is a place where the old name still occurs after a change.
+type LeftBehind struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Context string `json:"context"`
+}
+
+// maxLeftBehind bounds the places listed (LeftBehindTotal counts them all).
+const maxLeftBehind = 50
+
+// maxScanFiles bounds the files read for left-behind names.
+const maxScanFiles = 5000
+
+// languageFiles lists the workspace's files of l (workspace-relative,
+// sorted): .gitignore'd, hidden and sensitive files and node_modules left
+// out.
+func languageFiles(root workspace.Root, l *lang.Language) []string {
+	tree, err := root.Tree(".", workspaceTreeAll)
+	if err != nil || tree.Root == nil {
+		return nil
+	}
+	var out []string
+	var walk func(n treeNode)
+	walk = func(n treeNode) {
+		if n.Type == "dir" && (n.Name == "node_modules" || n.Name == "vendor" && l != lang.Go) {
+			return
+		}
+		if n.Type == "file" && lang.ForFile(n.Path) == l {
+			out = append(out, n.Path)
+		}
+		for _, ch := range n.Children {
+			walk(*ch)
+		}
+	}
+	walk(*tree.Root)
+	sort.Strings(out)
+	if len(out) > maxScanFiles {
+		out = out[:maxScanFiles]
+	}
+	return out
+}
+
+// afterTexts is each changed file's text after cs (by path; a renamed
+// file under its new path).
+func afterTexts(cs preview.Changeset) map[string]string {
+	out := map[string]string{}
+	for _, fc := range cs.Files {
+		if fc.Kind == preview.OpDelete {
+			out[fc.Path] = ""
+			continue
+		}
+		doc, err := preview.Apply(fc.Old, fc.Edits)
+		if err != nil {
+			continue
+		}
+		p := fc.Path
+		if fc.NewPath != "" {
+			p = fc.NewPath
+			out[fc.Path] = ""
+		}
+		out[p] = doc.Text()
+	}
+	return out
+}
+
+// findLeftBehind lists where name occurs as an identifier in l's files
+// after cs, in the files keep accepts (nil: all), and how many there are.
+func findLeftBehind(root workspace.Root, l *lang.Language, name string, cs preview.Changeset, keep func(file, text string, changed bool) bool) ([]LeftBehind, int) {
+	return findLeftBehindMember(root, l, name, cs, keep, false)
+}
+
+// findLeftBehindMember is findLeftBehind counting, when member, only the
+// uses after a "." (a field or method).
+func findLeftBehindMember(root workspace.Root, l *lang.Language, name string, cs preview.Changeset, keep func(file, text string, changed bool) bool, member bool) ([]LeftBehind, int) {
+	if name == "" || l == nil {
+		return []LeftBehind{}, 0
+	}
+	after := afterTexts(cs)
+	out := []LeftBehind{}
+	total := 0
+	for _, f := range languageFiles(root, l) {
+		text, changed := after[f]
+		if !changed {
+			abs := filepath.Join(root.Dir(), filepath.FromSlash(f))
+			if root.Sensitive(abs) {
+				continue
+			}
+			data, err := os.ReadFile(abs)
+			if err != nil || !strings.Contains(string(data), name) {
+				continue
+			}
+			text = string(data)
+		}
+		if !strings.Contains(text, name) || keep != nil && !keep(f, text, changed) {
+			continue
+		}
+		var m *preview.Mapper
+		for _, sp := range lang.Identifiers(l, text) {
+			if text[sp.Start:sp.End] != name || member && (sp.Start == 0 || text[sp.Start-1] != '.') {
+				continue
+			}
+			total++
+			if len(out) >= maxLeftBehind {
+				continue
+			}
+			if m == nil {
+				m = preview.NewMapper(text)
+			}
+			line, char := m.CharPosition(sp.Start)
+			ls, le := m.LineAround(sp.Start)
+			out = append(out, LeftBehind{File: f, Line: line, Column: char, Context: strings.TrimSpace(text[ls:le])})
+		}
+	}
+	return out, total
+}
+
+// cMacro is a #define of a C/C++ file: its name, parameters and where its
+// body lies.
+type cMacro struct {
+	name      string
+	params    map[string]bool
+	bodyStart int
+	bodyEnd   int
+}
+
+var cDefine = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(([^)]*)\))?`)
+
+// cMacros reads the #defines of a C/C++ text (continuation lines
+// included).
+func cMacros(text string) []cMacro {
+	var out []cMacro
+	for _, m := range cDefine.FindAllStringSubmatchIndex(text, -1) {
+		mac := cMacro{name: text[m[2]:m[3]], params: map[string]bool{}, bodyStart: m[1]}
+		if m[6] >= 0 {
+			for _, p := range strings.Split(text[m[6]:m[7]], ",") {
+				mac.params[strings.TrimSpace(p)] = true
+			}
+		}
+		end := m[1]
+		for end < len(text) {
+			nl := strings.IndexByte(text[end:], '\n')
+			if nl < 0 {
+				end = len(text)
+				break
+			}
+			end += nl
+			if strings.HasSuffix(strings.TrimRight(text[:end], " \t\r"), "\\") {
+				end++
+				continue
+			}
+			break
+		}
+		mac.bodyEnd = end
+		out = append(out, mac)
+	}
+	return out
+}
+
+// macroBodyEdits renames oldName to newName in the bodies of the C/C++
+// macros of files (as they will be after cs) that name it where it is not
+// one of the macro's parameters: a macro that expands to a use of the
+// renamed symbol (clangd renames the expansion sites' symbol but not the
+// macro's text). It returns cs with those edits added and the macros
+// renamed in ("lmem.h: luaM_error").
+func macroBodyEdits(root workspace.Root, l *lang.Language, oldName, newName string, cs preview.Changeset) (preview.Changeset, []string, error) {
+	after := afterTexts(cs)
+	var touched []string
+	for _, f := range languageFiles(root, l) {
+		text, changed := after[f]
+		if !changed {
+			abs := filepath.Join(root.Dir(), filepath.FromSlash(f))
+			if root.Sensitive(abs) {
+				continue
+			}
+			data, err := os.ReadFile(abs)
+			if err != nil || !strings.Contains(string(data), oldName) {
+				continue
+			}
+			text = string(data)
+		}
+		if !strings.Contains(text, oldName) {
+			continue
+		}
+		var edits []preview.ByteEdit
+		for _, mac := range cMacros(text) {
+			if mac.params[oldName] || mac.name == oldName {
+				continue
+			}
+			body := text[mac.bodyStart:mac.bodyEnd]
+			hit := false
+			for _, sp := range lang.Identifiers(l, body) {
+				if body[sp.Start:sp.End] == oldName {
+					edits = append(edits, preview.ByteEdit{Start: mac.bodyStart + sp.Start, End: mac.bodyStart + sp.End, Text: newName})
+					hit = true
+				}
+			}
+			if hit {
+				touched = append(touched, path.Base(f)+": "+mac.name)
+			}
+		}
+		if len(edits) == 0 {
+			continue
+		}
+		if changed {
+			// Merge into the file's change: rebuild it from its new text.
+			nt, err := preview.ApplyByteEdits(text, edits)
+			if err != nil {
+				return cs, nil, err
+			}
+			cs, err = withTexts(cs, map[string]string{f: nt})
+			if err != nil {
+				return cs, nil, err
+			}
+			continue
+		}
+		nt, err := preview.ApplyByteEdits(text, edits)
+		if err != nil {
+			return cs, nil, err
+		}
+		old := preview.ParseDocument(text)
+		tes, err := preview.Minimize(old, []preview.TextEdit{{EndLine: len(old.Lines), NewText: nt}})
+		if err != nil {
+			return cs, nil, err
+		}
+		cs.Files = append(cs.Files, preview.FileChange{Kind: preview.OpEdit, Path: f, Old: old, Edits: tes})
+	}
+	return cs, touched, nil
+}
+
+// symbolReach is where a symbol may be used outside what the server
+// changed: its kind (top-level, a member, or local to a function) and the
+// files that may name it (those importing its file or package).
+type symbolReach struct {
+	// local: a function's local or parameter (no document symbol): it is
+	// used nowhere else, nothing is looked for.
+	local bool
+	// member: a field or method: only uses after a "." count.
+	member bool
+	defRel string
+}
+
+// reachOf asks where the symbol at target of file is defined and what it
+// is there (its document symbol's container).
+func reachOf(ctx context.Context, c *lsp.Client, file string, target lsp.Target, name string) symbolReach {
+	defs, err := c.Definition(ctx, file, target)
+	if err != nil || len(defs.Locations) == 0 || defs.Locations[0].File == "" || defs.Locations[0].OutsideWorkspace {
+		return symbolReach{defRel: file}
+	}
+	def := defs.Locations[0]
+	r := symbolReach{defRel: def.File}
+	flat, err := c.DeclaredSymbols(ctx, def.File)
+	if err != nil {
+		return r
+	}
+	for _, s := range flat {
+		sel := s.Range
+		if s.Selection != nil {
+			sel = *s.Selection
+		}
+		if s.Name == name && int(sel.Start.Line) == def.Line-1 {
+			r.member = s.Container != ""
+			return r
+		}
+	}
+	r.local = true
+	return r
+}
+
+// importers is a keep function for findLeftBehind: untouched files that
+// import the definition's file (or its folder, for a language whose
+// importers import folders, or that share its folder then).
+func (r symbolReach) importers(root workspace.Root, l *lang.Language) func(file, text string, changed bool) bool {
+	scope := lang.NewScope(root.Dir())
+	defAbs := filepath.Join(root.Dir(), filepath.FromSlash(r.defRel))
+	defDir := filepath.Dir(defAbs)
+	return func(file, text string, changed bool) bool {
+		if changed || r.local || l.Imports.Parse == nil || l.Imports.Resolve == nil {
+			return false
+		}
+		abs := filepath.Join(root.Dir(), filepath.FromSlash(file))
+		if l.Imports.Folder && filepath.Dir(abs) == defDir {
+			return true
+		}
+		for _, imp := range l.Imports.Parse(text) {
+			for _, res := range l.Imports.Resolve(scope, abs, imp) {
+				if res == defAbs || l.Imports.Folder && res == defDir {
+					return true
+				}
+			}
+		}
+		return false
+	}
+}

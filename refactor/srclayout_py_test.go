@@ -1,0 +1,80 @@
+package refactor_test
+
+// requests' shape (testdata/refactor/srclayout/python): a src layout whose
+// modules import each other relatively, a parenthesized import of the
+// moved function, tests outside pyright's include. Moving _basic_auth_str
+// to _internal_utils rewrites the imports relatively (never src.pkg...),
+// adds no self-import, joins the import to the module's from-import, and
+// the package still imports and its tests pass; renaming get_auth lists
+// the uses in the tests pyright does not see (left_behind).
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/refactor"
+)
+
+func TestPythonSrcLayout(t *testing.T) {
+	e := newFixtureEnv(t, "srclayout/python", "pyright-langserver", "python3")
+	e.start()
+	ctx := testenv.Context(t)
+	check := func(t *testing.T) {
+		t.Helper()
+		e := e.with(t)
+		e.run("python3", "-m", "compileall", "-q", "src")
+		if out := e.run("python3", "tests/run.py"); strings.TrimSpace(out) != "ok" {
+			t.Fatalf("tests: %s", out)
+		}
+	}
+	check(t)
+
+	t.Run("move through a parenthesized relative import", func(t *testing.T) {
+		e := e.with(t)
+		plan, err := e.move("src/pkg/auth.py", e.declAt("src/pkg/auth.py", "def _basic_auth_str", "_basic_auth_str"), "src/pkg/_internal_utils.py")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.submit("move_py_srclayout", plan.Changeset, true)
+		for _, f := range []string{"src/pkg/_internal_utils.py", "src/pkg/auth.py", "src/pkg/sessions.py"} {
+			if text := e.disk(f); strings.Contains(text, "src.pkg") || f == "src/pkg/_internal_utils.py" && strings.Contains(text, "import to_native_string") {
+				t.Errorf("%s:\n%s", f, text)
+			}
+		}
+		if lb := plan.LeftBehind; len(lb) != 2 || lb[0].File != "tests/test_utils.py" {
+			t.Errorf("left behind: %+v", lb)
+		}
+		check(t)
+	})
+
+	t.Run("inline keeps a private function the tests use", func(t *testing.T) {
+		e := e.with(t)
+		plan, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "src/pkg/utils.py", Target: e.declAt("src/pkg/utils.py", "def _strip", "_strip")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Replacements) != 1 || plan.DefinitionRemoved || !strings.Contains(plan.DefinitionKept, "tests/test_utils.py:3") {
+			t.Fatalf("plan: %+v", plan)
+		}
+		e.submit("inline_py_srclayout_private", plan.Changeset, true)
+		check(t)
+	})
+
+	t.Run("rename lists the uses pyright does not see", func(t *testing.T) {
+		e := e.with(t)
+		plan, err := refactor.Rename(ctx, e.client, refactor.RenameRequest{File: "src/pkg/utils.py", Target: lsp.Target{Line: 5, Symbol: "get_auth"}, NewName: "auth_of"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, l := range plan.LeftBehind {
+			got = append(got, l.File+":"+l.Context)
+		}
+		want := "tests/test_utils.py:from pkg.utils import _strip, get_auth|tests/test_utils.py:assert get_auth(\"http://user:pass@host/\") == (\"user\", \"pass\")"
+		if strings.Join(got, "|") != want || plan.LeftBehindTotal != 2 {
+			t.Errorf("left behind:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+		}
+	})
+}

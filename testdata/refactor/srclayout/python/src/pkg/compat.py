@@ -1,0 +1,2 @@
+builtin_str = str
+basestring = (str, bytes)
