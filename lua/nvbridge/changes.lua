@@ -172,6 +172,7 @@ end
 ---@param id string?
 ---@return {id: string?, files: nvbridge.BufferReply[]?, err: nvbridge.Error?}
 function M.undo_changeset(id)
+  id = id ~= vim.NIL and id or nil
   local c = M.changeset(id)
   if not c then
     local msg = id and ('no applied changeset ' .. id .. ' in this Neovim') or 'no changeset was applied in this session'
@@ -277,6 +278,9 @@ end
 ---@param id string?
 ---@return {id: string?, files: nvbridge.UndoPreviewFile[]?, err: nvbridge.Error?}
 function M.undo_preview(path, id)
+  -- A nil from Go arrives as vim.NIL.
+  path = path ~= vim.NIL and path or nil
+  id = id ~= vim.NIL and id or nil
   local find = buffers.buffer_index()
   local paths, c = { path }, nil
   if not path then
