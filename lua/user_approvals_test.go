@@ -181,3 +181,84 @@ func TestDebugSessionAsks(t *testing.T) {
 		t.Errorf("the accepted program did not run: %q, %v (%v)", data, err, out)
 	}
 }
+
+// TestRevertAll: revert_all_changes undoes every changeset not followed by
+// a user edit, newest first, after the user approved what it takes back
+// (dry_run only says it, asking nobody); a changeset the user edited after
+// is left with the reason. The buffers nvbridge loaded for the changes are
+// out of sight again once undone (not listed), the one the user opened
+// stays. :NvbridgeChanges lists a change's lines top down.
+func TestRevertAll(t *testing.T) {
+	root := writeFiles(t, map[string]string{"a.txt": "a1\na2\na3\n", "b.txt": "b1\n", "c.txt": "c1\n"})
+	u := startUser(t, root, approvalLog)
+	ids := map[string]string{}
+	for _, f := range []string{"a", "b", "c"} {
+		edits := fmt.Sprintf(`[{"line_start":1,"line_end":1,"new_text":"%s1!"}]`, f)
+		if f == "a" {
+			edits = `[{"line_start":1,"line_end":1,"new_text":"A1"},{"line_start":3,"line_end":3,"new_text":"A3"}]`
+		}
+		out := u.mustCall("edit_buffer", fmt.Sprintf(`{"file":"%s.txt","edits":%s,"preview":false}`, f, edits))
+		ids[f] = out["applied_changeset_id"].(string)
+	}
+	var lnums []int
+	u.lua(`vim.cmd('NvbridgeChanges')
+local out = {}
+for _, it in ipairs(vim.fn.getqflist()) do
+  if vim.fn.bufname(it.bufnr):match('a.txt$') then table.insert(out, it.lnum) end
+end
+vim.cmd('cclose')
+return out`, &lnums)
+	if len(lnums) != 2 || lnums[0] != 1 || lnums[1] != 3 {
+		t.Errorf(":NvbridgeChanges lists a.txt's lines %v, want [1 3]", lnums)
+	}
+	// The user types in c.txt after the agent's change.
+	u.lua(`vim.cmd.edit(...); vim.api.nvim_buf_set_lines(0, 0, 0, true, { 'mine' })`, nil, u.abs("c.txt"))
+
+	dry := u.mustCall("revert_all_changes", `{"dry_run":true}`)
+	if fmt.Sprint(dry["undone"]) != fmt.Sprintf("[%s %s]", ids["b"], ids["a"]) || dry["dry_run"] != true {
+		t.Fatalf("dry run: %v", dry)
+	}
+	if n := len(u.asked()); n != 3 {
+		t.Fatalf("the dry run asked the user (%d requests)", n)
+	}
+	if u.bufText("a.txt") != "A1\na2\nA3" {
+		t.Fatalf("the dry run changed a.txt: %q", u.bufText("a.txt"))
+	}
+
+	out := u.mustCall("revert_all_changes", `{}`)
+	if fmt.Sprint(out["undone"]) != fmt.Sprintf("[%s %s]", ids["b"], ids["a"]) {
+		t.Errorf("undone %v", out["undone"])
+	}
+	skipped, _ := out["skipped"].([]any)
+	if len(skipped) != 1 || !strings.Contains(fmt.Sprint(skipped[0]), ids["c"]) || !strings.Contains(fmt.Sprint(skipped[0]), "c.txt was edited after it") {
+		t.Errorf("skipped %v", out["skipped"])
+	}
+	a := u.lastAsked(4)
+	for _, want := range []string{"-A1\n", "+a1\n", "-A3\n", "+a3\n", "-b1!\n", "+b1\n"} {
+		if !strings.Contains(a.Diff, want) {
+			t.Errorf("the revert's request lacks %q: %+v", want, a)
+		}
+	}
+	if a.Kind != "undo" || strings.Contains(a.Diff, "c1") {
+		t.Errorf("the revert's request: %+v", a)
+	}
+	if a, b, c := u.bufText("a.txt"), u.bufText("b.txt"), u.bufText("c.txt"); a != "a1\na2\na3" && a != "" || b != "b1" && b != "" || c != "mine\nc1!" {
+		t.Errorf("after the revert: a=%q b=%q c=%q", a, b, c)
+	}
+	var listed []bool
+	u.lua(`local out = {}
+for _, f in ipairs({ ... }) do
+  local b = vim.fn.bufnr(f)
+  table.insert(out, b > 0 and vim.bo[b].buflisted or false)
+end
+return out`, &listed, u.abs("a.txt"), u.abs("b.txt"), u.abs("c.txt"))
+	if len(listed) != 3 || listed[0] || listed[1] || !listed[2] {
+		t.Errorf("listed a, b, c = %v: want only c.txt (the user's)", listed)
+	}
+	// Nothing left to revert.
+	var msg string
+	u.lua(`local r = require('nvbridge').revert_all(); return ('%d %d'):format(#r.undone, #r.skipped)`, &msg)
+	if msg != "0 1" {
+		t.Errorf(":NvbridgeRevertAll after the revert: %s undone, skipped", msg)
+	}
+}

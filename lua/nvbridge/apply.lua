@@ -147,6 +147,12 @@ local function apply_ops(t, f, fail_at)
     error('injected failure (test hook)', 0)
   end
   t.seq_after = undo_seq(b)
+  if t.applied then
+    -- An edit right after this one (by the user or a plugin, in the same
+    -- moment) is an undo step of its own, not joined to nvbridge's: undo
+    -- and the user-edit checks then see it.
+    break_undo(b)
+  end
   -- An 'eol'-only change is no undo step of Neovim's; the record still lets
   -- the undo tool restore 'eol'.
   if (t.applied and t.undo) or (not t.applied and f.eol ~= nil) then
