@@ -286,3 +286,25 @@ return { group = group, fired = _G.fired, same = vim.lsp.handlers['textDocument/
 		t.Errorf(":NvbridgeStop said %q", text)
 	}
 }
+
+// TestHighlightDuration: highlight_ms sets how long changed ranges stay
+// lit; 0 lights nothing.
+func TestHighlightDuration(t *testing.T) {
+	root := writeFiles(t, map[string]string{"a.txt": "1\n2\n3\n"})
+	u := startUser(t, root, `require('nvbridge').setup({ approve = 'never', highlight_ms = 0 })`)
+	u.lua(`vim.cmd.edit(...)`, nil, u.abs("a.txt"))
+	marks := func() int {
+		var n int
+		u.lua(`return #vim.api.nvim_buf_get_extmarks(0, require('nvbridge.changes').ns, 0, -1, {})`, &n)
+		return n
+	}
+	u.mustCall("edit_buffer", `{"file":"a.txt","edits":[{"line_start":2,"line_end":2,"new_text":"two"}],"preview":false}`)
+	if n := marks(); n != 0 {
+		t.Errorf("highlight_ms = 0: %d highlight(s)", n)
+	}
+	u.lua(`require('nvbridge').setup({ approve = 'never', highlight_ms = 600000 })`, nil)
+	u.mustCall("edit_buffer", `{"file":"a.txt","edits":[{"line_start":3,"line_end":3,"new_text":"three"}],"preview":false}`)
+	if n := marks(); n != 1 {
+		t.Errorf("highlight_ms = 600000: %d highlight(s), want the changed line", n)
+	}
+}

@@ -554,7 +554,12 @@ function M._apply(plan)
   end
   local ok_changes, changes = pcall(require, 'nvbridge.changes')
   if ok_changes then
-    pcall(changes.applied, plan, targets)
+    -- The change is made: what records it must not undo the answer, but
+    -- a failure there is logged (:NvbridgeLog).
+    local ok, err = pcall(changes.applied, plan, targets)
+    if not ok then
+      pcall(require('nvbridge.user').log, 'recording the change failed: ' .. tostring(err))
+    end
   end
   return { files = out }
 end

@@ -112,8 +112,11 @@ function M.applied(plan, targets)
           filename = path, lnum = sr + 1, col = op[2] + 1,
           text = (plan.id and (plan.id .. ': ') or '') .. vim.trim(text):sub(1, 120),
         })
-        if shown then
-          pcall(vim.hl and vim.hl.range or vim.highlight.range, b, M.ns, 'DiffText', { sr, 0 }, { er, -1 })
+        if shown and sr < n then
+          -- The changed lines, whole (vim.highlight.range with an end
+          -- column of -1 marks nothing in Neovim 0.10).
+          local last = api.nvim_buf_get_lines(b, er, er + 1, false)[1] or ''
+          pcall(api.nvim_buf_set_extmark, b, M.ns, sr, 0, { end_row = er, end_col = #last, hl_group = 'DiffText', hl_eol = true })
         end
       end
     end
