@@ -75,6 +75,10 @@ type Delta struct {
 	// Note says what the check could not do (file operations it did not
 	// simulate, a server that does not run in the check's copy).
 	Note string `json:"note,omitempty"`
+	// WaitedOn says what told nvbridge each server had diagnosed the
+	// change (its diagnosis progress, its publishes for the new version,
+	// its answers to a pull).
+	WaitedOn string `json:"waited_on,omitempty"`
 }
 
 // Counted reports whether a severity enters the delta: errors and warnings.

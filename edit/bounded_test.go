@@ -265,8 +265,9 @@ func TestLargeDiffIsShownCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if applied.DiffCut == nil || len(applied.Diff) > max || !strings.Contains(applied.Summary(), "the whole change was made") {
-		t.Fatalf("applied: %d bytes of diff shown, cut %+v", len(applied.Diff), applied.DiffCut)
+	// Applied as previewed: the diff the agent was shown is not sent again.
+	if !applied.DiffInPreview || applied.Diff != "" || applied.DiffCut != nil || !strings.Contains(applied.Summary(), "The diff is the preview's") {
+		t.Fatalf("applied: %d bytes of diff shown, cut %+v, in preview %v", len(applied.Diff), applied.DiffCut, applied.DiffInPreview)
 	}
 	if v.buffer("f.txt").Text != strings.ReplaceAll(orig, "compute", "calc") {
 		t.Fatal("the applied text is not the expected one")

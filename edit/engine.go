@@ -152,6 +152,10 @@ type Result struct {
 	// DiffCut is set when Diff is only the start of the change's diff
 	// (MaxShownDiffBytes); the changeset applies whole all the same.
 	DiffCut *DiffCut `json:"diff_cut,omitempty"`
+	// DiffInPreview: a stored preview was applied as it was shown, so its
+	// diff (up to 64 KiB, twice over MCP: the text and the structured
+	// content) is not sent again; Diff is empty.
+	DiffInPreview bool `json:"diff_in_preview,omitempty"`
 }
 
 // FileResult describes one file of a changeset. When previewed, IsModified
@@ -197,6 +201,9 @@ func (r Result) Summary() string {
 		b.WriteByte('\n')
 	}
 	b.WriteString(r.cutNote())
+	if r.DiffInPreview {
+		b.WriteString("The diff is the preview's (not repeated here).\n")
+	}
 	b.WriteString(r.Diff)
 	if r.AppliedDiff != "" {
 		b.WriteString("\nThe user applied only the hunks they accepted; what was applied:\n")
@@ -247,6 +254,11 @@ func (e *Engine) ApplyStoredWith(ctx context.Context, id string, opts Options) (
 	e.mu.Lock()
 	e.remove(id)
 	e.mu.Unlock()
+	if !res.UserEdited {
+		// The agent was shown this diff with the preview it applies.
+		res.Diff, res.DiffCut, res.DiffInPreview = "", nil, true
+		return res, nil
+	}
 	return e.shown(res), nil
 }
 
@@ -443,10 +455,30 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 			if lf.NewPath != "" {
 				path = lf.NewPath
 			}
-			e.s.RememberText(path, lf.Bufnr, lf.ChangedTick, lf.FileFormat, lf.EOL, lf.Bomb, p.after[i].Text())
+			text := p.after[i].Text()
+			parsed.put(text, lf.FileFormat == "dos", p.after[i])
+			e.s.RememberText(path, lf.Bufnr, lf.ChangedTick, lf.FileFormat, lf.EOL, lf.Bomb, text)
 		}
 	}
 	out.Diagnostics = e.after(ctx, baseline, failed)
+	if f, ok := e.Verifier.(Follower); ok && baseline != nil {
+		texts := map[string]string{}
+		for i, lf := range reply.Files {
+			if i >= len(p.after) || lf.Kind == "delete" {
+				continue
+			}
+			path := p.files[i].Path
+			if lf.NewPath != "" {
+				path = lf.NewPath
+			}
+			if lf.WrittenText != nil {
+				texts[path] = *lf.WrittenText
+			} else {
+				texts[path] = p.after[i].Text()
+			}
+		}
+		f.Follow(texts)
+	}
 	return out, nil
 }
 

@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/nvim"
@@ -376,9 +378,72 @@ func (e *Engine) creatable(t target) error {
 }
 
 // documentOf is the document a snapshot holds (empty when the file does not
-// exist).
+// exist). A large text is split into lines once (parsed): the session's
+// snapshot cache hands out the same string while a buffer is unchanged,
+// and a change is planned from it two or three times (its source, its
+// plan, a preview then its apply).
 func documentOf(s nvim.FileSnapshot) preview.Document {
-	return preview.ParseBuffer(s.Text, s.Loaded && s.FileFormat == "dos")
+	dos := s.Loaded && s.FileFormat == "dos"
+	if len(s.Text) < parsedMin {
+		return preview.ParseBuffer(s.Text, dos)
+	}
+	return parsed.get(s.Text, dos)
+}
+
+// parsedMin is the size from which parsed documents are kept (the
+// snapshot cache's own threshold).
+const parsedMin = 64 << 10
+
+// parsedDocs keeps the last few large documents split into lines, keyed by
+// their text's identity (the string's data pointer and length: the entry
+// holds the text, so no other string can take that address meanwhile).
+// Documents are never changed once parsed.
+type parsedDocs struct {
+	mu      sync.Mutex
+	entries []parsedDoc // most recent last
+}
+
+type parsedDoc struct {
+	data *byte
+	size int
+	dos  bool
+	doc  preview.Document
+}
+
+var parsed parsedDocs
+
+// put records doc as text's parse (an apply's new text, made from doc).
+func (p *parsedDocs) put(text string, dos bool, doc preview.Document) {
+	if len(text) < parsedMin {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.entries) >= 4 {
+		p.entries = append(p.entries[:0:0], p.entries[1:]...)
+	}
+	p.entries = append(p.entries, parsedDoc{data: unsafe.StringData(text), size: len(text), dos: dos, doc: doc})
+}
+
+func (p *parsedDocs) get(text string, dos bool) preview.Document {
+	key := unsafe.StringData(text)
+	p.mu.Lock()
+	for i, e := range p.entries {
+		if e.data == key && e.size == len(text) && e.dos == dos {
+			p.entries = append(append(p.entries[:i:i], p.entries[i+1:]...), e)
+			p.mu.Unlock()
+			return e.doc
+		}
+	}
+	p.mu.Unlock()
+	doc := preview.ParseBuffer(text, dos)
+	p.mu.Lock()
+	if len(p.entries) >= 4 {
+		p.entries = append(p.entries[:0:0], p.entries[1:]...)
+	}
+	p.entries = append(p.entries, parsedDoc{data: key, size: len(text), dos: dos, doc: doc})
+	p.mu.Unlock()
+	return doc
 }
 
 // sameText reports whether two documents hold the same text.

@@ -23,6 +23,13 @@ type Verifier interface {
 	Check(ctx context.Context, files []diagdelta.CheckFile) (*diagdelta.Delta, error)
 }
 
+// Follower is a Verifier whose check keeps a copy of the files: Follow
+// shows it the texts an apply just gave them (absolute path to text), in
+// the background, so the next check starts from them already diagnosed.
+type Follower interface {
+	Follow(texts map[string]string)
+}
+
 // before records the baseline for an apply; a failure to record it is
 // reported in the delta, never a failure of the apply.
 func (e *Engine) before(ctx context.Context, p *prepared) (diagdelta.Baseline, *diagdelta.Delta) {

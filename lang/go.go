@@ -36,7 +36,7 @@ var Go = &Language{
 	// publishes only diagnostics that changed). The diagnostics delta of
 	// verified edits waits on it.
 	Servers: []ServerSpec{{Name: "gopls", Cmd: []string{"gopls"}, AnswersAfterOpen: true,
-		Settings: map[string]any{"gopls": map[string]any{"verboseWorkDoneProgress": true}},
+		Settings: map[string]any{"gopls": map[string]any{"verboseWorkDoneProgress": true, "diagnosticsDelay": "0s"}},
 		// "diagnosing ..." work ends once every file is re-diagnosed.
 		DiagnosisProgress: &DiagnosisProgress{Title: "diagnosing", Setting: []string{"gopls", "verboseWorkDoneProgress"}}}},
 	Ident: Ident{

@@ -143,6 +143,12 @@ func (c *Client) collectDiagnostics(ctx context.Context, bufnr any) ([]Diagnosti
 	if err := decodeList(json.RawMessage(raw), &wires); err != nil {
 		return nil, apierr.Errorf(apierr.OperationFailed, "report this", "decode diagnostics: %v", err)
 	}
+	return c.diagnosticsOf(ctx, wires)
+}
+
+// diagnosticsOf turns diagnostics as Neovim holds them (0-based lines,
+// byte columns) into Diagnostics, with their lines' texts, sorted.
+func (c *Client) diagnosticsOf(ctx context.Context, wires []diagWire) ([]Diagnostic, error) {
 	wanted := map[string][]int{}
 	for _, w := range wires {
 		wanted[w.File] = append(wanted[w.File], w.Lnum, w.EndLnum)

@@ -69,19 +69,37 @@ type bufferInfo struct {
 		// whether it reports its diagnosis runs.
 		Server          string `json:"server"`
 		ReportsProgress bool   `json:"reports_progress"`
+		// Silent: the server could report its diagnosis runs but does not
+		// (a user's gopls without verboseWorkDoneProgress): it publishes
+		// only diagnostics that changed, so no event says it is done.
+		Silent bool `json:"silent"`
 	} `json:"clients"`
 }
 
-// silent reports whether a client is a gopls that does not report its
-// diagnosis runs (a user's, without verboseWorkDoneProgress): it publishes
-// only diagnostics that changed, so no event says it is done.
+// silent reports whether a client is silent (see Silent).
 func (b bufferInfo) silent() bool {
 	for _, cl := range b.Clients {
-		if !cl.ReportsProgress && (cl.Server == "gopls" || cl.Name == "gopls") {
+		if cl.Silent {
 			return true
 		}
 	}
 	return false
+}
+
+// waitedOn says what the wait took as each server's "done".
+func (b bufferInfo) waitedOn() string {
+	var parts []string
+	for _, cl := range b.Clients {
+		switch {
+		case cl.ReportsProgress:
+			parts = append(parts, cl.Name+": the end of its diagnosis runs ($/progress)")
+		case b.silent():
+			parts = append(parts, cl.Name+": its publishes for the new text (it reports no end of its diagnosis runs)")
+		default:
+			parts = append(parts, cl.Name+": its publishes for the new text")
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // SilentWait bounds the wait for a server that gives no event for "done"
@@ -121,6 +139,12 @@ type baseline struct {
 	fixes      bool
 	note       string
 	silent     bool // a server gives no event for "done" (bufferInfo.silent)
+	// pulled: the silent servers are asked for the diagnostics of the
+	// files that matter (pullFiles) before and after the change
+	// (textDocument/diagnostic), and the delta compares those answers.
+	pulled    bool
+	pullFiles []string
+	pullIDs   []int
 	// scope: the files whose diagnostics the change can affect.
 	scope *changeScope
 }
@@ -150,6 +174,7 @@ func (c *Client) before(ctx context.Context, paths []string, mode string, fixes 
 	}
 	// Files not loaded yet: load them (the apply would) so their servers
 	// attach and diagnose them before the change.
+	opened := false
 	for i, p := range existing {
 		if info.Bufnrs[i] != 0 || !fileExists(p) {
 			continue
@@ -157,9 +182,12 @@ func (c *Client) before(ctx context.Context, paths []string, mode string, fixes 
 		if _, err := c.Open(ctx, p); err != nil {
 			return nil, err
 		}
+		opened = true
 	}
-	if info, err = c.buffersOf(ctx, existing); err != nil {
-		return nil, err
+	if opened {
+		if info, err = c.buffersOf(ctx, existing); err != nil {
+			return nil, err
+		}
 	}
 	var touched []int
 	for _, bn := range info.Bufnrs {
@@ -193,6 +221,21 @@ func (c *Client) before(ctx context.Context, paths []string, mode string, fixes 
 		// dependant's first publish arriving after the mark would pass
 		// for its diagnosis of the change).
 		b.silent = info.silent()
+		if b.silent && info.allSilent() {
+			// No event says such a server is done: ask it (pull) for the
+			// files that matter, now and after the change.
+			pulled, ok, err := c.pullAll(ctx, info.silentIDs(), b.pullSet(existing))
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				b.pulled, b.pullIDs, b.pullFiles, b.before = true, info.silentIDs(), b.pullSet(existing), pulled
+				if err := c.Session.PublishMark(ctx, &b.mark); err != nil {
+					return nil, err
+				}
+				return b, nil
+			}
+		}
 		settle := append([]int(nil), touched...)
 		for _, d := range b.dependants {
 			settle = append(settle, d.Bufnr)
@@ -331,17 +374,22 @@ func (b *baseline) After(ctx context.Context) (*diagdelta.Delta, error) {
 			touched = append(touched, bn)
 		}
 	}
+	if b.pulled {
+		return b.afterPulled(ctx, servers)
+	}
 	complete, why := true, ""
 	if len(ids) == 0 {
-		complete, why = false, "no language server is attached to the changed files: nothing checked them"
-	} else {
-		st, err := c.waitSettled(ctx, b.mark, touched, b.dependants, ids, b.silent || info.silent())
-		if err != nil {
-			return nil, err
-		}
-		if !st.Complete {
-			complete, why = false, st.why(c)
-		}
+		// Nothing diagnoses these files: no server's diagnostics moved.
+		d := diagdelta.New(b.mode, nil, nil, false, "no language server is attached to the changed files: nothing checked them", servers, nil)
+		d.Note = b.note
+		return d, nil
+	}
+	st, err := c.waitSettled(ctx, b.mark, touched, b.dependants, ids, b.silent || info.silent())
+	if err != nil {
+		return nil, err
+	}
+	if !st.Complete {
+		complete, why = false, st.why(c)
 	}
 	after, err := c.collectDiagnostics(ctx, nil)
 	if err != nil {
@@ -379,6 +427,7 @@ func (b *baseline) After(ctx context.Context) (*diagdelta.Delta, error) {
 	sort.Strings(servers)
 	d := diagdelta.New(b.mode, before, afterItems, complete, why, servers, checked)
 	d.Note = b.note
+	d.WaitedOn = info.waitedOn()
 	if len(left) > 0 {
 		if d.Note != "" {
 			d.Note += "; "

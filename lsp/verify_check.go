@@ -9,6 +9,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/diagdelta"
+	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/nvim"
 )
@@ -171,6 +172,49 @@ func (v *Verifier) Idle(ctx context.Context) error {
 	}
 	_, err = v.shadow.waitSettled(ctx, 0, bufs, nil, ids, info.silent())
 	return err
+}
+
+// Follow shows the check's second Neovim, when it runs, the texts an
+// apply just gave files it has loaded (absolute path to text), in the
+// background, and lets its servers diagnose them there: the next check of
+// a change to those files finds them already shown and diagnosed and pays
+// for its own change only (else it showed them the apply's texts first
+// and waited for that diagnosis too: two runs per check). Nothing is
+// loaded for it, and nothing happens before the first check.
+func (v *Verifier) Follow(texts map[string]string) {
+	if len(texts) == 0 {
+		return
+	}
+	safego.Go("the check's copy follows an apply", func() {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		sh := v.shadow
+		if sh == nil {
+			return
+		}
+		select {
+		case <-sh.Session.Done():
+			return
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		paths := make([]string, 0, len(texts))
+		for p := range texts {
+			paths = append(paths, p)
+		}
+		info, err := sh.buffersOf(ctx, paths)
+		if err != nil {
+			return
+		}
+		for i, bn := range info.Bufnrs {
+			if bn != 0 && i < len(paths) {
+				if sh.setText(ctx, bn, texts[paths[i]]) != nil {
+					return
+				}
+			}
+		}
+	}, nil)
 }
 
 func (c *Client) setText(ctx context.Context, bufnr int, text string) error {

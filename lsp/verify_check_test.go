@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/diagdelta"
@@ -173,27 +172,69 @@ func fmtAny(v any) string { return fmt.Sprint(v) }
 
 func lspQuery(file string) lsp.DiagnosticsQuery { return lsp.DiagnosticsQuery{File: file} }
 
-// TestVerifiedSilentServerIncomplete: a user's gopls that does not report
-// its diagnosis runs gives no event saying it re-checked a dependant
-// (main.go) whose diagnostics an edit does not change (it may publish
-// them again after its full pass, or not); the wait for it is bounded by
-// SilentWait, and a bound hit is complete: false with the reason and the
-// setting that fixes it, never "no new errors". (The bound is set below
-// what gopls needs to answer at all.)
-func TestVerifiedSilentServerIncomplete(t *testing.T) {
+// TestVerifiedSilentServer: a user's gopls started by vim.lsp.start with
+// none of nvbridge's settings reports no end of its diagnosis runs and
+// publishes only diagnostics that changed (a dependant whose diagnostics
+// stay the same gets no publish at all), and its default diagnosticsDelay
+// holds its full diagnosis a second. The delta asks it instead (pull):
+// complete and true at once. A comment changes nothing; renaming Process's
+// declaration introduces errors in main.go (another package, open) and
+// orders/batch.go (the same package, not open); restoring it resolves them.
+func TestVerifiedSilentServer(t *testing.T) {
 	testenv.Require(t, "nvim", "gopls", "go")
 	root := testenv.CopySample(t, "go")
 	addr := testenv.Listening(t, root, testenv.UserLSPConfig(t, "user-gopls")...)
 	s, c := testenv.Attached(t, addr, root)
 	v := newVerifyEnv(t, s, c)
 	v.open(t, "main.go", "orders/orders.go")
-	saved := lsp.SilentWait
-	lsp.SilentWait = time.Millisecond
-	defer func() { lsp.SilentWait = saved }()
 	_, d := v.editLine(t, "orders/orders.go", 9, "// Line is one item of an order (a comment changes no diagnostic).", edit.Options{})
-	if d.Complete || !strings.Contains(d.Incomplete, "verboseWorkDoneProgress") || !strings.Contains(d.Incomplete, "main.go") ||
-		!strings.HasPrefix(d.Verdict, `diagnostics incomplete, not "no new errors"`) {
-		t.Fatalf("delta %+v", d)
+	wantComplete(t, d)
+	if len(d.Introduced)+len(d.Resolved) != 0 || !strings.HasPrefix(d.WaitedOn, "pull: user-gopls") {
+		t.Fatalf("a comment: %+v", d)
+	}
+	_, d = v.editLine(t, "orders/orders.go", 33, "func Proces(o Order) (Total, error) {", edit.Options{})
+	wantComplete(t, d)
+	if hasItem(d.Introduced, "main.go", "Process") == nil || hasItem(d.Introduced, "orders/batch.go", "Process") == nil {
+		t.Fatalf("introduced %+v, want the callers' errors (files checked %v)", d.Introduced, d.FilesChecked)
+	}
+	_, d = v.editLine(t, "orders/orders.go", 33, "func Process(o Order) (Total, error) {", edit.Options{})
+	wantComplete(t, d)
+	if len(d.Introduced) != 0 || hasItem(d.Resolved, "main.go", "Process") == nil || hasItem(d.Resolved, "orders/batch.go", "Process") == nil {
+		t.Fatalf("introduced %+v, resolved %+v", d.Introduced, d.Resolved)
+	}
+}
+
+// TestRenameVerdictRepeated: a rename over 21 files and back, 10 times
+// each way, with nvbridge's gopls and with a user's gopls without
+// nvbridge's settings: every verdict complete and "no new errors" (a
+// verdict never names an error the server has already withdrawn: one
+// diagnosed from the files renamed so far, published before the last
+// file's change reached it).
+func TestRenameVerdictRepeated(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	for _, mode := range []string{"embedded", "attached"} {
+		t.Run(mode, func(t *testing.T) {
+			root := testenv.CopySample(t, "go")
+			var v verifyEnv
+			if mode == "embedded" {
+				s, c := testenv.Embedded(t, root)
+				v = newVerifyEnv(t, s, c)
+			} else {
+				addr := testenv.Listening(t, root, testenv.UserLSPConfig(t, "user-gopls")...)
+				s, c := testenv.Attached(t, addr, root)
+				v = newVerifyEnv(t, s, c)
+			}
+			v.open(t, "widgets/widget.go", "main.go")
+			names := []string{"NewWidget", "MakeWidget"}
+			for i := range 20 {
+				from, to := names[i%2], names[(i+1)%2]
+				_, d := v.rename(t, refactor.RenameRequest{File: "widgets/widget.go", Target: lsp.Target{Line: 12, Symbol: from}, NewName: to})
+				wantComplete(t, d)
+				if len(d.Introduced) != 0 || !strings.HasPrefix(d.Verdict, "no new errors") {
+					t.Fatalf("rename %d (%s to %s): verdict %q, introduced %+v", i+1, from, to, d.Verdict, d.Introduced)
+				}
+			}
+		})
 	}
 }
 
@@ -223,5 +264,51 @@ func TestCheckManyFiles(t *testing.T) {
 	}
 	if r.Applied {
 		t.Fatal("a check with preview applied the rename")
+	}
+}
+
+// TestCheckAfterApplies: checks and applies in turn on nvbridge's gopls,
+// as an agent alternates them (the check's copy follows each apply). A
+// check of renaming Process names the callers it breaks in another package
+// (main.go) and in its own (orders/batch.go, not open) and applies
+// nothing; the apply of it names them too; the check of restoring it,
+// starting from the applied text, resolves them; a comment changes nothing.
+func TestCheckAfterApplies(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	s, c := testenv.Embedded(t, root)
+	v := newVerifyEnv(t, s, c)
+	v.open(t, "main.go", "orders/orders.go")
+	const renamed, restored = "func Proces(o Order) (Total, error) {", "func Process(o Order) (Total, error) {"
+	broken := func(what string, d *diagdelta.Delta) {
+		t.Helper()
+		wantComplete(t, d)
+		if hasItem(d.Introduced, "main.go", "Process") == nil || hasItem(d.Introduced, "orders/batch.go", "Process") == nil {
+			t.Fatalf("%s: introduced %+v, want the callers' errors (files checked %v)", what, d.Introduced, d.FilesChecked)
+		}
+	}
+	for round := range 3 {
+		_, d := v.editLine(t, "orders/orders.go", 33, renamed, edit.Options{Preview: true, Check: true})
+		broken(fmt.Sprintf("round %d: check of the rename", round), d)
+		if b, err := os.ReadFile(filepath.Join(root, "orders/orders.go")); err != nil || !strings.Contains(string(b), restored) {
+			t.Fatalf("the check changed the file: %v", err)
+		}
+		_, d = v.editLine(t, "orders/orders.go", 33, renamed, edit.Options{})
+		broken(fmt.Sprintf("round %d: apply of the rename", round), d)
+		_, d = v.editLine(t, "orders/orders.go", 33, restored, edit.Options{Preview: true, Check: true})
+		wantComplete(t, d)
+		if len(d.Introduced) != 0 || hasItem(d.Resolved, "main.go", "Process") == nil || hasItem(d.Resolved, "orders/batch.go", "Process") == nil {
+			t.Fatalf("round %d: check of the restore: introduced %+v, resolved %+v", round, d.Introduced, d.Resolved)
+		}
+		_, d = v.editLine(t, "orders/orders.go", 33, restored, edit.Options{})
+		wantComplete(t, d)
+		if len(d.Introduced) != 0 || hasItem(d.Resolved, "main.go", "Process") == nil {
+			t.Fatalf("round %d: apply of the restore: introduced %+v, resolved %+v", round, d.Introduced, d.Resolved)
+		}
+		_, d = v.editLine(t, "orders/orders.go", 9, fmt.Sprintf("// Line is one item of an order (round %d).", round), edit.Options{Preview: true, Check: true})
+		wantComplete(t, d)
+		if len(d.Introduced)+len(d.Resolved) != 0 {
+			t.Fatalf("round %d: check of a comment: %+v", round, d)
+		}
 	}
 }

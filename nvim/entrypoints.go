@@ -169,7 +169,15 @@ var (
 	luaSetText       = fn2[int, string]("nvbridge.verify", "set_text")
 	luaHold          = fn1[bool]("nvbridge.verify", "hold")
 	luaReload        = fn1[int]("nvbridge.verify", "reload")
+	luaPull          = async2[int, []string]("nvbridge.verify", "pull")
 )
+
+// PullDiagnostics asks client clientID for the diagnostics of paths
+// (textDocument/diagnostic) after sending it every pending change: JSON
+// {supported, files: {path: [diagnostic]}, failed: {path: message}}.
+func (s *Session) PullDiagnostics(ctx context.Context, clientID int, paths []string) (json.RawMessage, error) {
+	return luaPull.start(ctx, s, clientID, paths)
+}
 
 // WaitSettled waits, at most boundMs, until the servers have diagnosed a
 // change (spec: {mark, touched, dependants, clients}): JSON {complete,

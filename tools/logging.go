@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -119,17 +121,8 @@ func (w *watcher) inspect(ctx context.Context, tool string, res *mcp.CallToolRes
 		}
 		return
 	}
-	b, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		return
-	}
-	var top struct {
-		DiagnosticsComplete *bool  `json:"diagnostics_complete"`
-		DiagnosticsWhy      string `json:"diagnostics_incomplete"`
-		Complete            *bool  `json:"complete"`
-		Incomplete          string `json:"incomplete"`
-	}
-	if json.Unmarshal(b, &top) != nil {
+	top, ok := waitFieldsOf(res.StructuredContent)
+	if !ok {
 		return
 	}
 	why := ""
@@ -155,4 +148,108 @@ func (w *watcher) inspect(ctx context.Context, tool string, res *mcp.CallToolRes
 // (workspace.Root.Resolve's message).
 func isPolicyRefusal(e *apierr.Error) bool {
 	return e.Code == apierr.PreconditionFailed && strings.Contains(e.Message, "is a sensitive file")
+}
+
+// waitTop is what a result says at its top level about a wait cut short.
+type waitTop struct {
+	DiagnosticsComplete *bool  `json:"diagnostics_complete"`
+	DiagnosticsWhy      string `json:"diagnostics_incomplete"`
+	Complete            *bool  `json:"complete"`
+	Incomplete          string `json:"incomplete"`
+}
+
+// waitFieldIndex: per result type, where its top-level fields of those
+// names are (reflect.VisibleFields: embedded structs flattened as
+// encoding/json flattens them), found once.
+var waitFieldIndex sync.Map // reflect.Type -> map[string][]int
+
+// waitFieldsOf reads a result's waitTop fields without encoding it (a
+// preview's answer carries up to 64 KiB of diff; this runs after every
+// call): from a struct by its fields' json names, from a map (a user tool's
+// answer, decoded) by its keys, from anything else through JSON.
+func waitFieldsOf(v any) (waitTop, bool) {
+	var top waitTop
+	if v == nil {
+		return top, false
+	}
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Interface {
+		if rv.IsNil() {
+			return top, false
+		}
+		rv = rv.Elem()
+	}
+	if _, custom := v.(json.Marshaler); custom {
+		// Its own encoding decides its fields.
+		rv = reflect.Value{}
+	}
+	switch rv.Kind() {
+	case reflect.Struct:
+	case reflect.Map:
+		m, ok := rv.Interface().(map[string]any)
+		if !ok {
+			break
+		}
+		boolOf := func(k string) *bool {
+			if b, ok := m[k].(bool); ok {
+				return &b
+			}
+			return nil
+		}
+		top.DiagnosticsComplete, top.Complete = boolOf("diagnostics_complete"), boolOf("complete")
+		top.DiagnosticsWhy, _ = m["diagnostics_incomplete"].(string)
+		top.Incomplete, _ = m["incomplete"].(string)
+		return top, true
+	case reflect.Invalid:
+	default:
+		return top, false
+	}
+	if rv.Kind() != reflect.Struct {
+		b, err := json.Marshal(v)
+		return top, err == nil && json.Unmarshal(b, &top) == nil
+	}
+	t := rv.Type()
+	idx, ok := waitFieldIndex.Load(t)
+	if !ok {
+		found := map[string][]int{}
+		for _, f := range reflect.VisibleFields(t) {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch name {
+			case "diagnostics_complete", "diagnostics_incomplete", "complete", "incomplete":
+				// The shallowest wins, as in encoding/json.
+				if prev, seen := found[name]; f.IsExported() && (!seen || len(f.Index) < len(prev)) {
+					found[name] = f.Index
+				}
+			}
+		}
+		idx, _ = waitFieldIndex.LoadOrStore(t, found)
+	}
+	for name, index := range idx.(map[string][]int) {
+		f, err := rv.FieldByIndexErr(index)
+		if err != nil {
+			continue
+		}
+		switch x := f.Interface().(type) {
+		case bool:
+			b := x
+			if name == "complete" {
+				top.Complete = &b
+			} else if name == "diagnostics_complete" {
+				top.DiagnosticsComplete = &b
+			}
+		case *bool:
+			if name == "complete" {
+				top.Complete = x
+			} else if name == "diagnostics_complete" {
+				top.DiagnosticsComplete = x
+			}
+		case string:
+			if name == "incomplete" {
+				top.Incomplete = x
+			} else if name == "diagnostics_incomplete" {
+				top.DiagnosticsWhy = x
+			}
+		}
+	}
+	return top, true
 }

@@ -215,6 +215,7 @@ type Report struct {
 	Machine  string            `json:"machine"`
 	Versions map[string]string `json:"versions"`
 	Modules  []ModuleResult    `json:"modules"`
+	BigEdit  *BigEditResult    `json:"big_edit,omitempty"`
 }
 
 // Machine describes the host: CPU model, cores, memory, load.

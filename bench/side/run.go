@@ -77,7 +77,10 @@ type ModuleResult struct {
 	Positions     string          `json:"positions"`
 	Warnings      []string        `json:"warnings,omitempty"`
 	Cold          *ColdResult     `json:"cold,omitempty"`
+	Edits         *EditsResult    `json:"edits,omitempty"`
 	Attached      *AttachedResult `json:"attached,omitempty"`
+	// Responsive: the user's Neovim under agent load (-responsive).
+	Responsive *ResponsiveResult `json:"responsive,omitempty"`
 }
 
 // Quantile of sorted-copy of xs (linear interpolation).
@@ -728,4 +731,35 @@ func rssMiB(pid int) float64 {
 		}
 	}
 	return 0
+}
+
+// cpuMs is the CPU time the processes have used so far, in milliseconds,
+// at nanosecond resolution: the sum over their threads of the run time the
+// scheduler accounts (/proc/PID/task/TID/schedstat, first field). On a
+// shared machine it moves far less with the load than wall time does.
+func cpuMs(pids ...int) float64 {
+	var ns int64
+	for _, pid := range pids {
+		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		for _, t := range tasks {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, t.Name()))
+			if err != nil {
+				continue
+			}
+			var run int64
+			if _, err := fmt.Sscan(string(b), &run); err == nil {
+				ns += run
+			}
+		}
+	}
+	return float64(ns) / 1e6
+}
+
+// treePIDs is pid and its descendants' pids.
+func treePIDs(pid int) []int {
+	var out []int
+	for _, p := range processTree(pid) {
+		out = append(out, p.pid)
+	}
+	return out
 }

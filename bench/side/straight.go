@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,6 +46,12 @@ type Straight struct {
 	// settings are gopls's settings from lang (initializationOptions and
 	// the answer to workspace/configuration).
 	settings map[string]any
+	// ChangeAndWait's waiters (under mu): each publish's URI and version;
+	// each progress begin with its title, and the end of a "diagnosing"
+	// one.
+	waitPub      func(uri string, version int)
+	waitProgress func(kind, title string)
+	titles       map[string]string
 }
 
 type pipes struct {
@@ -145,6 +152,9 @@ func (s *Straight) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 		if json.Unmarshal(req.Params(), &p) == nil {
 			s.mu.Lock()
 			s.diags[p.URI] = append(json.RawMessage(nil), req.Params()...)
+			if s.waitPub != nil {
+				s.waitPub(publishVersion(req.Params()))
+			}
 			s.mu.Unlock()
 		}
 	case protocol.MethodProgress:
@@ -158,6 +168,22 @@ func (s *Straight) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 		if json.Unmarshal(req.Params(), &p) == nil {
 			tok := fmt.Sprint(p.Token)
 			s.mu.Lock()
+			if s.titles == nil {
+				s.titles = map[string]string{}
+			}
+			if p.Value.Kind == "begin" {
+				s.titles[tok] = p.Value.Title
+			}
+			if s.waitProgress != nil {
+				switch p.Value.Kind {
+				case "begin":
+					s.waitProgress("begin", p.Value.Title)
+				case "end":
+					if strings.HasPrefix(s.titles[tok], "diagnosing") {
+						s.waitProgress("end-diagnosing", s.titles[tok])
+					}
+				}
+			}
 			switch p.Value.Kind {
 			case "begin":
 				s.tokens[tok] = true

@@ -71,11 +71,58 @@ func messages(body []byte) []message {
 		}
 		return batch
 	}
-	var m message
-	if json.Unmarshal(body, &m) != nil {
+	m, ok := scanMessage(body)
+	if !ok {
 		return nil
 	}
 	return []message{m}
+}
+
+// scanMessage reads a message's top-level keys in order and stops once
+// it knows the method and the id and the rest is params it need not read
+// (any message but a cancellation): a tool call's arguments (1,000 edits,
+// 60 KB) are not scanned a second time before mcp-go reads them.
+func scanMessage(body []byte) (message, bool) {
+	var m message
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return m, false
+	}
+	seenMethod, seenID := false, false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return m, false
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "method":
+			if err := dec.Decode(&m.Method); err != nil {
+				return m, false
+			}
+			seenMethod = true
+			continue
+		case "id":
+			if err := dec.Decode(&m.ID); err != nil {
+				return m, false
+			}
+			seenID = true
+			continue
+		case "params":
+			if seenMethod && seenID && m.Method != "notifications/cancelled" {
+				return m, true
+			}
+			if err := dec.Decode(&m.Params); err != nil {
+				return m, false
+			}
+			continue
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return m, false
+		}
+	}
+	return m, true
 }
 
 // idKey normalises a request id; "" for none (absent or null).

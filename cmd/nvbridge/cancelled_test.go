@@ -307,3 +307,27 @@ func TestAnswerID(t *testing.T) {
 		}
 	}
 }
+
+// TestScanMessage: a message's method and id are read in any key order;
+// the params of a request after its method and id are not read, a
+// cancellation's are.
+func TestScanMessage(t *testing.T) {
+	cases := []struct {
+		body, method, id, requestID string
+	}{
+		{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"arguments":{"edits":[1,2,3]}}}`, "tools/call", "5", ""},
+		{`{"params":{"x":1},"method":"tools/call","id":"a"}`, "tools/call", `"a"`, ""},
+		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`, "notifications/cancelled", "", "7"},
+		{`{"id":3,"method":"notifications/cancelled","params":{"requestId":"x"}}`, "notifications/cancelled", "3", `"x"`},
+		{`{"jsonrpc":"2.0","id":9,"result":{}}`, "", "9", ""},
+	}
+	for _, c := range cases {
+		m, ok := scanMessage([]byte(c.body))
+		if !ok || m.Method != c.method || string(m.ID) != c.id || string(m.Params.RequestID) != c.requestID {
+			t.Errorf("scanMessage(%s) = %+v %v", c.body, m, ok)
+		}
+	}
+	if _, ok := scanMessage([]byte(`[1]`)); ok {
+		t.Error("an array read as a message")
+	}
+}

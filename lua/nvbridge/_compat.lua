@@ -77,6 +77,25 @@ function M.utfindex(line, enc, col)
   return enc == 'utf-32' and utf32 or utf16
 end
 
+--- A column of line in the client's units as a byte column (the inverse of
+--- utfindex); past the line's end: the line's length.
+---@param line string
+---@param enc 'utf-8'|'utf-16'|'utf-32'
+---@param col integer
+---@return integer
+function M.byteindex(line, enc, col)
+  if enc == 'utf-8' or col <= 0 then
+    return math.max(0, math.min(col, #line))
+  end
+  local ok, b
+  if M.has_011 then
+    ok, b = pcall(vim.str_byteindex, line, enc, col, false)
+  else
+    ok, b = pcall(vim.str_byteindex, line, col, enc == 'utf-16')
+  end
+  return ok and b or #line
+end
+
 --- The buffer's document version as its language servers know it, or nil
 --- when no server has it open (then a server cannot have versioned it).
 ---@param bufnr integer

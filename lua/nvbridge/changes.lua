@@ -103,18 +103,20 @@ function M.applied(plan, targets)
       end
       local n = api.nvim_buf_line_count(b)
       local shown = ms > 0 and #vim.fn.win_findbuf(b) > 0
+      local prefix = plan.id and (plan.id .. ': ') or ''
       for _, op in ipairs(f.ops or {}) do
         local sr = op[1]
-        local nl = #vim.split(op[5], '\n', { plain = true })
-        local er = math.min(sr + nl - 1, n - 1)
-        local text = (api.nvim_buf_get_lines(b, math.min(sr, n - 1), math.min(sr, n - 1) + 1, false)[1] or '')
+        local row = math.min(sr, n - 1)
+        local text = (api.nvim_buf_get_lines(b, row, row + 1, false)[1] or '')
         table.insert(items, {
           filename = path, lnum = sr + 1, col = op[2] + 1,
-          text = (plan.id and (plan.id .. ': ') or '') .. vim.trim(text):sub(1, 120),
+          text = prefix .. vim.trim(text):sub(1, 120),
         })
         if shown and sr < n then
           -- The changed lines, whole (vim.highlight.range with an end
           -- column of -1 marks nothing in Neovim 0.10).
+          local _, nl = op[5]:gsub('\n', '')
+          local er = math.min(sr + nl, n - 1)
           local last = api.nvim_buf_get_lines(b, er, er + 1, false)[1] or ''
           pcall(api.nvim_buf_set_extmark, b, M.ns, sr, 0, { end_row = er, end_col = #last, hl_group = 'DiffText', hl_eol = true })
         end

@@ -35,6 +35,9 @@ local run_end_seq = {}
 ---@type table<integer, integer>
 local last_any_publish = {}
 
+-- How many buffers were written (BufWritePost: servers get didSave).
+local writes = 0
+
 -- Active $/progress work per client, from LspProgress events: token ->
 -- {title, message, percentage} (the begin's title kept through reports).
 ---@type table<integer, table<any, {title: string?, message: string?, percentage: number?}>>
@@ -292,6 +295,13 @@ M.unversioned_quiet_ms = 1000
 function M.server_status(client_id, status)
   not_quiescent[client_id] = type(status) == 'table' and status.quiescent == false or nil
   api.nvim_exec_autocmds('User', { pattern = 'NvbridgeServerStatus', modeline = false })
+end
+
+--- How many buffers were written so far (each write sends didSave to the
+--- buffer's servers).
+---@return integer
+function M.write_seq()
+  return writes
 end
 
 --- The number of the last publishDiagnostics handled (0: none yet).
@@ -571,6 +581,7 @@ function M.install(group)
   api.nvim_create_autocmd('BufWritePost', {
     group = group,
     callback = function(ev)
+      writes = writes + 1
       vim.b[ev.buf].nvbridge_conflict = nil
       vim.b[ev.buf].nvbridge_disk = nil
       vim.b[ev.buf].nvbridge_disk_hash = nil

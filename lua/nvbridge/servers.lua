@@ -264,9 +264,10 @@ end
 
 --- The spec of a client: the one whose name is the client's, or that
 --- lists it among its client_names (a user's configuration names its
---- clients: nvim-lspconfig's ts_ls). nil for a server nvbridge does not
---- know.
----@param client {name: string}
+--- clients: nvim-lspconfig's ts_ls), else the one whose command the
+--- client runs (vim.lsp.start({name = 'my-gopls', cmd = {'gopls'}})). nil
+--- for a server nvbridge does not know.
+---@param client {name: string, config: table?}
 ---@return nvbridge.ServerSpec?
 function M.spec_of(client)
   for _, spec in ipairs(M.specs) do
@@ -274,6 +275,27 @@ function M.spec_of(client)
       return spec
     end
   end
+  local cmd = type(client.config) == 'table' and client.config.cmd
+  local exe = type(cmd) == 'table' and type(cmd[1]) == 'string' and vim.fs.basename(cmd[1]) or nil
+  if exe then
+    for _, spec in ipairs(M.specs) do
+      if list(spec.cmd)[1] == exe then
+        return spec
+      end
+    end
+  end
+end
+
+--- Whether a client's server could report its diagnosis runs (its spec has
+--- diagnosis_progress) but does not (the setting that turns it on is off):
+--- such a server publishes only diagnostics that changed, and nothing says
+--- when it is done.
+---@param client vim.lsp.Client
+---@param reports boolean whether it reports them
+---@return boolean
+function M.silent(client, reports)
+  local spec = M.spec_of(client)
+  return not reports and spec ~= nil and type(spec.diagnosis_progress) == 'table'
 end
 
 --- Reports whether a client indexes its workspace in the background right

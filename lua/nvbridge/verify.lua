@@ -23,6 +23,23 @@ local compat = require('nvbridge._compat')
 local observe = require('nvbridge.observe')
 local servers = require('nvbridge.servers')
 
+-- Per client: what had been sent to it (sent_state) when a request that
+-- it answered was sent.
+---@type table<integer, string>
+local answered_at = {}
+
+-- What a client has been sent, as far as it may start a diagnosis run: the
+-- document versions of its buffers (didOpen, didChange, didClose) and the
+-- writes (didSave). Read after its pending changes were flushed.
+local function sent_state(client)
+  local parts = {}
+  for bufnr in pairs(client.attached_buffers or {}) do
+    table.insert(parts, bufnr .. ':' .. tostring(compat.lsp_version(bufnr)))
+  end
+  table.sort(parts)
+  return table.concat(parts, ',') .. '|' .. observe.write_seq()
+end
+
 --- The moment a wait counts publishes from.
 ---@return integer
 function M.mark()
@@ -188,7 +205,9 @@ function M.wait_settled(chan, id, spec, bound_ms)
   end
 
   -- Progress reporters: send the pending changes, then a request; its
-  -- answer comes after every "diagnosing" begin the changes caused.
+  -- answer comes after every "diagnosing" begin the changes caused. When
+  -- nothing was sent to the server since an earlier such request was
+  -- answered, that answer already says so (no round trip to the server).
   for _, client_id in ipairs(spec.clients) do
     local client = vim.lsp.get_client_by_id(client_id)
     if client and servers.diagnosis_publishes(client) then
@@ -198,20 +217,130 @@ function M.wait_settled(chan, id, spec, bound_ms)
       pinged[client_id] = true
     elseif client and observe.diagnosis_progress(client_id) then
       compat.flush_changes(client)
-      local ok = pcall(compat.request, client, 'nvbridge/ping', vim.empty_dict(), function()
+      local state = sent_state(client)
+      if answered_at[client_id] == state then
         pinged[client_id] = true
-        vim.schedule(check)
-      end)
-      if not ok then
-        pinged[client_id] = true
+      else
+        local ok = pcall(compat.request, client, 'nvbridge/ping', vim.empty_dict(), function()
+          answered_at[client_id] = state
+          pinged[client_id] = true
+          vim.schedule(check)
+        end)
+        if not ok then
+          pinged[client_id] = true
+        end
       end
     end
   end
   check()
 end
 
+-- The 0-based line of a file as Neovim holds it (its loaded buffer) or as
+-- the disk has it, read once per file (lines[path]).
+local function line_of(lines, path, lnum)
+  if lines[path] == nil then
+    local b = vim.fn.bufnr(path)
+    if b > 0 and api.nvim_buf_is_loaded(b) then
+      lines[path] = { bufnr = b }
+    else
+      local ok, read = pcall(vim.fn.readfile, path)
+      lines[path] = ok and read or {}
+    end
+  end
+  local l = lines[path]
+  if l.bufnr then
+    return api.nvim_buf_get_lines(l.bufnr, lnum, lnum + 1, false)[1] or ''
+  end
+  return l[lnum + 1] or ''
+end
+
+--- Asks a client for the diagnostics of files (pull: textDocument/diagnostic),
+--- after sending it every pending change, so each answer describes the
+--- text Neovim holds now. Answers (nvbridge_done) JSON {supported, files =
+--- {path = diagnostic wires (status.diagnostics' shape)}, failed = {path =
+--- message}}; supported is false when the server has no such method.
+---@param chan integer
+---@param id integer
+---@param client_id integer
+---@param paths string[] absolute
+function M.pull(chan, id, client_id, paths)
+  local client = vim.lsp.get_client_by_id(client_id)
+  if not client or #paths == 0 then
+    async.done(chan, id, nil, vim.json.encode({ supported = client ~= nil, files = vim.empty_dict(), failed = vim.empty_dict() }))
+    return
+  end
+  compat.flush_changes(client)
+  local files, failed, supported = {}, {}, true
+  local left, finished = #paths, false
+  local requests = {}
+  local lines = {}
+  local encoding = client.offset_encoding or 'utf-16'
+  local function finish()
+    if finished then
+      return
+    end
+    finished = true
+    async.untrack(chan, id)
+    async.done(chan, id, nil, vim.json.encode({
+      supported = supported,
+      files = next(files) and files or vim.empty_dict(),
+      failed = next(failed) and failed or vim.empty_dict(),
+    }))
+  end
+  async.track(chan, id, function()
+    for _, rid in ipairs(requests) do
+      pcall(compat.cancel_request, client, rid)
+    end
+    finished = true
+  end)
+  for _, path in ipairs(paths) do
+    local function answer(err, result)
+      if finished then
+        return
+      end
+      if err then
+        if err.code == -32601 then
+          supported = false
+        end
+        failed[path] = tostring(err.message or err.code)
+      else
+        local out = {}
+        for _, d in ipairs(type(result) == 'table' and result.items or {}) do
+          local r = d.range or {}
+          local s, e = r.start or {}, r['end'] or r.start or {}
+          local sl, el = s.line or 0, e.line or s.line or 0
+          table.insert(out, {
+            file = path,
+            lnum = sl,
+            col = compat.byteindex(line_of(lines, path, sl), encoding, s.character or 0),
+            end_lnum = el,
+            end_col = compat.byteindex(line_of(lines, path, el), encoding, e.character or 0),
+            severity = d.severity or 1,
+            message = d.message or '',
+            source = d.source or vim.NIL,
+            code = d.code ~= nil and tostring(d.code) or vim.NIL,
+          })
+        end
+        files[path] = out
+      end
+      left = left - 1
+      if left == 0 then
+        finish()
+      end
+    end
+    local params = { textDocument = { uri = vim.uri_from_fname(path) } }
+    local ok, sent, rid = pcall(compat.request, client, 'textDocument/diagnostic', params, answer)
+    if ok and sent then
+      table.insert(requests, rid)
+    else
+      answer({ message = 'the request could not be sent' }, nil)
+    end
+  end
+end
+
 --- The loaded buffers of some files (0 for a file without one), and the
---- language servers attached to them: JSON {bufnrs, clients = [{id, name}]}.
+--- language servers attached to them: JSON {bufnrs, clients = [{id, name,
+--- server, reports_progress, silent}]} (silent: servers.silent).
 ---@param paths string[] absolute paths
 ---@return string json
 function M.buffers(paths)
@@ -230,8 +359,10 @@ function M.buffers(paths)
         if not seen[c.id] then
           seen[c.id] = true
           local reports = observe.diagnosis_progress(c.id)
-          local server = type(c.server_info) == 'table' and c.server_info.name or c.name
-          table.insert(clients, { id = c.id, name = c.name, server = server, reports_progress = reports })
+          local spec = servers.spec_of(c)
+          local server = type(c.server_info) == 'table' and c.server_info.name or (spec and spec.name) or c.name
+          table.insert(clients, { id = c.id, name = c.name, server = server, reports_progress = reports,
+            silent = servers.silent(c, reports) })
         end
       end
     end

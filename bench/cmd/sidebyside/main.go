@@ -31,18 +31,33 @@ func main() {
 	out := flag.String("json", "", "write the figures as JSON to this file")
 	coldRuns := flag.Int("cold", 3, "cold start runs per module (0: skip)")
 	attachedRuns := flag.Int("attached", 3, "runs of the first call on a buffer opened before attaching (0: skip)")
+	edits := flag.Int("edits", 0, "rounds of verified edits per module (a one-line apply with its complete delta, a check preview, gopls straight on the same change; 0: skip)")
+	editsAttached := flag.Bool("edits-attached", true, "with -edits: also the apply in a user's Neovim whose gopls has none of nvbridge's settings")
+	bigEdit := flag.Int("bigedit", 0, "rounds of 1,000 edits in a 100,000-line file through MCP against Neovim's apply_workspace_edit (0: skip)")
+	responsive := flag.Int("responsive", 0, "windows (each kind, 3 s) of the user's Neovim idle and under agent load, attached, per module (0: skip)")
+	skipReads := flag.Bool("skip-reads", false, "skip the read ops (only -edits, -cold, -attached)")
 	phases := flag.Bool("phases", false, "run nvbridge with --log and split each call's time by what it did (writing the log slows it: for where the time goes, not how much)")
 	flag.Parse()
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
 	}
-	if err := run(*rounds, strings.Split(*modules, ","), *out, *coldRuns, *attachedRuns, *phases, logf); err != nil {
+	x := extra{edits: *edits, editsAttached: *editsAttached, skipReads: *skipReads, bigEdit: *bigEdit, responsive: *responsive}
+	if err := run(*rounds, strings.Split(*modules, ","), *out, *coldRuns, *attachedRuns, *phases, x, logf); err != nil {
 		fmt.Fprintln(os.Stderr, "sidebyside:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rounds int, modules []string, out string, coldRuns, attachedRuns int, phases bool, logf func(string, ...any)) error {
+// extra: the runs beside the read ops.
+type extra struct {
+	edits         int
+	editsAttached bool
+	skipReads     bool
+	bigEdit       int
+	responsive    int
+}
+
+func run(rounds int, modules []string, out string, coldRuns, attachedRuns int, phases bool, x extra, logf func(string, ...any)) error {
 	ctx := context.Background()
 	repo, err := bench.RepoRoot()
 	if err != nil {
@@ -77,9 +92,23 @@ func run(rounds int, modules []string, out string, coldRuns, attachedRuns int, p
 		if err != nil {
 			return err
 		}
-		res, err := side.RunModule(ctx, m, o)
-		if err != nil {
-			return err
+		res := &side.ModuleResult{Module: m.Name, Version: m.Version, Lines: m.Lines, Files: len(m.Files)}
+		if !x.skipReads {
+			if res, err = side.RunModule(ctx, m, o); err != nil {
+				return err
+			}
+		}
+		if x.edits > 0 {
+			if res.Edits, err = side.Edits(ctx, o, m, x.edits, x.editsAttached); err != nil {
+				return err
+			}
+			fmt.Print(side.EditsTable(m, res.Edits))
+		}
+		if x.responsive > 0 && name != "sample" {
+			if res.Responsive, err = side.Responsive(ctx, o, m, x.responsive, 3*time.Second); err != nil {
+				return err
+			}
+			fmt.Print(side.ResponsiveTable(m, res.Responsive))
 		}
 		if coldRuns > 0 {
 			if res.Cold, err = side.Cold(ctx, o, m, coldRuns); err != nil {
@@ -92,9 +121,17 @@ func run(rounds int, modules []string, out string, coldRuns, attachedRuns int, p
 			}
 		}
 		rep.Modules = append(rep.Modules, *res)
-		fmt.Print(side.Table(res))
+		if !x.skipReads {
+			fmt.Print(side.Table(res))
+		}
 		os.RemoveAll(dir)
 		runtime.GC()
+	}
+	if x.bigEdit > 0 {
+		if rep.BigEdit, err = side.BigEdit(ctx, o, x.bigEdit); err != nil {
+			return err
+		}
+		fmt.Print(side.BigEditTable(rep.BigEdit))
 	}
 	rep.Finished = time.Now().UTC()
 	if out != "" {

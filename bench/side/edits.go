@@ -1,0 +1,402 @@
+package side
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/neovim/go-client/nvim"
+	"go.lsp.dev/protocol"
+)
+
+// EditsResult: verified edits on a module, timed through an MCP session
+// (milliseconds per round), next to what gopls itself takes for the same
+// change driven by a minimal client.
+type EditsResult struct {
+	Rounds int    `json:"rounds"`
+	Line   string `json:"line"` // the edited line, file:line
+	// A one-line edit_buffer with preview: false: the apply and its
+	// complete diagnostics delta (embedded Neovim, nvbridge's gopls).
+	ApplyMs []float64 `json:"apply_ms"`
+	// The same edit previewed with check: true (the delta from the
+	// check's second Neovim, nothing applied).
+	CheckMs []float64 `json:"check_ms"`
+	// gopls straight (nvbridge's settings), the same one-line change as a
+	// didChange: until the publish for that version, and until its
+	// diagnosis of the change ended ($/progress "diagnosing" end).
+	StraightPublishMs []float64 `json:"straight_publish_ms"`
+	StraightDoneMs    []float64 `json:"straight_done_ms"`
+	// Attached to a user's Neovim whose gopls was started by
+	// vim.lsp.start without nvbridge's settings: the same apply.
+	AttachedApplyMs []float64 `json:"attached_apply_ms,omitempty"`
+	// How the deltas ended: "complete" counts, else the reasons.
+	Verdicts map[string]int `json:"verdicts"`
+	// What the attached deltas waited on (their waited_on).
+	AttachedWaitedOn map[string]int `json:"attached_waited_on,omitempty"`
+}
+
+// editLine is the line the rounds edit: a statement inside a function body
+// of m.File (a trailing comment is added and changed each round, so every
+// round is a new text, and the file's diagnostics stay the same).
+func editLine(m *Module) (int, string, error) {
+	b, err := os.ReadFile(filepath.Join(m.Root, m.File))
+	if err != nil {
+		return 0, "", err
+	}
+	lines := strings.Split(string(b), "\n")
+	for i := m.Decl.Line; i < len(lines); i++ {
+		l := lines[i]
+		if strings.HasPrefix(l, "\t") && !strings.HasPrefix(strings.TrimSpace(l), "//") && strings.TrimSpace(l) != "}" && !strings.Contains(l, "//") && !strings.Contains(l, "`") {
+			return i + 1, l, nil
+		}
+	}
+	return 0, "", fmt.Errorf("%s: no line to edit after %d", m.File, m.Decl.Line)
+}
+
+func deltaOf(out map[string]any) (complete bool, why string, waited string) {
+	d, _ := out["diagnostics_delta"].(map[string]any)
+	if d == nil {
+		return false, "no diagnostics_delta", ""
+	}
+	c, _ := d["complete"].(bool)
+	why, _ = d["incomplete"].(string)
+	waited, _ = d["waited_on"].(string)
+	return c, why, waited
+}
+
+// Edits measures verified edits on m: rounds of a one-line apply and a
+// check preview through nvbridge, interleaved with the same change sent
+// straight to gopls; then, when attached is set, the apply in a user's
+// Neovim whose gopls has none of nvbridge's settings.
+func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool) (*EditsResult, error) {
+	lineNo, orig, err := editLine(m)
+	if err != nil {
+		return nil, err
+	}
+	res := &EditsResult{Rounds: rounds, Line: fmt.Sprintf("%s:%d", m.File, lineNo), Verdicts: map[string]int{}}
+	br, err := StartBridge(ctx, o.Binary, o.Repo, m.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer br.Close()
+	st, err := StartStraight(ctx, m.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	loadCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	if err := st.WaitLoaded(loadCtx); err != nil {
+		return nil, fmt.Errorf("straight gopls load: %w", err)
+	}
+	if err := st.Open(ctx, m.File); err != nil {
+		return nil, err
+	}
+	text, err := os.ReadFile(filepath.Join(m.Root, m.File))
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(string(text), "\n")
+	// Warm: the file open and diagnosed on both sides.
+	if _, err := br.Call(loadCtx, "get_diagnostics", map[string]any{"file": m.File}); err != nil {
+		return nil, err
+	}
+	// Every text is new to every gopls: gopls keeps type-check and
+	// analysis results in a cache on disk shared by all its processes,
+	// keyed by the files' contents, so a text another side (or an earlier
+	// run) already diagnosed is answered from it in ~10 ms. Each side
+	// gets its own comment, and the run its own nonce.
+	nonce := time.Now().UnixNano()
+	edit := func(r int, preview bool) map[string]any {
+		side := "apply"
+		if preview {
+			side = "check"
+		}
+		args := map[string]any{"file": m.File, "edits": []map[string]any{{"line_start": lineNo, "line_end": lineNo,
+			"new_text": fmt.Sprintf("%s // nvbridge-bench %d %s %d", orig, nonce, side, r)}}, "preview": preview}
+		if preview {
+			args["check"] = true
+		}
+		return args
+	}
+	version := 0
+	straight := func(r int) (pub, done float64, err error) {
+		version++
+		l := append([]string(nil), lines...)
+		l[lineNo-1] = fmt.Sprintf("%s // nvbridge-bench %d straight %d", orig, nonce, r)
+		return st.ChangeAndWait(ctx, m.File, strings.Join(l, "\n"), version)
+	}
+	// One warm-up of each (the check starts its second Neovim).
+	if _, err := br.Call(loadCtx, "edit_buffer", edit(-1, false)); err != nil {
+		return nil, err
+	}
+	if out, err := br.Call(loadCtx, "edit_buffer", edit(-2, true)); err != nil {
+		return nil, err
+	} else if id, _ := out["changeset_id"].(string); id != "" {
+		_, _ = br.Call(ctx, "discard_changeset", map[string]any{"changeset_id": id})
+	}
+	if _, _, err := straight(-1); err != nil {
+		return nil, err
+	}
+	verdict := func(out map[string]any) {
+		c, why, _ := deltaOf(out)
+		if c {
+			res.Verdicts["complete"]++
+		} else {
+			res.Verdicts["incomplete: "+why]++
+		}
+	}
+	for r := 0; r < rounds; r++ {
+		for k := range 3 {
+			switch (r + k) % 3 {
+			case 0:
+				start := time.Now()
+				out, err := br.Call(ctx, "edit_buffer", edit(r, false))
+				if err != nil {
+					return nil, err
+				}
+				res.ApplyMs = append(res.ApplyMs, ms(time.Since(start)))
+				verdict(out)
+			case 1:
+				start := time.Now()
+				out, err := br.Call(ctx, "edit_buffer", edit(1000+r, true))
+				if err != nil {
+					return nil, err
+				}
+				res.CheckMs = append(res.CheckMs, ms(time.Since(start)))
+				verdict(out)
+				if id, _ := out["changeset_id"].(string); id != "" {
+					_, _ = br.Call(ctx, "discard_changeset", map[string]any{"changeset_id": id})
+				}
+			default:
+				pub, done, err := straight(r)
+				if err != nil {
+					return nil, err
+				}
+				res.StraightPublishMs = append(res.StraightPublishMs, pub)
+				res.StraightDoneMs = append(res.StraightDoneMs, done)
+			}
+		}
+		o.Logf("%s: verified edits round %d/%d: apply %.0f ms, check %.0f ms, gopls publish %.0f ms, done %.0f ms", m.Name, r+1, rounds,
+			res.ApplyMs[r], res.CheckMs[r], res.StraightPublishMs[r], res.StraightDoneMs[r])
+	}
+	if attached {
+		if err := attachedEdits(ctx, o, m, rounds, lineNo, orig, res); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// userPlainInit is a user's configuration that starts gopls with
+// vim.lsp.start and none of nvbridge's settings (no
+// verboseWorkDoneProgress, the default diagnosticsDelay), and the nvbridge
+// plugin set to apply without asking (the harness is the user).
+const userPlainInit = `
+vim.opt.rtp:prepend(vim.env.NVBRIDGE_REPO)
+require('nvbridge').setup({ approve = 'never', discovery = false })
+local publish = vim.lsp.handlers['textDocument/publishDiagnostics']
+vim.lsp.handlers['textDocument/publishDiagnostics'] = function(...)
+  vim.g.harness_published = true
+  return publish(...)
+end
+vim.api.nvim_create_autocmd('FileType', {
+  pattern = 'go',
+  callback = function(ev)
+    vim.lsp.start({ name = 'gopls', cmd = { 'gopls' }, root_dir = vim.fs.root(ev.buf, { 'go.mod' }) })
+  end,
+})
+`
+
+// userNeovim is a user's Neovim (userPlainInit) on m's file, listening on
+// sock, its gopls having published once; close ends it.
+type userNeovim struct {
+	sock  string
+	v     *nvim.Nvim
+	close func()
+}
+
+func startUserNeovim(o Options, m *Module) (*userNeovim, error) {
+	dir, err := os.MkdirTemp("", "nvbridge-user-nvim-")
+	if err != nil {
+		return nil, err
+	}
+	initLua := filepath.Join(dir, "init.lua")
+	if err := os.WriteFile(initLua, []byte(userPlainInit), 0o644); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	sock := filepath.Join(dir, "nvim.sock")
+	cmd := exec.Command("nvim", "--headless", "--clean", "-n", "-i", "NONE", "--listen", sock, "--cmd", "luafile "+initLua, m.File)
+	cmd.Dir = m.Root
+	cmd.Env = append(Env(o.Repo), "NVBRIDGE_REPO="+o.Repo, "XDG_STATE_HOME="+filepath.Join(dir, "state"), "XDG_DATA_HOME="+filepath.Join(dir, "data"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	u := &userNeovim{sock: sock}
+	u.close = func() {
+		if u.v != nil {
+			u.v.Close()
+		}
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		os.RemoveAll(dir)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
+			if u.v, err = nvim.Dial(sock); err == nil {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			u.close()
+			return nil, fmt.Errorf("the user's Neovim did not listen")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for {
+		var ok bool
+		if err := u.v.ExecLua(`return vim.g.harness_published == true`, &ok); err != nil {
+			u.close()
+			return nil, err
+		}
+		if ok {
+			return u, nil
+		}
+		if time.Now().After(deadline) {
+			u.close()
+			return nil, fmt.Errorf("gopls never published in the user's Neovim")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func attachedEdits(ctx context.Context, o Options, m *Module, rounds, lineNo int, orig string, res *EditsResult) error {
+	u, err := startUserNeovim(o, m)
+	if err != nil {
+		return err
+	}
+	defer u.close()
+	sock := u.sock
+	br, err := StartBridge(ctx, o.Binary, o.Repo, m.Root, "--nvim", sock)
+	if err != nil {
+		return err
+	}
+	defer br.Close()
+	res.AttachedWaitedOn = map[string]int{}
+	for r := -1; r < rounds; r++ {
+		args := map[string]any{"file": m.File, "edits": []map[string]any{{"line_start": lineNo, "line_end": lineNo,
+			"new_text": fmt.Sprintf("%s // nvbridge-bench %d attached %d", orig, time.Now().UnixNano(), r)}}, "preview": false}
+		start := time.Now()
+		out, err := br.Call(ctx, "edit_buffer", args)
+		if err != nil {
+			return err
+		}
+		d := ms(time.Since(start))
+		if r < 0 {
+			continue // warm-up
+		}
+		res.AttachedApplyMs = append(res.AttachedApplyMs, d)
+		c, why, waited := deltaOf(out)
+		res.AttachedWaitedOn[waited]++
+		if c {
+			res.Verdicts["attached complete"]++
+		} else {
+			res.Verdicts["attached incomplete: "+why]++
+		}
+		o.Logf("%s: attached apply round %d/%d: %.0f ms (complete %v, waited on %q)", m.Name, r+1, rounds, d, c, waited)
+	}
+	return nil
+}
+
+// EditsTable renders an EditsResult.
+func EditsTable(m *Module, r *EditsResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n== verified edits on %s (%s, %d rounds)\n", m.Name, r.Line, r.Rounds)
+	row := func(name string, xs []float64) {
+		if len(xs) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "%-44s p50 %8.1f ms  p25-p75 %8.1f-%-8.1f p95 %8.1f\n", name, Quantile(xs, .5), Quantile(xs, .25), Quantile(xs, .75), Quantile(xs, .95))
+	}
+	row("apply, one line, delta complete (nvbridge)", r.ApplyMs)
+	row("check preview (nvbridge)", r.CheckMs)
+	row("gopls straight: didChange to its publish", r.StraightPublishMs)
+	row("gopls straight: didChange to diagnosis end", r.StraightDoneMs)
+	row("attached, user's plain gopls: apply", r.AttachedApplyMs)
+	fmt.Fprintf(&b, "verdicts: %v; attached waited on: %v\n", r.Verdicts, r.AttachedWaitedOn)
+	return b.String()
+}
+
+// ChangeAndWait sends rel's whole new text as a didChange at version and
+// returns how long gopls took to publish diagnostics for that version and
+// to end its diagnosis of the change ("diagnosing" progress, with
+// nvbridge's settings), in milliseconds.
+func (s *Straight) ChangeAndWait(ctx context.Context, rel, text string, version int) (pub, done float64, err error) {
+	uri := string(s.URI(rel))
+	published := make(chan struct{})
+	ended := make(chan struct{})
+	s.mu.Lock()
+	s.waitPub = func(u string, v int) {
+		if u == uri && v == version && published != nil {
+			close(published)
+			published = nil
+		}
+	}
+	began := false
+	s.waitProgress = func(kind, title string) {
+		if strings.HasPrefix(title, "diagnosing") && kind == "begin" {
+			began = true
+		}
+		if kind == "end-diagnosing" && began && ended != nil {
+			close(ended)
+			ended = nil
+		}
+	}
+	pubCh, endCh := published, ended
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.waitPub, s.waitProgress = nil, nil
+		s.mu.Unlock()
+	}()
+	start := time.Now()
+	err = s.Conn.Notify(ctx, protocol.MethodTextDocumentDidChange, map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": version},
+		"contentChanges": []map[string]any{{"text": text}},
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := waitClosed(wctx, pubCh); err != nil {
+		return 0, 0, fmt.Errorf("no publish for version %d: %w", version, err)
+	}
+	pub = ms(time.Since(start))
+	if err := waitClosed(wctx, endCh); err != nil {
+		return pub, 0, fmt.Errorf("no end of the diagnosis of version %d: %w", version, err)
+	}
+	return pub, ms(time.Since(start)), nil
+}
+
+// publishVersion reads a publish's URI and version (0 when it has none).
+func publishVersion(params json.RawMessage) (string, int) {
+	var p struct {
+		URI     string `json:"uri"`
+		Version int    `json:"version"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return p.URI, p.Version
+}
