@@ -371,7 +371,7 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 					"do not apply it again as is; ask the user what they want instead")
 			}
 			if p.diff != proposal {
-				appliedDiff = p.diff
+				appliedDiff = e.boundedApplied(p.diff)
 			}
 		}
 		if len(decision.Edited) > 0 {
