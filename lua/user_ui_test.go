@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -215,6 +216,11 @@ func TestReviewNeverStealsKeys(t *testing.T) {
 	ui.lua(`return require('nvbridge').statusline()`, &status)
 	if status != "nvbridge: 1 to review" {
 		t.Errorf("statusline component %q", status)
+	}
+	var lines []string
+	ui.lua(`return require('nvbridge').status_lines()`, &lines)
+	if !slices.Contains(lines, "waiting for your approval: edit_buffer wants to change 1 file(s), 2 hunks (:NvbridgeReview)") {
+		t.Errorf(":NvbridgeStatus does not name the waiting change:\n%s", strings.Join(lines, "\n"))
 	}
 
 	// The user reviews: the float opens on the first hunk.

@@ -261,6 +261,12 @@ function M.status_lines()
   if agents().paused() then
     table.insert(lines, 'paused: writing tools are refused (:NvbridgeResume)')
   end
+  local review = package.loaded['nvbridge.review']
+  for _, p in ipairs(review and user().state.pending or {}) do
+    if not p.done then
+      table.insert(lines, 'waiting for your approval: ' .. review.describe(p) .. ' (:NvbridgeReview)')
+    end
+  end
   if #lines == 0 then
     table.insert(lines, 'nvbridge is not running and no agent is connected (:NvbridgeStart, or an MCP client running `nvbridge mcp --nvim auto`)')
   end
