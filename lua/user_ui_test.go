@@ -432,3 +432,59 @@ func startStdioAgent(t *testing.T, bin, addr, root string) *stdioAgent {
 	})
 	return a
 }
+
+// TestTabReviewHunksAndEdits: in the tab layout (vimdiff: the file now on
+// the left, the proposal on the right) the user rejects the second hunk
+// with gr (its proposed lines go back to the current text on the right),
+// edits the first hunk's line, and sends with :w. The agent is told which
+// hunk was accepted and gets the user's edit (user_diff); the buffer gets
+// the edited first hunk and not the second, in one undo step.
+func TestTabReviewHunksAndEdits(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	root := writeFiles(t, map[string]string{"a.txt": "one\n", "b.txt": b.String()})
+	u := startUser(t, root, approvalEvents)
+	ui := attachUI(t, u.addr)
+	ui.lua(`_G.ui_chan = ...`, nil, ui.chan_)
+	ui.typeKeys(":edit a.txt<CR>")
+	call := u.callAsync("edit_buffer", `{"file":"b.txt","preview":false,"edits":[`+
+		`{"line_start":2,"line_end":2,"new_text":"line two"},{"line_start":17,"line_end":17,"new_text":"line seventeen"}]}`)
+	ui.await("approve")
+	ui.typeKeys(":NvbridgeReview tab<CR>")
+	s := ui.screen()
+	if !strings.HasPrefix(s.Buf, "nvbridge://") {
+		t.Fatalf("the review tabs: %+v", s)
+	}
+	// To the proposal's window (the right one), on line 17: reject.
+	ui.typeKeys("<C-w>l17Ggr")
+	if s := ui.screen(); !strings.Contains(s.Buf, "nvbridge://proposed/") || s.Line != "line 17" {
+		t.Fatalf("after gr on the second hunk the proposal shows %q in %s, want the current text back", s.Line, s.Buf)
+	}
+	// Edit the first hunk's line, then send.
+	ui.typeKeys("2GA (mine)<Esc>:w<CR>")
+	r := awaitCall(t, call)
+	if r.err != nil {
+		t.Fatalf("edit_buffer: %s: %s", r.err.Code, r.err.Message)
+	}
+	hunks, _ := json.Marshal(r.out["hunks"])
+	if !strings.Contains(string(hunks), `"accepted":true,"file":"b.txt","header":"@@ -1,5 +1,5 @@","index":1`) ||
+		!strings.Contains(string(hunks), `"accepted":false,"file":"b.txt","header":"@@ -14,7 +14,7 @@","index":2`) {
+		t.Errorf("hunks %s", hunks)
+	}
+	if ud, _ := r.out["user_diff"].(string); r.out["user_edited"] != true || !strings.Contains(ud, "+line two (mine)") || strings.Contains(ud, "seventeen") {
+		t.Errorf("user_edited %v, user_diff %q", r.out["user_edited"], r.out["user_diff"])
+	}
+	got := u.bufText("b.txt")
+	if !strings.Contains(got, "\nline two (mine)\n") || strings.Contains(got, "seventeen") || !strings.Contains(got, "\nline 17\n") {
+		t.Fatalf("b.txt after the review: %q", got)
+	}
+	if s := ui.screen(); s.Nvbridge != 0 || s.Pending != 0 || !strings.HasSuffix(s.Buf, "a.txt") {
+		t.Errorf("after the review: %+v", s)
+	}
+	ui.lua(`vim.api.nvim_buf_call(vim.fn.bufnr(...), function() vim.cmd('silent undo') end)`, nil, u.abs("b.txt"))
+	if got := u.bufText("b.txt"); !strings.HasPrefix(got, "line 1\nline 2\n") {
+		t.Fatalf("after one undo: %q", got)
+	}
+}
