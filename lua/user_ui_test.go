@@ -303,6 +303,15 @@ func TestLiveSelection(t *testing.T) {
 	if sel, _ := ctx["selection"].(map[string]any); ctx["file"] != "b.txt" || sel == nil || sel["file"] != "a.txt" || sel["live"] != false {
 		t.Errorf("editor context from b.txt: %v", ctx)
 	}
+	// A character-wise selection over emoji: columns count characters, the
+	// end exclusive (the second 😀 is in it).
+	ui.typeKeys(":edit e.txt<CR>ia😀b😀c<Esc>0lvll")
+	ctx = u.mustCall("get_editor_context", `{}`)
+	if sel, _ := ctx["selection"].(map[string]any); sel == nil || sel["file"] != "e.txt" || sel["live"] != true ||
+		sel["start_line"] != float64(1) || sel["start_column"] != float64(1) || sel["end_line"] != float64(1) || sel["end_column"] != float64(4) {
+		t.Errorf("charwise selection over emoji: %v", ctx["selection"])
+	}
+	ui.typeKeys("<Esc>")
 }
 
 // TestStopThenQuit: after an agent session (a change applied and saved,
