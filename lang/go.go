@@ -52,6 +52,7 @@ var Go = &Language{
 		return unicode.IsUpper(r)
 	},
 	PackageOf: path.Dir,
+	Names:     goNames,
 	Imports: ImportSyntax{
 		Parse:      goImports,
 		Write:      goWriteImport,

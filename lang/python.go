@@ -56,6 +56,7 @@ var Python = &Language{
 		mod := strings.TrimSuffix(strings.TrimSuffix(rel, path.Ext(rel)), "/__init__")
 		return strings.ReplaceAll(mod, "/", ".")
 	},
+	Names: pythonNames,
 	Imports: ImportSyntax{
 		Parse:      pyImports,
 		Write:      pyWriteImport,

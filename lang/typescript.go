@@ -75,6 +75,8 @@ var TypeScript = &Language{
 		}
 		return strings.HasPrefix(line, "export ")
 	},
+	Names:      typeScriptNames,
+	SourceDirs: tsSourceDirs,
 	Imports: ImportSyntax{
 		Parse: tsImports,
 		Write: tsWriteImport,

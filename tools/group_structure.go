@@ -4,6 +4,8 @@ package tools
 func structureTools(env *Env) []Tool {
 	return []Tool{
 		analyzeDependenciesTool(env),
+		batchTool(env),
+		exploreTool(env),
 		getCallHierarchyTool(env),
 		getProjectStructureTool(env),
 		getTypeHierarchyTool(env),

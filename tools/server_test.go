@@ -104,6 +104,14 @@ var protocolCases = map[string]protocolCase{
 	"prepare_change": {args: `{"file":"orders/orders.go","line":33,"symbol":"Process","depth":1}`, want: map[string]any{
 		"symbol.name": "Process", "symbol.line": 33, "references": 4, "direct_callers.0.call_sites.0.file": nil, "risk": nil,
 	}},
+	"batch": {args: `{"searches":["Process","Card","Normalize"],"names":["orders.Process"],"ask":"references"}`, want: map[string]any{
+		"searches.0.query": "Process", "searches.1.query": "Card", "searches.2.query": "Normalize", "searches.2.total": nil,
+		"symbols.0.name": "orders.Process", "symbols.0.resolved.symbol.line": 33, "symbols.0.references.total": 5, "failed": 0,
+	}},
+	"explore": {args: `{"target":"orders","max_symbols":3}`, want: map[string]any{
+		"path": "orders", "kind": "folder", "package": "example.com/shop/orders", "key_symbols.0.name": "Order",
+		"depended_on_by.0.package": nil, "overview.languages.0.language": "go",
+	}},
 	"understand_symbol": {args: `{"file":"orders/orders.go","line":33,"symbol":"Process"}`, want: map[string]any{
 		"symbol.name": "Process", "definition.file": "orders/orders.go", "definition.line": 33, "references.total": 4,
 		"hover.contents": nil,

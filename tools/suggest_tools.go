@@ -37,6 +37,8 @@ var toolHints = map[string]toolHint{
 	"organize_imports":    {"imports unused sort organize", `{"file":"main.go"}`},
 	"get_status":          {"status health working servers installed ready", `{}`},
 	"extract_function":    {"extract function method split long", `{"file":"main.go","line":20,"end_line":30,"name":"helper"}`},
+	"explore":             {"explore area package folder module overview architecture depends importers key recent changes", `{"target":"orders","focus":"changes"}`},
+	"batch":               {"batch several many symbols searches names at once list", `{"searches":["Process","Card"],"names":["orders.Process"],"ask":"references"}`},
 }
 
 var stopWords = map[string]bool{"the": true, "and": true, "for": true, "with": true, "from": true, "into": true, "this": true, "that": true, "want": true, "need": true, "how": true, "can": true, "all": true, "its": true, "of": true, "to": true, "in": true, "a": true, "an": true, "my": true, "i": true}

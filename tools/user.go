@@ -62,7 +62,7 @@ func withUser(env *Env, t Tool) Tool { return wrapWithUser(env, t, false) }
 // approval of each call that writes (a user-defined tool: no changeset
 // shows its change).
 func wrapWithUser(env *Env, t Tool, approveWrites bool) Tool {
-	t = withWhere(env, t)
+	t = withName(env, withWhere(env, t))
 	if env == nil || env.Session == nil || env.Session.Embedded() {
 		return t
 	}
