@@ -67,6 +67,9 @@ type StartRequest struct {
 	// Wait bounds the wait for the first stop (or the end).
 	Wait time.Duration
 	By   string
+	// Confirm, when set, is asked before anything starts, with what would
+	// run (confirm.go); an error (the user's REJECTED) starts nothing.
+	Confirm func(context.Context, Run) error
 }
 
 // StartResult is the new session and where it first stopped.
@@ -138,6 +141,11 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (StartResult, err
 			return StartResult{}, err
 		}
 		initial[p] = append(initial[p], bps...)
+	}
+	if req.Confirm != nil {
+		if err := req.Confirm(ctx, describeRun(m.root, adapter, spec)); err != nil {
+			return StartResult{}, err
+		}
 	}
 	if spec.TempDir, err = os.MkdirTemp("", "nvbridge-dap-"); err != nil {
 		return StartResult{}, err

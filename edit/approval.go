@@ -10,15 +10,28 @@ import (
 )
 
 // Approval is what the user is asked to approve before a changeset is
-// applied: the tool asking, the changeset's id, its diff and files.
+// applied (or a buffer saved, discarded or undone): the tool asking, the
+// changeset's id, its diff and files.
 type Approval struct {
 	Tool        string
 	ChangesetID string
-	Diff        string
-	Files       []string
+	// Kind says what is asked: "change" (a changeset: the user may decide
+	// hunk by hunk and edit the proposal), "save", "discard", "undo".
+	Kind  string
+	Diff  string
+	Files []string
 	// Proposed are the texts after the change of the files the user may
 	// edit before accepting (user_edits.go).
 	Proposed []ProposedFile
+	// Hunks are the diff's items the user may accept or reject one by one
+	// (hunks.go); a change's only.
+	Hunks []Hunk
+	// Note is said to the user beside the diff.
+	Note string
+	// Check, when set, tells whether the change can still go ahead; the
+	// approval runs it before asking, so that a change bound to fail (a
+	// file that moved, a precondition) is refused without asking.
+	Check func(context.Context) error
 }
 
 // ApproveFunc asks the user; a Decision lets the change go ahead (with the
@@ -89,6 +102,11 @@ func (e *Engine) UndoChangeset(ctx context.Context, id string) (UndoChangesetRes
 	if id != "" {
 		arg = id
 	}
+	if e.asking(ctx) {
+		if err := e.approveUndo(ctx, "", id); err != nil {
+			return UndoChangesetResult{}, err
+		}
+	}
 	if err := e.s.UndoChangeset(ctx, &r, arg); err != nil {
 		return UndoChangesetResult{}, err
 	}
@@ -122,4 +140,42 @@ func wholeText(before, after preview.Document) preview.TextEdit {
 		ed.EndLine, ed.EndCol = n-1, len(before.Lines[n-1])
 	}
 	return ed
+}
+
+// stillApplies checks, before the user is asked, that p can still be
+// applied as planned: every target as the plan expects it (CONFLICT
+// otherwise), and with save no file holding unsaved changes nvbridge did
+// not make (PRECONDITION_FAILED), as the apply itself would find.
+func (e *Engine) stillApplies(ctx context.Context, p *prepared, opts Options) error {
+	paths := make([]string, len(p.files))
+	for i, f := range p.files {
+		paths[i] = f.Path
+	}
+	snaps, err := e.s.Snapshot(ctx, paths, nvim.SnapshotOptions{Reconcile: true})
+	if err != nil {
+		return err
+	}
+	for i, s := range snaps {
+		if i >= len(p.files) {
+			break
+		}
+		rel := e.root.Rel(p.files[i].Path)
+		if s.Err != nil {
+			err := e.luaError(s.Err)
+			if err.Remediation == "" {
+				err.Remediation = "nothing was changed and the user was not asked: deal with the file named, then preview the change again"
+			}
+			return err
+		}
+		if !stillExpected(p.files[i].Expect, s) {
+			return apierr.Errorf(apierr.Conflict, "preview the change again against the current text (the user was not asked: it could not apply)",
+				"%s changed since the change was computed (nothing was changed)", rel)
+		}
+		if opts.Save && s.Loaded && s.UserModified && p.files[i].Kind != "delete" {
+			return apierr.Errorf(apierr.PreconditionFailed,
+				"apply without save (the edits then stay unsaved in the buffers, shown to the user), or ask the user to save or undo their edits first",
+				"save: true saves every file of a changeset or none, and %s has unsaved changes nvbridge did not make (nothing was changed; the user was not asked)", rel)
+		}
+	}
+	return nil
 }

@@ -67,10 +67,14 @@ type UndoResult struct {
 // Undo takes back the last nvbridge change in file's buffer, as one undo
 // step, unless the buffer was edited after it (CONFLICT).
 func (e *Engine) Undo(ctx context.Context, file string) (UndoResult, error) {
-	st, r, err := e.bufferCall(ctx, file, map[apierr.Code]string{
-		apierr.Conflict:           "the buffer has later edits; undo in Neovim (u), or make a new change that reverses this one",
-		apierr.PreconditionFailed: "undo takes back only changes nvbridge made in this buffer (and not yet undone); to revert unsaved changes, use discard_buffer",
-	}, func(abs string, r *luaBufferReply) error { return e.s.UndoBuffer(ctx, r, abs) })
+	st, r, err := e.bufferCall(ctx, file, undoRemedies, func(abs string, r *luaBufferReply) error {
+		if e.asking(ctx) {
+			if err := e.approveUndo(ctx, abs, ""); err != nil {
+				return err
+			}
+		}
+		return e.s.UndoBuffer(ctx, r, abs)
+	})
 	if err != nil {
 		return UndoResult{}, err
 	}
@@ -96,13 +100,24 @@ func (e *Engine) Save(ctx context.Context, file string, force bool) (SaveResult,
 // SaveWith is Save, without the user's write autocmds when noautocmd.
 func (e *Engine) SaveWith(ctx context.Context, file string, force, noautocmd bool) (SaveResult, error) {
 	id := newID()
-	e.writing.Lock() // see Engine.writing
-	defer e.writing.Unlock()
-	st, r, err := e.bufferCall(ctx, file, map[apierr.Code]string{
-		apierr.Conflict:        "compare with get_buffer_diff, then save_buffer with force=true to overwrite the file, or discard_buffer to take the disk's version",
-		apierr.OperationFailed: "check that the file's folder exists and is writable",
-	}, func(abs string, r *luaBufferReply) error {
-		return e.s.SaveBuffer(ctx, r, abs, force, e.guard(), noautocmd, id)
+	// In the user's Neovim nvbridge saves only its own changes, and the
+	// user sees what a save writes before it does.
+	opts := saveOpts{Force: force, NoAutocmd: noautocmd, OursOnly: !e.s.Embedded()}
+	st, r, err := e.bufferCall(ctx, file, saveRemedies, func(abs string, r *luaBufferReply) error {
+		if e.asking(ctx) {
+			expect, nothing, err := e.approveSave(ctx, abs, opts)
+			if err != nil {
+				return err
+			}
+			if nothing != nil {
+				*r = *nothing
+				return nil
+			}
+			opts.Expect = expect
+		}
+		e.writing.Lock() // see Engine.writing
+		defer e.writing.Unlock()
+		return e.s.SaveBuffer(ctx, r, abs, e.guard(), id, opts)
 	})
 	if rec := takeCommit(id, err != nil); rec != nil && rec.err != nil {
 		return SaveResult{}, rec.err // the commit's own error, with where the file stands
@@ -132,9 +147,14 @@ type DiscardResult struct {
 // refuses with CONFLICT when the buffer holds unsaved changes nvbridge did
 // not make (the user's own, in an attached Neovim), unless force.
 func (e *Engine) DiscardBuffer(ctx context.Context, file string, force bool) (DiscardResult, error) {
-	st, r, err := e.bufferCall(ctx, file, map[apierr.Code]string{
-		apierr.Conflict: "those edits are the user's: show them (get_buffer_diff) and ask before throwing them away; discard_buffer with force=true discards them",
-	}, func(abs string, r *luaBufferReply) error { return e.s.DiscardBuffer(ctx, r, abs, force) })
+	st, r, err := e.bufferCall(ctx, file, map[apierr.Code]string{apierr.Conflict: discardConflict}, func(abs string, r *luaBufferReply) error {
+		if e.asking(ctx) {
+			if err := e.approveDiscard(ctx, abs, force); err != nil {
+				return err
+			}
+		}
+		return e.s.DiscardBuffer(ctx, r, abs, force)
+	})
 	if err != nil {
 		return DiscardResult{}, err
 	}

@@ -63,6 +63,10 @@ type Engine struct {
 	// Approve, when set, asks the user before any changeset is applied
 	// (attached mode; tools.NewEnv sets it). Previews are not asked about.
 	Approve ApproveFunc
+	// Asks, when set, says whether Approve will ask the user at all (the
+	// user's approval mode): what an approval shows (a save's preview, an
+	// undo's) is made only when it will.
+	Asks func(context.Context) bool
 
 	// testPlan, when set by a test, may alter a plan before it is sent.
 	testPlan func(*luaPlan)
@@ -144,6 +148,11 @@ type Result struct {
 	// was applied.
 	UserEdited bool   `json:"user_edited,omitempty"`
 	UserDiff   string `json:"user_diff,omitempty"`
+	// Hunks, when the user decided hunk by hunk, says which hunks of Diff
+	// they accepted; AppliedDiff, when they rejected some, is the diff of
+	// what was applied (the accepted hunks).
+	Hunks       []HunkDecision `json:"hunks,omitempty"`
+	AppliedDiff string         `json:"applied_diff,omitempty"`
 	// DiffCut is set when Diff is only the start of the change's diff
 	// (MaxShownDiffBytes); the changeset applies whole all the same.
 	DiffCut *DiffCut `json:"diff_cut,omitempty"`
@@ -183,6 +192,7 @@ func (r Result) Summary() string {
 		b.WriteString("Nothing to change.\n")
 	}
 	b.WriteString(verdictLine(r.Diagnostics))
+	b.WriteString(hunksLine(r.Hunks))
 	for _, f := range r.Files {
 		name := f.Path
 		if f.NewPath != "" {
@@ -199,6 +209,10 @@ func (r Result) Summary() string {
 		b.WriteString("The diff is the preview's (not repeated here).\n")
 	}
 	b.WriteString(r.Diff)
+	if r.AppliedDiff != "" {
+		b.WriteString("\nThe user applied only the hunks they accepted; what was applied:\n")
+		b.WriteString(r.AppliedDiff)
+	}
 	if r.WrittenDiff != "" {
 		b.WriteString("\nSaving ran the user's write autocmds (format-on-save), which changed what was written; the disk differs from the diff above by:\n")
 		b.WriteString(r.WrittenDiff)
@@ -349,15 +363,34 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 	// snapshots read earlier in this call are not reused.
 	nvim.ForgetSnapshots(ctx)
 	defer nvim.ForgetSnapshots(ctx)
-	var userDiff string
-	if e.Approve != nil {
+	var userDiff, appliedDiff string
+	var hunks []HunkDecision
+	proposal := p.diff
+	if e.asking(ctx) {
 		files := make([]string, 0, len(p.results))
 		for _, r := range p.results {
 			files = append(files, r.Path)
 		}
-		decision, err := e.Approve(ctx, Approval{Tool: opts.Tool, ChangesetID: id, Diff: p.diff, Files: files, Proposed: proposals(p)})
+		items, _, err := hunksOf(p)
 		if err != nil {
 			return Result{}, err
+		}
+		decision, err := e.Approve(ctx, Approval{Tool: opts.Tool, Kind: "change", ChangesetID: id, Diff: p.diff, Files: files,
+			Proposed: proposals(p), Hunks: items, Check: func(ctx context.Context) error { return e.stillApplies(ctx, p, opts) }})
+		if err != nil {
+			return Result{}, err
+		}
+		if decision.Hunks != nil {
+			if p, hunks, err = e.withHunks(ctx, p, decision.Hunks); err != nil {
+				return Result{}, err
+			}
+			if len(p.files) == 0 {
+				return Result{}, apierr.New(apierr.Rejected, "the user rejected every hunk of the change (nothing was changed)",
+					"do not apply it again as is; ask the user what they want instead")
+			}
+			if p.diff != proposal {
+				appliedDiff = e.boundedApplied(p.diff)
+			}
 		}
 		if len(decision.Edited) > 0 {
 			if p, userDiff, err = e.withUserEdits(ctx, p, decision.Edited); err != nil {
@@ -419,8 +452,8 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 	if len(reply.Files) != len(p.results) {
 		return Result{}, fmt.Errorf("apply returned %d files for %d", len(reply.Files), len(p.results))
 	}
-	out := Result{Diff: p.diff, Applied: true, EditCount: p.edits, Files: make([]FileResult, len(p.results)), AppliedID: id,
-		UserDiff: userDiff, UserEdited: userDiff != ""}
+	out := Result{Diff: proposal, Applied: true, EditCount: p.edits, Files: make([]FileResult, len(p.results)), AppliedID: id,
+		UserDiff: userDiff, UserEdited: userDiff != "", Hunks: hunks, AppliedDiff: appliedDiff}
 	out.WrittenDiff = e.writtenDiff(p, reply.Files)
 	for i, r := range p.results {
 		lf := reply.Files[i]

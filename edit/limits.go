@@ -74,6 +74,16 @@ func (e *Engine) shown(r Result) Result {
 	return r
 }
 
+// boundedApplied cuts the diff of the hunks a user accepted to
+// MaxShownDiffBytes, saying so at its end.
+func (e *Engine) boundedApplied(d string) string {
+	if e.MaxShownDiffBytes <= 0 || len(d) <= e.MaxShownDiffBytes {
+		return d
+	}
+	page, next := preview.DiffPage(d, 0, e.MaxShownDiffBytes)
+	return page + fmt.Sprintf("(the diff of what was applied is cut here: its first %d of %d bytes; get_buffer_diff or read_file show the files now)\n", next, len(d))
+}
+
 // cutNote says, before a cut diff, what the rest is and where to read it.
 func (r Result) cutNote() string {
 	c := r.DiffCut

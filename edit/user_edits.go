@@ -24,9 +24,12 @@ type ProposedFile struct {
 
 // Decision is the user's acceptance. Edited holds, by absolute path, the
 // text of each file they changed before accepting; empty when they
-// accepted the proposal as it is.
+// accepted the proposal as it is. Hunks, when the user decided hunk by
+// hunk, are the indexes of the hunks they accepted (Approval.Hunks); nil
+// accepts them all.
 type Decision struct {
 	Edited map[string]string
+	Hunks  []int
 }
 
 // proposals lists the files the user may edit before accepting, when the
@@ -56,8 +59,8 @@ func (e *Engine) withUserEdits(ctx context.Context, p *prepared, edited map[stri
 	var userChanges preview.Changeset
 	for i, f := range p.files {
 		text, ok := edited[f.Path]
-		if !ok || i >= len(p.after) {
-			continue
+		if !ok || i >= len(p.after) || text == p.after[i].Text() {
+			continue // not edited (or edited back to the proposal)
 		}
 		rel := p.results[i].Path
 		snaps, err := e.s.Snapshot(ctx, []string{f.Path}, nvim.SnapshotOptions{})
@@ -68,9 +71,7 @@ func (e *Engine) withUserEdits(ctx context.Context, p *prepared, edited map[stri
 		if snap.Err != nil {
 			return nil, "", e.luaError(snap.Err)
 		}
-		still := f.Expect.Loaded == snap.Loaded && (snap.Loaded && snap.Bufnr == f.Expect.Bufnr && snap.ChangedTick == f.Expect.ChangedTick ||
-			!snap.Loaded && snap.Fingerprint == f.Expect.Fingerprint)
-		if !still {
+		if !stillExpected(f.Expect, snap) {
 			return nil, "", apierr.Errorf(apierr.Conflict, "preview the change again; the user can edit it again when asked",
 				"%s changed while the user reviewed the change (nothing was changed)", rel)
 		}

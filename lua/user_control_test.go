@@ -35,7 +35,7 @@ vim.api.nvim_create_autocmd('User', {
 // unanswered it times out (TIMEOUT, nothing changed). Previews are not
 // asked about; preview: false and apply_changeset both are, and run_tests.
 func TestApproval(t *testing.T) {
-	root := writeFiles(t, map[string]string{"a.txt": "one\ntwo\n"})
+	root := writeFiles(t, map[string]string{"a.txt": "one\ntwo\n", "test_a.py": "def test_one():\n    assert True\n"})
 	u := startUser(t, root, answerApprovals)
 	asked := func() int {
 		var n int
@@ -98,14 +98,21 @@ func TestApproval(t *testing.T) {
 		}
 	})
 	t.Run("run_tests is asked", func(t *testing.T) {
-		// Running tests runs the project's code: asked like a write.
+		// Running tests runs the project's code: asked like a write, the
+		// runner's command line shown; a file with no tests is refused
+		// before anyone is asked.
 		u.lua(`_G.decision = 'reject'`, nil)
 		n := asked()
-		u.wantError("run_tests", `{"file":"a.txt"}`, apierr.Rejected)
-		var diff string
+		u.wantError("run_tests", `{"file":"a.txt"}`, apierr.Unsupported)
+		if asked() != n {
+			t.Fatalf("run_tests on a file with no tests was asked about")
+		}
+		u.wantError("run_tests", `{"file":"test_a.py"}`, apierr.Rejected)
+		var diff, kind string
 		u.lua(`return _G.asked[#_G.asked].diff`, &diff)
-		if asked() != n+1 || !strings.Contains(diff, `run_tests {"file":"a.txt"}`) {
-			t.Fatalf("run_tests was not asked about (%d approvals, last shown %q)", asked()-n, diff)
+		u.lua(`return _G.asked[#_G.asked].kind`, &kind)
+		if asked() != n+1 || kind != "run" || !strings.Contains(diff, "pytest") || !strings.Contains(diff, "test_a.py") {
+			t.Fatalf("run_tests was not asked about with its command line (%d approvals, last %s %q)", asked()-n, kind, diff)
 		}
 	})
 	t.Run("never", func(t *testing.T) {
@@ -295,5 +302,27 @@ return { group = group, fired = _G.fired, same = vim.lsp.handlers['textDocument/
 	}
 	if text := strings.Join(st.Notes, "\n"); !strings.Contains(text, "disconnected 1 agent") {
 		t.Errorf(":NvbridgeStop said %q", text)
+	}
+}
+
+// TestHighlightDuration: highlight_ms sets how long changed ranges stay
+// lit; 0 lights nothing.
+func TestHighlightDuration(t *testing.T) {
+	root := writeFiles(t, map[string]string{"a.txt": "1\n2\n3\n"})
+	u := startUser(t, root, `require('nvbridge').setup({ approve = 'never', highlight_ms = 0 })`)
+	u.lua(`vim.cmd.edit(...)`, nil, u.abs("a.txt"))
+	marks := func() int {
+		var n int
+		u.lua(`return #vim.api.nvim_buf_get_extmarks(0, require('nvbridge.changes').ns, 0, -1, {})`, &n)
+		return n
+	}
+	u.mustCall("edit_buffer", `{"file":"a.txt","edits":[{"line_start":2,"line_end":2,"new_text":"two"}],"preview":false}`)
+	if n := marks(); n != 0 {
+		t.Errorf("highlight_ms = 0: %d highlight(s)", n)
+	}
+	u.lua(`require('nvbridge').setup({ approve = 'never', highlight_ms = 600000 })`, nil)
+	u.mustCall("edit_buffer", `{"file":"a.txt","edits":[{"line_start":3,"line_end":3,"new_text":"three"}],"preview":false}`)
+	if n := marks(); n != 1 {
+		t.Errorf("highlight_ms = 600000: %d highlight(s), want the changed line", n)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -41,6 +42,7 @@ table.insert(lines, 'messages=' .. vim.fn.execute('messages'):gsub('\n', ' '))
 vim.opt.rtp:prepend(vim.env.TMP)
 local hok, herr = pcall(vim.cmd, 'help nvbridge')
 table.insert(lines, 'help=' .. tostring(hok) .. ' ' .. tostring(herr or '') .. ' ' .. vim.fn.expand('%:t'))
+table.insert(lines, 'helpline=' .. vim.fn.line('.'))
 local cmds = {}
 for name in pairs(vim.api.nvim_get_commands({})) do
   if name:match('^Nvbridge') then table.insert(cmds, name) end
@@ -69,6 +71,11 @@ vim.fn.writefile(lines, vim.env.OUT)
 	}
 	if !strings.HasPrefix(res["help"], "true") || !strings.HasSuffix(res["help"], "nvbridge.txt") {
 		t.Errorf(":help nvbridge: %s", res["help"])
+	}
+	// :help nvbridge opens the file at its top (its own *nvbridge* tag),
+	// not at a tag that merely starts with the word.
+	if n, err := strconv.Atoi(res["helpline"]); err != nil || n > 3 {
+		t.Errorf(":help nvbridge lands on line %s, not at the top of the file", res["helpline"])
 	}
 	generated, err := os.ReadFile(filepath.Join(doc, "tags"))
 	if err != nil {

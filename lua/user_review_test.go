@@ -23,12 +23,12 @@ vim.api.nvim_create_autocmd('User', {
       local u = require('nvbridge.review')
       local r = { tabs_before = #api.nvim_list_tabpages(), win_before = api.nvim_get_current_win() }
       if _G.tab_view then
-        -- approve_view = 'tab': the review is already open.
+        -- approve_view = 'tab': :NvbridgeReview opens the tabs.
+        vim.cmd('NvbridgeReview')
         r.opened = false
         for _, b in ipairs(api.nvim_list_bufs()) do
           r.opened = r.opened or vim.b[b].nvbridge_review ~= nil
         end
-        r.tabs_before = r.tabs_before - 1
       else
         r.opened = u.answer('edit')
       end
@@ -132,7 +132,7 @@ return r`, &r)
 		}
 	})
 
-	t.Run("approve_view tab opens the review at once", func(t *testing.T) {
+	t.Run("approve_view tab: NvbridgeReview opens the tabs", func(t *testing.T) {
 		u.lua(`_G.user_line, _G.touch_real, _G.tab_view = 'beta (tab)', nil, true
 require('nvbridge').setup({ approve = 'writes', approve_view = 'tab' })`, nil)
 		out := u.mustCall("edit_buffer", `{"file":"b.txt","edits":[{"line_start":1,"line_end":1,"new_text":"x"}],"preview":false}`)
@@ -158,6 +158,7 @@ local chan = vim.fn.jobstart({ 'cat' })
 agents.register(chan, 'stdio')
 review.approve(chan, 1, { tool = 'edit_buffer', diff = '', files = { ... },
   proposed = { { path = ..., rel = 'a.txt', text = 'ONE\n' } } })
+local opened = review.open()
 local during = { tabs = #api.nvim_list_tabpages(), pending = review.pending(), agents = #agents.agents() }
 vim.fn.jobstop(chan)
 -- The channel ends on the event loop: wait for that (bounded), not for time.
@@ -168,8 +169,9 @@ for _, b in ipairs(api.nvim_list_bufs()) do
   if api.nvim_buf_get_name(b):find('nvbridge://', 1, true) then leftover = leftover + 1 end
 end
 return { tabs_before = tabs, tabs_during = during.tabs, pending_during = during.pending, agents_during = during.agents,
-  tabs_after = #api.nvim_list_tabpages(), pending_after = review.pending(), agents_after = #left, leftover = leftover, closed = closed }`, &r, u.abs("a.txt"))
-	if r["tabs_during"] != r["tabs_before"].(int64)+1 || r["pending_during"] != int64(1) || r["agents_during"] != int64(2) {
+  tabs_after = #api.nvim_list_tabpages(), pending_after = review.pending(), agents_after = #left, leftover = leftover, closed = closed,
+  opened = opened }`, &r, u.abs("a.txt"))
+	if r["opened"] != true || r["tabs_during"] != r["tabs_before"].(int64)+1 || r["pending_during"] != int64(1) || r["agents_during"] != int64(2) {
 		t.Fatalf("while the second agent waited: %v", r)
 	}
 	if r["closed"] != true {

@@ -93,10 +93,13 @@ var (
 	luaSnapshot    = fn2[[]string, SnapshotOptions]("nvbridge.snapshot", "files")
 	luaApply       = fn1[any]("nvbridge.apply", "apply")
 	luaUndo        = fn1[string]("nvbridge.undo_log", "undo")
-	luaSave        = fn5[string, bool, any, bool, string]("nvbridge.write", "save")
+	luaSave        = fn4[string, any, string, any]("nvbridge.write", "save")
+	luaSavePreview = fn3[string, any, any]("nvbridge.write", "preview")
 	luaDiscard     = fn2[string, bool]("nvbridge.apply", "discard")
 	luaFollowDisk  = fn2[[]string, string]("nvbridge.write", "follow_disk")
 	luaUndoChanges = fn1[any]("nvbridge.changes", "undo_changeset")
+	luaUndoPreview = fn2[any, any]("nvbridge.changes", "undo_preview")
+	luaRevertAll   = fn1[bool]("nvbridge.changes", "revert_all")
 )
 
 // ApplyPlan applies a changeset's plan to the buffers (and, with save, the
@@ -111,10 +114,18 @@ func (s *Session) UndoBuffer(ctx context.Context, result any, path string) error
 }
 
 // SaveBuffer writes the buffer of path through commit id, confined by
-// guard; force overwrites a file changed on disk, noautocmd skips the
-// user's write autocmds.
-func (s *Session) SaveBuffer(ctx context.Context, result any, path string, force bool, guard any, noautocmd bool, id string) error {
-	return luaSave.call(ctx, s, result, path, force, guard, noautocmd, id)
+// guard; opts (write.lua's nvbridge.SaveOptions): force overwrites a file
+// changed on disk, noautocmd skips the user's write autocmds, ours_only
+// refuses the user's unsaved changes, expect is the fingerprint of the
+// bytes the user approved.
+func (s *Session) SaveBuffer(ctx context.Context, result any, path string, guard any, id string, opts any) error {
+	return luaSave.call(ctx, s, result, path, guard, id, opts)
+}
+
+// SavePreview says what saving the buffer of path would write (the user's
+// write autocmds run and are undone), checked as the save checks it.
+func (s *Session) SavePreview(ctx context.Context, result any, path string, guard any, opts any) error {
+	return luaSavePreview.call(ctx, s, result, path, guard, opts)
 }
 
 // DiscardBuffer puts the buffer of path back to the file on disk.
@@ -150,6 +161,20 @@ func (s *Session) UserFormatters(ctx context.Context, result *string, bufnr int)
 // without changing the buffer: JSON {lines}.
 func (s *Session) ConformText(ctx context.Context, bufnr int, names []string) (json.RawMessage, error) {
 	return luaConformText.start(ctx, s, bufnr, names)
+}
+
+// UndoPreview says what an undo would revert, checked as the undo checks
+// it: of the buffer of path (a string), or of changeset id (nil path; nil
+// id: the last one). Nothing changes.
+func (s *Session) UndoPreview(ctx context.Context, result any, path, id any) error {
+	return luaUndoPreview.call(ctx, s, result, path, id)
+}
+
+// RevertAll undoes every changeset agents applied in this Neovim that the
+// user has not edited after, newest first; dry only says what it would
+// undo, with the files' texts.
+func (s *Session) RevertAll(ctx context.Context, result any, dry bool) error {
+	return luaRevertAll.call(ctx, s, result, dry)
 }
 
 // verify.lua: what a verified change waits for.

@@ -98,6 +98,9 @@ type Session struct {
 	closed    chan struct{}
 	closeOnce sync.Once
 	serveErr  error
+	// stopped: the user stopped nvbridge (:NvbridgeStop said so before
+	// closing the channel).
+	stopped atomic.Bool
 
 	// trace keeps the recent RPC and LSP exchanges (Trace).
 	trace *traceRing
@@ -221,6 +224,9 @@ func (s *Session) serve() {
 		s.logf("nvbridge: register handler: %v", err)
 	}
 	if err := s.v.RegisterHandler("nvbridge_progress", s.onProgress); err != nil {
+		s.logf("nvbridge: register handler: %v", err)
+	}
+	if err := s.v.RegisterHandler("nvbridge_stop", func(...any) { s.stopped.Store(true) }); err != nil {
 		s.logf("nvbridge: register handler: %v", err)
 	}
 	err := s.v.Serve()
@@ -358,6 +364,10 @@ func (s *Session) Embedded() bool { return s.embedded }
 
 // Done is closed when the connection to Neovim ends.
 func (s *Session) Done() <-chan struct{} { return s.closed }
+
+// StoppedByUser reports whether the user stopped nvbridge from Neovim
+// (:NvbridgeStop) rather than Neovim going away.
+func (s *Session) StoppedByUser() bool { return s.stopped.Load() }
 
 // ExecLua runs fixed Lua source with data arguments, bounded by ctx.
 // go-client calls take no context, so a call outliving ctx is abandoned

@@ -50,6 +50,23 @@ end, {
   end,
 })
 
+cmd('NvbridgeReview', function(opts)
+  require('nvbridge').review(opts.args ~= '' and opts.args or nil)
+end, {
+  nargs = '?',
+  desc = 'Review the oldest change waiting for your approval (float, split or tab), hunk by hunk',
+  complete = function()
+    return { 'float', 'split', 'tab' }
+  end,
+})
+
+cmd('NvbridgeRevertAll', function()
+  require('nvbridge').revert_all()
+end, { desc = 'Undo every changeset agents applied in this session that you did not edit after, newest first' })
+
+-- For your own mapping, e.g. vim.keymap.set('n', '<leader>ar', '<Plug>(nvbridge-review)').
+vim.keymap.set('n', '<Plug>(nvbridge-review)', '<Cmd>NvbridgeReview<CR>', { desc = 'nvbridge: review the waiting change' })
+
 cmd('NvbridgeChanges', function()
   require('nvbridge').changes()
 end, { desc = 'Quickfix list of everything agents changed in this session' })

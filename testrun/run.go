@@ -127,16 +127,32 @@ func Tests(ctx context.Context, c *lsp.Client, req Request, timeout time.Duratio
 		return out, apierr.Errorf(apierr.ResourceNotFound, "name a test file, or a function its tests call (directly or through up to 3 callers)",
 			"no test reaches it: %s found none", s.why)
 	}
+	if req.Confirm != nil {
+		lines := []string{}
+		for _, name := range keys(mapOf(s.sels)) {
+			sel := s.sels[name]
+			cmd, _, err := command(root.Dir(), sel.lang)
+			if err != nil {
+				return Result{}, err
+			}
+			spec := sel.spec()
+			if sel.lang.Tests.Output == "junit" {
+				spec.Report = "REPORT.xml" // a temporary file, made at the run
+			}
+			argv := append(append([]string{filepath.Base(cmd[0])}, cmd[1:]...), sel.lang.Tests.Args(spec)...)
+			lines = append(lines, strings.Join(argv, " "))
+		}
+		if err := req.Confirm(ctx, lines); err != nil {
+			return Result{}, err
+		}
+	}
 	start := time.Now()
 	deadline, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	done := 0
 	for _, name := range keys(mapOf(s.sels)) {
 		sel := s.sels[name]
-		spec := lang.TestRunSpec{Targets: keys(sel.targets)}
-		if !sel.all {
-			spec.Names = keys(sel.names)
-		}
+		spec := sel.spec()
 		out.Selection.Targets = append(out.Selection.Targets, spec.Targets...)
 		out.Selection.Names = append(out.Selection.Names, spec.Names...)
 		run, err := runOne(deadline, root.Dir(), sel.lang, spec, func(o outcome) {
@@ -192,6 +208,15 @@ func Tests(ctx context.Context, c *lsp.Client, req Request, timeout time.Duratio
 			timeout, out.Passed, out.Failed, out.Skipped, strings.Join(orNone(out.Unfinished), ", ")).WithDetails(out)
 	}
 	return out, nil
+}
+
+// spec is what the runner is asked to run for sel.
+func (sel *selection) spec() lang.TestRunSpec {
+	spec := lang.TestRunSpec{Targets: keys(sel.targets)}
+	if !sel.all {
+		spec.Names = keys(sel.names)
+	}
+	return spec
 }
 
 func orNone(s []string) []string {

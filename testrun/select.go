@@ -26,6 +26,9 @@ type Request struct {
 	Target  lsp.Target
 	Symbol  bool
 	Changed []string
+	// Confirm, when set, is asked before anything runs, with the command
+	// line of each runner; its error (the user said no) is the answer.
+	Confirm func(ctx context.Context, commandLines []string) error
 }
 
 // selection is what to run, per language.

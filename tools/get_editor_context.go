@@ -13,16 +13,11 @@ type getEditorContextArgs struct {
 type editorContextResult struct {
 	// Attached is false in an embedded Neovim: there is no user, and
 	// nothing else is filled in.
-	Attached  bool   `json:"attached"`
-	File      string `json:"file" jsonschema:"the file in the user's current window (relative to the root; absolute when outside it)"`
-	Line      int    `json:"line"`
-	Column    int    `json:"column"`
-	Selection *struct {
-		StartLine   int `json:"start_line"`
-		StartColumn int `json:"start_column"`
-		EndLine     int `json:"end_line"`
-		EndColumn   int `json:"end_column"`
-	} `json:"selection,omitempty"`
+	Attached     bool                `json:"attached"`
+	File         string              `json:"file" jsonschema:"the file in the user's current window (relative to the root; absolute when outside it)"`
+	Line         int                 `json:"line"`
+	Column       int                 `json:"column"`
+	Selection    *editorSelection    `json:"selection,omitempty"`
 	VisibleFirst int                 `json:"visible_first_line"`
 	VisibleLast  int                 `json:"visible_last_line"`
 	Mode         string              `json:"mode"`
@@ -42,7 +37,11 @@ func (r editorContextResult) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:%d:%d (lines %d-%d visible, mode %s)", r.File, r.Line, r.Column, r.VisibleFirst, r.VisibleLast, r.Mode)
 	if s := r.Selection; s != nil {
-		fmt.Fprintf(&b, "; last selection %d:%d-%d:%d", s.StartLine, s.StartColumn, s.EndLine, s.EndColumn)
+		what := "last selection"
+		if s.Live {
+			what = "selecting"
+		}
+		fmt.Fprintf(&b, "; %s %s:%d:%d-%d:%d", what, s.File, s.StartLine, s.StartColumn, s.EndLine, s.EndColumn)
 	}
 	for _, f := range r.Buffers {
 		fmt.Fprintf(&b, "\n  %s", f.File)
@@ -58,7 +57,7 @@ func (r editorContextResult) Summary() string {
 
 func getEditorContextTool(env *Env) Tool {
 	return newTool("get_editor_context", "Where the user is",
-		`Where the user is in their Neovim: the file in the current window, the cursor (1-based line, 0-based character column), the last visual selection, the visible lines, the mode, and the open buffers (modified or visible). Position tools also accept at: "cursor" and range tools range: "selection". In an embedded Neovim (no user) attached is false and nothing else is filled in.`,
+		`Where the user is in their Neovim: the file in the current window, the cursor (1-based line, 0-based character column), the selection (the one being made in visual mode, else the last one, in whichever buffer), the visible lines, the mode, and the open buffers (modified or visible). Position tools also accept at: "cursor" and range tools range: "selection". In an embedded Neovim (no user) attached is false and nothing else is filled in.`,
 		readOnly,
 		func(ctx context.Context, in getEditorContextArgs) (editorContextResult, error) {
 			if env.Session != nil && env.Session.Embedded() {

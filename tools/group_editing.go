@@ -18,6 +18,7 @@ func editingTools(env *Env) []Tool {
 		getChangesetDiffTool(env),
 		discardChangesetTool(env),
 		undoTool(env),
+		revertAllChangesTool(env),
 		getBufferDiffTool(env),
 		saveBufferTool(env),
 		discardBufferTool(env),

@@ -43,7 +43,7 @@ func runTestsTool(env *Env) Tool {
 		"Run tests with the language's runner (go test -json, pytest, the TypeScript project's vitest): those of a file, of a symbol (file and line: the test functions reaching it through its callers, as prepare_change finds them) or those a previewed changeset affects (its files' packages and their importers). Answers passed/failed/skipped counts and each failure's test, file, line (the failing assertion), message and the end of its output; progress per test is sent as MCP progress. Bounded by timeout_ms: TIMEOUT names the tests that did not finish. Runs the project's code: the writing mode, and in an attached Neovim the user's approval.",
 		mutating,
 		func(ctx context.Context, in runTestsArgs) (runTestsResult, error) {
-			req := testrun.Request{File: in.File}
+			req := testrun.Request{File: in.File, Confirm: env.confirmTests}
 			switch {
 			case in.ChangesetID != "":
 				_, files, err := env.Edit.PendingDiff(in.ChangesetID)

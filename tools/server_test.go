@@ -30,7 +30,7 @@ type protocolCase struct {
 // mutatingOrder lists the tools that change state, in the order they run
 // (after every other tool): each acts on the previous one's result.
 var mutatingOrder = []string{
-	"edit_buffer", "apply_changeset", "get_buffer_diff", "undo",
+	"edit_buffer", "apply_changeset", "get_buffer_diff", "undo", "revert_all_changes",
 	"replace_in_buffer", "check_changeset", "get_changeset_diff", "discard_changeset", "apply_patch", "save_buffer", "discard_buffer",
 	// Debugging main.go with dlv: one session, from start to stop.
 	"start_debug_session", "set_breakpoints", "control_execution", "inspect_state",
@@ -158,6 +158,8 @@ var protocolCases = map[string]protocolCase{
 		"file": "widgets/w01.go", "is_modified": true, "has_changes": true, "diff": nil,
 	}},
 	"undo": {args: `{"file":"widgets/w01.go"}`, want: map[string]any{"remaining_undo": nil}},
+	// After undo: the changeset is left, already undone.
+	"revert_all_changes": {args: `{}`, want: map[string]any{"undone": nil, "skipped.0.reason": nil}},
 	"replace_in_buffer": {args: `{"file":"widgets/w01.go","old":"showing label","new":"with label","count":1}`, want: map[string]any{
 		"changeset_id": nil, "applied": false, "matches_replaced": 1,
 	}},

@@ -49,7 +49,7 @@ func startDebugSessionTool(env *Env) Tool {
 			}
 			r, err := env.DAP.Start(ctx, dap.StartRequest{
 				Program: in.Program, Test: in.Test, Language: in.Language, Args: in.Args, Env: in.Env, Cwd: in.Cwd,
-				StopOnEntry: in.StopOnEntry, Breakpoints: bps, Wait: wait, By: "agent",
+				StopOnEntry: in.StopOnEntry, Breakpoints: bps, Wait: wait, By: "agent", Confirm: env.confirmRun,
 			})
 			return startDebugResult{r}, err
 		})

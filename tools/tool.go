@@ -61,6 +61,7 @@ func NewEnv(s *nvim.Session, client *lsp.Client, logf func(format string, args .
 	env := &Env{Session: s, LSP: client, Edit: edit.NewEngine(s), DAP: dap.NewManager(s.Root(), dap.NewDisplay(s), logf), Logf: logf, Modes: modes}
 	if !s.Embedded() {
 		env.Edit.Approve = env.engineApproval // the user approves changes (user.go)
+		env.Edit.Asks = env.asksUser
 	}
 	if client != nil {
 		env.Verifier = lsp.NewVerifier(client)

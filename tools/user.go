@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/dap"
 	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/nvim"
 )
@@ -22,9 +23,30 @@ import (
 // | "never", read from the plugin's setup). An embedded Neovim has no user:
 // none of this runs there.
 
-// userTools asks buffer-changing tools that do not go through a changeset
-// (which the engine's approval shows as a diff) for a plain approval.
-var userApprovedTools = map[string]bool{"save_buffer": true, "discard_buffer": true, "undo": true, "run_tests": true}
+// Every change the user approves shows what it does: a changeset's diff
+// (hunk by hunk), what a save writes, what a discard or an undo takes back
+// (the engine asks, edit.Engine.Approve), the command line a debug session
+// runs (start_debug_session). A plain approval, showing the call, is left
+// for the user's own writing tools and, with "always", the other calls.
+
+// callInfo is what the wrapper knows of the call in flight: the tool's
+// name and the approval mode tool_pre read, carried by the context to the
+// approvals the call asks for.
+type callInfo struct {
+	tool string
+	mode string
+}
+
+type callKey struct{}
+
+func withCall(ctx context.Context, c callInfo) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
+}
+
+func callOf(ctx context.Context) callInfo {
+	c, _ := ctx.Value(callKey{}).(callInfo)
+	return c
+}
 
 // toolPreReply is user.tool_pre's answer.
 type toolPreReply struct {
@@ -70,16 +92,18 @@ func wrapWithUser(env *Env, t Tool, approveWrites bool) Tool {
 			env.userPost(name, res)
 			return res, nil
 		}
-		// Changesets are shown as a diff by the engine when applied; the
-		// other buffer tools (and, with "always", every other call) get a
-		// plain approval here.
-		if (pre.Mode != "never" && (userApprovedTools[name] || approveWrites && writes)) || (pre.Mode == "always" && !writes) {
-			if _, err := env.approve(ctx, edit.Approval{Tool: name, Diff: fmt.Sprintf("%s %s\n", name, body)}); err != nil {
+		// Changes, saves, discards, undos and debug sessions are shown
+		// with what they do by the approvals they ask for; a user's own
+		// writing tool (and, with "always", every other call) gets a
+		// plain approval of the call here.
+		if pre.Mode != "never" && approveWrites && writes || pre.Mode == "always" && !writes {
+			if _, err := env.approve(ctx, edit.Approval{Tool: name, Kind: "call", Diff: fmt.Sprintf("%s %s\n", name, body)}); err != nil {
 				res := errorResult(err)
 				env.userPost(name, res)
 				return res, nil
 			}
 		}
+		ctx = withCall(ctx, callInfo{tool: name, mode: pre.Mode})
 		res, err := inner(ctx, req)
 		if res != nil {
 			res = env.afterTool(ctx, name, body, res)
@@ -116,19 +140,24 @@ func (e *Env) userPost(name string, res *mcp.CallToolResult) {
 	_ = e.Session.ToolPost(ctx, name, !res.IsError, summary)
 }
 
-// approvalRequest is what user.approve receives.
+// approvalRequest is what review.approve receives.
 type approvalRequest struct {
 	Tool        string              `msgpack:"tool"`
+	Kind        string              `msgpack:"kind"`
 	Diff        string              `msgpack:"diff"`
 	Files       []string            `msgpack:"files"`
 	ChangesetID string              `msgpack:"changeset_id,omitempty"`
 	Proposed    []edit.ProposedFile `msgpack:"proposed"`
+	Hunks       []edit.Hunk         `msgpack:"hunks"`
+	Note        string              `msgpack:"note,omitempty"`
 }
 
-// approvalAnswer is user.approve's answer when the user accepted: the
-// texts they edited before accepting, by absolute path.
+// approvalAnswer is review.approve's answer when the user accepted: the
+// texts they edited before accepting, by absolute path, and when they
+// decided hunk by hunk the indexes of the hunks they accepted.
 type approvalAnswer struct {
 	Edited map[string]string `json:"edited"`
+	Hunks  []int             `json:"hunks"`
 }
 
 // approve asks the user in Neovim (user.approve, bounded there by
@@ -142,7 +171,18 @@ func (e *Env) approve(ctx context.Context, a edit.Approval) (edit.Decision, erro
 	if proposed == nil {
 		proposed = []edit.ProposedFile{}
 	}
-	raw, err := e.Session.Approve(ctx, approvalRequest{Tool: a.Tool, Diff: a.Diff, Files: files, ChangesetID: a.ChangesetID, Proposed: proposed})
+	hunks := a.Hunks
+	if hunks == nil {
+		hunks = []edit.Hunk{}
+	}
+	if a.Tool == "" {
+		a.Tool = callOf(ctx).tool
+	}
+	if a.Kind == "" {
+		a.Kind = "call"
+	}
+	raw, err := e.Session.Approve(ctx, approvalRequest{Tool: a.Tool, Kind: a.Kind, Diff: a.Diff, Files: files, ChangesetID: a.ChangesetID,
+		Proposed: proposed, Hunks: hunks, Note: a.Note})
 	if err != nil {
 		if ae, ok := err.(*apierr.Error); ok && ae.Code == apierr.Timeout && ae.Remediation == "" {
 			ae.Remediation = "ask the user to answer in Neovim, then retry"
@@ -155,20 +195,67 @@ func (e *Env) approve(ctx context.Context, a edit.Approval) (edit.Decision, erro
 			return edit.Decision{}, fmt.Errorf("decode the approval: %w", err)
 		}
 	}
-	return edit.Decision{Edited: ans.Edited}, nil
+	return edit.Decision{Edited: ans.Edited, Hunks: ans.Hunks}, nil
+}
+
+// approvalMode is the user's approval mode for the call in flight (read by
+// tool_pre), else read now.
+func (e *Env) approvalMode(ctx context.Context) (string, error) {
+	if mode := callOf(ctx).mode; mode != "" {
+		return mode, nil
+	}
+	var mode string
+	err := e.Session.ApproveMode(ctx, &mode)
+	return mode, err
+}
+
+// asksUser reports whether the user approves changes (a mode other than
+// "never"); when the mode cannot be read, it asks.
+func (e *Env) asksUser(ctx context.Context) bool {
+	mode, err := e.approvalMode(ctx)
+	return err != nil || mode != "never"
 }
 
 // engineApproval is the engine's approval in attached mode: asked unless
-// the user set approve = "never".
+// the user set approve = "never"; a change that cannot go ahead
+// (Approval.Check) is refused before the user is asked.
 func (e *Env) engineApproval(ctx context.Context, a edit.Approval) (edit.Decision, error) {
-	var mode string
-	if err := e.Session.ApproveMode(ctx, &mode); err != nil {
+	mode, err := e.approvalMode(ctx)
+	if err != nil {
 		return edit.Decision{}, err
 	}
 	if mode == "never" {
 		return edit.Decision{}, nil
 	}
+	if a.Check != nil {
+		if err := a.Check(ctx); err != nil {
+			return edit.Decision{}, err
+		}
+	}
 	return e.approve(ctx, a)
+}
+
+// confirmRun asks the user before a debug session runs a program (in the
+// user's Neovim, unless approve = "never"), showing its command line.
+func (e *Env) confirmRun(ctx context.Context, run dap.Run) error {
+	if e == nil || e.Session == nil || e.Session.Embedded() || !e.asksUser(ctx) {
+		return nil
+	}
+	_, err := e.approve(ctx, edit.Approval{Kind: "run", Diff: run.Text,
+		Note: "runs a program on this machine under a debugger: " + run.CommandLine})
+	return err
+}
+
+// confirmTests asks the user before run_tests runs the project's tests (in
+// the user's Neovim, unless approve = "never"), showing each runner's
+// command line.
+func (e *Env) confirmTests(ctx context.Context, commandLines []string) error {
+	if e == nil || e.Session == nil || e.Session.Embedded() || !e.asksUser(ctx) {
+		return nil
+	}
+	_, err := e.approve(ctx, edit.Approval{Kind: "run", Diff: strings.Join(commandLines, "\n") + "\n",
+		Note: "runs the project's tests on this machine: " + strings.Join(commandLines, "; ")})
+	return err
 }
 
 // AnnounceAgent registers this nvbridge with the user's Neovim (listed by

@@ -26,13 +26,8 @@ type editorContext struct {
 		Line   int `json:"line"`
 		Column int `json:"column"`
 	} `json:"cursor"`
-	Selection *struct {
-		StartLine   int `json:"start_line"`
-		StartColumn int `json:"start_column"`
-		EndLine     int `json:"end_line"`
-		EndColumn   int `json:"end_column"`
-	} `json:"selection"`
-	Visible struct {
+	Selection *editorSelection `json:"selection"`
+	Visible   struct {
 		First int `json:"first"`
 		Last  int `json:"last"`
 	} `json:"visible"`
@@ -43,6 +38,18 @@ type editorContext struct {
 		Visible  bool   `json:"visible"`
 		Loaded   bool   `json:"loaded"`
 	} `json:"buffers"`
+}
+
+// editorSelection is the user's selection: the live one in visual mode,
+// else the last one they made (in the buffer they last selected in).
+type editorSelection struct {
+	File        string `json:"file" jsonschema:"the file it is in (relative to the root): the current one while selecting, else the one the user last selected in"`
+	StartLine   int    `json:"start_line"`
+	StartColumn int    `json:"start_column"`
+	EndLine     int    `json:"end_line"`
+	EndColumn   int    `json:"end_column"`
+	// Live: the user is selecting it now (visual mode).
+	Live bool `json:"live" jsonschema:"true while the user is selecting it (visual mode); false: the last selection they made"`
 }
 
 // readEditor asks the user's Neovim where they are; files are made
@@ -65,6 +72,9 @@ func readEditor(ctx context.Context, env *Env) (editorContext, error) {
 		return out, apierr.Errorf(apierr.OperationFailed, "report this", "read the editor context: %v", err)
 	}
 	out.File = env.relPath(out.File)
+	if out.Selection != nil {
+		out.Selection.File = env.relPath(out.Selection.File)
+	}
 	for i := range out.Buffers {
 		out.Buffers[i].File = env.relPath(out.Buffers[i].File)
 	}
@@ -106,11 +116,11 @@ func withWhere(env *Env, t Tool) Tool {
 	case has("file", "start_line", "end_line"):
 		kind = "range"
 		props["range"] = map[string]any{"type": "string", "enum": []string{"selection"},
-			"description": `"selection": the range is the user's last visual selection in their current window (file, start and end filled in: leave them out); attached to the user's Neovim only`}
+			"description": `"selection": the range is the user's selection: the one they are making (visual mode), else the last one they made, in whichever buffer (file, start and end filled in: leave them out); attached to the user's Neovim only`}
 	case has("file", "line", "end_line"):
 		kind = "range"
 		props["range"] = map[string]any{"type": "string", "enum": []string{"selection"},
-			"description": `"selection": the range is the user's last visual selection in their current window (file, line, column, end_line, end_column filled in: leave them out); attached to the user's Neovim only`}
+			"description": `"selection": the range is the user's selection: the one they are making (visual mode), else the last one they made, in whichever buffer (file, line, column, end_line, end_column filled in: leave them out); attached to the user's Neovim only`}
 		props["at"] = map[string]any{"type": "string", "enum": []string{"cursor"},
 			"description": `"cursor": the position is the user's cursor in their current window (file, line and column filled in: leave them out); attached to the user's Neovim only`}
 	case has("file", "line") && (has("column") || has("symbol")):
@@ -195,25 +205,40 @@ func withWhere(env *Env, t Tool) Tool {
 		if err != nil {
 			return errorResult(err), nil
 		}
-		if filepath.IsAbs(ed.File) || ed.File == "" {
-			return errorResult(apierr.Errorf(apierr.PreconditionFailed, "pass file and line numbers instead",
-				"the user's current window shows %q, which is not a file inside the workspace", ed.File)), nil
+		// A selection names its own file (the user may have moved on).
+		file := ed.File
+		if hasRange && ed.Selection != nil && ed.Selection.File != "" {
+			file = ed.Selection.File
 		}
-		args["file"] = ed.File
+		if filepath.IsAbs(file) || file == "" {
+			return errorResult(apierr.Errorf(apierr.PreconditionFailed, "pass file and line numbers instead",
+				"the user's current window shows %q, which is not a file inside the workspace", file)), nil
+		}
+		args["file"] = file
 		switch {
 		case hasRange:
 			if ed.Selection == nil {
-				return errorResult(apierr.New(apierr.PreconditionFailed, "the user has made no visual selection in this buffer",
+				return errorResult(apierr.New(apierr.PreconditionFailed, "the user has made no visual selection",
 					"ask the user to select the range (v or V), or pass the range's lines")), nil
 			}
 			sel := ed.Selection
+			// Columns only where the tool takes them (read_file reads
+			// whole lines).
+			set := func(name string, v int) {
+				if has(name) {
+					args[name] = v
+				}
+			}
 			if kind == "range" && has("start_line") {
-				args["start_line"], args["start_column"] = sel.StartLine, sel.StartColumn
+				set("start_line", sel.StartLine)
+				set("start_column", sel.StartColumn)
 			} else {
-				args["line"], args["column"] = sel.StartLine, sel.StartColumn
+				set("line", sel.StartLine)
+				set("column", sel.StartColumn)
 				delete(args, "symbol")
 			}
-			args["end_line"], args["end_column"] = sel.EndLine, sel.EndColumn
+			set("end_line", sel.EndLine)
+			set("end_column", sel.EndColumn)
 		default:
 			args["line"], args["column"] = ed.Cursor.Line, ed.Cursor.Column
 			delete(args, "symbol")

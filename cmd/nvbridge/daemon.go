@@ -537,6 +537,11 @@ func serveDaemon(ctx context.Context, g globalFlags, sock string, idle time.Dura
 	var closeOnce sync.Once
 	closeEnv := func() { closeOnce.Do(closeSession) }
 	defer closeEnv()
+	// In the user's Neovim the daemon is an agent like the others
+	// (:NvbridgeStatus names it; nothing in embedded mode).
+	if err := tools.AnnounceAgent(ctx, env, "nvbridge call daemon"); err != nil {
+		logger.Printf("announce to Neovim: %v", err)
+	}
 	_ = os.Remove(sock) // stale: the starting call holds the lock
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
 	if err != nil {

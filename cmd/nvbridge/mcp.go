@@ -136,6 +136,9 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 	}
 	select {
 	case <-neovimGone:
+		if env.Session.StoppedByUser() {
+			return code // the user stopped it (:NvbridgeStop): not a failure
+		}
 		return 1
 	default:
 		return code

@@ -20,7 +20,28 @@ local CALLS_MAX = 10
 function M.register(chan, transport)
   state.agents[chan] = { chan = chan, transport = transport, since = os.time(), calls = {} }
   log(('agent connected: channel %d (%s)'):format(chan, transport))
+  M.follow_selection()
   return true
+end
+
+--- Remembers which buffer the user last selected text in (leaving visual
+--- mode), so that range: "selection" finds it after they moved to another
+--- buffer. An autocmd in the augroup nvbridge_user, removed by stop_all.
+function M.follow_selection()
+  if state.selection_group then
+    return
+  end
+  state.selection_group = api.nvim_create_augroup('nvbridge_user', { clear = true })
+  api.nvim_create_autocmd('ModeChanged', {
+    group = state.selection_group,
+    pattern = { 'v:*', 'V:*', '\22:*', 'vs:*', 'Vs:*', '\22s:*' },
+    callback = function(ev)
+      local to = (vim.v.event or {}).new_mode or ''
+      if not to:match('^[vV\22]') then
+        state.last_selection = ev.buf
+      end
+    end,
+  })
 end
 
 --- Whether channel chan is open. (A closed channel's info is an empty
@@ -69,16 +90,20 @@ end
 --- stops. Returns how many were disconnected.
 ---@return integer
 function M.disconnect_all()
+  -- Approvals waiting for the user are answered first (their agents are
+  -- still there to read it): nobody will answer them.
+  for _, p in ipairs(vim.list_extend({}, state.pending)) do
+    require('nvbridge.review').answer('reject', 'nvbridge was stopped by the user', p.key)
+  end
   local n = 0
   for _, a in ipairs(M.agents()) do
+    -- Said first, so that the agent's nvbridge knows the user stopped it
+    -- (it then exits 0, not as if Neovim had gone away).
+    pcall(vim.rpcnotify, a.chan, 'nvbridge_stop')
     if pcall(vim.fn.chanclose, a.chan) then
       n = n + 1
     end
     state.agents[a.chan] = nil
-  end
-  -- Approvals waiting for the user are answered: nobody will read them.
-  for _, p in ipairs(vim.list_extend({}, state.pending)) do
-    require('nvbridge.review').answer('reject', 'nvbridge was stopped by the user', p.key)
   end
   return n
 end
@@ -122,7 +147,11 @@ function M.tool_pre(chan, tool, args_json, writes)
   end
   local agent = state.agents[chan]
   if not agent then
-    agent = { chan = chan, transport = 'unknown', since = os.time(), calls = {} }
+    -- An nvbridge that did not register (an older one): listed all the
+    -- same, by its channel's client name when it gave one.
+    local got, info = pcall(api.nvim_get_chan_info, chan)
+    local name = got and type(info) == 'table' and type(info.client) == 'table' and info.client.name or nil
+    agent = { chan = chan, transport = name or 'unregistered', since = os.time(), calls = {} }
     state.agents[chan] = agent
   end
   log(('%s %s'):format(tool, args_json:sub(1, 200)))
@@ -192,14 +221,75 @@ function M.stop_all()
   if bridge then
     bridge.teardown()
   end
-  local ns = require('nvbridge.changes').ns
+  require('nvbridge.changes').teardown()
+  -- Every window and buffer of nvbridge's: the debug panel and signs,
+  -- the log, the reviews (their approvals were answered above).
+  local debug_ui = require('nvbridge.debug_ui')
+  pcall(debug_ui.clear)
+  pcall(debug_ui.close_panel)
+  user.close_log()
   for _, b in ipairs(api.nvim_list_bufs()) do
-    pcall(api.nvim_buf_clear_namespace, b, ns, 0, -1)
+    if api.nvim_buf_get_name(b):find('^nvbridge://') then
+      for _, w in ipairs(vim.fn.win_findbuf(b)) do
+        pcall(api.nvim_win_close, w, true)
+      end
+      pcall(api.nvim_buf_delete, b, { force = true })
+    end
+  end
+  if state.selection_group then
+    pcall(api.nvim_del_augroup_by_id, state.selection_group)
+    state.selection_group, state.last_selection = nil, nil
   end
   M.remove_discovery()
   state.paused = false
   log(('stopped: %d agent(s) disconnected'):format(n))
   return { agents = n }
+end
+
+--- A selection as get_editor_context reports it: 1-based lines, 0-based
+--- character columns, the end exclusive; file: its buffer's.
+local function selection(b, s, e, linewise)
+  local sl = api.nvim_buf_get_lines(b, s[1] - 1, s[1], false)[1] or ''
+  local el = api.nvim_buf_get_lines(b, e[1] - 1, e[1], false)[1] or ''
+  local ec = vim.fn.strchars(el)
+  if not linewise then
+    ec = math.min(vim.fn.strchars(el:sub(1, e[2])) + 1, ec)
+  end
+  return {
+    file = api.nvim_buf_get_name(b),
+    start_line = s[1], start_column = linewise and 0 or vim.fn.strchars(sl:sub(1, s[2])),
+    end_line = e[1], end_column = ec,
+  }
+end
+
+--- The user's selection: the live one in visual mode (in the current
+--- window), else the last one they made (the '< and '> marks of the buffer
+--- they last selected in, else of the current buffer), or nil.
+---@param win integer
+---@return table?
+local function current_selection(win)
+  local b = api.nvim_win_get_buf(win)
+  local mode = api.nvim_get_mode().mode
+  if mode:match('^[vV\22]') then
+    local v = vim.fn.getpos('v')
+    local c = api.nvim_win_get_cursor(win)
+    local s, e = { v[2], v[3] - 1 }, { c[1], c[2] }
+    if e[1] < s[1] or (e[1] == s[1] and e[2] < s[2]) then
+      s, e = e, s
+    end
+    local out = selection(b, s, e, mode:sub(1, 1) == 'V')
+    out.live = true
+    return out
+  end
+  local from = state.last_selection
+  if not (from and api.nvim_buf_is_valid(from) and api.nvim_buf_is_loaded(from)) then
+    from = b
+  end
+  local s, e = api.nvim_buf_get_mark(from, '<'), api.nvim_buf_get_mark(from, '>')
+  if s[1] > 0 and e[1] > 0 then
+    -- A linewise selection's '> is at the end of its line: the same span.
+    return selection(from, s, e, false)
+  end
 end
 
 --- The editor as the user sees it, for get_editor_context.
@@ -216,15 +306,7 @@ function M.editor_context()
     mode = api.nvim_get_mode().mode,
     buffers = {},
   }
-  local s, e = api.nvim_buf_get_mark(b, '<'), api.nvim_buf_get_mark(b, '>')
-  if s[1] > 0 and e[1] > 0 then
-    local sl = api.nvim_buf_get_lines(b, s[1] - 1, s[1], false)[1] or ''
-    local el = api.nvim_buf_get_lines(b, e[1] - 1, e[1], false)[1] or ''
-    out.selection = {
-      start_line = s[1], start_column = vim.fn.strchars(sl:sub(1, s[2])),
-      end_line = e[1], end_column = math.min(vim.fn.strchars(el:sub(1, e[2])) + 1, vim.fn.strchars(el)),
-    }
-  end
+  out.selection = current_selection(win)
   for _, bb in ipairs(api.nvim_list_bufs()) do
     if vim.bo[bb].buflisted and api.nvim_buf_get_name(bb) ~= '' and vim.bo[bb].buftype == '' then
       table.insert(out.buffers, {

@@ -112,18 +112,16 @@ local function apply_ops(t, f, fail_at)
     local text = op[5]
     -- Most edits are one line (a rename): no split for them.
     local lines = text:find('\n', 1, true) and vim.split(text, '\n', { plain = true }) or { text }
-    if not t.undo then
-      local old = api.nvim_buf_get_text(b, sr, sc, er, ec, {})
-      local last = #lines == 1 and sc + #lines[1] or #lines[#lines]
-      table.insert(t.inverse, { sr, sc, sr + #lines - 1, last, old })
-    end
+    -- The inverse of every op is kept (rollback without undo history; what
+    -- an undo of this change reverts, shown to the user: changes.lua).
+    local old = api.nvim_buf_get_text(b, sr, sc, er, ec, {})
+    local last = #lines == 1 and sc + #lines[1] or #lines[#lines]
+    table.insert(t.inverse, { sr, sc, sr + #lines - 1, last, old })
     api.nvim_buf_set_text(b, sr, sc, er, ec, lines)
     t.applied = true
   end
   if f.clear then
-    if not t.undo then
-      table.insert(t.inverse, { 'lines', api.nvim_buf_get_lines(b, 0, -1, false) })
-    end
+    table.insert(t.inverse, { 'lines', api.nvim_buf_get_lines(b, 0, -1, false) })
     api.nvim_buf_set_lines(b, 0, -1, false, {})
     t.applied = true
   end
@@ -134,9 +132,7 @@ local function apply_ops(t, f, fail_at)
       error(string.format('expected an empty last line to remove, found %q', last), 0)
     end
     local before = api.nvim_buf_get_lines(b, n - 2, n - 1, true)[1]
-    if not t.undo then
-      table.insert(t.inverse, { n - 2, #before, n - 2, #before, { '', '' } })
-    end
+    table.insert(t.inverse, { n - 2, #before, n - 2, #before, { '', '' } })
     api.nvim_buf_set_text(b, n - 2, #before, n - 1, 0, { '' })
     t.applied = true
   end
@@ -151,6 +147,12 @@ local function apply_ops(t, f, fail_at)
     error('injected failure (test hook)', 0)
   end
   t.seq_after = undo_seq(b)
+  if t.applied then
+    -- An edit right after this one (by the user or a plugin, in the same
+    -- moment) is an undo step of its own, not joined to nvbridge's: undo
+    -- and the user-edit checks then see it.
+    break_undo(b)
+  end
   -- An 'eol'-only change is no undo step of Neovim's; the record still lets
   -- the undo tool restore 'eol'.
   if (t.applied and t.undo) or (not t.applied and f.eol ~= nil) then
@@ -552,7 +554,12 @@ function M._apply(plan)
   end
   local ok_changes, changes = pcall(require, 'nvbridge.changes')
   if ok_changes then
-    pcall(changes.applied, plan, targets)
+    -- The change is made: what records it must not undo the answer, but
+    -- a failure there is logged (:NvbridgeLog).
+    local ok, err = pcall(changes.applied, plan, targets)
+    if not ok then
+      pcall(require('nvbridge.user').log, 'recording the change failed: ' .. tostring(err))
+    end
   end
   return { files = out }
 end

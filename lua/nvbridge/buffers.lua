@@ -170,7 +170,9 @@ end
 ---@param path string
 ---@return integer? bufnr, string? err
 local function load(path)
-  local b = vim.fn.bufadd(path)
+  -- Named relative to the current directory when inside it, as :edit
+  -- names it: a buffer the user is later shown (:ls) reads as theirs do.
+  local b = vim.fn.bufadd(vim.fn.fnamemodify(path, ':.'))
   -- shortmess+=A: an existing swap file must not stop us with a prompt.
   local shortmess = vim.o.shortmess
   vim.o.shortmess = shortmess .. 'A'

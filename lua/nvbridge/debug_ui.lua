@@ -246,6 +246,17 @@ function M.render(json)
   return true
 end
 
+--- Closes the panel's windows and wipes its buffer (:NvbridgeStop).
+function M.close_panel()
+  if panel_buf and vim.api.nvim_buf_is_valid(panel_buf) then
+    for _, w in ipairs(vim.fn.win_findbuf(panel_buf)) do
+      pcall(vim.api.nvim_win_close, w, true)
+    end
+    pcall(vim.api.nvim_buf_delete, panel_buf, { force = true })
+  end
+  panel_buf = nil
+end
+
 --- Removes every mark, the autocmds and the command this module made.
 ---@return true
 function M.clear()

@@ -1,7 +1,12 @@
---- The approval of a change before it is applied (edit.Engine.Approve in
---- attached mode): the diff in a float (a: accept, r: reject, e: edit) or
---- review tabs where the user edits the proposed texts before accepting; the
---- answer, or TIMEOUT, ends the asynchronous operation (async.lua).
+--- The approval of what agents do before it is done (edit.Engine.Approve
+--- and the tools' approvals in attached mode): a change, a save, a discard,
+--- an undo, a program to run. A request waiting for the user announces
+--- itself without taking anything from them (a one-line notification, the
+--- statusline component, signs in the buffers it changes, User
+--- NvbridgeApprove) and opens only when they ask (:NvbridgeReview, a
+--- <Plug> mapping): no window, focus or key is taken before. The review
+--- itself (review_view.lua) shows the diff hunk by hunk; the answer, or
+--- TIMEOUT, ends the asynchronous operation (async.lua).
 local M = {}
 
 local api = vim.api
@@ -12,77 +17,59 @@ local fail = require('nvbridge._error').fail
 local user = require('nvbridge.user')
 local state, log = user.state, user.log
 
---- Closes an approval's review tabs (edit then accept) and wipes their
---- scratch buffers; the user is back in the tab they were in.
-local function close_review(p)
-  local r = p.review
-  if not r then
-    return
-  end
-  p.review = nil
-  if r.prev_tab and api.nvim_tabpage_is_valid(r.prev_tab) then
-    pcall(api.nvim_set_current_tabpage, r.prev_tab)
-  end
-  for _, tab in ipairs(r.tabs) do
-    if api.nvim_tabpage_is_valid(tab) then
-      for _, w in ipairs(api.nvim_tabpage_list_wins(tab)) do
-        pcall(api.nvim_win_close, w, true)
-      end
-    end
-  end
-  for _, b in ipairs(r.bufs) do
-    if api.nvim_buf_is_valid(b) then
-      pcall(api.nvim_buf_delete, b, { force = true })
-    end
-  end
-end
+M.ns = api.nvim_create_namespace('nvbridge_review')
 
-local function close_view(p)
-  if p.win and api.nvim_win_is_valid(p.win) then
-    pcall(api.nvim_win_close, p.win, true)
-  end
-  if p.buf and api.nvim_buf_is_valid(p.buf) then
-    pcall(api.nvim_buf_delete, p.buf, { force = true })
-  end
-  close_review(p)
-end
+---@class nvbridge.ReviewHunk one item of a change's diff (edit.Hunk)
+---@field index integer 1-based
+---@field file string relative to the workspace root
+---@field path string absolute
+---@field line integer where it changes the file now (1-based)
+---@field kind string "hunk", or a whole file's op: create, delete, rename
+---@field header string
+---@field first integer its first line in the diff (0-based)
+---@field last integer its last line in the diff
+---@field old_start integer
+---@field old_count integer
+---@field new_start integer
+---@field new_count integer
 
---- A file's lines as the user has them: its loaded buffer, else the disk.
-local function current_lines(path)
-  local b = vim.fn.bufnr(path)
-  if b > 0 and api.nvim_buf_is_loaded(b) then
-    return api.nvim_buf_get_lines(b, 0, -1, false)
-  end
-  local f = io.open(path, 'rb')
-  if not f then
-    return {}
-  end
-  local data = f:read('*a')
-  f:close()
-  data = data:gsub('\r\n', '\n')
-  if data:sub(-1) == '\n' then
-    data = data:sub(1, -2)
-  end
-  return data == '' and {} or vim.split(data, '\n', { plain = true })
-end
+---@class nvbridge.ApprovalRequest (tools.approvalRequest)
+---@field tool string
+---@field kind string? change | save | discard | undo | run | call
+---@field diff string
+---@field files string[]
+---@field changeset_id string?
+---@field proposed nvbridge.ProposedFile[]?
+---@field hunks nvbridge.ReviewHunk[]?
+---@field note string?
+---@field timeout_ms integer?
 
-local function scratch(name, lines, editable, filetype)
-  local b = api.nvim_create_buf(false, true)
-  api.nvim_buf_set_lines(b, 0, -1, false, lines)
-  pcall(api.nvim_buf_set_name, b, name)
-  vim.bo[b].buftype = 'acwrite' -- :w accepts, never writes a file
-  vim.bo[b].swapfile = false
-  vim.bo[b].bufhidden = 'wipe'
-  vim.bo[b].modified = false
-  vim.bo[b].modifiable = editable
-  if filetype then
-    vim.bo[b].filetype = filetype
+--- What each kind of request wants to do, for the user.
+local WANTS = {
+  change = 'change %d file(s)',
+  save = 'save %d file(s)',
+  discard = 'discard the unsaved changes of %d file(s)',
+  undo = 'undo its change in %d file(s)',
+  run = 'run a program',
+  call = 'make a call',
+}
+
+--- One line saying what approval p wants.
+---@param p table
+---@return string
+function M.describe(p)
+  local tool = p.tool ~= '' and p.tool or 'an agent'
+  local what = (WANTS[p.kind] or WANTS.call):format(#p.files)
+  if #p.hunks > 1 then
+    what = what .. (', %d hunks'):format(#p.hunks)
   end
-  return b
+  return tool .. ' wants to ' .. what
 end
 
 --- The approval waiting with key, else the oldest one waiting (nil: none).
-local function waiting(key)
+---@param key string?
+---@return table?
+function M.waiting(key)
   for _, q in ipairs(state.pending) do
     if (key == nil or q.key == key) and not q.done then
       return q
@@ -90,100 +77,76 @@ local function waiting(key)
   end
 end
 
---- Opens the review of approval p: a tab per proposed file, the current
---- text on the left and the proposed text on the right (editable), in
---- diff mode. The user edits the right side and accepts (ga, or :w, or
---- :NvbridgeApprove accept): the edited texts are what is applied. gr
---- rejects (with a note). The user's own tabs and windows are not touched.
----@param key string? the approval's (chan:id); nil: the oldest waiting
----@return boolean opened
-function M.review(key)
-  local p = waiting(key)
-  if not p then
-    return false
+-- Announcing ---------------------------------------------------------------
+
+--- Signs in the loaded buffers a change would change, at each hunk.
+local function place_signs(p)
+  if not user.review_signs() then
+    return
   end
-  if p.review then
-    return true
-  end
-  if #p.proposed == 0 then
-    log('nothing to edit in ' .. p.tool .. ' (no file is edited or created)')
-    return false
-  end
-  if p.win and api.nvim_win_is_valid(p.win) then
-    pcall(api.nvim_win_close, p.win, true)
-  end
-  local r = { prev_tab = api.nvim_get_current_tabpage(), tabs = {}, bufs = {}, proposed = {} }
-  p.review = r
-  for _, f in ipairs(p.proposed) do
-    local ft = vim.filetype.match({ filename = f.path })
-    local left = scratch('nvbridge://current/' .. f.rel, current_lines(f.path), false, ft)
-    local text = f.text:gsub('\r\n', '\n')
-    if text:sub(-1) == '\n' then
-      text = text:sub(1, -2)
-    end
-    local right = scratch('nvbridge://proposed/' .. f.rel, text == '' and {} or vim.split(text, '\n', { plain = true }), true, ft)
-    vim.list_extend(r.bufs, { left, right })
-    r.proposed[right] = f
-    vim.cmd('tab split') -- a new tab whose window is then given the scratch buffers
-    local tab = api.nvim_get_current_tabpage()
-    table.insert(r.tabs, tab)
-    local lw = api.nvim_get_current_win()
-    api.nvim_win_set_buf(lw, left)
-    vim.cmd('vertical rightbelow split')
-    local rw = api.nvim_get_current_win()
-    api.nvim_win_set_buf(rw, right)
-    for _, w in ipairs({ lw, rw }) do
-      api.nvim_win_call(w, function()
-        vim.cmd('diffthis')
-      end)
-    end
-    for _, b in ipairs({ left, right }) do
-      local function map(lhs, fn, desc)
-        vim.keymap.set('n', lhs, fn, { buffer = b, nowait = true, desc = desc })
-      end
-      map('ga', function() M.answer('accept', nil, p.key) end, 'nvbridge: accept (with your edits)')
-      map('gr', function()
-        local note = vim.fn.input('reason (optional): ')
-        M.answer('reject', note ~= '' and note or nil, p.key)
-      end, 'nvbridge: reject')
-      api.nvim_create_autocmd('BufWriteCmd', {
-        buffer = b,
-        callback = function() M.answer('accept', nil, p.key) end,
+  local find = require('nvbridge.buffers').buffer_index()
+  for _, h in ipairs(p.hunks) do
+    local b = h.path and find(h.path)
+    if b and api.nvim_buf_is_loaded(b) then
+      local row = math.max(0, math.min(h.line - 1, api.nvim_buf_line_count(b) - 1))
+      local ok, id = pcall(api.nvim_buf_set_extmark, b, M.ns, row, 0, {
+        sign_text = '»', sign_hl_group = 'DiagnosticInfo', priority = 15,
+        virt_text = { { ' nvbridge: ' .. M.describe(p) .. ' (:NvbridgeReview)', 'Comment' } },
+        virt_text_pos = 'eol',
       })
-    end
-    vim.b[right].nvbridge_review = p.key
-    pcall(api.nvim_echo, { { ('nvbridge: %s: edit the right side, then ga (or :w) to accept, gr to reject'):format(f.rel), 'MoreMsg' } }, false, {})
-  end
-  log(('reviewing %s in %d tab(s)'):format(p.tool, #r.tabs))
-  return true
-end
-
---- The texts the user changed in the review of p, by absolute path (nil
---- when none differs from the proposal).
-local function review_edits(p)
-  local r = p.review
-  if not r then
-    return nil
-  end
-  local edited
-  for b, f in pairs(r.proposed) do
-    if api.nvim_buf_is_valid(b) then
-      local text = table.concat(api.nvim_buf_get_lines(b, 0, -1, false), '\n')
-      local proposed = f.text:gsub('\r\n', '\n')
-      if proposed:sub(-1) == '\n' or (proposed == '' and text ~= '') then
-        text = text .. '\n'
-      end
-      if text ~= proposed then
-        edited = edited or {}
-        edited[f.path] = text
+      if ok then
+        table.insert(p.signs, { b, id })
       end
     end
   end
-  return edited
 end
 
---- Ends approval p: it leaves the queue, its float or tabs close, and its
---- agent gets nvbridge_done (unless it is gone).
+local function clear_signs(p)
+  for _, s in ipairs(p.signs or {}) do
+    if api.nvim_buf_is_valid(s[1]) then
+      pcall(api.nvim_buf_del_extmark, s[1], M.ns, s[2])
+    end
+  end
+  p.signs = {}
+end
+
+--- Redraws statuslines (the statusline component changed).
+local function redraw()
+  if #api.nvim_list_uis() > 0 then
+    pcall(vim.cmd, 'redrawstatus!')
+  end
+end
+
+--- Tells the user a request waits, in one line that fits the command line
+--- (a longer one would stop them at a hit-enter prompt).
+local function announce(p)
+  local msg = 'nvbridge: ' .. M.describe(p) .. ' - :NvbridgeReview'
+  local room = tonumber(vim.v.echospace) or 80
+  if #api.nvim_list_uis() > 0 and vim.fn.strdisplaywidth(msg) > room - 1 then
+    msg = vim.fn.strcharpart(msg, 0, math.max(room - 2, 10)) .. '…'
+  end
+  pcall(vim.notify, msg, vim.log.levels.INFO)
+end
+
+--- What the statusline shows while approvals wait: "" when none does.
+---@return string
+function M.statusline()
+  local n = 0
+  for _, q in ipairs(state.pending) do
+    if not q.done then
+      n = n + 1
+    end
+  end
+  if n == 0 then
+    return ''
+  end
+  return n == 1 and 'nvbridge: 1 to review' or ('nvbridge: %d to review'):format(n)
+end
+
+-- Answering ----------------------------------------------------------------
+
+--- Ends approval p: it leaves the queue, its views close, its signs go,
+--- and its agent gets nvbridge_done (unless it is gone).
 ---@param p table the approval
 ---@param err nvbridge.Error?
 ---@param result string? JSON (default true)
@@ -199,61 +162,29 @@ local function finish(p, err, result)
     p.timer:close()
     p.timer = nil
   end
-  close_view(p)
+  clear_signs(p)
+  pcall(require('nvbridge.review_view').close, p)
   require('nvbridge.async').untrack(p.chan, p.id)
   if not p.gone then
     pcall(vim.rpcnotify, p.chan, 'nvbridge_done', p.id, err, err and vim.NIL or (result or 'true'))
   end
+  redraw()
 end
 M.finish = finish
 
-local function show(p)
-  if user.approve_view() == 'tab' and #p.proposed > 0 then
-    return M.review(p.key) -- tabs need no UI: a script may answer there too
-  end
-  if #api.nvim_list_uis() == 0 then
-    return -- headless: the user answers with :NvbridgeApprove
-  end
-  local lines = {
-    ('nvbridge: %s wants to change %d file(s). a: accept  r: reject  e: edit then accept  q: reject'):format(
-      p.tool ~= '' and p.tool or 'an agent', #p.files),
-  }
-  vim.list_extend(lines, vim.split(p.diff, '\n', { plain = true }))
-  local b = api.nvim_create_buf(false, true)
-  api.nvim_buf_set_lines(b, 0, -1, false, lines)
-  vim.bo[b].filetype = 'diff'
-  vim.bo[b].modifiable = false
-  vim.bo[b].bufhidden = 'wipe'
-  local width = math.min(vim.o.columns - 4, 120)
-  local height = math.min(vim.o.lines - 4, #lines)
-  p.buf = b
-  p.win = api.nvim_open_win(b, true, {
-    relative = 'editor', row = 1, col = math.floor((vim.o.columns - width) / 2), width = width, height = height,
-    border = 'rounded', title = ' nvbridge approval ', style = 'minimal',
-  })
-  local function map(lhs, fn)
-    vim.keymap.set('n', lhs, fn, { buffer = b, nowait = true })
-  end
-  map('a', function() M.answer('accept', nil, p.key) end)
-  map('e', function() M.answer('edit', nil, p.key) end)
-  map('r', function()
-    local note = vim.fn.input('reason (optional): ')
-    M.answer('reject', note ~= '' and note or nil, p.key)
-  end)
-  map('q', function() M.answer('reject', nil, p.key) end)
-end
-
---- Asks the user to approve a change (async: answers nvbridge_done on
---- chan with id when they decide, or TIMEOUT after the bound). Runs User
---- NvbridgeApprove with the request in data (tests answer from there).
----@param req {tool: string, diff: string, files: string[], changeset_id: string?, timeout_ms: integer?, proposed: nvbridge.ProposedFile[]?}
+--- Asks the user to approve a request (async: answers nvbridge_done on
+--- chan with id when they decide, or TIMEOUT after the bound). Nothing
+--- opens: the request is announced, and User NvbridgeApprove runs with it
+--- in data (scripts and tests answer from there).
 ---@param chan integer
 ---@param id integer
+---@param req nvbridge.ApprovalRequest
 function M.approve(chan, id, req)
   agents.sweep()
   local p = {
-    key = chan .. ':' .. id, chan = chan, id = id, tool = req.tool or '', diff = req.diff or '',
-    files = req.files or {}, changeset_id = req.changeset_id, proposed = req.proposed or {},
+    key = chan .. ':' .. id, chan = chan, id = id, tool = req.tool or '', kind = req.kind or 'change', diff = req.diff or '',
+    files = req.files or {}, changeset_id = req.changeset_id, proposed = req.proposed or {}, hunks = req.hunks or {},
+    note = req.note, decisions = {}, signs = {},
   }
   table.insert(state.pending, p)
   require('nvbridge.async').track(chan, id, vim.schedule_wrap(function()
@@ -273,51 +204,121 @@ function M.approve(chan, id, req)
         { remediation = 'ask the user to look at Neovim and retry; the bound is approve_timeout_ms in the plugin setup' }))
     end
   end))
-  log(('approval requested: %s, %d file(s)'):format(p.tool, #p.files))
-  pcall(show, p)
+  log(('approval requested: %s'):format(M.describe(p)))
+  pcall(place_signs, p)
+  announce(p)
+  redraw()
   pcall(api.nvim_exec_autocmds, 'User', {
     pattern = 'NvbridgeApprove', modeline = false,
-    data = { tool = p.tool, files = p.files, diff = p.diff, changeset_id = p.changeset_id },
+    data = { tool = p.tool, kind = p.kind, files = p.files, diff = p.diff, changeset_id = p.changeset_id, hunks = #p.hunks, key = p.key },
   })
 end
 
+--- Opens the review of an approval (the one with key, else the oldest
+--- waiting), in layout ("float", "split" or "tab"; default approve_view):
+--- the user asked for it, so it takes the focus.
+---@param key string?
+---@param layout string?
+---@return boolean opened
+function M.open(key, layout)
+  agents.sweep()
+  local p = M.waiting(key)
+  if not p then
+    return false
+  end
+  return require('nvbridge.review_view').open(p, layout or user.approve_view())
+end
+
+--- Opens the edit-then-accept review (a tab per file in diff mode).
+---@param key string?
+---@return boolean opened
+function M.review(key)
+  return M.open(key, 'tab')
+end
+
+--- Decides hunk index of approval key: accepted or not.
+---@param key string
+---@param index integer
+---@param accepted boolean
+---@return boolean decided
+function M.decide(key, index, accepted)
+  local p = M.waiting(key)
+  if not p or not p.hunks[index] then
+    return false
+  end
+  p.decisions[index] = accepted
+  return true
+end
+
+--- The indexes of the hunks to apply (undecided ones are accepted), or nil
+--- when the user decided no hunk (the whole is accepted).
+local function accepted_hunks(p)
+  if next(p.decisions) == nil then
+    return nil
+  end
+  local out = {}
+  for i = 1, #p.hunks do
+    if p.decisions[i] ~= false then
+      table.insert(out, i)
+    end
+  end
+  return out
+end
+
 --- Answers an approval: the one with key, else the oldest waiting.
---- decision: "accept" (with the user's edits when they reviewed it),
---- "reject", or "edit": open the review tabs where the user edits the
---- proposed texts before accepting (edited, by absolute path, gives such
---- texts directly). Returns whether one was waiting.
+--- decision: "accept" (the hunks the user did not reject, with their edits
+--- when they edited the proposal), "reject" (note: why, for the agent), or
+--- "edit": open the review tabs where the user edits the proposed texts
+--- before accepting. edited (texts by absolute path) and hunks (the
+--- indexes to accept) give the same directly. Returns whether one was
+--- waiting.
 ---@param decision string
 ---@param note string?
 ---@param key string?
 ---@param edited table<string, string>?
+---@param hunks integer[]?
 ---@return boolean
-function M.answer(decision, note, key, edited)
-  local p = waiting(key)
+function M.answer(decision, note, key, edited, hunks)
+  local p = M.waiting(key)
   if not p or p.done then
     return false
   end
   if decision == 'edit' and edited == nil then
     -- Review first; the approval keeps waiting for accept or reject.
-    return M.review(p.key) or false
+    return M.review(p.key)
+  end
+  if hunks then
+    p.decisions = {}
+    local yes = {}
+    for _, i in ipairs(hunks) do
+      yes[i] = true
+    end
+    for i = 1, #p.hunks do
+      p.decisions[i] = yes[i] == true
+    end
+  end
+  local accepted = (decision == 'accept' or decision == 'edit') and accepted_hunks(p)
+  if accepted and #accepted == 0 then
+    decision, note = 'reject', note or 'every hunk was rejected'
   end
   p.done = true
   if decision == 'accept' or decision == 'edit' then
-    edited = edited or review_edits(p)
+    edited = edited or require('nvbridge.review_view').edits(p)
+    local answer = {}
     if edited and next(edited) then
-      local n = 0
-      for _ in pairs(edited) do
-        n = n + 1
-      end
-      log(('approved with the user\'s edits in %d file(s): %s'):format(n, p.tool))
-      finish(p, nil, vim.json.encode({ edited = edited }))
-    else
-      log('approved: ' .. p.tool)
-      finish(p, nil)
+      answer.edited = edited
     end
+    if accepted then
+      answer.hunks = accepted
+    end
+    log(('approved%s%s: %s'):format(answer.edited and ' with the user\'s edits' or '',
+      accepted and (' (hunks ' .. table.concat(accepted, ', ') .. ' of ' .. #p.hunks .. ')') or '', p.tool))
+    finish(p, nil, next(answer) and vim.json.encode(answer) or nil)
   else
     log('rejected: ' .. p.tool .. (note and (' (' .. note .. ')') or ''))
-    finish(p, fail('REJECTED', 'the user rejected the change' .. (note and (': ' .. note) or '') .. ' (nothing was changed)',
-      { remediation = 'do not apply it again as is; take the user\'s note into account' }))
+    local what = p.kind == 'change' and 'change' or p.kind
+    finish(p, fail('REJECTED', 'the user rejected the ' .. what .. (note and (': ' .. note) or '') .. ' (nothing was changed)',
+      { remediation = 'do not do it again as is; take the user\'s note into account' }))
   end
   return true
 end
@@ -329,5 +330,16 @@ function M.pending()
   return #state.pending
 end
 
+--- The approvals waiting, oldest first: {key, tool, kind, files, hunks,
+--- decisions} each (for :NvbridgeStatus and scripts).
+---@return {key: string, tool: string, kind: string, files: string[], hunks: integer, decisions: table<integer, boolean>}[]
+function M.list()
+  agents.sweep()
+  local out = {}
+  for _, p in ipairs(state.pending) do
+    table.insert(out, { key = p.key, tool = p.tool, kind = p.kind, files = p.files, hunks = #p.hunks, decisions = p.decisions })
+  end
+  return out
+end
 
 return M

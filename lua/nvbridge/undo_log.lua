@@ -223,6 +223,12 @@ function M.undo(path)
   end
   vim.bo[b].eol = top.eol
   pop_undo(b)
+  -- A buffer nvbridge listed for its unsaved change, now clean, is put
+  -- back out of sight (changes.lua).
+  local changes = package.loaded['nvbridge.changes']
+  if changes then
+    pcall(changes.settle, b)
+  end
   local d = describe(b)
   d.remaining = #records - 1
   return d

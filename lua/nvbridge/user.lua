@@ -82,6 +82,19 @@ function M.open_log()
   return b
 end
 
+--- Closes the log's windows and wipes its buffer (:NvbridgeStop); the
+--- lines stay for the next :NvbridgeLog.
+function M.close_log()
+  local b = state.log_buf
+  state.log_buf = nil
+  if b and api.nvim_buf_is_valid(b) then
+    for _, w in ipairs(vim.fn.win_findbuf(b)) do
+      pcall(api.nvim_win_close, w, true)
+    end
+    pcall(api.nvim_buf_delete, b, { force = true })
+  end
+end
+
 --- The approval mode: "writes" (default), "always" or "never"; from
 --- require('nvbridge').setup({approve = ...}) or vim.g.nvbridge_approve.
 ---@return 'writes'|'always'|'never'
@@ -102,12 +115,30 @@ function M.approve_timeout_ms()
   return tonumber(config().approve_timeout_ms or vim.g.nvbridge_approve_timeout_ms) or 300000
 end
 
---- How an approval is shown: "float" (the diff in a float; e opens the
---- review tabs) or "tab" (straight to the review tabs).
----@return 'float'|'tab'
+--- How a review opens when the user asks for it (:NvbridgeReview): "float"
+--- (the diff in a float), "split" (the diff in a split below) or "tab" (a
+--- tab per file in diff mode, the proposed text editable).
+---@return 'float'|'split'|'tab'
 function M.approve_view()
   local v = config().approve_view or vim.g.nvbridge_approve_view
-  return v == 'tab' and 'tab' or 'float'
+  return (v == 'tab' or v == 'split') and v or 'float'
+end
+
+--- How long changed ranges stay highlighted (ms; 0: not highlighted).
+---@return integer
+function M.highlight_ms()
+  return tonumber(config().highlight_ms or vim.g.nvbridge_highlight_ms) or 1500
+end
+
+--- Whether a change waiting for approval shows signs in the buffers it
+--- changes (review_signs, default true).
+---@return boolean
+function M.review_signs()
+  local v = config().review_signs
+  if v == nil then
+    v = vim.g.nvbridge_review_signs
+  end
+  return v ~= false and v ~= 0
 end
 
 return M

@@ -25,6 +25,7 @@ local read_file, fingerprint, record_disk = buffers.read_file, buffers.fingerpri
 local is_empty, buffer_text = buffers.is_empty, buffers.buffer_text
 local buffer_index, loaded_buffer, describe = buffers.buffer_index, buffers.loaded_buffer, buffers.describe
 local undo_seq, undo_records, set_undo_records = undo_log.undo_seq, undo_log.undo_records, undo_log.set_undo_records
+local modified_by_user = undo_log.modified_by_user
 
 local BOM = '\239\187\191'
 
@@ -294,54 +295,176 @@ M.commit = commit
 M.mark_written = mark_written
 M.old_file_removal = old_file_removal
 
---- Writes the buffer of path. Refuses (CONFLICT) when the file changed on
---- disk since it was loaded, unless force; refuses, force or not, when the
---- file it would write is not path (a symlink appeared on the way), lies
---- outside the root or has other hard links (guard).
----@param g nvbridge.Guard
----@return nvbridge.BufferReply
----@param path string absolute
----@param force boolean overwrite a file changed on disk
----@param noautocmd boolean? without the user's write autocmds
----@param id string the commit's id
-function M.save(path, force, g, noautocmd, id)
+--- b's state before the user's write autocmds run for a preview (or a save
+--- whose result is refused): what unchanged puts back.
+local function mark_state(b)
+  undo_log.break_undo(b)
+  return {
+    tick = vim.b[b].changedtick,
+    seq = undo_seq(b),
+    undo = undo_log.undo_enabled(b),
+    lines = api.nvim_buf_get_lines(b, 0, -1, false),
+    modified = vim.bo[b].modified,
+    eol = vim.bo[b].eol,
+    views = undo_log.save_views(b),
+  }
+end
+
+--- Puts b back as mark_state found it, when the write autocmds changed it:
+--- by undo when b keeps undo history (the user's u and the undo records
+--- stay as they were), else by setting its lines back; every window keeps
+--- its view.
+local function unchanged(b, mark)
+  if not api.nvim_buf_is_valid(b) or vim.b[b].changedtick == mark.tick then
+    return
+  end
+  if mark.undo and undo_seq(b) ~= mark.seq then
+    pcall(api.nvim_buf_call, b, function()
+      vim.cmd('silent undo ' .. mark.seq)
+    end)
+  end
+  if not vim.deep_equal(api.nvim_buf_get_lines(b, 0, -1, false), mark.lines) then
+    api.nvim_buf_set_lines(b, 0, -1, false, mark.lines)
+  end
+  vim.bo[b].eol = mark.eol
+  vim.bo[b].modified = mark.modified
+  undo_log.restore_views(mark.views)
+end
+
+---@class nvbridge.SaveOptions
+---@field force boolean? overwrite a file changed on disk
+---@field noautocmd boolean? without the user's write autocmds
+---@field ours_only boolean? refuse a buffer holding unsaved changes nvbridge did not make (the user's)
+---@field expect string? the fingerprint of the bytes the user approved: anything else is not written
+
+--- The buffer of path if it has something to save, else nil and the
+--- reply that says why not (an error, or nothing to save).
+---@return integer? b, nvbridge.BufferReply? reply, uv.fs_stat.result? stat
+local function saveable(path, g, opts)
   local st = uv.fs_stat(path)
   if st and st.type == 'directory' then
-    return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', { path = path, remediation = 'name a file inside it' }) }
+    local err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', { path = path, remediation = 'name a file inside it' })
+    return nil, { err = err }
   end
   local b = loaded_buffer(buffer_index(), path)
   if not b then
-    return { saved = false, note = 'not open in Neovim: nothing to save' }
+    return nil, { saved = false, note = 'not open in Neovim: nothing to save' }
   end
   if not vim.bo[b].modified and not vim.b[b].nvbridge_renamed_from and st then
     local d = describe(b)
     d.saved, d.note = false, 'no unsaved changes'
-    return d
+    return nil, d
+  end
+  if opts.ours_only and modified_by_user(b) then
+    return nil, {
+      err = fail(
+        'PRECONDITION_FAILED',
+        path .. " has unsaved changes the user made (not nvbridge): nvbridge saves only its own changes, never the user's (nothing was saved)",
+        {
+          path = path,
+          remediation = 'ask the user to save the file themselves (:w) or to undo their edits; your changes stay in the buffer meanwhile',
+        }
+      ),
+    }
   end
   local gerr = guard(g, api.nvim_buf_get_name(b), path, 'write')
   if gerr then
-    return { err = gerr }
+    return nil, { err = gerr }
   end
-  local had_conflict = not force and disk_changed(b)
-  if had_conflict then
-    return {
+  if not opts.force and disk_changed(b) then
+    return nil, {
       err = fail('CONFLICT', path .. ' changed on disk since it was loaded; saving would overwrite that change', { path = path }),
     }
   end
-  local w, err = prepare_write(b, path, noautocmd == true)
+  return b, nil, st
+end
+
+---@class nvbridge.SavePreview
+---@field text string? what would be written (the buffer's text after the user's write autocmds)
+---@field disk string? what the file holds now (nil: it does not exist)
+---@field from string? a pending rename's old file, whose content disk is
+---@field hash string? the fingerprint of the bytes that would be written
+---@field formatted boolean? the user's write autocmds change the text
+---@field note string?
+---@field nothing nvbridge.BufferReply? nothing to save: the reply save gives
+---@field err nvbridge.Error?
+
+--- What saving the buffer of path would write, checked as the save checks
+--- it, for the user's approval: the user's BufWritePre runs (their
+--- format-on-save) and what it changed is put back at once (undone).
+---@param path string absolute
+---@param g nvbridge.Guard
+---@param opts nvbridge.SaveOptions
+---@return nvbridge.SavePreview
+function M.preview(path, g, opts)
+  opts = opts or {}
+  local b, reply = saveable(path, g, opts)
+  if not b then
+    if reply.err then
+      return { err = reply.err }
+    end
+    return { nothing = reply }
+  end
+  local mark = mark_state(b)
+  local w, err = prepare_write(b, path, opts.noautocmd == true)
+  unchanged(b, mark)
   if not w then
     return { err = err }
+  end
+  local out = { text = w.written or w.before, hash = fingerprint(w.bytes), formatted = w.written ~= nil, note = w.note }
+  local from = vim.b[b].nvbridge_renamed_from
+  local data = read_file(from or path)
+  if data then
+    out.disk = require('nvbridge.snapshot').as_loaded(data)
+    out.from = from
+  end
+  return out
+end
+
+--- Writes the buffer of path. Refuses (CONFLICT) when the file changed on
+--- disk since it was loaded, unless force; refuses, force or not, when the
+--- file it would write is not path (a symlink appeared on the way), lies
+--- outside the root or has other hard links (guard); with ours_only, when
+--- the buffer holds the user's unsaved changes; with expect, when what
+--- would be written is not what the user approved (their write autocmds'
+--- change is then put back).
+---@param path string absolute
+---@param g nvbridge.Guard
+---@param id string the commit's id
+---@param opts nvbridge.SaveOptions
+---@return nvbridge.BufferReply
+function M.save(path, g, id, opts)
+  opts = opts or {}
+  local noautocmd = opts.noautocmd == true
+  local b, reply, st = saveable(path, g, opts)
+  if not b then
+    return reply
+  end
+  local mark = opts.expect and mark_state(b)
+  local w, err = prepare_write(b, path, noautocmd)
+  if not w then
+    return { err = err }
+  end
+  if opts.expect and fingerprint(w.bytes) ~= opts.expect then
+    unchanged(b, mark)
+    return {
+      err = fail(
+        'CONFLICT',
+        path .. ' would not be written as the user approved it: the buffer or what its write autocmds make of it changed since (nothing was saved)',
+        { path = path, remediation = 'call save_buffer again: the user is shown what it writes now' }
+      ),
+    }
   end
   local name = api.nvim_buf_get_name(b)
   -- A file that does not exist (a new or renamed buffer) is created: never
   -- over one that appeared meanwhile.
   local ops = { { kind = 'write', path = path, data = w.bytes, create = st == nil } }
   table.insert(ops, old_file_removal(vim.b[b].nvbridge_renamed_from, name))
-  local reply = commit(g, id, ops)
-  if reply.err then
-    return { err = reply.err }
+  local cr = commit(g, id, ops)
+  if cr.err then
+    return { err = cr.err }
   end
-  local note = mark_written(w, noautocmd == true, g.root)
+  local note = mark_written(w, noautocmd, g.root)
   if w.note then
     note = note and (note .. '; ' .. w.note) or w.note
   end
@@ -349,6 +472,12 @@ function M.save(path, force, g, noautocmd, id)
   d.saved, d.note, d.written_text = true, note, w.written
   if w.written then
     d.before_text = w.before
+  end
+  -- A buffer nvbridge listed for its unsaved change is put back out of
+  -- sight once saved (changes.lua).
+  local changes = package.loaded['nvbridge.changes']
+  if changes then
+    pcall(changes.settle, b)
   end
   return d
 end
