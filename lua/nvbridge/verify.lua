@@ -70,18 +70,20 @@ function M.wait_settled(chan, id, spec, bound_ms)
           end
         end
         -- A server that reports its runs and also publishes what it
-        -- re-checked (pyright) needs its publishes too. It may publish an
-        -- empty list for a file as it opens it (version 0), before its
-        -- analysis, which it reports only when it takes a while, and it
-        -- publishes each file of a batch as it checks it: a file just
-        -- opened is settled once a run ended since, or after a quiet spell
-        -- since the server's last publish of any file.
+        -- re-checked (pyright) needs its publishes too. It publishes a
+        -- file's list after each step of its analysis, the version it was
+        -- sent with every one: an empty list as it opens a file, a changed
+        -- file's parse and bind results before its check (requests'
+        -- _internal_utils.py: empty, then the check's "not accessed"
+        -- error), and each file of a batch as it checks it. It reports the
+        -- analysis only when it takes a while, so a touched file is
+        -- settled once a run ended since its text was sent, or after a
+        -- quiet spell since the server's last publish of any file.
         local publishes = reports and servers.diagnosis_publishes(client)
         if publishes then
           for _, bufnr in ipairs(spec.touched) do
             local uri = vim.uri_from_bufnr(bufnr)
-            if attached(bufnr, client_id) and (compat.lsp_version(bufnr) or 0) == 0
-              and not observe.analysed_since_sent(client_id, uri) then
+            if attached(bufnr, client_id) and not observe.analysed_since_sent(client_id, uri) then
               uv.update_time()
               wait = math.max(wait, observe.unversioned_quiet_ms - (uv.now() - observe.last_any_publish(client_id)))
             end
