@@ -983,10 +983,25 @@ func importNodeHasDefault(imp *syntax.Node) bool {
 	return false
 }
 
-// removeLines removes the whole lines of [start, end) and then one blank
-// line too many (Python keeps two between top-level definitions).
+// removeLines removes the whole lines of [start, end) with the comment
+// lines right above them, and then one blank line too many (Python keeps two between top-level definitions).
 func removeLines(text string, start, end int) string {
-	start, end = preview.NewMapper(text).WholeLines(start, end)
+	m := preview.NewMapper(text)
+	start, end = m.WholeLines(start, end)
+	// The comment lines right above it (its doc comment) go with it; a
+	// comment block that starts the file (a header) stays.
+	c := start
+	for c > 0 {
+		prev, _ := m.LineAround(c - 1)
+		if t := strings.TrimSpace(text[prev:c]); !(strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") ||
+			strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*")) {
+			break
+		}
+		c = prev
+	}
+	if c > 0 {
+		start = c
+	}
 	// Blank lines after it, as many as were before it (at most 2).
 	before := 0
 	for i := start; i > 0 && before < 2 && strings.HasSuffix(text[:i], "\n\n"); i-- {
