@@ -170,6 +170,9 @@ func inlineSyntax(ctx context.Context, c *lsp.Client, st *inlineState, rules *sy
 	if err != nil {
 		return err
 	}
+	if fn.stmts != nil {
+		st.plan.Method = "syntax (tree-sitter " + ts + "): the function's statements in place of the statement holding each call, re-indented, its locals renamed where the caller uses their names; arguments with side effects bound to locals first"
+	}
 	calls, err := st.classifiedCalls(func() error { return classifySyntax(ctx, c, st, rules, fn) })
 	if err != nil {
 		return err

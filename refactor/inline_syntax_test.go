@@ -99,7 +99,8 @@ func TestInlinePython(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(plan.Replacements) != 1 || len(plan.LeftAlone) != 1 || !strings.Contains(plan.LeftAlone[0].Reason, "inside an expression") {
+		if len(plan.Replacements) != 1 || len(plan.LeftAlone) != 1 || !strings.Contains(plan.LeftAlone[0].Reason, "inside an expression") ||
+			!strings.Contains(plan.Method, "the function's statements in place of the statement holding each call") {
 			t.Fatalf("plan: %+v", plan)
 		}
 		e.submit("inline_python_statements", plan.Changeset, true)
