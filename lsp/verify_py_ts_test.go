@@ -167,3 +167,56 @@ func TestVerifiedDeltaPythonCheckAfterBind(t *testing.T) {
 		t.Fatalf("introduced %+v (verdict %q): want the check's error in _internal_utils.py", d.Introduced, d.Verdict)
 	}
 }
+
+// TestVerifiedDeltaLeftBehind: a rename leaves a use in a test outside
+// pyright's include (requests' get_auth_from_url); the rename opens the
+// files it left behind, so the delta of its apply compares them: the test
+// then fails to import, and the delta says so. The state before is
+// pyright's check of the test, pulled (its first publish, as it opens the
+// file, is an empty list).
+func TestVerifiedDeltaLeftBehind(t *testing.T) {
+	testenv.Require(t, "nvim", "pyright-langserver")
+	root := filepath.Join(t.TempDir(), "srclayout")
+	if err := testenv.CopyDir(filepath.Join(testenv.RepoRoot(t), "testdata", "refactor", "srclayout", "python"), root); err != nil {
+		t.Fatal(err)
+	}
+	// The tests import pkg from src (as requests' run with PYTHONPATH=src).
+	conf, err := os.ReadFile(filepath.Join(root, "pyproject.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := strings.Replace(string(conf), `include = ["src"]`, `include = ["src"]`+"\nextraPaths = [\"src\"]", 1)
+	if err := os.WriteFile(filepath.Join(root, "pyproject.toml"), []byte(paths), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, c := testenv.Embedded(t, root)
+	testenv.TraceLSP(t, s)
+	v := newVerifyEnv(t, s, c)
+	v.open(t, "src/pkg/utils.py")
+
+	plan, err := refactor.Rename(v.ctx, c, refactor.RenameRequest{File: "src/pkg/utils.py", Target: lsp.Target{Line: 5, Symbol: "get_auth"}, NewName: "auth_of"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.LeftBehind) == 0 || plan.LeftBehind[0].File != "tests/test_utils.py" {
+		t.Fatalf("left behind: %+v", plan.LeftBehind)
+	}
+	r, err := v.e.Submit(v.ctx, plan.Changeset, edit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := r.Diagnostics
+	wantComplete(t, d)
+	if !slices.Contains(d.FilesChecked, "tests/test_utils.py") {
+		t.Fatalf("files checked %v: want the test the rename left behind", d.FilesChecked)
+	}
+	got := hasItem(d.Introduced, "tests/test_utils.py", `"get_auth" is unknown import symbol`)
+	if got == nil || got.Severity != "error" {
+		t.Fatalf("introduced %+v (verdict %q): want the test's import error", d.Introduced, d.Verdict)
+	}
+	for _, it := range d.Introduced {
+		if it.File != "tests/test_utils.py" || !strings.Contains(it.Message, "get_auth") {
+			t.Errorf("introduced %s:%d %s: not the rename's", it.File, it.Line, it.Message)
+		}
+	}
+}

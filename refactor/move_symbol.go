@@ -136,6 +136,7 @@ func Move(ctx context.Context, c *lsp.Client, req MoveRequest) (MovePlan, error)
 			}
 			return strings.Contains(text, srcLeaf)
 		})
+		openLeftBehind(ctx, c, plan.LeftBehind)
 	}
 	if err == nil {
 		steps.next("moved %s to %s: %d file(s) changed", plan.Symbol, tgtRel, len(plan.Changeset.Files))
