@@ -144,3 +144,25 @@ func TestKeepMovedLayout(t *testing.T) {
 		}
 	}
 }
+
+// A file a move creates takes the line endings of the files it read.
+func TestTextsChangesetNewFileEOL(t *testing.T) {
+	for _, eol := range []string{"\r\n", "\n"} {
+		src := preview.ParseDocument("def f():" + eol + "    return 1" + eol)
+		files := moveFiles{docs: map[string]preview.Document{"pkg/a.py": src}, texts: map[string]string{"pkg/a.py": src.Mapper().Text()},
+			exists: map[string]bool{"pkg/a.py": true}}
+		cs, err := textsChangeset(files, map[string]string{"pkg/a.py": "", "pkg/b.py": "def f():\n    return 1\n"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var created *preview.FileChange
+		for i := range cs.Files {
+			if cs.Files[i].Kind == preview.OpCreate {
+				created = &cs.Files[i]
+			}
+		}
+		if created == nil || created.Path != "pkg/b.py" || created.Old.EOL != eol {
+			t.Errorf("%q: created %+v", eol, created)
+		}
+	}
+}
