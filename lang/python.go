@@ -37,8 +37,9 @@ var Python = &Language{
 		Settings: map[string]any{"python": map[string]any{"analysis": map[string]any{"diagnosticMode": "openFilesOnly"}}},
 		// pyright reports its analysis as untitled $/progress work ("3
 		// files to analyze"), and publishes an empty list for a file as it
-		// opens, before analysing it.
-		DiagnosisProgress: &DiagnosisProgress{Untitled: true, Publishes: true},
+		// opens, before analysing it; it answers a pull of a file's
+		// diagnostics once it has checked it.
+		DiagnosisProgress: &DiagnosisProgress{Untitled: true, Publishes: true, Pulls: true},
 	}},
 	Ident: Ident{
 		Marks: true,

@@ -351,6 +351,13 @@ type DiagnosisProgress struct {
 	// empty list when a file opens, its analysis's results later): both
 	// the publishes and the end of its runs are waited for.
 	Publishes bool `json:"publishes,omitempty"`
+	// Pulls: the server answers textDocument/diagnostic for a file once
+	// it has checked the file's current text (pyright, even though the
+	// client declares no pull support): the wait asks, so a file just
+	// opened or changed counts as diagnosed on the answer rather than
+	// after a quiet spell (pyright checked requests' tests/test_utils.py
+	// 7 s after its first, empty, publish, with no other publish between).
+	Pulls bool `json:"pulls,omitempty"`
 }
 
 // BaseRef is a base type named in a class header: its line (index into

@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -105,5 +106,117 @@ func TestVerifiedDeltaScope(t *testing.T) {
 	wantComplete(t, d)
 	if hasItem(d.Introduced, "shop/uses_legacy.py", "str") == nil || len(d.Introduced) != 2 {
 		t.Fatalf("the importer's new error: %q %+v", d.Verdict, d.Introduced)
+	}
+}
+
+// TestVerifiedDeltaPythonCheckAfterBind: pyright publishes a changed
+// file's parse and bind results (here an empty list) before its check, as
+// soon as one slice of its analysis ends, and the check's own diagnostics
+// later, for the same version. Moving requests' _basic_auth_str into
+// _internal_utils under reportUnusedFunction (requests' strict mode)
+// introduces "not accessed" in the target, found only by the check: the
+// delta has it, after a touched file that takes a while to check.
+func TestVerifiedDeltaPythonCheckAfterBind(t *testing.T) {
+	testenv.Require(t, "nvim", "pyright-langserver")
+	root := filepath.Join(t.TempDir(), "srclayout")
+	if err := testenv.CopyDir(filepath.Join(testenv.RepoRoot(t), "testdata", "refactor", "srclayout", "python"), root); err != nil {
+		t.Fatal(err)
+	}
+	appendTo := func(rel, text string) {
+		t.Helper()
+		f, err := os.OpenFile(filepath.Join(root, rel), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The rule as requests' typeCheckingMode = "strict" sets it.
+	conf, err := os.ReadFile(filepath.Join(root, "pyproject.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	strict := strings.Replace(string(conf), `include = ["src"]`, `include = ["src"]`+"\nreportUnusedFunction = \"error\"", 1)
+	if err := os.WriteFile(filepath.Join(root, "pyproject.toml"), []byte(strict), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// sessions.py, which the move touches, takes a while to check.
+	var heavy strings.Builder
+	for i := 0; i < 400; i++ {
+		fmt.Fprintf(&heavy, "\n\ndef step_%d(values: list[int], scale: float) -> dict[str, float]:\n    out: dict[str, float] = {}\n    for i, v in enumerate(values):\n        out[f\"k{i}\"] = v * scale + len(out)\n    return out\n", i)
+	}
+	appendTo("src/pkg/sessions.py", heavy.String())
+	s, c := testenv.Embedded(t, root)
+	testenv.TraceLSP(t, s)
+	v := newVerifyEnv(t, s, c)
+	v.open(t, "src/pkg/sessions.py", "src/pkg/auth.py", "src/pkg/_internal_utils.py")
+
+	plan, err := refactor.Move(v.ctx, c, refactor.MoveRequest{File: "src/pkg/auth.py", Target: lsp.Target{Line: 9, Symbol: "_basic_auth_str"}, TargetFile: "src/pkg/_internal_utils.py"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := v.e.Submit(v.ctx, plan.Changeset, edit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := r.Diagnostics
+	wantComplete(t, d)
+	if got := hasItem(d.Introduced, "src/pkg/_internal_utils.py", `"_basic_auth_str" is not accessed`); got == nil || got.Severity != "error" || len(d.Introduced) != 1 {
+		t.Fatalf("introduced %+v (verdict %q): want the check's error in _internal_utils.py", d.Introduced, d.Verdict)
+	}
+}
+
+// TestVerifiedDeltaLeftBehind: a rename leaves a use in a test outside
+// pyright's include (requests' get_auth_from_url); the rename opens the
+// files it left behind, so the delta of its apply compares them: the test
+// then fails to import, and the delta says so. The state before is
+// pyright's check of the test, pulled (its first publish, as it opens the
+// file, is an empty list).
+func TestVerifiedDeltaLeftBehind(t *testing.T) {
+	testenv.Require(t, "nvim", "pyright-langserver")
+	root := filepath.Join(t.TempDir(), "srclayout")
+	if err := testenv.CopyDir(filepath.Join(testenv.RepoRoot(t), "testdata", "refactor", "srclayout", "python"), root); err != nil {
+		t.Fatal(err)
+	}
+	// The tests import pkg from src (as requests' run with PYTHONPATH=src).
+	conf, err := os.ReadFile(filepath.Join(root, "pyproject.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := strings.Replace(string(conf), `include = ["src"]`, `include = ["src"]`+"\nextraPaths = [\"src\"]", 1)
+	if err := os.WriteFile(filepath.Join(root, "pyproject.toml"), []byte(paths), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, c := testenv.Embedded(t, root)
+	testenv.TraceLSP(t, s)
+	v := newVerifyEnv(t, s, c)
+	v.open(t, "src/pkg/utils.py")
+
+	plan, err := refactor.Rename(v.ctx, c, refactor.RenameRequest{File: "src/pkg/utils.py", Target: lsp.Target{Line: 5, Symbol: "get_auth"}, NewName: "auth_of"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.LeftBehind) == 0 || plan.LeftBehind[0].File != "tests/test_utils.py" {
+		t.Fatalf("left behind: %+v", plan.LeftBehind)
+	}
+	r, err := v.e.Submit(v.ctx, plan.Changeset, edit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := r.Diagnostics
+	wantComplete(t, d)
+	if !slices.Contains(d.FilesChecked, "tests/test_utils.py") {
+		t.Fatalf("files checked %v: want the test the rename left behind", d.FilesChecked)
+	}
+	got := hasItem(d.Introduced, "tests/test_utils.py", `"get_auth" is unknown import symbol`)
+	if got == nil || got.Severity != "error" {
+		t.Fatalf("introduced %+v (verdict %q): want the test's import error", d.Introduced, d.Verdict)
+	}
+	for _, it := range d.Introduced {
+		if it.File != "tests/test_utils.py" || !strings.Contains(it.Message, "get_auth") {
+			t.Errorf("introduced %s:%d %s: not the rename's", it.File, it.Line, it.Message)
+		}
 	}
 }

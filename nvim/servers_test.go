@@ -49,6 +49,7 @@ func TestServerBehaviourIsData(t *testing.T) {
 		Hint      string   `msgpack:"hint"`
 		Untitled  bool     `msgpack:"untitled"`
 		Publishes bool     `msgpack:"publishes"`
+		Pulls     bool     `msgpack:"pulls"`
 		Names     []string `msgpack:"-"`
 	}
 	var cases []want
@@ -64,7 +65,7 @@ func TestServerBehaviourIsData(t *testing.T) {
 			w.Settings = v
 		}
 		if p := spec.DiagnosisProgress; p != nil {
-			w.Untitled, w.Publishes = p.Untitled, p.Publishes
+			w.Untitled, w.Publishes, w.Pulls = p.Untitled, p.Publishes, p.Pulls
 		}
 		for _, name := range append([]string{spec.Name}, spec.ClientNames...) {
 			c := w
@@ -101,6 +102,7 @@ for i, c in ipairs(...) do
     hinted = c.hint ~= '' and vim.tbl_contains(servers.rename_hints(), c.hint) or false,
     untitled = servers.diagnosis_title('', client),
     publishes = servers.diagnosis_publishes(client),
+    pulls = servers.diagnosis_pulls(client),
   }
 end
 return out`
@@ -113,6 +115,7 @@ return out`
 		Hinted    bool `msgpack:"hinted"`
 		Untitled  bool `msgpack:"untitled"`
 		Publishes bool `msgpack:"publishes"`
+		Pulls     bool `msgpack:"pulls"`
 	}
 	if err := s.ExecLua(testenv.Context(t), code, &got, cases); err != nil {
 		t.Fatal(err)
@@ -121,7 +124,7 @@ return out`
 	for i, c := range cases {
 		g := got[i]
 		if g.Staged != c.Staged || g.Sync != c.Sync || g.SyncURI != (c.Sync > 0) || g.Reports != (c.Settings != nil) ||
-			g.Title != (c.Title != "") || g.Hinted != (c.Hint != "") || g.Untitled != c.Untitled || g.Publishes != c.Publishes {
+			g.Title != (c.Title != "") || g.Hinted != (c.Hint != "") || g.Untitled != c.Untitled || g.Publishes != c.Publishes || g.Pulls != c.Pulls {
 			t.Errorf("%s: Lua sees %+v; the spec says %+v", c.Name, g, c)
 		}
 		if g.Staged {

@@ -311,6 +311,7 @@ func ChangeSignature(ctx context.Context, c *lsp.Client, req ChangeSignatureRequ
 	r := reachOf(ctx, c, req.File, req.Target, name)
 	p.plan.LeftBehind, p.plan.LeftBehindTotal = findLeftBehindMember(c.Session.Root(), l, name, p.plan.Changeset,
 		r.importers(c.Session.Root(), l), r.member)
+	openLeftBehind(ctx, c, p.plan.LeftBehind)
 	return p.plan, nil
 }
 

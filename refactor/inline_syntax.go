@@ -170,6 +170,9 @@ func inlineSyntax(ctx context.Context, c *lsp.Client, st *inlineState, rules *sy
 	if err != nil {
 		return err
 	}
+	if fn.stmts != nil {
+		st.plan.Method = "syntax (tree-sitter " + ts + "): the function's statements in place of the statement holding each call, re-indented, its locals renamed where the caller uses their names; arguments with side effects bound to locals first"
+	}
 	calls, err := st.classifiedCalls(func() error { return classifySyntax(ctx, c, st, rules, fn) })
 	if err != nil {
 		return err
@@ -983,10 +986,25 @@ func importNodeHasDefault(imp *syntax.Node) bool {
 	return false
 }
 
-// removeLines removes the whole lines of [start, end) and then one blank
-// line too many (Python keeps two between top-level definitions).
+// removeLines removes the whole lines of [start, end) with the comment
+// lines right above them, and then one blank line too many (Python keeps two between top-level definitions).
 func removeLines(text string, start, end int) string {
-	start, end = preview.NewMapper(text).WholeLines(start, end)
+	m := preview.NewMapper(text)
+	start, end = m.WholeLines(start, end)
+	// The comment lines right above it (its doc comment) go with it; a
+	// comment block that starts the file (a header) stays.
+	c := start
+	for c > 0 {
+		prev, _ := m.LineAround(c - 1)
+		if t := strings.TrimSpace(text[prev:c]); !(strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") ||
+			strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*")) {
+			break
+		}
+		c = prev
+	}
+	if c > 0 {
+		start = c
+	}
 	// Blank lines after it, as many as were before it (at most 2).
 	before := 0
 	for i := start; i > 0 && before < 2 && strings.HasSuffix(text[:i], "\n\n"); i-- {

@@ -99,7 +99,8 @@ func TestInlinePython(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(plan.Replacements) != 1 || len(plan.LeftAlone) != 1 || !strings.Contains(plan.LeftAlone[0].Reason, "inside an expression") {
+		if len(plan.Replacements) != 1 || len(plan.LeftAlone) != 1 || !strings.Contains(plan.LeftAlone[0].Reason, "inside an expression") ||
+			!strings.Contains(plan.Method, "the function's statements in place of the statement holding each call") {
 			t.Fatalf("plan: %+v", plan)
 		}
 		e.submit("inline_python_statements", plan.Changeset, true)
@@ -184,7 +185,7 @@ func TestInlineTypeScript(t *testing.T) {
 	})
 	// An arrow-function constant, and one with an optional parameter left
 	// out at one call (undefined) and given at the other.
-	for _, fn := range []string{"half", "grow"} {
+	for _, fn := range []string{"half", "grow", "capital"} {
 		t.Run("arrow constant "+fn, func(t *testing.T) {
 			line := 1 + strings.Count(strings.Split(e.disk("src/geom.ts"), "const "+fn+" =")[0], "\n")
 			plan, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "src/geom.ts", Target: lsp.Target{Line: line, Symbol: fn}})
@@ -195,6 +196,11 @@ func TestInlineTypeScript(t *testing.T) {
 				t.Fatalf("plan: %+v", plan)
 			}
 			e.with(t).submit("inline_ts_arrow_"+fn, plan.Changeset, true)
+			// No parentheses inside ${...}; the comment above the
+			// definition went with it.
+			if got := e.disk("src/geom.ts"); fn == "capital" && (strings.Contains(got, "${(") || strings.Contains(got, "capitalizeFirstCharacter")) {
+				t.Errorf("geom.ts:\n%s", got)
+			}
 		})
 	}
 	// A static and a private method: this becomes the receiver.

@@ -17,7 +17,7 @@ var typescriptRules = syntaxRules{
 	shortCircuit: []string{"&&", "||", "??", "?."},
 	pure:         set("identifier number string true false null undefined this"),
 	atomic:       set("identifier number string true false null undefined this call_expression member_expression subscript_expression parenthesized_expression array object template_string non_null_expression"),
-	safeParents:  set("expression_statement variable_declarator return_statement arguments parenthesized_expression array pair assignment_expression augmented_assignment_expression"),
+	safeParents:  set("expression_statement variable_declarator return_statement arguments parenthesized_expression array pair assignment_expression augmented_assignment_expression template_substitution"),
 	statements:   []string{"expression_statement", "return_statement", "lexical_declaration", "variable_declaration"},
 	blocks:       set("statement_block program"),
 	deferred:     set("ternary_expression arrow_function function_expression"),

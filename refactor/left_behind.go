@@ -322,3 +322,25 @@ func (r symbolReach) importers(root workspace.Root, l *lang.Language) func(file,
 		return false
 	}
 }
+
+// maxOpenLeftBehind bounds the files openLeftBehind opens.
+const maxOpenLeftBehind = 8
+
+// openLeftBehind opens the first files of lb (a test outside pyright's
+// include, a module tsserver's move did not update), so that their
+// servers diagnose them and the diagnostics delta of the apply compares
+// them: the change most likely breaks them, and neither pyright nor
+// tsserver diagnoses a file nobody opened. A file that does not open is
+// left out (the list still names it).
+func openLeftBehind(ctx context.Context, c *lsp.Client, lb []LeftBehind) {
+	seen := map[string]bool{}
+	for _, l := range lb {
+		if seen[l.File] || len(seen) == maxOpenLeftBehind {
+			continue
+		}
+		seen[l.File] = true
+		if _, err := c.Open(ctx, l.File); err != nil && ctx.Err() != nil {
+			return
+		}
+	}
+}

@@ -575,6 +575,14 @@ func (in pyMoveInput) bindsModule(file, text, qual string) bool {
 					return true
 				}
 			}
+			// from pkg import mod as m: m.name.
+			if st, ok := parsePyFrom(text, imp.Line); ok {
+				for _, e := range st.entries {
+					if e.alias == qual && pyAbsolute(in.pkg(file), st.module)+"."+e.name == srcMod {
+						return true
+					}
+				}
+			}
 		case imp.Alias == "" && imp.Path == qual && qual == srcMod:
 			return true
 		}

@@ -136,6 +136,7 @@ func Move(ctx context.Context, c *lsp.Client, req MoveRequest) (MovePlan, error)
 			}
 			return strings.Contains(text, srcLeaf)
 		})
+		openLeftBehind(ctx, c, plan.LeftBehind)
 	}
 	if err == nil {
 		steps.next("moved %s to %s: %d file(s) changed", plan.Symbol, tgtRel, len(plan.Changeset.Files))
@@ -207,6 +208,16 @@ func readFiles(ctx context.Context, c *lsp.Client, rels []string) (moveFiles, er
 	return out, nil
 }
 
+// sortedKeys lists m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // textsChangeset turns new texts into a changeset over files: an edit of
 // each existing file (minimized), a creation of each new one.
 func textsChangeset(files moveFiles, texts map[string]string) (preview.Changeset, error) {
@@ -215,10 +226,19 @@ func textsChangeset(files moveFiles, texts map[string]string) (preview.Changeset
 		names = append(names, f)
 	}
 	sort.Strings(names)
+	// A new file takes the line endings of the files the move read (the
+	// source's: CRLF in a CRLF project).
+	eol := ""
+	for _, f := range sortedKeys(files.docs) {
+		if files.exists[f] && files.docs[f].EOL != "" {
+			eol = files.docs[f].EOL
+			break
+		}
+	}
 	var cs preview.Changeset
 	for _, f := range names {
 		if !files.exists[f] {
-			cs.Files = append(cs.Files, preview.FileChange{Kind: preview.OpCreate, Path: f, Old: preview.Document{Lines: []string{}},
+			cs.Files = append(cs.Files, preview.FileChange{Kind: preview.OpCreate, Path: f, Old: preview.Document{Lines: []string{}, EOL: eol},
 				Edits: []preview.TextEdit{{NewText: texts[f]}}})
 			continue
 		}

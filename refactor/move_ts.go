@@ -177,6 +177,28 @@ func moveTS(ctx context.Context, c *lsp.Client, doc *lsp.Document, pt lsp.Point,
 	if err != nil {
 		return MovePlan{}, err
 	}
+	if t, ok := after[target]; ok {
+		// The source lines tsserver's edits delete: the moved code.
+		srcDoc := texts.docs[doc.Rel]
+		deleted := make([]bool, len(strings.Split(before[doc.Rel], "\n")))
+		for _, e := range ans.Body.Edits {
+			if !root.Contains(e.FileName) || root.Rel(e.FileName) != doc.Rel {
+				continue
+			}
+			for _, tc := range e.TextChanges {
+				s, end := tc.Start.lsp(srcDoc), tc.End.lsp(srcDoc)
+				for j := int(s.Line); j < len(deleted) && (j < int(end.Line) || j == int(end.Line) && end.Character > 0); j++ {
+					deleted[j] = true
+				}
+			}
+		}
+		if kept := keepMovedLayout(before[doc.Rel], deleted, t, created); kept != t {
+			after[target] = kept
+			if cs, err = withTexts(cs, map[string]string{target: kept}); err != nil {
+				return MovePlan{}, err
+			}
+		}
+	}
 	n := 0
 	for _, r := range refs {
 		if _, changed := after[r.File]; changed && r.File != doc.Rel && r.File != target {
@@ -242,6 +264,73 @@ func changesetTexts(cs preview.Changeset) (before, after map[string]string, err 
 		after[p] = nd.Mapper().Text()
 	}
 	return before, after, nil
+}
+
+// keepMovedLayout puts back the moved code as the source wrote it.
+// tsserver's Move to file prints the declaration anew: a file it creates
+// starts with an empty line (zod's quotelessJson), a doc comment is set
+// apart from its declaration by an empty line, an empty body becomes
+// "{ }", and code appended to an existing file follows its last line with
+// no empty line between. Each run of target lines that equals, but for
+// whitespace and empty lines, a run of the source's lines the move
+// deleted (deleted: by line; three non-empty lines at least) is replaced by those source
+// lines, with an empty line above it where it follows a top-level line.
+func keepMovedLayout(src string, deleted []bool, target string, created bool) string {
+	if created {
+		target = strings.TrimLeft(target, "\r\n")
+	}
+	norm := func(l string) string { return strings.Join(strings.Fields(l), "") }
+	srcLines, tgt := strings.Split(src, "\n"), strings.Split(target, "\n")
+	if len(deleted) < len(srcLines) {
+		deleted = append(deleted, make([]bool, len(srcLines)-len(deleted))...)
+	}
+	// match walks target lines from i and source lines from j while their
+	// non-empty lines are equal but for whitespace: the ends and how many
+	// non-empty lines matched.
+	match := func(i, j int) (int, int, int) {
+		n, ti, sj := 0, i, j
+		for {
+			a, b := ti, sj
+			for a < len(tgt) && strings.TrimSpace(tgt[a]) == "" {
+				a++
+			}
+			for b < len(srcLines) && strings.TrimSpace(srcLines[b]) == "" {
+				b++
+			}
+			if a >= len(tgt) || b >= len(srcLines) || !deleted[b] || norm(tgt[a]) != norm(srcLines[b]) {
+				return ti, sj, n
+			}
+			ti, sj, n = a+1, b+1, n+1
+		}
+	}
+	var out []string
+	for i := 0; i < len(tgt); {
+		best, bestT, bestJ, bestS := 0, 0, 0, 0
+		if strings.TrimSpace(tgt[i]) != "" {
+			for j := range srcLines {
+				if !deleted[j] || norm(srcLines[j]) != norm(tgt[i]) {
+					continue
+				}
+				if te, se, n := match(i, j); n > best {
+					best, bestT, bestJ, bestS = n, te, j, se
+				}
+			}
+		}
+		if best < 3 {
+			out = append(out, tgt[i])
+			i++
+			continue
+		}
+		run := srcLines[bestJ:bestS]
+		if len(out) > 0 {
+			if prev := out[len(out)-1]; strings.TrimSpace(prev) != "" && strings.TrimLeft(prev, " \t") == prev {
+				out = append(out, "")
+			}
+		}
+		out = append(out, run...)
+		i = bestT
+	}
+	return strings.Join(out, "\n")
 }
 
 func regularFile(p string) bool {

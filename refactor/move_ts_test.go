@@ -52,6 +52,11 @@ func TestMoveTS(t *testing.T) {
 			t.Errorf("import updates:\n%s\nwant\n%s", got, wantUpdates)
 		}
 		e.submit("move_ts_function", plan.Changeset, true)
+		// The moved code as the source wrote it: no empty first line, the
+		// doc comment right above its function.
+		if got := e.disk("src/util/measure.ts"); !strings.HasPrefix(got, "import") || !strings.Contains(got, " */\nexport function area") {
+			t.Errorf("measure.ts:\n%s", got)
+		}
 		e.run("tsc", "--noEmit", "-p", ".")
 	})
 	t.Run("class to an existing file", func(t *testing.T) {
@@ -64,6 +69,10 @@ func TestMoveTS(t *testing.T) {
 			t.Errorf("plan: created %v symbol %s", plan.Created, plan.Symbol)
 		}
 		e.submit("move_ts_class", plan.Changeset, true)
+		// An empty line above the appended class, its empty body as written.
+		if got := e.disk("src/report.ts"); !strings.Contains(got, "}\n\n/** A disc. */\nexport class Circle {\n  constructor(public r: number) {}\n") {
+			t.Errorf("report.ts:\n%s", got)
+		}
 		e.run("tsc", "--noEmit", "-p", ".")
 	})
 }

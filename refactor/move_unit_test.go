@@ -119,3 +119,50 @@ func TestMoveDropUnusedModuleImports(t *testing.T) {
 		t.Errorf("python:\n got %q\nwant %q", got, want)
 	}
 }
+
+// keepMovedLayout: tsserver's reprint of moved code undone (zod's
+// quotelessJson moved to a new file: an empty first line; a doc comment
+// set apart; "{}" printed "{ }"; appended right after the last line).
+func TestKeepMovedLayout(t *testing.T) {
+	src := "import x from \"y\";\n\n/** Doc. */\nexport const f = (o: any) => {\n  const j = JSON.stringify(o,  null, 2);\n  return j;\n};\n\nexport class K {\n  constructor() {}\n}\n"
+	// Lines 2-7 (0-based) go: the comment, the function and the empty line after it.
+	deleted := []bool{false, false, true, true, true, true, true, true}
+	cases := []struct {
+		name, target string
+		created      bool
+		want         string
+	}{
+		{"created", "\n/** Doc. */\n\nexport const f = (o: any) => {\n  const j = JSON.stringify(o, null, 2);\n  return j;\n};\n", true,
+			"/** Doc. */\nexport const f = (o: any) => {\n  const j = JSON.stringify(o,  null, 2);\n  return j;\n};\n"},
+		{"appended", "export function g() {\n  return 1;\n}\n/** Doc. */\nexport const f = (o: any) => {\n    const j = JSON.stringify(o, null, 2);\n    return j;\n};\n", false,
+			"export function g() {\n  return 1;\n}\n\n/** Doc. */\nexport const f = (o: any) => {\n  const j = JSON.stringify(o,  null, 2);\n  return j;\n};\n"},
+		{"kept code untouched", "export class K {\n  constructor() { }\n}\n", false, "export class K {\n  constructor() { }\n}\n"},
+	}
+	for _, c := range cases {
+		if got := keepMovedLayout(src, deleted, c.target, c.created); got != c.want {
+			t.Errorf("%s:\n%q\nwant\n%q", c.name, got, c.want)
+		}
+	}
+}
+
+// A file a move creates takes the line endings of the files it read.
+func TestTextsChangesetNewFileEOL(t *testing.T) {
+	for _, eol := range []string{"\r\n", "\n"} {
+		src := preview.ParseDocument("def f():" + eol + "    return 1" + eol)
+		files := moveFiles{docs: map[string]preview.Document{"pkg/a.py": src}, texts: map[string]string{"pkg/a.py": src.Mapper().Text()},
+			exists: map[string]bool{"pkg/a.py": true}}
+		cs, err := textsChangeset(files, map[string]string{"pkg/a.py": "", "pkg/b.py": "def f():\n    return 1\n"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var created *preview.FileChange
+		for i := range cs.Files {
+			if cs.Files[i].Kind == preview.OpCreate {
+				created = &cs.Files[i]
+			}
+		}
+		if created == nil || created.Path != "pkg/b.py" || created.Old.EOL != eol {
+			t.Errorf("%q: created %+v", eol, created)
+		}
+	}
+}

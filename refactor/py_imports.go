@@ -227,18 +227,25 @@ var (
 	pyBlackTable = regexp.MustCompile(`(?m)^\[tool\.(black|ruff|isort)[\].]`)
 )
 
-// pyProjectStyle reads the project's line length (pyproject.toml's
-// [tool.black], [tool.ruff] or [tool.isort] line-length; black's 88 when
-// black or ruff is configured without one; else PEP 8's 79) and its
-// first-party packages (the folders with an __init__.py in the import
-// roots, and tops given).
+// pyProjectStyle reads the project's line length (ruff.toml's or
+// .ruff.toml's line-length, else pyproject.toml's [tool.black],
+// [tool.ruff] or [tool.isort] one; black's and ruff's 88 when one of them
+// is configured without it; else PEP 8's 79) and its first-party packages
+// (the folders with an __init__.py in the import roots, and tops given).
 func pyProjectStyle(root string, tops ...string) pyStyle {
 	st := pyStyle{lineLength: 79, firstParty: map[string]bool{}}
-	if data, err := os.ReadFile(filepath.Join(root, "pyproject.toml")); err == nil {
+	for _, name := range []string{"ruff.toml", ".ruff.toml", "pyproject.toml"} {
+		data, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			continue
+		}
 		if m := pyLineLength.FindSubmatch(data); m != nil {
 			st.lineLength, _ = strconv.Atoi(string(m[1]))
-		} else if pyBlackTable.Match(data) {
-			st.lineLength = 88
+			break
+		}
+		if name != "pyproject.toml" || pyBlackTable.Match(data) {
+			st.lineLength = 88 // ruff's and black's default
+			break
 		}
 	}
 	for _, base := range []string{root, filepath.Join(root, "src")} {

@@ -6,6 +6,8 @@ package refactor
 // statement landing in its isort section, relative module names.
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/nvbridge/nvbridge/preview"
@@ -119,6 +121,34 @@ func TestPyRelativeModules(t *testing.T) {
 	} {
 		if got := pyAbsolute(c[0], c[1]); got != c[2] {
 			t.Errorf("pyAbsolute(%s, %s) = %q, want %q", c[0], c[1], got, c[2])
+		}
+	}
+}
+
+// The project's line length, from the files ruff and black read.
+func TestPyProjectStyleLineLength(t *testing.T) {
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  int
+	}{
+		{"nothing: PEP 8", map[string]string{}, 79},
+		{"pyproject without a tool", map[string]string{"pyproject.toml": "[project]\nname = \"x\"\n"}, 79},
+		{"black's default", map[string]string{"pyproject.toml": "[tool.black]\ntarget-version = [\"py310\"]\n"}, 88},
+		{"ruff's line-length", map[string]string{"pyproject.toml": "[tool.ruff]\nline-length = 100\n"}, 100},
+		{"ruff.toml first", map[string]string{"ruff.toml": "line-length = 120\n", "pyproject.toml": "[tool.black]\nline-length = 90\n"}, 120},
+		{"a .ruff.toml without one: ruff's default", map[string]string{".ruff.toml": "[lint]\nselect = [\"I\"]\n"}, 88},
+		{"not pylint's max-line-length", map[string]string{"pyproject.toml": "[tool.pylint]\nmax-line-length = 60\n"}, 79},
+	}
+	for _, c := range cases {
+		root := t.TempDir()
+		for name, text := range c.files {
+			if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := pyProjectStyle(root).lineLength; got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
 		}
 	}
 }

@@ -187,6 +187,7 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 	if l := doc.Language(); l != nil && plan.OldName != "" {
 		r := reachOf(ctx, c, req.File, req.Target, plan.OldName)
 		plan.LeftBehind, plan.LeftBehindTotal = findLeftBehindMember(c.Session.Root(), l, plan.OldName, cs, r.importers(c.Session.Root(), l), r.member)
+		openLeftBehind(ctx, c, plan.LeftBehind)
 	} else {
 		plan.LeftBehind = []LeftBehind{}
 	}

@@ -2,8 +2,8 @@ package refactor_test
 
 // requests' shape (testdata/refactor/srclayout/python): a src layout whose
 // modules import each other relatively, a parenthesized import of the
-// moved function, tests outside pyright's include. Moving _basic_auth_str
-// to _internal_utils rewrites the imports relatively (never src.pkg...),
+// moved function, aliased imports of it and of its module, tests outside
+// pyright's include. Moving _basic_auth_str to _internal_utils rewrites the imports relatively (never src.pkg...),
 // adds no self-import, joins the import to the module's from-import, and
 // the package still imports and its tests pass; renaming get_auth lists
 // the uses in the tests pyright does not see (left_behind).
@@ -42,6 +42,12 @@ func TestPythonSrcLayout(t *testing.T) {
 			if text := e.disk(f); strings.Contains(text, "src.pkg") || f == "src/pkg/_internal_utils.py" && strings.Contains(text, "import to_native_string") {
 				t.Errorf("%s:\n%s", f, text)
 			}
+		}
+		// api.py: the module imported under an alias (a._basic_auth_str), the
+		// name under an alias in a backslash-continued from-import.
+		if api := e.disk("src/pkg/api.py"); !strings.Contains(api, "from ._internal_utils import _basic_auth_str as basic\n") ||
+			!strings.Contains(api, "_internal_utils._basic_auth_str(user, password)") || strings.Contains(api, "auth as a") || strings.Contains(api, "\\") {
+			t.Errorf("api.py:\n%s", api)
 		}
 		if lb := plan.LeftBehind; len(lb) != 2 || lb[0].File != "tests/test_utils.py" {
 			t.Errorf("left behind: %+v", lb)

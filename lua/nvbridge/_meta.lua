@@ -233,6 +233,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field setting string[]
 ---@field untitled? boolean its untitled work is its diagnosis (pyright's analysis)
 ---@field publishes? boolean it also publishes every file it re-checked: publishes and runs are both waited for
+---@field pulls? boolean it answers textDocument/diagnostic once it has checked the file (pyright), whatever the client declared
 
 --- A client attached to a buffer, JSON from wait.wait_clients (Go:
 --- lsp.serverWire).

@@ -382,6 +382,17 @@ function M.diagnosis_publishes(client)
   return type(p) == 'table' and p.publishes == true
 end
 
+--- Reports whether a client answers textDocument/diagnostic for a file
+--- once it has checked the file's current text (its spec's
+--- diagnosis_progress.pulls), whatever the client declared.
+---@param client table
+---@return boolean
+function M.diagnosis_pulls(client)
+  local spec = M.spec_of(client)
+  local p = spec and spec.diagnosis_progress
+  return type(p) == 'table' and p.pulls == true
+end
+
 --- Reports whether settings (a client's) turn on a spec's diagnosis
 --- progress setting, whichever the client: a user's client of a known
 --- server may have any name.

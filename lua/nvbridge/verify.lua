@@ -50,6 +50,10 @@ local function attached(bufnr, client_id)
   return api.nvim_buf_is_loaded(bufnr) and #compat.get_clients({ bufnr = bufnr, id = client_id }) > 0
 end
 
+--- How long after a server answered pulled diagnostics the publish it
+--- sends along (right behind the answer) is waited for.
+M.after_pull_ms = 200
+
 --- Completes (nvbridge_done: {complete, pending}) once the servers have
 --- diagnosed a change: the buffers it touched and those that depend on
 --- them (see the module comment), or after bound_ms with what is missing.
@@ -69,6 +73,10 @@ function M.wait_settled(chan, id, spec, bound_ms)
   -- server's synchronous diagnostics are empty and Neovim holds none of its
   -- diagnostics (no publish will come), else 'publish' (wait for one).
   local synced = {}
+  -- Servers that answer pulled diagnostics once they checked a file
+  -- (pyright): per client and buffer, {state = 'asked' | 'answered' |
+  -- 'failed', at}.
+  local pulled = {}
   local check
 
   -- What is still missing: nil when settled, else {wait_ms?, pending}.
@@ -87,18 +95,30 @@ function M.wait_settled(chan, id, spec, bound_ms)
           end
         end
         -- A server that reports its runs and also publishes what it
-        -- re-checked (pyright) needs its publishes too. It may publish an
-        -- empty list for a file as it opens it (version 0), before its
-        -- analysis, which it reports only when it takes a while, and it
-        -- publishes each file of a batch as it checks it: a file just
-        -- opened is settled once a run ended since, or after a quiet spell
-        -- since the server's last publish of any file.
+        -- re-checked (pyright) needs its publishes too. It publishes a
+        -- file's list after each step of its analysis, the version it was
+        -- sent with every one: an empty list as it opens a file, a changed
+        -- file's parse and bind results before its check (requests'
+        -- _internal_utils.py: empty, then the check's "not accessed"
+        -- error), and each file of a batch as it checks it. It reports the
+        -- analysis only when it takes a while, so a touched file is
+        -- settled once a run ended since its text was sent, or after a
+        -- quiet spell since the server's last publish of any file.
+        -- One that answers pulled diagnostics once it has checked a file
+        -- is asked (below): its answer is the file's diagnostics, handled
+        -- as a publish, and a publish that comes with it is waited for
+        -- briefly.
         local publishes = reports and servers.diagnosis_publishes(client)
         if publishes then
           for _, bufnr in ipairs(spec.touched) do
             local uri = vim.uri_from_bufnr(bufnr)
-            if attached(bufnr, client_id) and (compat.lsp_version(bufnr) or 0) == 0
-              and not observe.analysed_since_sent(client_id, uri) then
+            local pull = (pulled[client_id] or {})[bufnr]
+            if pull and pull.state == 'asked' then
+              table.insert(pending, { client = client.name, bufnr = bufnr, why = 'the server has not answered for its diagnostics yet' })
+            elseif pull and pull.state == 'answered' then
+              uv.update_time()
+              wait = math.max(wait, M.after_pull_ms - (uv.now() - pull.at))
+            elseif attached(bufnr, client_id) and not observe.analysed_since_sent(client_id, uri) then
               uv.update_time()
               wait = math.max(wait, observe.unversioned_quiet_ms - (uv.now() - observe.last_any_publish(client_id)))
             end
@@ -123,7 +143,17 @@ function M.wait_settled(chan, id, spec, bound_ms)
           end
           for _, bufnr in ipairs(spec.dependants) do
             local sync = syncing and (synced[client_id] or {})[bufnr]
-            if syncing and sync == nil and attached(bufnr, client_id) then
+            -- A pulled answer comes once the server re-checked the file,
+            -- or at once when the change does not reach it as the server
+            -- resolves imports (requests' tests import the installed
+            -- requests): no publish may come then.
+            local pull = (pulled[client_id] or {})[bufnr]
+            if pull and pull.state == 'asked' then
+              table.insert(pending, { client = client.name, bufnr = bufnr, why = 'the server has not answered for its diagnostics yet' })
+            elseif pull and pull.state == 'answered' then
+              uv.update_time()
+              wait = math.max(wait, M.after_pull_ms - (uv.now() - pull.at))
+            elseif syncing and sync == nil and attached(bufnr, client_id) then
               table.insert(pending, { client = client.name, bufnr = bufnr, why = 'the server has not answered for the change yet' })
             elseif attached(bufnr, client_id) and sync ~= 'clean' then
               local seen = observe.last_publish(client_id, vim.uri_from_bufnr(bufnr))
@@ -215,6 +245,32 @@ function M.wait_settled(chan, id, spec, bound_ms)
       -- request): that publish says it received the change.
       compat.flush_changes(client)
       pinged[client_id] = true
+      if servers.diagnosis_pulls(client) then
+        pulled[client_id] = {}
+        for _, bufnr in ipairs(vim.list_extend(vim.list_extend({}, spec.touched), spec.dependants)) do
+          if attached(bufnr, client_id) and not pulled[client_id][bufnr] then
+            local entry = { state = 'asked' }
+            pulled[client_id][bufnr] = entry
+            local uri = vim.uri_from_bufnr(bufnr)
+            local params = { textDocument = { uri = uri } }
+            local ok = pcall(compat.request, client, 'textDocument/diagnostic', params, function(err, result)
+              -- The answer is the file's diagnostics, which the server
+              -- then may not publish (pyright does not for a file it was
+              -- asked about): handled as its publish.
+              if not err and type(result) == 'table' and result.kind == 'full' and type(result.items) == 'table' then
+                pcall(vim.lsp.diagnostic.on_publish_diagnostics, nil, { uri = uri, diagnostics = result.items },
+                  { client_id = client_id, method = 'textDocument/publishDiagnostics' })
+              end
+              uv.update_time()
+              entry.state, entry.at = err and 'failed' or 'answered', uv.now()
+              vim.schedule(check)
+            end, bufnr)
+            if not ok then
+              entry.state = 'failed'
+            end
+          end
+        end
+      end
     elseif client and observe.diagnosis_progress(client_id) then
       compat.flush_changes(client)
       local state = sent_state(client)

@@ -32,6 +32,17 @@ export function halves(n: number): number {
   return half(n) + half(n + 2) + grow(n) + grow(n, 3);
 }
 
+// A block-bodied arrow constant called in a template literal (zod's
+// locales: capitalizeFirstCharacter).
+const capital = (text: string): string => {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+};
+
+export function title(words: { first?: string }): string {
+  const first = `${capital(words.first ?? "none")}!`;
+  return first + `${capital("b")}`;
+}
+
 // Methods no subclass can override: static and private.
 export class Box {
   constructor(private w: number, private h: number) {}

@@ -13,3 +13,9 @@ def test_basic_auth_str():
 
 def test_strip():
     assert _strip(" /a/ ") == "a"
+
+
+def test_same_header():
+    from pkg import same_header
+
+    assert same_header("user", "pass")
