@@ -28,14 +28,15 @@ func main() {
 	microCmd := flag.String("micro-cmd", "", "the command that produced -micro (for the report)")
 	out := flag.String("out", "bench/results", "directory for REPORT.md and chart.png")
 	phasesPath := flag.String("phases", "", "the JSON of a sidebyside -phases run (where nvbridge's time goes); optional")
+	perf2Path := flag.String("perf2", "", "the JSON of a sidebyside run with -edits, -bigedit, -responsive (issue 30's goals); optional")
 	flag.Parse()
-	if err := run(*sidePath, *microPath, *microCmd, *phasesPath, *out); err != nil {
+	if err := run(*sidePath, *microPath, *microCmd, *phasesPath, *perf2Path, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
 	}
 }
 
-func run(sidePath, microPath, microCmd, phasesPath, out string) error {
+func run(sidePath, microPath, microCmd, phasesPath, perf2Path, out string) error {
 	rep, err := readReport(sidePath)
 	if err != nil {
 		return err
@@ -43,6 +44,12 @@ func run(sidePath, microPath, microCmd, phasesPath, out string) error {
 	var phases *side.Report
 	if phasesPath != "" {
 		if phases, err = readReport(phasesPath); err != nil {
+			return err
+		}
+	}
+	var perf2 *side.Report
+	if perf2Path != "" {
+		if perf2, err = readReport(perf2Path); err != nil {
 			return err
 		}
 	}
@@ -56,7 +63,7 @@ func run(sidePath, microPath, microCmd, phasesPath, out string) error {
 	if err := writeChart(filepath.Join(out, "chart.png"), *rep); err != nil {
 		return err
 	}
-	md := render(*rep, micro, microCmd) + renderPhases(phases)
+	md := render(*rep, micro, microCmd) + renderPerf2(perf2) + renderPhases(phases)
 	return os.WriteFile(filepath.Join(out, "REPORT.md"), []byte(md), 0o644)
 }
 
