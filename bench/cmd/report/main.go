@@ -28,7 +28,7 @@ func main() {
 	microCmd := flag.String("micro-cmd", "", "the command that produced -micro (for the report)")
 	out := flag.String("out", "bench/results", "directory for REPORT.md and chart.png")
 	phasesPath := flag.String("phases", "", "the JSON of a sidebyside -phases run (where nvbridge's time goes); optional")
-	perf2Path := flag.String("perf2", "", "the JSON of a sidebyside run with -edits, -bigedit, -responsive (issue 30's goals); optional")
+	perf2Path := flag.String("perf2", "", "the JSONs (comma-separated) of sidebyside runs with -edits, -bigedit, -responsive and std (issue 30's goals); optional")
 	flag.Parse()
 	if err := run(*sidePath, *microPath, *microCmd, *phasesPath, *perf2Path, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
@@ -48,9 +48,24 @@ func run(sidePath, microPath, microCmd, phasesPath, perf2Path, out string) error
 		}
 	}
 	var perf2 *side.Report
-	if perf2Path != "" {
-		if perf2, err = readReport(perf2Path); err != nil {
+	for _, path := range strings.Split(perf2Path, ",") {
+		if path == "" {
+			continue
+		}
+		r, err := readReport(path)
+		if err != nil {
 			return err
+		}
+		if perf2 == nil {
+			perf2 = r
+			continue
+		}
+		// Runs after the first add their modules and big edit.
+		perf2.Command += "` and `" + r.Command
+		perf2.Finished = r.Finished
+		perf2.Modules = append(perf2.Modules, r.Modules...)
+		if r.BigEdit != nil {
+			perf2.BigEdit = r.BigEdit
 		}
 	}
 	micro, err := parseMicro(microPath)
