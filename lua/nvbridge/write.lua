@@ -242,7 +242,9 @@ local function mark_written(w, noautocmd, root)
     -- what was taken; the buffer keeps the rest unsaved.
     note = 'saved; the buffer changed again while it was written and keeps that change unsaved'
   end
-  record_disk(b, w.path, w.bytes, fingerprint(w.bytes))
+  -- The commit's own fingerprint of the bytes, when it is this one (a
+  -- 5 MB file took 3.5 ms to hash here).
+  record_disk(b, w.path, w.bytes, w.hash or fingerprint(w.bytes))
   vim.b[b].nvbridge_conflict = nil
   vim.b[b].nvbridge_renamed_from = nil
   -- A write changes changedtick: keep the undo record current.
@@ -292,6 +294,24 @@ M.file_bytes = file_bytes
 M.prepare_write = prepare_write
 M.commit = commit
 M.mark_written = mark_written
+
+--- The fingerprint nvbridge's commit computed for the bytes it wrote to
+--- path (reply: a CommitReply), when it is the kind buffers.fingerprint
+--- makes; nil otherwise (the caller hashes the bytes itself).
+---@param reply nvbridge.CommitReply
+---@param path string
+---@return string?
+function M.committed_hash(reply, path)
+  if buffers.fingerprint_kind ~= 'fnv64' then
+    return nil
+  end
+  for _, o in ipairs(reply.files or {}) do
+    if o.path == path and o.disk == 'new' and type(o.fingerprint) == 'string' and o.fingerprint:sub(1, 6) == 'fnv64:' then
+      return o.fingerprint
+    end
+  end
+  return nil
+end
 M.old_file_removal = old_file_removal
 
 --- Writes the buffer of path. Refuses (CONFLICT) when the file changed on
@@ -341,6 +361,7 @@ function M.save(path, force, g, noautocmd, id)
   if reply.err then
     return { err = reply.err }
   end
+  w.hash = M.committed_hash(reply, path)
   local note = mark_written(w, noautocmd == true, g.root)
   if w.note then
     note = note and (note .. '; ' .. w.note) or w.note
