@@ -39,8 +39,10 @@ type BigEditResult struct {
 	ApplyCPUMs     []float64 `json:"apply_cpu_ms"`
 	OneShotCPUMs   []float64 `json:"oneshot_cpu_ms"`
 	NeovimCPUMs    []float64 `json:"neovim_cpu_ms"`
-	// Neovim's apply_workspace_edit and then :write, as nvbridge's apply
-	// also saves the file (wall and CPU).
+	// Saving too: apply_changeset with save: true (its preview untimed),
+	// and Neovim's apply_workspace_edit then :write (wall and CPU).
+	ApplySaveMs      []float64 `json:"apply_save_ms"`
+	ApplySaveCPUMs   []float64 `json:"apply_save_cpu_ms"`
 	NeovimWriteMs    []float64 `json:"neovim_write_ms"`
 	NeovimWriteCPUMs []float64 `json:"neovim_write_cpu_ms"`
 	// The sizes of the preview's and the apply's answers (bytes of their
@@ -128,9 +130,23 @@ vim.cmd('silent write')`
 	}
 	res := &BigEditResult{Rounds: rounds}
 	for r := -1; r < rounds; r++ { // round -1: warm-up
-		for k := range 4 {
+		for k := range 5 {
 			for d := range 2 {
-				switch (r + 4 + k) % 4 {
+				switch (r + 5 + k) % 5 {
+				case 4:
+					out, err := br.Call(ctx, "edit_buffer", map[string]any{"file": "big.txt", "edits": lineEdits[d]})
+					if err != nil {
+						return nil, err
+					}
+					id, _ := out["changeset_id"].(string)
+					c0, start := cpuMs(bridgePIDs...), time.Now()
+					if _, err := br.Call(ctx, "apply_changeset", map[string]any{"changeset_id": id, "save": true}); err != nil {
+						return nil, err
+					}
+					if r >= 0 {
+						res.ApplySaveMs = append(res.ApplySaveMs, ms(time.Since(start)))
+						res.ApplySaveCPUMs = append(res.ApplySaveCPUMs, cpuMs(bridgePIDs...)-c0)
+					}
 				case 0:
 					g0, c0, start := cpuMs(bridgePIDs[0]), cpuMs(bridgePIDs...), time.Now()
 					out, err := br.Call(ctx, "edit_buffer", map[string]any{"file": "big.txt", "edits": lineEdits[d]})
@@ -199,6 +215,7 @@ func BigEditTable(r *BigEditResult) string {
 	row("apply_changeset (nvbridge)", r.ApplyMs)
 	row("edit_buffer preview: false (nvbridge)", r.OneShotMs)
 	row("apply_workspace_edit over RPC (Neovim)", r.NeovimMs)
+	row("apply_changeset save: true (nvbridge)", r.ApplySaveMs)
 	row("apply_workspace_edit + :write (Neovim)", r.NeovimWriteMs)
 	row("CPU: edit_buffer preview (nvbridge+its Neovim)", r.PreviewCPUMs)
 	row("CPU: apply_changeset (nvbridge+its Neovim)", r.ApplyCPUMs)
@@ -206,6 +223,7 @@ func BigEditTable(r *BigEditResult) string {
 	row("CPU: apply_changeset (nvbridge alone)", r.ApplyGoCPUMs)
 	row("CPU: preview: false (nvbridge+its Neovim)", r.OneShotCPUMs)
 	row("CPU: apply_workspace_edit (Neovim)", r.NeovimCPUMs)
+	row("CPU: apply_changeset save: true (nvbridge+its Neovim)", r.ApplySaveCPUMs)
 	row("CPU: apply_workspace_edit + :write (Neovim)", r.NeovimWriteCPUMs)
 	lo, hi := RatioInterval(r.ApplyMs, r.NeovimMs)
 	fmt.Fprintf(&b, "apply x%.2f (90%%: x%.2f-x%.2f)", Quantile(r.ApplyMs, .5)/Quantile(r.NeovimMs, .5), lo, hi)
@@ -216,11 +234,11 @@ func BigEditTable(r *BigEditResult) string {
 	lo, hi = RatioInterval(both, r.NeovimMs)
 	fmt.Fprintf(&b, "; preview+apply x%.2f (90%%: x%.2f-x%.2f); answers: preview %d B, apply %d B\n",
 		Quantile(both, .5)/Quantile(r.NeovimMs, .5), lo, hi, r.PreviewBytes, r.ApplyBytes)
-	if len(r.NeovimWriteMs) > 0 {
-		lo, hi = RatioInterval(r.ApplyMs, r.NeovimWriteMs)
-		fmt.Fprintf(&b, "against apply_workspace_edit + :write (both save): apply x%.2f (90%%: x%.2f-x%.2f)", Quantile(r.ApplyMs, .5)/Quantile(r.NeovimWriteMs, .5), lo, hi)
-		lo, hi = RatioInterval(both, r.NeovimWriteMs)
-		fmt.Fprintf(&b, "; preview+apply x%.2f (90%%: x%.2f-x%.2f)\n", Quantile(both, .5)/Quantile(r.NeovimWriteMs, .5), lo, hi)
+	if len(r.NeovimWriteMs) > 0 && len(r.ApplySaveMs) > 0 {
+		lo, hi = RatioInterval(r.ApplySaveMs, r.NeovimWriteMs)
+		fmt.Fprintf(&b, "both saving (apply_changeset save: true against apply_workspace_edit + :write): apply x%.2f (90%%: x%.2f-x%.2f)", Quantile(r.ApplySaveMs, .5)/Quantile(r.NeovimWriteMs, .5), lo, hi)
+		lo, hi = RatioInterval(r.ApplySaveCPUMs, r.NeovimWriteCPUMs)
+		fmt.Fprintf(&b, "; CPU x%.2f (90%%: x%.2f-x%.2f)\n", Quantile(r.ApplySaveCPUMs, .5)/Quantile(r.NeovimWriteCPUMs, .5), lo, hi)
 	}
 	lo, hi = RatioInterval(r.ApplyCPUMs, r.NeovimCPUMs)
 	fmt.Fprintf(&b, "CPU: apply x%.2f (90%%: x%.2f-x%.2f)", Quantile(r.ApplyCPUMs, .5)/Quantile(r.NeovimCPUMs, .5), lo, hi)

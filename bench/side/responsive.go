@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/neovim/go-client/nvim"
+
+	"github.com/nvbridge/nvbridge/internal/safego"
 )
 
 // ResponsiveResult: a user's Neovim (attached mode, its own gopls) while
@@ -148,7 +150,7 @@ func Responsive(ctx context.Context, o Options, m *Module, windows int, window t
 		var agentErr error
 		if kind == 2 {
 			wg.Add(1)
-			go func() {
+			safego.Go("the control's requests", func() {
 				defer wg.Done()
 				for i := 0; wctx.Err() == nil; i++ {
 					if _, err := control[i%len(control)](ctx, i); err != nil {
@@ -159,11 +161,11 @@ func Responsive(ctx context.Context, o Options, m *Module, windows int, window t
 					}
 					ops.Add(1)
 				}
-			}()
+			}, nil)
 		}
 		if loaded {
 			wg.Add(1)
-			go func() {
+			safego.Go("the agent's calls", func() {
 				defer wg.Done()
 				for i := 0; wctx.Err() == nil; i++ {
 					c := calls[i%len(calls)]
@@ -180,13 +182,13 @@ func Responsive(ctx context.Context, o Options, m *Module, windows int, window t
 					agentMu.Unlock()
 					ops.Add(1)
 				}
-			}()
+			}, nil)
 		}
 		// The user's RPC client and the UI, side by side.
 		var rpc, redraw []float64
 		var rpcErr, uiErr error
 		wg.Add(2)
-		go func() {
+		safego.Go("the user's RPC client", func() {
 			defer wg.Done()
 			for wctx.Err() == nil {
 				start := time.Now()
@@ -198,8 +200,8 @@ func Responsive(ctx context.Context, o Options, m *Module, windows int, window t
 				rpc = append(rpc, ms(time.Since(start)))
 				time.Sleep(5 * time.Millisecond) // the sampling interval
 			}
-		}()
-		go func() {
+		}, nil)
+		safego.Go("the user's UI", func() {
 			defer wg.Done()
 			for wctx.Err() == nil {
 				drain()
@@ -219,7 +221,7 @@ func Responsive(ctx context.Context, o Options, m *Module, windows int, window t
 				}
 				time.Sleep(20 * time.Millisecond) // the sampling interval
 			}
-		}()
+		}, nil)
 		wg.Wait()
 		cancel()
 		for _, err := range []error{agentErr, rpcErr, uiErr} {
