@@ -82,13 +82,13 @@ func renderPerf2(rep *side.Report) string {
 			p50(be.ApplyMs), p50(be.NeovimMs), ra, lo, hi, p50(be.ApplyCPUMs)/p50(be.NeovimCPUMs), p50(be.ApplyCPUMs)-p50(be.ApplyGoCPUMs), p50(be.ApplyCPUMs), verdict(ra <= 1))
 		lo, hi = side.RatioInterval(both, be.NeovimMs)
 		rb := p50(both) / p50(be.NeovimMs)
-		p("| 2. same: edit_buffer preview + apply_changeset <= x2 | %.1f + %.1f ms, x%.2f (90%%: x%.2f-x%.2f); CPU: preview %.1f ms (nvbridge alone %.1f) | the preview carries the diff of 1,000 hunks (%d B, cut at 64 KiB, in the text and the structured content); the apply answers %d B (the diff is the preview's) | %s |\n",
+		p("| 2. same: edit_buffer preview + apply_changeset <= x2 | %.1f + %.1f ms, x%.2f (90%%: x%.2f-x%.2f); CPU: preview %.1f ms (nvbridge alone %.1f) | the preview carries the diff of 1,000 hunks (%d B, cut at 64 KiB, in the text and the structured content); the apply answers %d B (the diff is the preview's); mcp-go's stdio server parses each request line about seven times (three response probes, its envelope, the request), here 60 KB of edits | %s |\n",
 			p50(be.PreviewMs), p50(be.ApplyMs), rb, lo, hi, p50(be.PreviewCPUMs), p50(be.PreviewGoCPUMs), be.PreviewBytes, be.ApplyBytes, verdict(rb <= 2))
 	}
 	if be := rep.BigEdit; be != nil && len(be.NeovimWriteMs) > 0 && len(be.ApplySaveMs) > 0 {
 		lo, hi := side.RatioInterval(be.ApplySaveMs, be.NeovimWriteMs)
 		lo2, hi2 := side.RatioInterval(be.ApplySaveCPUMs, be.NeovimWriteCPUMs)
-		p("| 2. same, both saving: apply_changeset save: true against `apply_workspace_edit` + `:write` | %.1f ms vs %.1f ms: x%.2f (90%%: x%.2f-x%.2f); CPU %.1f vs %.1f ms, x%.2f (90%%: x%.2f-x%.2f) | | (for reference) |\n",
+		p("| 2. same, both saving: apply_changeset save: true against `apply_workspace_edit` + `:write` | %.1f ms vs %.1f ms: x%.2f (90%%: x%.2f-x%.2f); CPU %.1f vs %.1f ms, x%.2f (90%%: x%.2f-x%.2f) | nvbridge's save is a crash-atomic commit (a journal, the old and new contents' sha256, a backup, temporary file, fsyncs, rename); Neovim's `:write` does not fsync by default | (for reference) |\n",
 			p50(be.ApplySaveMs), p50(be.NeovimWriteMs), p50(be.ApplySaveMs)/p50(be.NeovimWriteMs), lo, hi,
 			p50(be.ApplySaveCPUMs), p50(be.NeovimWriteCPUMs), p50(be.ApplySaveCPUMs)/p50(be.NeovimWriteCPUMs), lo2, hi2)
 	}
