@@ -43,6 +43,7 @@ type BigEditResult struct {
 	// and Neovim's apply_workspace_edit then :write (wall and CPU).
 	ApplySaveMs      []float64 `json:"apply_save_ms"`
 	ApplySaveCPUMs   []float64 `json:"apply_save_cpu_ms"`
+	ApplySaveGoCPUMs []float64 `json:"apply_save_go_cpu_ms"` // nvbridge's process alone
 	NeovimWriteMs    []float64 `json:"neovim_write_ms"`
 	NeovimWriteCPUMs []float64 `json:"neovim_write_cpu_ms"`
 	// The sizes of the preview's and the apply's answers (bytes of their
@@ -139,13 +140,14 @@ vim.cmd('silent write')`
 						return nil, err
 					}
 					id, _ := out["changeset_id"].(string)
-					c0, start := cpuMs(bridgePIDs...), time.Now()
+					g0, c0, start := cpuMs(bridgePIDs[0]), cpuMs(bridgePIDs...), time.Now()
 					if _, err := br.Call(ctx, "apply_changeset", map[string]any{"changeset_id": id, "save": true}); err != nil {
 						return nil, err
 					}
 					if r >= 0 {
 						res.ApplySaveMs = append(res.ApplySaveMs, ms(time.Since(start)))
 						res.ApplySaveCPUMs = append(res.ApplySaveCPUMs, cpuMs(bridgePIDs...)-c0)
+						res.ApplySaveGoCPUMs = append(res.ApplySaveGoCPUMs, cpuMs(bridgePIDs[0])-g0)
 					}
 				case 0:
 					g0, c0, start := cpuMs(bridgePIDs[0]), cpuMs(bridgePIDs...), time.Now()
@@ -224,6 +226,7 @@ func BigEditTable(r *BigEditResult) string {
 	row("CPU: preview: false (nvbridge+its Neovim)", r.OneShotCPUMs)
 	row("CPU: apply_workspace_edit (Neovim)", r.NeovimCPUMs)
 	row("CPU: apply_changeset save: true (nvbridge+its Neovim)", r.ApplySaveCPUMs)
+	row("CPU: apply_changeset save: true (nvbridge alone)", r.ApplySaveGoCPUMs)
 	row("CPU: apply_workspace_edit + :write (Neovim)", r.NeovimWriteCPUMs)
 	lo, hi := RatioInterval(r.ApplyMs, r.NeovimMs)
 	fmt.Fprintf(&b, "apply x%.2f (90%%: x%.2f-x%.2f)", Quantile(r.ApplyMs, .5)/Quantile(r.NeovimMs, .5), lo, hi)
