@@ -115,6 +115,10 @@ type Options struct {
 	NoAutocmd bool
 	// Tool names the tool asking, for the user's approval view.
 	Tool string
+	// Require (RequireNoNewErrors), for an apply: check the change first
+	// and apply it only when it introduces no error (PRECONDITION_FAILED
+	// listing the errors, nothing changed, otherwise).
+	Require string
 }
 
 // Result describes a previewed or applied changeset.
@@ -233,7 +237,14 @@ func (e *Engine) ApplyStoredWith(ctx context.Context, id string, opts Options) (
 			"preview the change again (changeset ids expire after "+e.MaxAge.String()+", and only the last "+fmt.Sprint(e.MaxStored)+" are kept, within "+fmt.Sprint(e.MaxStoredBytes)+" bytes in all; an applied one cannot be applied twice)",
 			"no changeset %q", id)
 	}
-	res, err := e.apply(ctx, p, opts, id)
+	if err := ValidRequire(opts.Require); err != nil {
+		return Result{}, err
+	}
+	apply := e.apply
+	if opts.Require != "" {
+		apply = e.applyClean
+	}
+	res, err := apply(ctx, p, opts, id)
 	if err != nil {
 		return Result{}, err
 	}
@@ -262,6 +273,9 @@ func (e *Engine) Discard(id string) error {
 
 // finish stores or applies a prepared changeset.
 func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result, error) {
+	if err := ValidRequire(opts.Require); err != nil {
+		return Result{}, err
+	}
 	// A cancelled (or timed out) request keeps no half-built changeset
 	// and applies nothing.
 	if err := apierr.FromContext(ctx, "the change", "retry with a larger timeout"); err != nil {
@@ -277,7 +291,11 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 		return Result{Diff: p.diff, Files: p.results}, nil
 	}
 	if !opts.Preview {
-		res, err := e.apply(ctx, p, opts, newID())
+		apply := e.apply
+		if opts.Require != "" {
+			apply = e.applyClean
+		}
+		res, err := apply(ctx, p, opts, newID())
 		if err != nil {
 			return Result{}, err
 		}

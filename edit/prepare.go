@@ -36,7 +36,11 @@ type prepared struct {
 	// before holds each file's text before the change, for a check; like
 	// after, not kept in a stored preview.
 	before []preview.Document
-	bytes  int // size(), once stored
+	// edits are each file's minimised edits of its text before the change
+	// (kept in a stored preview: with the current text, which must be the
+	// one previewed, they give the texts after for a later check).
+	fileEdits [][]preview.TextEdit
+	bytes     int // size(), once stored
 }
 
 // size estimates the memory a stored preview holds: its diff, the text of
@@ -51,6 +55,11 @@ func (p *prepared) size() int {
 	}
 	for _, r := range p.results {
 		n += 128 + len(r.Path) + len(r.NewPath) + len(r.Note)
+	}
+	for _, es := range p.fileEdits {
+		for _, ed := range es {
+			n += 48 + len(ed.NewText)
+		}
 	}
 	for _, d := range p.after {
 		for _, l := range d.Lines {
@@ -227,6 +236,7 @@ func (e *Engine) prepare(ctx context.Context, cs preview.Changeset, snaps map[st
 		out.Files[i] = pf.change
 		p.after = append(p.after, pf.after)
 		p.before = append(p.before, pf.before)
+		p.fileEdits = append(p.fileEdits, pf.change.Edits)
 		p.files = append(p.files, pf.lua)
 		p.results = append(p.results, pf.result)
 		p.edits += pf.result.Edits

@@ -21,6 +21,11 @@ type Verifier interface {
 	// Check reports the delta of the change without applying it: the
 	// servers are shown the new texts on a copy the user never sees.
 	Check(ctx context.Context, files []diagdelta.CheckFile) (*diagdelta.Delta, error)
+	// CheckSteps checks changes applied one after the other (each step's
+	// files with their texts before and after that step): one delta per
+	// step, each against the texts before the first; with fixes, the quick
+	// fixes of the errors a step introduces.
+	CheckSteps(ctx context.Context, steps [][]diagdelta.CheckFile, fixes bool) ([]*diagdelta.Delta, error)
 }
 
 // Follower is a Verifier whose check keeps a copy of the files: Follow

@@ -52,6 +52,7 @@ var Go = &Language{
 		return unicode.IsUpper(r)
 	},
 	PackageOf: path.Dir,
+	Names:     goNames,
 	Imports: ImportSyntax{
 		Parse:      goImports,
 		Write:      goWriteImport,
@@ -72,6 +73,11 @@ var Go = &Language{
 		return err
 	},
 	SkipDirs: []string{"testdata"},
+	Tests: &TestRunner{
+		Name: "go test", Commands: [][]string{{"go"}}, Install: "install Go and put go on PATH",
+		Args: goTestArgs, Output: "go-test-json", ByPackage: true,
+		IsTest: func(name string) bool { return isGoTestName(name) },
+	},
 	Debug: &DebugAdapter{
 		Name:            "dlv",
 		Commands:        [][]string{{"dlv", "dap", "--listen", "127.0.0.1:0"}},
@@ -314,4 +320,17 @@ func isMajorVersion(s string) bool {
 	}
 	_, err := strconv.Atoi(s[1:])
 	return err == nil
+}
+
+// isGoTestName: TestXxx, Test, Test_x (go test's rule: what follows Test
+// does not start with a lower-case letter), and examples and fuzz tests
+// (their seeds) by the same rule: what go test -run runs; benchmarks need
+// -bench.
+func isGoTestName(name string) bool {
+	for _, p := range []string{"Test", "Example", "Fuzz"} {
+		if rest, ok := strings.CutPrefix(name, p); ok {
+			return rest == "" || !unicode.IsLower([]rune(rest)[0])
+		}
+	}
+	return false
 }

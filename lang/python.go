@@ -56,6 +56,7 @@ var Python = &Language{
 		mod := strings.TrimSuffix(strings.TrimSuffix(rel, path.Ext(rel)), "/__init__")
 		return strings.ReplaceAll(mod, "/", ".")
 	},
+	Names: pythonNames,
 	Imports: ImportSyntax{
 		Parse:      pyImports,
 		Write:      pyWriteImport,
@@ -70,6 +71,12 @@ var Python = &Language{
 	},
 	Bases:      ClassBases,
 	SubclassAt: ClassSubclassAt,
+	Tests: &TestRunner{
+		Name: "pytest", Commands: [][]string{{"pytest"}, {"/usr/bin/python3", "-m", "pytest"}},
+		Install: "install pytest (pip install pytest, or apt-get install python3-pytest)",
+		Args:    pytestArgs, Output: "junit",
+		IsTest: func(name string) bool { return strings.HasPrefix(name, "test") },
+	},
 	Debug: &DebugAdapter{
 		Name: "debugpy",
 		// debugpy-adapter is the wrapper make deps installs (Debian's

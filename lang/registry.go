@@ -71,6 +71,15 @@ type Language struct {
 	// (slash separated, relative to the root). Nil: the path without its
 	// extension.
 	PackageOf func(rel string) string
+	// Names are its qualification rules: how its code names a declaration
+	// from elsewhere (names.go). Nil: the generic rules (a file's path,
+	// the server's container).
+	Names *NameRules
+	// SourceDirs are the folders (relative to root, slash separated) its
+	// project file says hold the sources (TypeScript: tsconfig.json's
+	// include): a workspace search starts its server on a file there.
+	// Nil: anywhere under the root.
+	SourceDirs func(root string) []string
 
 	// Imports is its import syntax.
 	Imports ImportSyntax
@@ -98,6 +107,9 @@ type Language struct {
 	// Debug is its debug adapter (DAP) and launch configuration. Nil: no
 	// debugging for this language.
 	Debug *DebugAdapter
+
+	// Tests is its test runner (run_tests). Nil: its tests are not run.
+	Tests *TestRunner
 
 	// Grammar names the node types of its tree-sitter grammar that the
 	// refactorings ask about (package syntax). Nil: none known.

@@ -68,6 +68,10 @@ var TypeScript = &Language{
 		Templates:   true,
 	},
 	TestFile: regexp.MustCompile(`\.(test|spec)\.[cm]?[jt]sx?$`),
+	Tests: &TestRunner{
+		Name: "vitest", Detect: detectJSRunner, Args: vitestArgs, Output: "junit",
+		Install: "configure vitest in package.json (devDependencies) and npm install",
+	},
 	Exported: func(name, declLine, kind string) bool {
 		line := strings.TrimSpace(declLine)
 		if kind == "method" || kind == "property" || kind == "field" || kind == "constructor" {
@@ -75,6 +79,8 @@ var TypeScript = &Language{
 		}
 		return strings.HasPrefix(line, "export ")
 	},
+	Names:      typeScriptNames,
+	SourceDirs: tsSourceDirs,
 	Imports: ImportSyntax{
 		Parse: tsImports,
 		Write: tsWriteImport,

@@ -47,8 +47,8 @@ type CompletionOptions struct {
 type CompletionItem struct {
 	Label         string `json:"label"`
 	Kind          string `json:"kind,omitempty"`
-	Detail        string `json:"detail,omitempty"`
-	Documentation string `json:"documentation,omitempty"`
+	Detail        string `json:"detail,omitempty" brief:"omit"`
+	Documentation string `json:"documentation,omitempty" brief:"omit"`
 	// InsertText is what accepting the item inserts (the text edit's new
 	// text, else insertText, else the label).
 	InsertText string `json:"insert_text"`

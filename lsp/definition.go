@@ -16,7 +16,7 @@ type SourceLocation struct {
 	Location
 	// Declaration holds up to DeclarationLines lines starting at Line, as
 	// the servers see them (unsaved changes included).
-	Declaration string `json:"declaration,omitempty"`
+	Declaration string `json:"declaration,omitempty" brief:"omit"`
 }
 
 // LocationsResult answers find_definition and find_implementations.

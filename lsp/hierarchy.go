@@ -397,7 +397,7 @@ type HierarchyEntry struct {
 	URI              string `json:"uri,omitempty"`
 	Line             int    `json:"line"`
 	Column           int    `json:"column"`
-	Detail           string `json:"detail,omitempty"`
+	Detail           string `json:"detail,omitempty" brief:"omit"`
 	OutsideWorkspace bool   `json:"outside_workspace,omitempty"`
 }
 
@@ -408,7 +408,7 @@ type CallSite struct {
 	URI     string `json:"uri,omitempty"`
 	Line    int    `json:"line"`
 	Column  int    `json:"column"`
-	Context string `json:"context"`
+	Context string `json:"context" brief:"omit"`
 }
 
 // hierView is a walked node in tool positions, before it is shaped as a

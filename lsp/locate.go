@@ -152,9 +152,9 @@ type Location struct {
 	URI              string `json:"uri,omitempty"`
 	Line             int    `json:"line"`
 	Column           int    `json:"column"`
-	EndLine          int    `json:"end_line"`
-	EndColumn        int    `json:"end_column"`
-	Context          string `json:"context,omitempty"`
+	EndLine          int    `json:"end_line" brief:"omit"`
+	EndColumn        int    `json:"end_column" brief:"omit"`
+	Context          string `json:"context,omitempty" brief:"omit"`
 	OutsideWorkspace bool   `json:"outside_workspace,omitempty"`
 	// Sensitive: the file is one the workspace policy protects (.env,
 	// keys, .git/...): its text is not shown and nvbridge will not open it.

@@ -26,9 +26,9 @@ type ReferencesOptions struct {
 type Reference struct {
 	Line      int    `json:"line"`
 	Column    int    `json:"column"`
-	EndLine   int    `json:"end_line"`
-	EndColumn int    `json:"end_column"`
-	Context   string `json:"context"`
+	EndLine   int    `json:"end_line" brief:"omit"`
+	EndColumn int    `json:"end_column" brief:"omit"`
+	Context   string `json:"context" brief:"omit"`
 }
 
 // FileReferences are the references in one file, in position order.

@@ -18,13 +18,13 @@ import (
 // label is sliced here.
 type Parameter struct {
 	Label         string `json:"label"`
-	Documentation string `json:"documentation,omitempty"`
+	Documentation string `json:"documentation,omitempty" brief:"omit"`
 }
 
 // Signature is one callable's signature.
 type Signature struct {
 	Label         string      `json:"label"`
-	Documentation string      `json:"documentation,omitempty"`
+	Documentation string      `json:"documentation,omitempty" brief:"omit"`
 	Parameters    []Parameter `json:"parameters"`
 	// ActiveParameter is this signature's own active parameter (LSP 3.16),
 	// when the server gives one.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -44,7 +45,7 @@ const DefaultMaxSymbols = 100
 type Symbol struct {
 	Name   string `json:"name"`
 	Kind   string `json:"kind"`
-	Detail string `json:"detail,omitempty"`
+	Detail string `json:"detail,omitempty" brief:"omit"`
 	File   string `json:"file,omitempty"`
 	// URI is set instead of File for a non-file document (untitled:, jdt://).
 	URI string `json:"uri,omitempty"`
@@ -352,7 +353,8 @@ func (c *Client) runningClients(ctx context.Context, method string) ([]symbolCli
 const markerWalkLimit = 2000
 
 // markerFiles picks, for each language whose root marker is in the
-// workspace root, its shallowest source file (then by path), as paths
+// workspace root, its shallowest source file (then by path; in the
+// folders its project file names first, lang.Language.SourceDirs), as paths
 // relative to the root.
 func (c *Client) markerFiles() []string {
 	dir := c.Session.Root().Dir()
@@ -365,10 +367,23 @@ func (c *Client) markerFiles() []string {
 				break
 			}
 		}
-		if present {
-			if f := shallowestFile(dir, l.Extensions); f != "" {
-				out = append(out, f)
+		if !present {
+			continue
+		}
+		f := ""
+		if l.SourceDirs != nil {
+			for _, sub := range l.SourceDirs(dir) {
+				if f = shallowestFile(filepath.Join(dir, filepath.FromSlash(sub)), l.Extensions); f != "" {
+					f = path.Join(sub, f)
+					break
+				}
 			}
+		}
+		if f == "" {
+			f = shallowestFile(dir, l.Extensions)
+		}
+		if f != "" {
+			out = append(out, f)
 		}
 	}
 	return out

@@ -44,7 +44,7 @@ func TestUnderstandQualifiedQueryGo(t *testing.T) {
 		_, err := client.Understand(ctx, lsp.UnderstandRequest{Query: "Core"})
 		stAmbiguous(t, err, "zcore/core.go:7", "zcore/core.go:12", "zcore/core.go:16")
 		rem := apierr.As(err).Remediation
-		m := regexp.MustCompile(`a query that names one of them \(e\.g\. "([^"]+)"\)`).FindStringSubmatch(rem)
+		m := regexp.MustCompile(`a name that picks one of them \(e\.g\. "([^"]+)"\)`).FindStringSubmatch(rem)
 		if m == nil {
 			t.Fatalf("remediation %q suggests no narrower query", rem)
 		}

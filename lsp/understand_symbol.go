@@ -70,7 +70,7 @@ type DeclarationSource struct {
 	// SourceStart and SourceEnd bound Source (1-based lines, inclusive).
 	SourceStart int    `json:"source_start_line"`
 	SourceEnd   int    `json:"source_end_line"`
-	Source      string `json:"source"`
+	Source      string `json:"source" brief:"omit"`
 	// SourceTruncated: the declaration is longer than MaxDeclarationLines.
 	SourceTruncated bool `json:"source_truncated,omitempty"`
 	// Others are further definitions the server gave.
@@ -83,7 +83,7 @@ type DeclarationSource struct {
 // HoverSection is the server's hover text (signature and documentation).
 type HoverSection struct {
 	Kind     string `json:"kind"`
-	Contents string `json:"contents"`
+	Contents string `json:"contents" brief:"omit"`
 	// Withholding: Kind and Contents are left out when the symbol is
 	// declared in a sensitive file.
 	Withholding
@@ -133,8 +133,10 @@ type TestFile struct {
 type UnderstandResult struct {
 	Symbol UnderstandSymbol `json:"symbol"`
 	From   string           `json:"from"`
-	// Query is the query that found the symbol, when one was given.
+	// Query is the query that found the symbol, when one was given, and
+	// Resolved how it was read.
 	Query           string                  `json:"query,omitempty"`
+	Resolved        *NamedSymbol            `json:"resolved,omitempty"`
 	Definition      *DeclarationSource      `json:"definition,omitempty"`
 	Hover           *HoverSection           `json:"hover,omitempty"`
 	References      *ReferencesSection      `json:"references,omitempty"`
@@ -177,11 +179,12 @@ func (c *Client) Understand(ctx context.Context, req UnderstandRequest) (Underst
 	var named *SymbolMatch // the declaration a query named
 	req.Query = strings.TrimSpace(req.Query)
 	if req.Query != "" {
-		m, err := c.resolveQuery(ctx, req.Query, req.File)
+		n, err := c.ResolveName(ctx, req.Query, req.File)
 		if err != nil {
 			return UnderstandResult{}, err
 		}
-		out.Query, named = req.Query, &m
+		m := n.Symbol
+		out.Query, out.Resolved, named = req.Query, &n, &m
 		req.File, req.Target = m.File, Target{Line: m.Line, Column: &m.Column}
 	} else if req.File == "" {
 		return UnderstandResult{}, apierr.New(apierr.InvalidParameter, "neither file nor query was given",

@@ -32,6 +32,20 @@ var MaxCheckedOpenFiles = 64
 // send would desynchronise the user's servers, and their publishes would
 // move the user's diagnostics display.)
 func (v *Verifier) Check(ctx context.Context, files []diagdelta.CheckFile) (*diagdelta.Delta, error) {
+	ds, err := v.CheckSteps(ctx, [][]diagdelta.CheckFile{files}, false)
+	if err != nil {
+		return nil, err
+	}
+	return ds[0], nil
+}
+
+// CheckSteps is Check for changes applied one after the other (a chain of
+// changesets): the copy is shown the texts before the first step, then
+// each step's new texts in turn, diagnosed after each. Each step's delta
+// is against the texts before the first step (the last one is the chain's
+// delta); with fixes, the quick fixes the servers offer for the errors a
+// step introduces, on the changed text, are listed.
+func (v *Verifier) CheckSteps(ctx context.Context, steps [][]diagdelta.CheckFile, fixes bool) ([]*diagdelta.Delta, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	sh, err := v.shadowClient(ctx)
@@ -40,13 +54,21 @@ func (v *Verifier) Check(ctx context.Context, files []diagdelta.CheckFile) (*dia
 	}
 	root := v.c.Session.Root()
 	var notes []string
-	var edits []diagdelta.CheckFile
-	for _, f := range files {
-		switch {
-		case f.Op == "edit":
-			edits = append(edits, f)
-		default:
-			notes = append(notes, fmt.Sprintf("%s %s not simulated (the check shows servers text changes only)", f.Op, root.Rel(f.Path)))
+	edits := make([][]diagdelta.CheckFile, len(steps))
+	// The texts before the first step, by path, and the paths in order.
+	first := map[string]string{}
+	var paths []string
+	for i, files := range steps {
+		for _, f := range files {
+			if f.Op != "edit" {
+				notes = append(notes, fmt.Sprintf("%s %s not simulated (the check shows servers text changes only)", f.Op, root.Rel(f.Path)))
+				continue
+			}
+			edits[i] = append(edits[i], f)
+			if _, ok := first[f.Path]; !ok {
+				first[f.Path] = f.Before
+				paths = append(paths, f.Path)
+			}
 		}
 	}
 	// The user's open files of the changed files' languages, with their
@@ -64,21 +86,19 @@ func (v *Verifier) Check(ctx context.Context, files []diagdelta.CheckFile) (*dia
 		return nil, apierr.Errorf(apierr.OperationFailed, "report this", "decode open files: %v", err)
 	}
 	langs := map[string]bool{}
-	changed := map[string]bool{}
-	for _, f := range edits {
-		changed[f.Path] = true
-		if l := lang.ForFile(f.Path); l != nil {
+	for _, p := range paths {
+		if l := lang.ForFile(p); l != nil {
 			langs[l.Name] = true
 		}
 	}
 	type sync struct{ path, text string }
 	var shown []sync
-	for _, f := range edits {
-		shown = append(shown, sync{f.Path, f.Before})
+	for _, p := range paths {
+		shown = append(shown, sync{p, first[p]})
 	}
 	extra := 0
 	for _, o := range open {
-		if changed[o.File] || root.Sensitive(o.File) {
+		if _, changed := first[o.File]; changed || root.Sensitive(o.File) {
 			continue
 		}
 		if l := lang.ForFile(o.File); l == nil || !langs[l.Name] {
@@ -97,10 +117,22 @@ func (v *Verifier) Check(ctx context.Context, files []diagdelta.CheckFile) (*dia
 		return nil, err
 	}
 	defer func() { _ = sh.Session.HoldBuffers(context.WithoutCancel(ctx), false) }()
+	// Buffers the copy had not loaded: their servers' first analysis
+	// (pyright publishes an empty list as a file opens, then analyses it)
+	// is awaited below, so that it does not pass for a diagnosis of the
+	// change.
+	shownPaths := make([]string, len(shown))
+	for i, s := range shown {
+		shownPaths[i] = s.path
+	}
+	loaded, err := sh.buffersOf(ctx, shownPaths)
+	if err != nil {
+		return nil, err
+	}
 	bufs := map[string]int{}
 	for i, s := range shown {
 		doc, err := sh.Open(ctx, s.path)
-		if err != nil && i >= len(edits) {
+		if err != nil && i >= len(paths) {
 			continue // an open file the copy cannot load (not on disk yet)
 		}
 		if err != nil {
@@ -111,20 +143,42 @@ func (v *Verifier) Check(ctx context.Context, files []diagdelta.CheckFile) (*dia
 			return nil, err
 		}
 	}
-	paths := make([]string, len(edits))
-	for i, f := range edits {
-		paths[i] = f.Path
+	for i, s := range shown {
+		if _, ok := bufs[s.path]; ok && i < len(loaded.Bufnrs) && loaded.Bufnrs[i] == 0 {
+			if _, err := sh.DiagnosticsFor(ctx, DiagnosticsQuery{File: s.path}); err != nil && apierr.CodeOf(err) == apierr.Cancelled {
+				return nil, err
+			}
+		}
 	}
 	b, err := sh.before(ctx, paths, "check", false)
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range edits {
-		if err := sh.setText(ctx, bufs[f.Path], f.After); err != nil {
-			return nil, err
+	var out []*diagdelta.Delta
+	for i, files := range edits {
+		if i > 0 {
+			// The next step's wait counts from here.
+			if err = sh.Session.PublishMark(ctx, &b.mark); err != nil {
+				break
+			}
 		}
+		for _, f := range files {
+			if err = sh.setText(ctx, bufs[f.Path], f.After); err != nil {
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+		var d *diagdelta.Delta
+		if d, err = b.After(ctx); err != nil {
+			break
+		}
+		if fixes && d.IntroducedCounts["error"] > 0 {
+			sh.addFixes(ctx, d)
+		}
+		out = append(out, d)
 	}
-	d, err := b.After(ctx)
 	// Back to the disk's texts, unmodified, so the next check starts
 	// clean (not waited for: the next check's baseline waits).
 	for _, bn := range bufs {
@@ -135,15 +189,18 @@ func (v *Verifier) Check(ctx context.Context, files []diagdelta.CheckFile) (*dia
 	if err != nil {
 		return nil, err
 	}
-	if len(notes) > 0 {
-		if d.Note != "" {
-			notes = append([]string{d.Note}, notes...)
+	for _, d := range out {
+		if len(notes) > 0 {
+			n := notes
+			if d.Note != "" {
+				n = append([]string{d.Note}, notes...)
+			}
+			d.Note = strings.Join(n, "; ")
 		}
-		d.Note = strings.Join(notes, "; ")
+		d.Refresh()
 	}
-	d.Refresh()
 	v.lastChecked = paths
-	return d, nil
+	return out, nil
 }
 
 // Idle waits (bounded) until the check's copy has diagnosed its current

@@ -33,7 +33,7 @@ vim.api.nvim_create_autocmd('User', {
 // change waits for the user, who sees the diff: accepted it applies,
 // rejected nothing changes and the agent gets REJECTED with the note, left
 // unanswered it times out (TIMEOUT, nothing changed). Previews are not
-// asked about; preview: false and apply_changeset both are.
+// asked about; preview: false and apply_changeset both are, and run_tests.
 func TestApproval(t *testing.T) {
 	root := writeFiles(t, map[string]string{"a.txt": "one\ntwo\n"})
 	u := startUser(t, root, answerApprovals)
@@ -95,6 +95,17 @@ func TestApproval(t *testing.T) {
 		u.wantError("save_buffer", `{"file":"a.txt"}`, apierr.Rejected)
 		if got := u.disk("a.txt"); got != "one\ntwo\n" {
 			t.Fatalf("saved although rejected: %q", got)
+		}
+	})
+	t.Run("run_tests is asked", func(t *testing.T) {
+		// Running tests runs the project's code: asked like a write.
+		u.lua(`_G.decision = 'reject'`, nil)
+		n := asked()
+		u.wantError("run_tests", `{"file":"a.txt"}`, apierr.Rejected)
+		var diff string
+		u.lua(`return _G.asked[#_G.asked].diff`, &diff)
+		if asked() != n+1 || !strings.Contains(diff, `run_tests {"file":"a.txt"}`) {
+			t.Fatalf("run_tests was not asked about (%d approvals, last shown %q)", asked()-n, diff)
 		}
 	})
 	t.Run("never", func(t *testing.T) {

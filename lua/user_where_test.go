@@ -61,7 +61,7 @@ vim.api.nvim_win_set_cursor(0, { 33, 7 })`, nil, u.abs("orders/orders.go"))
 			t.Errorf("%s: required %v, file %q", tl.Name, schema.Required, schema.Properties["file"].Description)
 		}
 	}
-	u.wantError("find_references", `{"symbol":"Process"}`, apierr.InvalidParameter, "`file` is required (or at: \"cursor\")")
+	u.wantError("find_references", `{"symbol":"Process"}`, apierr.InvalidParameter, "`file` is required (or at: \"cursor\", or name)")
 
 	ctx := u.mustCall("get_editor_context", `{}`)
 	if ctx["file"] != "orders/orders.go" || ctx["line"] != float64(33) || ctx["column"] != float64(7) {

@@ -134,6 +134,24 @@ func (s *Session) UndoChangeset(ctx context.Context, result any, id any) error {
 	return luaUndoChanges.call(ctx, s, result, id)
 }
 
+// format.lua: the user's own formatter (conform.nvim, when loaded).
+var (
+	luaUserFormatters = fn1[int]("nvbridge.format", "user_formatters")
+	luaConformText    = async2[int, []string]("nvbridge.format", "conform_text")
+)
+
+// UserFormatters reads the formatters the user's conform.nvim runs for
+// bufnr, as JSON {tool, formatters}; "" when none (or not loaded).
+func (s *Session) UserFormatters(ctx context.Context, result *string, bufnr int) error {
+	return luaUserFormatters.call(ctx, s, result, bufnr)
+}
+
+// ConformText formats bufnr's text with the named conform.nvim formatters
+// without changing the buffer: JSON {lines}.
+func (s *Session) ConformText(ctx context.Context, bufnr int, names []string) (json.RawMessage, error) {
+	return luaConformText.start(ctx, s, bufnr, names)
+}
+
 // verify.lua: what a verified change waits for.
 var (
 	luaWaitSettled   = async2[any, int]("nvbridge.verify", "wait_settled")

@@ -29,7 +29,7 @@ func editBufferTool(env *Env) Tool {
 			for i, e := range in.Edits {
 				edits[i] = edit.LineEdit{LineStart: e.LineStart, LineEnd: e.LineEnd, NewText: e.NewText}
 			}
-			r, err := env.Edit.EditLines(ctx, in.File, edits, edit.Options{Preview: in.preview(), Save: in.Save, Check: in.check(), NoAutocmd: in.NoAutocmd, Tool: "edit_buffer"})
+			r, err := env.Edit.EditLines(ctx, in.File, edits, edit.Options{Preview: in.preview(), Save: in.Save, Check: in.check(), Require: in.require(), NoAutocmd: in.NoAutocmd, Tool: "edit_buffer"})
 			return singleFileResult(r), err
 		})
 }

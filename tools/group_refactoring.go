@@ -22,6 +22,7 @@ func refactoringTools(env *Env) []Tool {
 		renameSymbolTool(env),
 		applyCodeActionTool(env),
 		organizeImportsTool(env),
+		formatTool(env),
 		extractFunctionTool(env),
 		extractVariableTool(env),
 		moveSymbolTool(env),
@@ -54,7 +55,7 @@ type saveArg struct {
 
 // submit previews or applies a refactoring's changeset.
 func submit(ctx context.Context, env *Env, cs preview.Changeset, p previewArg, s saveArg) (*edit.Result, error) {
-	r, err := env.Edit.Submit(ctx, cs, edit.Options{Preview: p.preview(), Save: s.Save, Check: p.check(), NoAutocmd: s.NoAutocmd})
+	r, err := env.Edit.Submit(ctx, cs, edit.Options{Preview: p.preview(), Save: s.Save, Check: p.check(), Require: p.require(), NoAutocmd: s.NoAutocmd})
 	if err != nil {
 		return nil, err
 	}

@@ -4,10 +4,13 @@ package tools
 func structureTools(env *Env) []Tool {
 	return []Tool{
 		analyzeDependenciesTool(env),
+		batchTool(env),
+		exploreTool(env),
 		getCallHierarchyTool(env),
 		getProjectStructureTool(env),
 		getTypeHierarchyTool(env),
 		prepareChangeTool(env),
+		detectChangesTool(env),
 		understandSymbolTool(env),
 	}
 }

@@ -166,3 +166,14 @@ func TestProgressRefactorings(t *testing.T) {
 	log.await(t, "chsig", "rewriting the declarations and call sites")
 	log.check(t, "chsig")
 }
+
+// TestProgressRunTests: run_tests reports each test's outcome as it
+// finishes (go test -json's events), after the search for the tests.
+func TestProgressRunTests(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	c, log := progressSession(t)
+	callWithToken(t, c, "run_tests", `{"file":"orders/orders.go","line":33,"symbol":"Process"}`, "tests")
+	log.await(t, "tests", "prepare_change: callers done")
+	log.await(t, "tests", "TestProcess pass")
+	log.check(t, "tests")
+}

@@ -28,7 +28,7 @@ func replaceInBufferTool(env *Env) Tool {
 		mutating,
 		func(ctx context.Context, in replaceInBufferArgs) (replaceResult, error) {
 			r, err := env.Edit.Replace(ctx, in.File, edit.Replacement{Old: in.Old, New: in.New, Count: in.Count, Regex: in.Regex},
-				edit.Options{Preview: in.preview(), Check: in.check()})
+				edit.Options{Preview: in.preview(), Check: in.check(), Require: in.require()})
 			return replaceResult{ReplaceResult: r, BufferState: singleFileResult(r.Result).BufferState}, err
 		})
 }

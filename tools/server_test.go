@@ -3,6 +3,7 @@ package tools_test
 import (
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,7 +31,7 @@ type protocolCase struct {
 // (after every other tool): each acts on the previous one's result.
 var mutatingOrder = []string{
 	"edit_buffer", "apply_changeset", "get_buffer_diff", "undo",
-	"replace_in_buffer", "get_changeset_diff", "discard_changeset", "apply_patch", "save_buffer", "discard_buffer",
+	"replace_in_buffer", "check_changeset", "get_changeset_diff", "discard_changeset", "apply_patch", "save_buffer", "discard_buffer",
 	// Debugging main.go with dlv: one session, from start to stop.
 	"start_debug_session", "set_breakpoints", "control_execution", "inspect_state",
 	"get_debug_session_info", "stop_debug_session",
@@ -104,6 +105,14 @@ var protocolCases = map[string]protocolCase{
 	"prepare_change": {args: `{"file":"orders/orders.go","line":33,"symbol":"Process","depth":1}`, want: map[string]any{
 		"symbol.name": "Process", "symbol.line": 33, "references": 4, "direct_callers.0.call_sites.0.file": nil, "risk": nil,
 	}},
+	"batch": {args: `{"searches":["Process","Card","Normalize"],"names":["orders.Process"],"ask":"references"}`, want: map[string]any{
+		"searches.0.query": "Process", "searches.1.query": "Card", "searches.2.query": "Normalize", "searches.2.total": nil,
+		"symbols.0.name": "orders.Process", "symbols.0.resolved.symbol.line": 33, "symbols.0.references.total": 5, "failed": 0,
+	}},
+	"explore": {args: `{"target":"orders","max_symbols":3}`, want: map[string]any{
+		"path": "orders", "kind": "folder", "package": "example.com/shop/orders", "key_symbols.0.name": "Order",
+		"depended_on_by.0.package": nil, "overview.languages.0.language": "go",
+	}},
 	"understand_symbol": {args: `{"file":"orders/orders.go","line":33,"symbol":"Process"}`, want: map[string]any{
 		"symbol.name": "Process", "definition.file": "orders/orders.go", "definition.line": 33, "references.total": 4,
 		"hover.contents": nil,
@@ -152,10 +161,18 @@ var protocolCases = map[string]protocolCase{
 	"replace_in_buffer": {args: `{"file":"widgets/w01.go","old":"showing label","new":"with label","count":1}`, want: map[string]any{
 		"changeset_id": nil, "applied": false, "matches_replaced": 1,
 	}},
+	"check_changeset": {argsFrom: func(results map[string]map[string]any) string {
+		return fmt.Sprintf(`{"changeset_ids":[%q]}`, results["replace_in_buffer"]["changeset_id"])
+	}, want: map[string]any{"first_error": 0, "steps.0.files.0": "widgets/w01.go", "diagnostics_delta.mode": "check", "diagnostics_delta.complete": true}},
 	"get_changeset_diff": {argsFrom: changesetOf("replace_in_buffer"), want: map[string]any{
 		"changeset_id": nil, "offset": 0, "total_bytes": nil, "diff": nil,
 	}},
 	"discard_changeset": {argsFrom: changesetOf("replace_in_buffer"), want: map[string]any{}},
+	"detect_changes":    {args: `{}`, want: map[string]any{"revision": "HEAD", "commit": nil, "files": nil, "symbols": nil}},
+	"run_tests": {args: `{"file":"orders/orders.go","line":33,"symbol":"Process"}`, want: map[string]any{
+		"passed": 1, "failed": 0, "selection.names.0": "TestProcess", "runs.0.runner": "go test", "complete": true,
+	}},
+	"format": {args: `{"file":"widgets/w02.go","start_line":1,"end_line":3}`, want: map[string]any{"file": "widgets/w02.go", "server": modeServer, "changed": false}},
 	"apply_patch": {argsFrom: func(map[string]map[string]any) string {
 		b, _ := json.Marshal(map[string]any{"patch": w03Patch, "preview": false})
 		return string(b)
@@ -200,12 +217,23 @@ func TestToolsOverMCP(t *testing.T) {
 	for _, mode := range sessionModes {
 		t.Run(mode.name, func(t *testing.T) {
 			root := testenv.CopySample(t, "go")
+			gitCommit(t, root) // detect_changes compares with HEAD
 			env := mode.open(t, root)
 			toolsOverMCP(t, mcpClient(t, env), mode.server)
 			if mode.after != nil {
 				t.Run("after", func(t *testing.T) { mode.after(t, env) })
 			}
 		})
+	}
+}
+
+// gitCommit makes root a git repository with one commit of its files.
+func gitCommit(t *testing.T, root string) {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "base"}} {
+		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
 	}
 }
 
@@ -365,6 +393,12 @@ func serverNames(v any, path string) map[string]string {
 				// What nvbridge's own tests ran per language, not this
 				// session's servers.
 				continue
+			case "diagnostics_delta":
+				// A check's delta comes from the check's second Neovim,
+				// which runs nvbridge's own servers.
+				if mode, _ := at(val, "mode"); mode == "check" {
+					continue
+				}
 			case "language_servers":
 				list, _ := val.([]any)
 				for i, s := range list {

@@ -324,12 +324,15 @@ func TestPromptsAndSuggestions(t *testing.T) {
 		return names
 	}
 	for intent, want := range map[string]string{
-		"rename a function everywhere":        "rename_symbol",
-		"fix the compile errors in main.go":   "get_diagnostics",
-		"debug a failing test":                "start_debug_session",
-		"who uses this method":                "find_references",
-		"replace a typo in a comment":         "replace_in_buffer",
-		"apply a unified diff I already have": "apply_patch",
+		"rename a function everywhere":         "rename_symbol",
+		"fix the compile errors in main.go":    "get_diagnostics",
+		"debug a failing test":                 "start_debug_session",
+		"who uses this method":                 "find_references",
+		"replace a typo in a comment":          "replace_in_buffer",
+		"apply a unified diff I already have":  "apply_patch",
+		"run the tests affected by my change":  "run_tests",
+		"review what changed since the commit": "detect_changes",
+		"format this file":                     "format",
 	} {
 		if got := suggest(intent); len(got) == 0 || got[0] != want {
 			t.Errorf("suggest_tools %q = %v, want %s first", intent, got, want)

@@ -13,15 +13,18 @@ import (
 	"github.com/nvbridge/nvbridge/internal/testenv"
 )
 
-var structureToolNames = []string{"analyze_dependencies", "get_call_hierarchy", "get_project_structure", "get_type_hierarchy", "prepare_change", "understand_symbol"}
+var structureToolNames = []string{"analyze_dependencies", "batch", "explore", "get_call_hierarchy", "get_project_structure", "get_type_hierarchy", "prepare_change", "detect_changes", "understand_symbol"}
 
 func TestStructureCatalog(t *testing.T) {
 	required := map[string][]string{
 		"analyze_dependencies":  {"file"},
+		"batch":                 nil,
+		"explore":               {"target"},
 		"get_call_hierarchy":    {"file", "line"},
 		"get_project_structure": nil,
 		"get_type_hierarchy":    {"file", "line"},
 		"prepare_change":        {"file", "line"},
+		"detect_changes":        nil,
 		"understand_symbol":     nil,
 	}
 	env := &Env{}

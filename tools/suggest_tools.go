@@ -35,8 +35,14 @@ var toolHints = map[string]toolHint{
 	"read_file":           {"read file content view show lines", `{"file":"main.go","start_line":1,"end_line":40}`},
 	"start_debug_session": {"debug debugger breakpoint failing test run step", `{"test":"TestProcess","program":"orders","breakpoints":[{"file":"orders/orders.go","line":40}]}`},
 	"organize_imports":    {"imports unused sort organize", `{"file":"main.go"}`},
+	"run_tests":           {"run tests test suite failing passing affected verify", `{"file":"orders/orders.go","line":33,"symbol":"Process"}`},
+	"detect_changes":      {"changes changed diff review git working tree since commit branch", `{"revision":"HEAD"}`},
+	"format":              {"format formatter indentation gofmt prettier style whitespace", `{"file":"main.go"}`},
+	"check_changeset":     {"check chain several changesets together errors before applying", `{"changeset_ids":["cs_1","cs_2"]}`},
 	"get_status":          {"status health working servers installed ready", `{}`},
 	"extract_function":    {"extract function method split long", `{"file":"main.go","line":20,"end_line":30,"name":"helper"}`},
+	"explore":             {"explore area package folder module overview architecture depends importers key recent changes", `{"target":"orders","focus":"changes"}`},
+	"batch":               {"batch several many symbols searches names at once list", `{"searches":["Process","Card"],"names":["orders.Process"],"ask":"references"}`},
 }
 
 var stopWords = map[string]bool{"the": true, "and": true, "for": true, "with": true, "from": true, "into": true, "this": true, "that": true, "want": true, "need": true, "how": true, "can": true, "all": true, "its": true, "of": true, "to": true, "in": true, "a": true, "an": true, "my": true, "i": true}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -124,6 +125,14 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 		mcp.WithOpenWorldHintAnnotation(h.openWorld),
 	)
 	need := requiredOf(def)
+	// A read tool whose result has text beyond the essentials takes
+	// detail: "brief" (detail.go).
+	omitted := briefNames(reflect.TypeFor[Out]())
+	canBrief := h.readOnly && len(omitted) > 0 && def.RawInputSchema != nil
+	if canBrief {
+		def.RawInputSchema = withDetailSchema(def.RawInputSchema)
+		def.RawOutputSchema = optionalIn(def.RawOutputSchema, omitted)
+	}
 	handler := func(ctx context.Context, req mcp.CallToolRequest) (result *mcp.CallToolResult, err error) {
 		// The one recover of the tool-dispatch layer: a panic anywhere in
 		// the handler's goroutine is one failed call (stack to the log, a
@@ -137,6 +146,12 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 		body, err := argumentBody(req.GetRawArguments())
 		if err != nil {
 			return errorResult(err), nil
+		}
+		isBrief := false
+		if canBrief {
+			if body, isBrief, err = takeDetail(body); err != nil {
+				return errorResult(err), nil
+			}
 		}
 		var in In
 		if err := decodeStrict(body, &in); err != nil {
@@ -159,6 +174,18 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 		}
 		if err != nil {
 			return errorResult(err), nil
+		}
+		if isBrief {
+			brief(reflect.ValueOf(&out))
+			res := successResult(out)
+			res.StructuredContent = briefContent(out, omitted)
+			for i, c := range res.Content {
+				if tc, ok := c.(mcp.TextContent); ok {
+					tc.Text = trimLines(tc.Text)
+					res.Content[i] = tc
+				}
+			}
+			return res, nil
 		}
 		return successResult(out), nil
 	}
@@ -297,6 +324,7 @@ func NewServer(env *Env, version string) *server.MCPServer {
 const instructions = `nvbridge drives the language servers attached to a Neovim session.
 Paths are relative to the workspace root. Lines are 1-based; columns are 0-based and counted in characters.
 Instead of a column you may pass symbol: the name as it appears on that line.
+Instead of file and line, position tools take name: the symbol's name, qualified as its language writes it (orders.Process, Logger.clone, requests.sessions.Session.request, z.string).
 Every edit is previewed first (preview=true returns a unified diff and a changeset_id; apply_changeset applies exactly that).
 Debugging (start_debug_session, set_breakpoints, control_execution, inspect_state, get_debug_session_info, stop_debug_session) drives dlv (Go) and debugpy (Python); waits for a stop are bounded and report complete=false when the bound is hit.
 Failed calls return a structured error with a code and a remediation.`

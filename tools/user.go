@@ -24,7 +24,7 @@ import (
 
 // userTools asks buffer-changing tools that do not go through a changeset
 // (which the engine's approval shows as a diff) for a plain approval.
-var userApprovedTools = map[string]bool{"save_buffer": true, "discard_buffer": true, "undo": true}
+var userApprovedTools = map[string]bool{"save_buffer": true, "discard_buffer": true, "undo": true, "run_tests": true}
 
 // toolPreReply is user.tool_pre's answer.
 type toolPreReply struct {
@@ -40,7 +40,7 @@ func withUser(env *Env, t Tool) Tool { return wrapWithUser(env, t, false) }
 // approval of each call that writes (a user-defined tool: no changeset
 // shows its change).
 func wrapWithUser(env *Env, t Tool, approveWrites bool) Tool {
-	t = withWhere(env, t)
+	t = withName(env, withWhere(env, t))
 	if env == nil || env.Session == nil || env.Session.Embedded() {
 		return t
 	}

@@ -47,10 +47,16 @@ var layers = map[string][]string{
 
 	// The refactorings: plans from lsp's answers and the code's syntax.
 	"refactor": with("lsp", "nvim", "preview", "syntax"),
+	// Running tests: which tests reach a symbol or a change (lsp), then
+	// the language's runner.
+	"testrun": with("lsp"),
+	// What a working tree changed (git, lsp's symbols and impact, the
+	// check's diagnostics).
+	"review": with("lsp", "diagdelta", "preview"),
 
 	// The top: tool handlers and the command.
-	"tools":        with("refactor", "lsp", "dap", "edit", "nvim", "preview", "syntax", "diagdelta", "websearch"),
-	"cmd/nvbridge": with("tools", "refactor", "lsp", "dap", "edit", "nvim", "preview", "syntax", "diagdelta", "websearch"),
+	"tools":        with("refactor", "testrun", "review", "lsp", "dap", "edit", "nvim", "preview", "syntax", "diagdelta", "websearch"),
+	"cmd/nvbridge": with("tools", "refactor", "testrun", "review", "lsp", "dap", "edit", "nvim", "preview", "syntax", "diagdelta", "websearch"),
 
 	// Test-only packages: anything of the module, and no production package
 	// imports them (testOnly).
