@@ -80,6 +80,11 @@ bench-side: deps
 # changeset throughput benchmarks, 5 runs (each run measures every variant
 # in turn, so nvbridge's apply and Neovim's alternate), and a shorter
 # harness run with nvbridge's log on, for where its time goes (-phases).
+# Issue 30's goals: verified edits, edits over MCP, reads on zap, the user's
+# Neovim under agent load; then the standard library in place (GOROOT/src,
+# fewer rounds: a first request there can take a minute).
+PERF2_ARGS = -modules zap -rounds 20 -edits 30 -responsive 6 -cold 1 -attached 0
+PERF2_STD_ARGS = -modules std -rounds 8 -cold 1 -attached 0
 MICRO_BENCH = $(GO) test -run '^$$' -bench 'BenchmarkRoundTrip$$|BenchmarkBigBuffer' -benchtime 10x -count 1 -timeout $(TEST_TIMEOUT) ./bench ./edit
 bench-report: deps
 	mkdir -p bench/results
@@ -87,7 +92,10 @@ bench-report: deps
 	for i in 1 2 3 4 5; do $(MICRO_BENCH) >> bench/results/microbench.txt || exit 1; done
 	$(GO) run ./bench/cmd/sidebyside -rounds $(BENCH_ROUNDS) -modules $(BENCH_MODULES) -json bench/results/sidebyside.json > bench/results/sidebyside.txt
 	$(GO) run ./bench/cmd/sidebyside -rounds 20 -modules zap,x/tools -cold 0 -attached 0 -phases -json bench/results/phases.json > bench/results/phases.txt
-	$(GO) run ./bench/cmd/report -side bench/results/sidebyside.json -micro bench/results/microbench.txt -micro-cmd "5 x $(MICRO_BENCH)" -phases bench/results/phases.json -out bench/results
+	$(GO) run ./bench/cmd/sidebyside $(PERF2_ARGS) -json bench/results/perf2.json > bench/results/perf2.txt
+	$(GO) run ./bench/cmd/sidebyside $(PERF2_STD_ARGS) -json bench/results/perf2-std.json > bench/results/perf2-std.txt
+	$(GO) run ./bench/cmd/sidebyside -modules sample -skip-reads -bigedit 20 -cold 0 -attached 0 -json bench/results/perf2-bigedit.json > bench/results/perf2-bigedit.txt
+	$(GO) run ./bench/cmd/report -side bench/results/sidebyside.json -micro bench/results/microbench.txt -micro-cmd "5 x $(MICRO_BENCH)" -phases bench/results/phases.json -perf2 bench/results/perf2.json,bench/results/perf2-std.json,bench/results/perf2-bigedit.json -out bench/results
 
 # The swap race at full length (a folder and a symlink out of the root
 # swapped while commits and agents write: SWAP_ROUNDS rounds; make test

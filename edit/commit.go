@@ -2,6 +2,8 @@ package edit
 
 import (
 	"context"
+	"encoding/binary"
+	"fmt"
 	"sync"
 
 	"github.com/nvbridge/nvbridge/apierr"
@@ -38,6 +40,10 @@ type luaDiskState struct {
 	Path string `msgpack:"path"` // absolute, as asked
 	Disk string `msgpack:"disk"` // new, old, unknown
 	Note string `msgpack:"note,omitempty"`
+	// Fingerprint of the bytes written (a write that reached the disk):
+	// buffers.lua's FNV-64, which Lua would otherwise compute over the
+	// same bytes (3.5 ms for a 5 MB file).
+	Fingerprint string `msgpack:"fingerprint,omitempty"`
 }
 
 // commitRecord is what a commit did, kept until the apply that asked for
@@ -103,12 +109,34 @@ func commitOps(root workspace.Root, id string, ops []luaDiskOp) *luaCommitReply 
 	close(rec.done)
 	reply := &luaCommitReply{Files: make([]luaDiskState, 0, len(rec.files))}
 	for i, f := range rec.files {
-		reply.Files = append(reply.Files, luaDiskState{Path: ops[i].Path, Disk: f.State, Note: f.Note})
+		st := luaDiskState{Path: ops[i].Path, Disk: f.State, Note: f.Note}
+		if ops[i].Kind == "write" && f.State == "new" {
+			st.Fingerprint = fingerprint(ops[i].Data)
+		}
+		reply.Files = append(reply.Files, st)
 	}
 	if rec.err != nil {
 		reply.Err = luaErrorOf(rec.err)
 	}
 	return reply
+}
+
+// fingerprint is buffers.lua's content fingerprint under LuaJIT: FNV-1a
+// over the data's 64-bit words in the machine's byte order (as LuaJIT
+// reads them), then its remaining bytes one by one, "fnv64:" 16 hex
+// digits ":" length.
+func fingerprint(data []byte) string {
+	const prime, basis = 0x100000001b3, 0xcbf29ce484222325
+	h := uint64(basis)
+	n := len(data)
+	words := n / 8
+	for i := range words {
+		h = (h ^ binary.NativeEndian.Uint64(data[i*8:])) * prime
+	}
+	for _, c := range data[words*8:] {
+		h = (h ^ uint64(c)) * prime
+	}
+	return fmt.Sprintf("fnv64:%016x:%d", h, n)
 }
 
 // takeCommit returns and forgets the record of commit id, once that commit

@@ -52,3 +52,6 @@ func (e *Engine) StoredBytes() int {
 	defer e.mu.Unlock()
 	return e.storedBytes
 }
+
+// Fingerprint is the commit's fingerprint of written bytes.
+var Fingerprint = fingerprint

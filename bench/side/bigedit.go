@@ -39,6 +39,13 @@ type BigEditResult struct {
 	ApplyCPUMs     []float64 `json:"apply_cpu_ms"`
 	OneShotCPUMs   []float64 `json:"oneshot_cpu_ms"`
 	NeovimCPUMs    []float64 `json:"neovim_cpu_ms"`
+	// Saving too: apply_changeset with save: true (its preview untimed),
+	// and Neovim's apply_workspace_edit then :write (wall and CPU).
+	ApplySaveMs      []float64 `json:"apply_save_ms"`
+	ApplySaveCPUMs   []float64 `json:"apply_save_cpu_ms"`
+	ApplySaveGoCPUMs []float64 `json:"apply_save_go_cpu_ms"` // nvbridge's process alone
+	NeovimWriteMs    []float64 `json:"neovim_write_ms"`
+	NeovimWriteCPUMs []float64 `json:"neovim_write_cpu_ms"`
 	// The sizes of the preview's and the apply's answers (bytes of their
 	// structured content).
 	PreviewBytes int `json:"preview_bytes"`
@@ -83,9 +90,14 @@ func BigEdit(ctx context.Context, o Options, rounds int) (*BigEditResult, error)
 				Start: protocol.Position{Line: uint32(line)}, End: protocol.Position{Line: uint32(line), Character: uint32(len(old))}}})
 		}
 	}
+	// Neovim's side edits its own copy (both sides save).
+	nvPath := filepath.Join(dir, "big-neovim.txt")
+	if err := os.WriteFile(nvPath, []byte(text.String()), 0o644); err != nil {
+		return nil, err
+	}
 	var we [2]string
 	for d := range 2 {
-		b, _ := json.Marshal(protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{uri.File(path): lspEdits[d]}})
+		b, _ := json.Marshal(protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{uri.File(nvPath): lspEdits[d]}})
 		we[d] = string(b)
 	}
 
@@ -100,11 +112,14 @@ func BigEdit(ctx context.Context, o Options, rounds int) (*BigEditResult, error)
 		return nil, err
 	}
 	defer nv.Close()
-	if err := nv.ExecLua(`vim.cmd.edit(vim.fn.fnameescape((...)))`, nil, path); err != nil {
+	if err := nv.ExecLua(`vim.cmd.edit(vim.fn.fnameescape((...)))`, nil, nvPath); err != nil {
 		return nil, err
 	}
 	const neovimApply = `local we, enc = ...
 vim.lsp.util.apply_workspace_edit(vim.json.decode(we), enc)`
+	const neovimApplyWrite = `local we, enc = ...
+vim.lsp.util.apply_workspace_edit(vim.json.decode(we), enc)
+vim.cmd('silent write')`
 	var nvPID int
 	if err := nv.ExecLua(`return vim.fn.getpid()`, &nvPID); err != nil {
 		return nil, err
@@ -116,9 +131,24 @@ vim.lsp.util.apply_workspace_edit(vim.json.decode(we), enc)`
 	}
 	res := &BigEditResult{Rounds: rounds}
 	for r := -1; r < rounds; r++ { // round -1: warm-up
-		for k := range 3 {
+		for k := range 5 {
 			for d := range 2 {
-				switch (r + 3 + k) % 3 {
+				switch (r + 5 + k) % 5 {
+				case 4:
+					out, err := br.Call(ctx, "edit_buffer", map[string]any{"file": "big.txt", "edits": lineEdits[d]})
+					if err != nil {
+						return nil, err
+					}
+					id, _ := out["changeset_id"].(string)
+					g0, c0, start := cpuMs(bridgePIDs[0]), cpuMs(bridgePIDs...), time.Now()
+					if _, err := br.Call(ctx, "apply_changeset", map[string]any{"changeset_id": id, "save": true}); err != nil {
+						return nil, err
+					}
+					if r >= 0 {
+						res.ApplySaveMs = append(res.ApplySaveMs, ms(time.Since(start)))
+						res.ApplySaveCPUMs = append(res.ApplySaveCPUMs, cpuMs(bridgePIDs...)-c0)
+						res.ApplySaveGoCPUMs = append(res.ApplySaveGoCPUMs, cpuMs(bridgePIDs[0])-g0)
+					}
 				case 0:
 					g0, c0, start := cpuMs(bridgePIDs[0]), cpuMs(bridgePIDs...), time.Now()
 					out, err := br.Call(ctx, "edit_buffer", map[string]any{"file": "big.txt", "edits": lineEdits[d]})
@@ -151,6 +181,15 @@ vim.lsp.util.apply_workspace_edit(vim.json.decode(we), enc)`
 						res.OneShotMs = append(res.OneShotMs, ms(time.Since(start)))
 						res.OneShotCPUMs = append(res.OneShotCPUMs, cpuMs(bridgePIDs...)-c0)
 					}
+				case 3:
+					c0, start := cpuMs(nvPID), time.Now()
+					if err := nv.ExecLua(neovimApplyWrite, nil, we[d], "utf-16"); err != nil {
+						return nil, err
+					}
+					if r >= 0 {
+						res.NeovimWriteMs = append(res.NeovimWriteMs, ms(time.Since(start)))
+						res.NeovimWriteCPUMs = append(res.NeovimWriteCPUMs, cpuMs(nvPID)-c0)
+					}
 				default:
 					c0, start := cpuMs(nvPID), time.Now()
 					if err := nv.ExecLua(neovimApply, nil, we[d], "utf-16"); err != nil {
@@ -178,12 +217,17 @@ func BigEditTable(r *BigEditResult) string {
 	row("apply_changeset (nvbridge)", r.ApplyMs)
 	row("edit_buffer preview: false (nvbridge)", r.OneShotMs)
 	row("apply_workspace_edit over RPC (Neovim)", r.NeovimMs)
+	row("apply_changeset save: true (nvbridge)", r.ApplySaveMs)
+	row("apply_workspace_edit + :write (Neovim)", r.NeovimWriteMs)
 	row("CPU: edit_buffer preview (nvbridge+its Neovim)", r.PreviewCPUMs)
 	row("CPU: apply_changeset (nvbridge+its Neovim)", r.ApplyCPUMs)
 	row("CPU: edit_buffer preview (nvbridge alone)", r.PreviewGoCPUMs)
 	row("CPU: apply_changeset (nvbridge alone)", r.ApplyGoCPUMs)
 	row("CPU: preview: false (nvbridge+its Neovim)", r.OneShotCPUMs)
 	row("CPU: apply_workspace_edit (Neovim)", r.NeovimCPUMs)
+	row("CPU: apply_changeset save: true (nvbridge+its Neovim)", r.ApplySaveCPUMs)
+	row("CPU: apply_changeset save: true (nvbridge alone)", r.ApplySaveGoCPUMs)
+	row("CPU: apply_workspace_edit + :write (Neovim)", r.NeovimWriteCPUMs)
 	lo, hi := RatioInterval(r.ApplyMs, r.NeovimMs)
 	fmt.Fprintf(&b, "apply x%.2f (90%%: x%.2f-x%.2f)", Quantile(r.ApplyMs, .5)/Quantile(r.NeovimMs, .5), lo, hi)
 	both := make([]float64, len(r.ApplyMs))
@@ -193,6 +237,12 @@ func BigEditTable(r *BigEditResult) string {
 	lo, hi = RatioInterval(both, r.NeovimMs)
 	fmt.Fprintf(&b, "; preview+apply x%.2f (90%%: x%.2f-x%.2f); answers: preview %d B, apply %d B\n",
 		Quantile(both, .5)/Quantile(r.NeovimMs, .5), lo, hi, r.PreviewBytes, r.ApplyBytes)
+	if len(r.NeovimWriteMs) > 0 && len(r.ApplySaveMs) > 0 {
+		lo, hi = RatioInterval(r.ApplySaveMs, r.NeovimWriteMs)
+		fmt.Fprintf(&b, "both saving (apply_changeset save: true against apply_workspace_edit + :write): apply x%.2f (90%%: x%.2f-x%.2f)", Quantile(r.ApplySaveMs, .5)/Quantile(r.NeovimWriteMs, .5), lo, hi)
+		lo, hi = RatioInterval(r.ApplySaveCPUMs, r.NeovimWriteCPUMs)
+		fmt.Fprintf(&b, "; CPU x%.2f (90%%: x%.2f-x%.2f)\n", Quantile(r.ApplySaveCPUMs, .5)/Quantile(r.NeovimWriteCPUMs, .5), lo, hi)
+	}
 	lo, hi = RatioInterval(r.ApplyCPUMs, r.NeovimCPUMs)
 	fmt.Fprintf(&b, "CPU: apply x%.2f (90%%: x%.2f-x%.2f)", Quantile(r.ApplyCPUMs, .5)/Quantile(r.NeovimCPUMs, .5), lo, hi)
 	bothCPU := make([]float64, len(r.ApplyCPUMs))

@@ -76,6 +76,9 @@ func deltaOf(out map[string]any) (complete bool, why string, waited string) {
 // straight to gopls; then, when attached is set, the apply in a user's
 // Neovim whose gopls has none of nvbridge's settings.
 func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool) (*EditsResult, error) {
+	if m.ReadOnly {
+		return nil, fmt.Errorf("%s is used in place: no edits", m.Name)
+	}
 	lineNo, orig, err := editLine(m)
 	if err != nil {
 		return nil, err

@@ -43,6 +43,8 @@ type Module struct {
 	// interface (implementations); File: documentSymbol and diagnostics.
 	Decl, Call, Iface Pos
 	File              string
+	// ReadOnly: the module is used in place (std in GOROOT): no edits.
+	ReadOnly bool
 }
 
 // Modules known to the harness: the bundled sample and two real modules
@@ -51,6 +53,9 @@ var moduleSpecs = map[string]struct {
 	path, version     string
 	decl, call, iface Spec
 	file              string
+	// goroot: the module is the standard library where it is installed
+	// ($GOROOT/src, module std), used in place and only read.
+	goroot bool
 }{
 	"sample": {decl: Spec{"orders/orders.go", "func Process(", "Process"}, call: Spec{"main.go", "orders.Process(order)", "Process"},
 		iface: Spec{"payment/payment.go", "type Method interface", "Method"}, file: "orders/orders.go"},
@@ -62,10 +67,14 @@ var moduleSpecs = map[string]struct {
 		decl:  Spec{"go/packages/packages.go", "func defaultDriver(", "defaultDriver"},
 		call:  Spec{"go/packages/packages.go", "defaultDriver(&ld.Config", "defaultDriver"},
 		iface: Spec{"go/ssa/ssa.go", "type Member interface", "Member"}, file: "go/packages/packages.go"},
+	"std": {goroot: true,
+		decl:  Spec{"strings/strings.go", "func Cut(", "Cut"},
+		call:  Spec{"mime/mediatype.go", "strings.Cut(t, \"/\")", "Cut"},
+		iface: Spec{"io/io.go", "type Reader interface", "Reader"}, file: "strings/strings.go"},
 }
 
 // ModuleNames lists the modules in a stable order.
-var ModuleNames = []string{"sample", "zap", "x/tools"}
+var ModuleNames = []string{"sample", "zap", "x/tools", "std"}
 
 // PrepareModule copies the module into dir (the sample from the checkout;
 // the others downloaded with `go mod download -json` from the module proxy
@@ -78,7 +87,21 @@ func PrepareModule(ctx context.Context, repo, name, dir string) (*Module, error)
 	}
 	m := &Module{Name: name, Version: spec.version, Root: filepath.Join(dir, strings.ReplaceAll(name, "/", "_"))}
 	src := filepath.Join(repo, "testdata", "samples", "go")
-	if spec.path != "" {
+	if spec.goroot {
+		// In place: a copy of std elsewhere would be a second std beside
+		// GOROOT's. Only reads are measured on it.
+		cmd := exec.CommandContext(ctx, "go", "env", "GOROOT", "GOVERSION")
+		cmd.Env = Env(repo)
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("go env GOROOT: %v", err)
+		}
+		f := strings.Fields(string(out))
+		if len(f) < 2 {
+			return nil, fmt.Errorf("go env GOROOT GOVERSION: %q", out)
+		}
+		m.Root, m.Version, m.ReadOnly = filepath.Join(f[0], "src"), f[1]+" std (GOROOT/src, in place)", true
+	} else if spec.path != "" {
 		cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", spec.path+"@"+spec.version)
 		cmd.Env = Env(repo)
 		out, err := cmd.Output()
@@ -93,8 +116,10 @@ func PrepareModule(ctx context.Context, repo, name, dir string) (*Module, error)
 	} else {
 		m.Version = "testdata/samples/go"
 	}
-	if err := copyTree(src, m.Root); err != nil {
-		return nil, err
+	if !spec.goroot {
+		if err := copyTree(src, m.Root); err != nil {
+			return nil, err
+		}
 	}
 	if spec.path != "" {
 		// Both gopls instances then find every dependency in the cache.

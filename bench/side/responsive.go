@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/neovim/go-client/nvim"
+
+	"github.com/nvbridge/nvbridge/internal/safego"
 )
 
 // ResponsiveResult: a user's Neovim (attached mode, its own gopls) while
@@ -26,6 +28,12 @@ type ResponsiveResult struct {
 	// redraw (the flush event), every 20 ms.
 	IdleRedrawMs []float64 `json:"idle_redraw_ms"`
 	LoadRedrawMs []float64 `json:"load_redraw_ms"`
+	// The control: the same requests sent straight to a second gopls by a
+	// minimal client, the user's Neovim not involved: what the load's
+	// competition for the machine's 2 cores alone costs the user.
+	ControlRPCMs    []float64 `json:"control_rpc_ms"`
+	ControlRedrawMs []float64 `json:"control_redraw_ms"`
+	ControlOps      int       `json:"control_ops"`
 	// The agent's calls' own times (ms) during the load windows.
 	AgentMs []float64 `json:"agent_ms"`
 }
@@ -91,10 +99,33 @@ func Responsive(ctx context.Context, o Options, m *Module, windows int, window t
 		{"understand_symbol", pos},
 		{"get_call_hierarchy", with("direction", "outgoing", "depth", 3)},
 	}
+	// The control's gopls, loaded, and its requests.
+	st, err := StartStraight(ctx, m.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	loadCtx, cancelLoad := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancelLoad()
+	if err := st.WaitLoaded(loadCtx); err != nil {
+		return nil, err
+	}
+	sops := sideOps(m, st, nil)
+	var control []sideFunc
+	for _, name := range []string{"calls_incoming_depth3", "understand_symbol", "calls_outgoing_depth3"} {
+		f, ok := sops[name]
+		if !ok {
+			return nil, fmt.Errorf("no straight op %s", name)
+		}
+		control = append(control, f)
+	}
 	// Warm: every call answered once, the UI drawn.
-	for _, c := range calls {
+	for i, c := range calls {
 		if _, err := br.Call(ctx, c.tool, c.args); err != nil {
 			return nil, fmt.Errorf("%s: %w", c.tool, err)
+		}
+		if _, err := control[i](ctx, 0); err != nil {
+			return nil, fmt.Errorf("straight %s: %w", c.tool, err)
 		}
 	}
 	drain := func() {
@@ -108,16 +139,33 @@ func Responsive(ctx context.Context, o Options, m *Module, windows int, window t
 	}
 	res := &ResponsiveResult{Windows: windows, WindowS: window.Seconds()}
 	motion := 0
-	for w := 0; w < 2*windows; w++ {
-		loaded := w%2 == 1
+	for w := 0; w < 3*windows; w++ {
+		// idle, nvbridge's agent, the control, in turn.
+		kind := w % 3
+		loaded := kind == 1
 		wctx, cancel := context.WithTimeout(ctx, window)
 		var wg sync.WaitGroup
 		var agentMu sync.Mutex
 		var ops atomic.Int64
 		var agentErr error
+		if kind == 2 {
+			wg.Add(1)
+			safego.Go("the control's requests", func() {
+				defer wg.Done()
+				for i := 0; wctx.Err() == nil; i++ {
+					if _, err := control[i%len(control)](ctx, i); err != nil {
+						agentMu.Lock()
+						agentErr = fmt.Errorf("straight: %w", err)
+						agentMu.Unlock()
+						return
+					}
+					ops.Add(1)
+				}
+			}, nil)
+		}
 		if loaded {
 			wg.Add(1)
-			go func() {
+			safego.Go("the agent's calls", func() {
 				defer wg.Done()
 				for i := 0; wctx.Err() == nil; i++ {
 					c := calls[i%len(calls)]
@@ -134,13 +182,13 @@ func Responsive(ctx context.Context, o Options, m *Module, windows int, window t
 					agentMu.Unlock()
 					ops.Add(1)
 				}
-			}()
+			}, nil)
 		}
 		// The user's RPC client and the UI, side by side.
 		var rpc, redraw []float64
 		var rpcErr, uiErr error
 		wg.Add(2)
-		go func() {
+		safego.Go("the user's RPC client", func() {
 			defer wg.Done()
 			for wctx.Err() == nil {
 				start := time.Now()
@@ -152,8 +200,8 @@ func Responsive(ctx context.Context, o Options, m *Module, windows int, window t
 				rpc = append(rpc, ms(time.Since(start)))
 				time.Sleep(5 * time.Millisecond) // the sampling interval
 			}
-		}()
-		go func() {
+		}, nil)
+		safego.Go("the user's UI", func() {
 			defer wg.Done()
 			for wctx.Err() == nil {
 				drain()
@@ -173,7 +221,7 @@ func Responsive(ctx context.Context, o Options, m *Module, windows int, window t
 				}
 				time.Sleep(20 * time.Millisecond) // the sampling interval
 			}
-		}()
+		}, nil)
 		wg.Wait()
 		cancel()
 		for _, err := range []error{agentErr, rpcErr, uiErr} {
@@ -181,16 +229,21 @@ func Responsive(ctx context.Context, o Options, m *Module, windows int, window t
 				return nil, err
 			}
 		}
-		if loaded {
+		switch kind {
+		case 1:
 			res.LoadRPCMs = append(res.LoadRPCMs, rpc...)
 			res.LoadRedrawMs = append(res.LoadRedrawMs, redraw...)
 			res.AgentOps += int(ops.Load())
-		} else {
+		case 2:
+			res.ControlRPCMs = append(res.ControlRPCMs, rpc...)
+			res.ControlRedrawMs = append(res.ControlRedrawMs, redraw...)
+			res.ControlOps += int(ops.Load())
+		default:
 			res.IdleRPCMs = append(res.IdleRPCMs, rpc...)
 			res.IdleRedrawMs = append(res.IdleRedrawMs, redraw...)
 		}
-		o.Logf("%s: responsiveness window %d/%d (%s): rpc p99 %.1f ms, redraw p99 %.1f ms, agent calls %d", m.Name, w+1, 2*windows,
-			map[bool]string{true: "agent working", false: "idle"}[loaded], Quantile(rpc, .99), Quantile(redraw, .99), ops.Load())
+		o.Logf("%s: responsiveness window %d/%d (%s): rpc p99 %.1f ms, redraw p99 %.1f ms, agent calls %d", m.Name, w+1, 3*windows,
+			[]string{"idle", "agent working", "control: the same requests straight to a gopls"}[kind], Quantile(rpc, .99), Quantile(redraw, .99), ops.Load())
 	}
 	return res, nil
 }
@@ -198,8 +251,8 @@ func Responsive(ctx context.Context, o Options, m *Module, windows int, window t
 // ResponsiveTable renders a ResponsiveResult.
 func ResponsiveTable(m *Module, r *ResponsiveResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n== the user's Neovim under agent load on %s (attached; %d idle and %d loaded windows of %.0f s, alternating; %d agent calls)\n",
-		m.Name, r.Windows, r.Windows, r.WindowS, r.AgentOps)
+	fmt.Fprintf(&b, "\n== the user's Neovim under agent load on %s (attached; %d windows each of idle, agent, control, %.0f s, in turn; %d agent calls, %d control calls)\n",
+		m.Name, r.Windows, r.WindowS, r.AgentOps, r.ControlOps)
 	row := func(name string, xs []float64) {
 		fmt.Fprintf(&b, "%-40s n %5d  p50 %6.2f ms  p90 %6.2f  p99 %6.2f  max %7.2f\n", name, len(xs), Quantile(xs, .5), Quantile(xs, .9), Quantile(xs, .99), Quantile(xs, 1))
 	}
@@ -207,6 +260,8 @@ func ResponsiveTable(m *Module, r *ResponsiveResult) string {
 	row("user RPC round trip, agent working", r.LoadRPCMs)
 	row("input to redraw (UI), idle", r.IdleRedrawMs)
 	row("input to redraw (UI), agent working", r.LoadRedrawMs)
+	row("user RPC round trip, control load", r.ControlRPCMs)
+	row("input to redraw (UI), control load", r.ControlRedrawMs)
 	row("agent calls (their own time)", r.AgentMs)
 	return b.String()
 }

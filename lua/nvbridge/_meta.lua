@@ -150,6 +150,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field path string absolute, as asked
 ---@field disk string "new" | "old" | "unknown"
 ---@field note? string
+---@field fingerprint? string the written bytes' FNV-64 fingerprint (buffers.fingerprint's, LuaJIT's)
 
 --- The answer to a commit request (Go: edit.luaCommitReply).
 ---@class nvbridge.CommitReply

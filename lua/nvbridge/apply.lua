@@ -488,8 +488,10 @@ function M._apply(plan)
     end
   end
   local state = {} -- path -> disk state after the commit
+  local committed -- the commit's reply
   if #disk > 0 then
     local reply = commit(plan.guard, plan.id, disk)
+    committed = reply
     for _, o in ipairs(reply.files or {}) do
       state[o.path] = o.disk
     end
@@ -503,6 +505,7 @@ function M._apply(plan)
       for _, w in ipairs(writes) do
         if state[w.path] == 'new' then
           kept[w.t] = true
+          w.hash = write.committed_hash(reply, w.path)
           mark_written(w, plan.noautocmd, plan.guard.root)
         end
       end
@@ -519,6 +522,11 @@ function M._apply(plan)
   local written = {}
   for _, w in ipairs(writes) do
     written[w.t] = w
+  end
+  if committed then
+    for _, w in ipairs(writes) do
+      w.hash = write.committed_hash(committed, w.path)
+    end
   end
 
   local out = {}

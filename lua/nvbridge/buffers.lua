@@ -528,6 +528,9 @@ M.buffer_text = buffer_text
 M.buffer_bytes = buffer_bytes
 M.stat_key = stat_key
 M.fingerprint = fingerprint
+--- 'fnv64' when fingerprint is the FNV-1a one (LuaJIT), which nvbridge's
+--- commit also computes for the bytes it writes (CommitReply files' fingerprint).
+M.fingerprint_kind = (has_ffi and has_bit) and 'fnv64' or 'sha256'
 M.record_disk = record_disk
 M.disk_differs = disk_differs
 M.load = load

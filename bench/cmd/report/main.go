@@ -28,14 +28,15 @@ func main() {
 	microCmd := flag.String("micro-cmd", "", "the command that produced -micro (for the report)")
 	out := flag.String("out", "bench/results", "directory for REPORT.md and chart.png")
 	phasesPath := flag.String("phases", "", "the JSON of a sidebyside -phases run (where nvbridge's time goes); optional")
+	perf2Path := flag.String("perf2", "", "the JSONs (comma-separated) of sidebyside runs with -edits, -bigedit, -responsive and std (issue 30's goals); optional")
 	flag.Parse()
-	if err := run(*sidePath, *microPath, *microCmd, *phasesPath, *out); err != nil {
+	if err := run(*sidePath, *microPath, *microCmd, *phasesPath, *perf2Path, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
 	}
 }
 
-func run(sidePath, microPath, microCmd, phasesPath, out string) error {
+func run(sidePath, microPath, microCmd, phasesPath, perf2Path, out string) error {
 	rep, err := readReport(sidePath)
 	if err != nil {
 		return err
@@ -44,6 +45,27 @@ func run(sidePath, microPath, microCmd, phasesPath, out string) error {
 	if phasesPath != "" {
 		if phases, err = readReport(phasesPath); err != nil {
 			return err
+		}
+	}
+	var perf2 *side.Report
+	for _, path := range strings.Split(perf2Path, ",") {
+		if path == "" {
+			continue
+		}
+		r, err := readReport(path)
+		if err != nil {
+			return err
+		}
+		if perf2 == nil {
+			perf2 = r
+			continue
+		}
+		// Runs after the first add their modules and big edit.
+		perf2.Command += "` and `" + r.Command
+		perf2.Finished = r.Finished
+		perf2.Modules = append(perf2.Modules, r.Modules...)
+		if r.BigEdit != nil {
+			perf2.BigEdit = r.BigEdit
 		}
 	}
 	micro, err := parseMicro(microPath)
@@ -56,7 +78,7 @@ func run(sidePath, microPath, microCmd, phasesPath, out string) error {
 	if err := writeChart(filepath.Join(out, "chart.png"), *rep); err != nil {
 		return err
 	}
-	md := render(*rep, micro, microCmd) + renderPhases(phases)
+	md := render(*rep, micro, microCmd) + renderPerf2(perf2) + renderPhases(phases)
 	return os.WriteFile(filepath.Join(out, "REPORT.md"), []byte(md), 0o644)
 }
 

@@ -98,7 +98,7 @@ func run(rounds int, modules []string, out string, coldRuns, attachedRuns int, p
 				return err
 			}
 		}
-		if x.edits > 0 {
+		if x.edits > 0 && !m.ReadOnly {
 			if res.Edits, err = side.Edits(ctx, o, m, x.edits, x.editsAttached); err != nil {
 				return err
 			}
