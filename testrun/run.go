@@ -150,12 +150,17 @@ func Tests(ctx context.Context, c *lsp.Client, req Request, timeout time.Duratio
 	deadline, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	done := 0
-	for _, name := range keys(mapOf(s.sels)) {
+	order := keys(mapOf(s.sels))
+	for i, name := range order {
 		sel := s.sels[name]
 		spec := sel.spec()
 		out.Selection.Targets = append(out.Selection.Targets, spec.Targets...)
 		out.Selection.Names = append(out.Selection.Names, spec.Names...)
+		named := 0 // outcomes naming a test: none, and the bound is hit, the whole selection is unfinished
 		run, err := runOne(deadline, root.Dir(), sel.lang, spec, func(o outcome) {
+			if o.test != "" {
+				named++
+			}
 			if p, ok := strings.CutPrefix(o.status, "progress:"); ok {
 				done++
 				progress.Report(ctx, float64(done), 0, o.test+" "+p)
@@ -194,7 +199,16 @@ func Tests(ctx context.Context, c *lsp.Client, req Request, timeout time.Duratio
 		}
 		out.Runs = append(out.Runs, run)
 		if deadline.Err() != nil {
+			// The bound stopped this runner (before it named a test, maybe
+			// before its build ended) and the ones after it never ran:
+			// what they were to run did not finish.
 			out.Complete = false
+			if named == 0 {
+				out.Unfinished = append(out.Unfinished, selected(spec)...)
+			}
+			for _, rest := range order[i+1:] {
+				out.Unfinished = append(out.Unfinished, selected(s.sels[rest].spec())...)
+			}
 			break
 		}
 	}
@@ -208,6 +222,18 @@ func Tests(ctx context.Context, c *lsp.Client, req Request, timeout time.Duratio
 			timeout, out.Passed, out.Failed, out.Skipped, strings.Join(orNone(out.Unfinished), ", ")).WithDetails(out)
 	}
 	return out, nil
+}
+
+// selected names what spec runs: its tests, else its targets' tests.
+func selected(spec lang.TestRunSpec) []string {
+	if len(spec.Names) > 0 {
+		return spec.Names
+	}
+	all := make([]string, len(spec.Targets))
+	for i, t := range spec.Targets {
+		all[i] = "every test of " + t
+	}
+	return all
 }
 
 // spec is what the runner is asked to run for sel.
