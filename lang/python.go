@@ -32,8 +32,14 @@ var Python = &Language{
 	},
 	Markers: []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"},
 	Servers: []ServerSpec{{
-		Name:     "pyright",
-		Cmd:      []string{"pyright-langserver", "--stdio"},
+		Name: "pyright",
+		Cmd:  []string{"pyright-langserver", "--stdio"},
+		// pyright's organize imports is a command (no code action), and
+		// basedpyright's (a fork's) is named after it.
+		OrganizeImportsCommands: map[string]string{
+			"pyright":      "pyright.organizeimports",
+			"basedpyright": "basedpyright.organizeimports",
+		},
 		Settings: map[string]any{"python": map[string]any{"analysis": map[string]any{"diagnosticMode": "openFilesOnly"}}},
 		// pyright reports its analysis as untitled $/progress work ("3
 		// files to analyze"), and publishes an empty list for a file as it

@@ -328,6 +328,14 @@ type ServerSpec struct {
 	// diagnostics for a newly opened file (which, for gopls, comes only
 	// after type-checking the file's package: 20-100 ms per file).
 	AnswersAfterOpen bool `json:"-"`
+	// OrganizeImportsCommands: the server organizes a document's imports
+	// with a workspace/executeCommand command (the document's URI its one
+	// argument), not a code action (pyright's CLI server offers no
+	// source.organizeImports action): the command by the name of the
+	// client that runs it, the server's own or a fork's that names its
+	// commands after itself (basedpyright). refactor.OrganizeImports runs
+	// it when the server offers no such action.
+	OrganizeImportsCommands map[string]string `json:"-"`
 }
 
 // ServerCommand is a workspace/executeCommand request to a server.
@@ -449,6 +457,20 @@ func ServerSpecs() []ServerSpec {
 		}
 	}
 	return out
+}
+
+// OrganizeImportsCommand is the command that organizes a document's
+// imports for the server whose client is named client (a spec's
+// OrganizeImportsCommands), ok false when no spec has one.
+func OrganizeImportsCommand(client string) (string, bool) {
+	for _, l := range registered {
+		for _, s := range l.Servers {
+			if cmd, ok := s.OrganizeImportsCommands[client]; ok {
+				return cmd, true
+			}
+		}
+	}
+	return "", false
 }
 
 // ServerSpecsFor is ServerSpecs for the workspace at root: a spec with a

@@ -33,13 +33,6 @@ type ImportsPlan struct {
 	Note    string
 }
 
-// organizeCommands are servers whose organize imports is a command rather
-// than a code action (pyright's CLI server offers no such action).
-var organizeCommands = map[string]string{
-	"pyright":      "pyright.organizeimports",
-	"basedpyright": "basedpyright.organizeimports",
-}
-
 // OrganizeImports computes the server's organize-imports edit for file.
 //
 // gopls: the source.organizeImports action, which arrives with its edit.
@@ -48,8 +41,8 @@ var organizeCommands = map[string]string{
 // overlaps the first, both computed against the same text, so the two
 // cannot be stacked in one changeset) nvbridge asks for the single edit
 // doing both: the server command _typescript.organizeImports in its default
-// mode (remove unused, sort, combine), captured. pyright: the command
-// pyright.organizeimports, captured.
+// mode (remove unused, sort, combine), captured. pyright: the command its
+// server spec names (lang: OrganizeImportsCommands), captured.
 func OrganizeImports(ctx context.Context, c *lsp.Client, file string) (ImportsPlan, error) {
 	doc, err := c.Open(ctx, file)
 	if err != nil {
@@ -127,7 +120,8 @@ func organizeWith(ctx context.Context, c *lsp.Client, doc *lsp.Document, server 
 		plan.Via = fmt.Sprintf("code action %q (%s)", a.Title, a.Kind)
 		return finish(cs)
 	}
-	if cmd, ok := organizeCommands[server.Name]; ok {
+	// A server whose organize imports is a command (pyright): its spec's.
+	if cmd, ok := lang.OrganizeImportsCommand(server.Name); ok {
 		args, _ := json.Marshal([]any{doc.URI})
 		cs, _, err := runCaptured(ctx, c, doc, server, lsp.Command{Command: cmd, Arguments: args})
 		if err != nil {

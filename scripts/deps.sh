@@ -2,7 +2,8 @@
 # Installs what the tests need into .deps/ (git-ignored), idempotently:
 #   Neovim >= 0.10, gopls, dlv, debugpy (+ pytest), pyright, typescript-language-server,
 #   typescript, clangd 14, the tree-sitter parsers for Python and TypeScript,
-#   luacheck (make lua-check), and the official MCP conformance suite on a private Node 22.
+#   luacheck (make lua-check), vitest (run_tests' TypeScript runner), and the official MCP
+#   conformance suite on a private Node 22.
 # Each piece is checked first and installed only if missing or the wrong version, so a
 # warm run takes about a second. Any failure stops the script with a message naming the
 # piece; installer output goes to .deps/log/PIECE.log and its tail is shown on failure.
@@ -11,7 +12,7 @@
 #   bash scripts/deps.sh [PIECE...]
 #
 # installs only the pieces named (nvim gopls dlv debugpy clangd npm parsers luacheck
-# staticcheck conformance env),
+# staticcheck vitest conformance env),
 # e.g. to add a new piece to an existing .deps; with none, every piece (make deps).
 set -euo pipefail
 
@@ -41,7 +42,7 @@ BIN=$DEPS/bin
 LOG=$DEPS/log
 mkdir -p "$BIN" "$LOG"
 
-PIECES=(nvim gopls dlv debugpy clangd npm parsers langs luacheck staticcheck conformance env)
+PIECES=(nvim gopls dlv debugpy clangd npm parsers langs luacheck staticcheck vitest conformance env)
 for p in "$@"; do
 	[[ " ${PIECES[*]} " == *" $p "* ]] || { echo "deps: unknown piece $p (known: ${PIECES[*]})" >&2; exit 2; }
 done
@@ -454,6 +455,38 @@ fi
 if want staticcheck; then
 	STATICCHECK_VERSION=v0.8.2
 	go_tool staticcheck honnef.co/go/tools/cmd/staticcheck "$STATICCHECK_VERSION" "\(${STATICCHECK_VERSION#v}\)\$" -version
+fi
+
+# vitest, the TypeScript test runner run_tests drives (testrun: TestRunTypeScript links it
+# into a sample copy's node_modules, where a project has its own). Pinned in
+# scripts/npm/vitest (its own lockfile, so a new vitest never reinstalls the language
+# servers of .deps/npm), installed into .deps/vitest with `npm ci`, reinstalled only when
+# the lockfile changes; .deps/bin/vitest links its executable. vitest 4 runs on Node 20.
+if want vitest; then
+	piece=vitest
+	VITEST=$(cd -P "$DEPS" && pwd)/vitest # real path: npm ci refuses a --prefix through a link
+	vitest_ok() {
+		cmp -s "$ROOT/scripts/npm/vitest/package-lock.json" "$VITEST/.stamp" && [[ -e $VITEST/node_modules/.bin/vitest ]]
+	}
+	if vitest_ok; then
+		state=cached
+	else
+		node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null) || node_major=0
+		command -v npm >/dev/null && ((node_major >= 20)) ||
+			die "need node >= 20 and npm on PATH (found node major ${node_major:-none})"
+		: >"$LOG/vitest.log"
+		rm -rf "$VITEST"
+		mkdir -p "$VITEST"
+		cp "$ROOT/scripts/npm/vitest/package.json" "$ROOT/scripts/npm/vitest/package-lock.json" "$VITEST/"
+		# esbuild's and rolldown's binaries come as optional packages: no install scripts.
+		run_logged npm ci --prefix "$VITEST" --cache "$DEPS/npm-cache" --no-audit --no-fund --ignore-scripts
+		[[ -e $VITEST/node_modules/.bin/vitest ]] || die "npm did not install vitest"
+		cp "$ROOT/scripts/npm/vitest/package-lock.json" "$VITEST/.stamp"
+		state=installed
+	fi
+	ln -sfn ../vitest/node_modules/.bin/vitest "$BIN/vitest"
+	v=$(grep -A1 '"node_modules/vitest": {' "$VITEST/package-lock.json" | sed -n 's/.*"version": "\(.*\)".*/\1/p')
+	echo "vitest: .deps/vitest $v ($state)"
 fi
 
 # The official MCP conformance suite (cmd/nvbridge: TestConformance) and the Node 22 it

@@ -2,6 +2,7 @@ package testrun_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -138,4 +139,60 @@ func TestRunTypeScriptUnconfigured(t *testing.T) {
 	if ae := apierr.As(err); ae.Code != apierr.Unsupported || !strings.Contains(ae.Message, "vitest") {
 		t.Fatalf("no runner: %v", err)
 	}
+}
+
+// linkVitest gives the project at root the node_modules a project that
+// configures vitest has after npm install: node_modules/vitest and
+// node_modules/.bin/vitest, here links to the vitest `make deps`
+// installs (.deps/vitest), so nothing is installed into the sample copy
+// and nothing is written into the repository.
+func linkVitest(t *testing.T, root string) {
+	t.Helper()
+	testenv.Require(t, "vitest")
+	found, err := exec.LookPath("vitest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := filepath.EvalSymlinks(found) // .deps/vitest/node_modules/vitest/vitest.mjs
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "node_modules", ".bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{"vitest": filepath.Dir(bin), ".bin/vitest": bin} {
+		if err := os.Symlink(to, filepath.Join(root, "node_modules", filepath.FromSlash(link))); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestRunTypeScript: vitest, configured in the sample's package.json,
+// through run_tests on testdata/samples/tsvitest: the tests of a test
+// file with a broken assertion report 2 passed and 1 failed, the failure
+// with the test's name, the test file's line and vitest's message (its
+// JUnit report).
+func TestRunTypeScript(t *testing.T) {
+	testenv.Require(t, "nvim", "typescript-language-server")
+	root := testenv.CopySample(t, "tsvitest")
+	linkVitest(t, root)
+	data, _ := os.ReadFile(filepath.Join(root, "src", "cart.test.ts"))
+	write(t, root, "src/cart.test.ts", strings.Replace(string(data), "toBe(630)", "toBe(631)", 1))
+	_, c := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+
+	r, err := testrun.Tests(ctx, c, testrun.Request{File: "src/cart.test.ts"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Passed != 2 || r.Failed != 1 || len(r.Failures) != 1 || len(r.Runs) != 1 || r.Runs[0].Runner != "vitest" ||
+		!slices.Equal(r.Selection.Targets, []string{"src/cart.test.ts"}) {
+		t.Fatalf("the tests of a test file: %+v", r)
+	}
+	f := r.Failures[0]
+	if f.Test != "cart > total with a discount" || f.File != "src/cart.test.ts" || f.Line != 15 ||
+		!strings.Contains(f.Message, "expected 630 to be 631") || !strings.Contains(f.Output, "631") {
+		t.Fatalf("failure %+v", f)
+	}
+	t.Logf("failure: %+v", f)
 }
