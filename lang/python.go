@@ -79,8 +79,8 @@ var Python = &Language{
 	Bases:      ClassBases,
 	SubclassAt: ClassSubclassAt,
 	Tests: &TestRunner{
-		Name: "pytest", Commands: [][]string{{"pytest"}, {"/usr/bin/python3", "-m", "pytest"}},
-		Install: "install pytest (pip install pytest, or apt-get install python3-pytest)",
+		Name: "pytest", Commands: [][]string{{"pytest"}, {"python3-deps", "-m", "pytest"}},
+		Install: "install pytest (make deps unpacks Debian's python3-pytest under .deps/ and installs .deps/bin/python3-deps; or pip install pytest)",
 		Args:    pytestArgs, Output: "junit",
 		IsTest: func(name string) bool { return strings.HasPrefix(name, "test") },
 	},

@@ -104,7 +104,7 @@ func TestRunGo(t *testing.T) {
 // tests of process (shop/orders.py:37) are the test methods reaching it;
 // a broken assertion is reported with the test file's line.
 func TestRunPython(t *testing.T) {
-	testenv.Require(t, "nvim", "pyright-langserver", "pytest")
+	testenv.Require(t, "nvim", "pyright-langserver", "python3-deps")
 	root := testenv.CopySample(t, "python")
 	_, c := testenv.Embedded(t, root)
 	ctx := testenv.Context(t)
