@@ -139,8 +139,7 @@ func Tests(ctx context.Context, c *lsp.Client, req Request, timeout time.Duratio
 			if sel.lang.Tests.Output == "junit" {
 				spec.Report = "REPORT.xml" // a temporary file, made at the run
 			}
-			argv := append(append([]string{filepath.Base(cmd[0])}, cmd[1:]...), sel.lang.Tests.Args(spec)...)
-			lines = append(lines, strings.Join(argv, " "))
+			lines = append(lines, strings.Join(shown(append(cmd, sel.lang.Tests.Args(spec)...)), " "))
 		}
 		if err := req.Confirm(ctx, lines); err != nil {
 			return Result{}, err
@@ -278,6 +277,12 @@ func command(root string, l *lang.Language) ([]string, string, error) {
 	return nil, "", apierr.Errorf(apierr.PreconditionFailed, r.Install, "%s is not installed (looked for %s)", r.Name, r.Commands[0][0])
 }
 
+// shown is argv as an answer or an approval shows it: the program by its
+// name, not the path PATH resolved it to.
+func shown(argv []string) []string {
+	return append([]string{filepath.Base(argv[0])}, argv[1:]...)
+}
+
 // runOne runs one runner and reads its output.
 func runOne(ctx context.Context, root string, l *lang.Language, spec lang.TestRunSpec, report func(outcome)) (Run, error) {
 	cmd, name, err := command(root, l)
@@ -300,7 +305,7 @@ func runOne(ctx context.Context, root string, l *lang.Language, spec lang.TestRu
 		return Run{}, apierr.Errorf(apierr.OperationFailed, "report this", "unknown test output %q", l.Tests.Output)
 	}
 	argv := append(cmd, l.Tests.Args(spec)...)
-	run := Run{Language: l.Name, Runner: name, Command: append([]string{filepath.Base(argv[0])}, argv[1:]...)}
+	run := Run{Language: l.Name, Runner: name, Command: shown(argv)}
 	c := exec.Command(argv[0], argv[1:]...)
 	c.Dir = root
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
