@@ -238,23 +238,22 @@ func (e *Env) engineApproval(ctx context.Context, a edit.Approval) (edit.Decisio
 // confirmRun asks the user before a debug session runs a program (in the
 // user's Neovim, unless approve = "never"), showing its command line.
 func (e *Env) confirmRun(ctx context.Context, run dap.Run) error {
-	if e == nil || e.Session == nil || e.Session.Embedded() || !e.asksUser(ctx) {
-		return nil
-	}
-	_, err := e.approve(ctx, edit.Approval{Kind: "run", Diff: run.Text,
-		Note: "runs a program on this machine under a debugger: " + run.CommandLine})
-	return err
+	return e.askToRun(ctx, run.Text, "runs a program on this machine under a debugger: "+run.CommandLine)
 }
 
-// confirmTests asks the user before run_tests runs the project's tests (in
-// the user's Neovim, unless approve = "never"), showing each runner's
-// command line.
+// confirmTests asks the same before run_tests runs the project's tests,
+// showing each runner's command line.
 func (e *Env) confirmTests(ctx context.Context, commandLines []string) error {
+	return e.askToRun(ctx, strings.Join(commandLines, "\n")+"\n", "runs the project's tests on this machine: "+strings.Join(commandLines, "; "))
+}
+
+// askToRun is the approval of running code: details shown, note the
+// summary; none in an embedded Neovim or with approve = "never".
+func (e *Env) askToRun(ctx context.Context, details, note string) error {
 	if e == nil || e.Session == nil || e.Session.Embedded() || !e.asksUser(ctx) {
 		return nil
 	}
-	_, err := e.approve(ctx, edit.Approval{Kind: "run", Diff: strings.Join(commandLines, "\n") + "\n",
-		Note: "runs the project's tests on this machine: " + strings.Join(commandLines, "; ")})
+	_, err := e.approve(ctx, edit.Approval{Kind: "run", Diff: details, Note: note})
 	return err
 }
 
