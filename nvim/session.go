@@ -82,6 +82,8 @@ type Session struct {
 
 	cmd    *exec.Cmd
 	stderr *tailbuf.Buffer
+	// tmpDir: the embedded Neovim's and its servers' $TMPDIR (spawn).
+	tmpDir string
 
 	nextID  atomic.Int64
 	mu      sync.Mutex
@@ -160,6 +162,16 @@ func (s *Session) spawn(ctx context.Context, command string) error {
 	// the builtin runtime, so the embedded default works on any machine.
 	cmd := exec.Command(command, "--embed", "--headless", "--clean", "-n", "-i", "NONE")
 	cmd.Dir = s.root.Dir()
+	// A temporary directory of its own, removed at Close: the servers
+	// Neovim starts leave theirs behind (typescript-language-server makes
+	// a directory for its cancellation pipes per start and never removes it).
+	tmp, err := os.MkdirTemp("", "nvbridge-embedded-")
+	if err != nil {
+		return apierr.Errorf(apierr.OperationFailed, "check that the temporary directory ($TMPDIR or /tmp) is writable",
+			"cannot make the embedded Neovim's temporary directory: %v", err)
+	}
+	s.tmpDir = tmp
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	// A process group of its own: Close can end the language servers Neovim
 	// started even if Neovim itself hangs.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -167,13 +179,16 @@ func (s *Session) spawn(ctx context.Context, command string) error {
 	cmd.Stderr = s.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
+		s.removeTmp()
 		return err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
+		s.removeTmp()
 		return err
 	}
 	if err := cmd.Start(); err != nil {
+		s.removeTmp()
 		return apierr.Errorf(apierr.PreconditionFailed,
 			"install Neovim >= 0.10 (make deps installs a private copy under .deps/) or pass --nvim-cmd",
 			"cannot start %s: %v", command, err)
@@ -577,6 +592,7 @@ func toInt64(v any) (int64, bool) {
 // whole process group (language servers included) is ended.
 func (s *Session) Close() error {
 	if s.v == nil {
+		s.removeTmp()
 		return nil
 	}
 	if !s.embedded {
@@ -596,8 +612,21 @@ func (s *Session) Close() error {
 	_ = s.v.Close()
 	// Neovim normally stops its servers on exit; make sure nothing survives.
 	EndChild(s.cmd, 3*time.Second, 2*time.Second)
+	s.removeTmp()
 	s.markClosed()
 	return nil
+}
+
+// removeTmp removes the embedded Neovim's temporary directory, once its
+// process group has ended.
+func (s *Session) removeTmp() {
+	if s.tmpDir == "" {
+		return
+	}
+	if err := os.RemoveAll(s.tmpDir); err != nil {
+		s.logf("nvbridge: remove %s: %v", s.tmpDir, err)
+	}
+	s.tmpDir = ""
 }
 
 // Pid returns the embedded Neovim's process id (0 when attached).
