@@ -100,9 +100,20 @@ vim.fn.writefile(lines, vim.env.OUT)
 
 var (
 	binOnce sync.Once
+	binDir  string
 	binPath string
 	binErr  error
 )
+
+// TestMain removes the binary nvbridgeBinary built (70 copies of it, 1.5 GB,
+// had piled up in /tmp).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
 
 // nvbridgeBinary builds the nvbridge binary once per test run.
 func nvbridgeBinary(t *testing.T) string {
@@ -113,6 +124,7 @@ func nvbridgeBinary(t *testing.T) string {
 			binErr = err
 			return
 		}
+		binDir = dir
 		binPath = filepath.Join(dir, "nvbridge")
 		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/nvbridge")
 		cmd.Dir = testenv.RepoRoot(t)
