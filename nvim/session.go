@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -395,14 +396,33 @@ func (s *Session) ExecLua(ctx context.Context, code string, result any, args ...
 // execLua runs code, recording it in the trace under name.
 func (s *Session) execLua(ctx context.Context, name, code string, result any, args ...any) error {
 	start := time.Now()
-	err := s.bounded(ctx, func() error {
-		if args == nil {
-			args = []any{}
-		}
-		return s.v.ExecLua(code, result, args...)
-	})
+	if args == nil {
+		args = []any{}
+	}
+	// go-client decodes the reply from its own goroutine: a call abandoned
+	// when ctx ends would write the caller's result after execLua returned
+	// (a data race with whatever the caller does next). The reply is
+	// decoded into a value of execLua's own and handed over only once the
+	// call has ended.
+	into, handOver := privateResult(result)
+	err := s.bounded(ctx, func() error { return s.v.ExecLua(code, into, args...) })
+	if err == nil {
+		handOver()
+	}
 	s.traceRPC(name, start, err)
 	return err
+}
+
+// privateResult is a fresh destination of result's type and the function
+// that copies it into result; result itself when it is not a pointer (nil:
+// the value is dropped).
+func privateResult(result any) (any, func()) {
+	dst := reflect.ValueOf(result)
+	if result == nil || dst.Kind() != reflect.Pointer || dst.IsNil() {
+		return result, func() {}
+	}
+	fresh := reflect.New(dst.Type().Elem())
+	return fresh.Interface(), func() { dst.Elem().Set(fresh.Elem()) }
 }
 
 // traceRPC records a finished call to Neovim, begun at start.

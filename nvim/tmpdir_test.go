@@ -1,6 +1,7 @@
 package nvim_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,5 +35,33 @@ func TestEmbeddedTempDirRemoved(t *testing.T) {
 	}
 	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
 		t.Fatalf("%s is still there after Close (stat: %v)", tmp, err)
+	}
+}
+
+// TestAbandonedCallLeavesResult: a call abandoned when its context ends
+// does not write the caller's result later (go-client decodes the reply
+// from its own goroutine; -race flagged it in TestUserToolsAndEvents).
+func TestAbandonedCallLeavesResult(t *testing.T) {
+	s, _ := textWorkspace(t, "text\n")
+	ctx, cancel := context.WithCancel(testenv.Context(t))
+	var result []string
+	errc := make(chan error, 1)
+	go func() {
+		// Slow in Neovim, so the caller gives up before the reply.
+		errc <- s.ExecLua(ctx, `vim.wait(200); return {'late'}`, &result)
+	}()
+	cancel()
+	if err := <-errc; err == nil {
+		t.Skip("the call answered before its context ended") // cannot happen: 200 ms in Neovim
+	}
+	result = []string{"the caller's"}
+	// Calls are answered in order: once this one answers, the abandoned
+	// reply has been decoded.
+	var ok bool
+	if err := s.ExecLua(testenv.Context(t), `return true`, &ok); err != nil || !ok {
+		t.Fatal(err)
+	}
+	if len(result) != 1 || result[0] != "the caller's" {
+		t.Fatalf("result = %q after the abandoned call's reply; want the caller's own value", result)
 	}
 }

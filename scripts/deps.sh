@@ -204,13 +204,29 @@ luacheck_private() {
 	install -m 755 "$ROOT/scripts/luacheck-wrapper.sh" "$BIN/luacheck"
 }
 
+# system_nvim: the first nvim on PATH that is not our own wrapper (with
+# .deps/bin on PATH, as after sourcing .deps/env.sh, `command -v nvim` finds
+# the wrapper, which was then taken for a system Neovim and removed).
+system_nvim() {
+	local dir own
+	own=$(realpath -m "$BIN")
+	local IFS=:
+	for dir in $PATH; do
+		[[ -n $dir && -x $dir/nvim && ! -d $dir/nvim ]] || continue
+		[[ $(realpath -m "$dir") == "$own" ]] && continue
+		echo "$dir/nvim"
+		return 0
+	done
+	return 1
+}
+
 if want nvim; then
 	piece=nvim
 	# Keep the wrapper in step with scripts/nvim-wrapper.sh without reinstalling Neovim.
 	if [[ -d $DEPS/nvim ]] && ! cmp -s "$ROOT/scripts/nvim-wrapper.sh" "$BIN/nvim"; then
 		install -m 755 "$ROOT/scripts/nvim-wrapper.sh" "$BIN/nvim"
 	fi
-	if sys=$(command -v nvim) && v=$(nvim_version "$sys"); then
+	if sys=$(system_nvim) && v=$(nvim_version "$sys"); then
 		# A suitable Neovim on PATH (brew, Debian 13, release tarball...): use it, and drop
 		# a private wrapper from an earlier run so it does not shadow the system one.
 		rm -f "$BIN/nvim"
