@@ -219,7 +219,7 @@ func TestLargeDiffIsShownCut(t *testing.T) {
 	v.open("f.txt")
 	r := edit.Replacement{Old: "compute", New: "calc"}
 
-	v.e.MaxShownDiffBytes = 0 // no cut: the whole diff, to compare with
+	v.e.MaxShownDiffBytes, v.e.MaxPreviewDiffBytes = 0, 0 // no cut: the whole diff, to compare with
 	whole, err := v.e.Replace(v.ctx, "f.txt", r, edit.Options{Preview: true})
 	if err != nil {
 		t.Fatal(err)

@@ -42,12 +42,14 @@ type Engine struct {
 	MaxStoredBytes int
 	MaxAge         time.Duration
 
-	// MaxEdits, MaxDiffBytes and MaxShownDiffBytes bound what one change
-	// costs (limits.go): its edits, a preview's diff, the diff an answer
-	// carries.
-	MaxEdits          int
-	MaxDiffBytes      int
-	MaxShownDiffBytes int
+	// MaxEdits, MaxDiffBytes, MaxShownDiffBytes and MaxPreviewDiffBytes
+	// bound what one change costs (limits.go): its edits, a preview's
+	// diff, the diff an answer carries, the diff a preview's answer
+	// carries (its first hunks; get_changeset_diff pages through the rest).
+	MaxEdits            int
+	MaxDiffBytes        int
+	MaxShownDiffBytes   int
+	MaxPreviewDiffBytes int
 
 	mu        sync.Mutex
 	fileLocks [fileLockStripes]sync.Mutex // one-shot changes, by path (oneshot.go)
@@ -103,7 +105,8 @@ func NewEngine(s *nvim.Session) *Engine {
 		s: s, root: s.Root(),
 		MaxStored: 64, MaxStoredBytes: 64 << 20, MaxAge: 30 * time.Minute,
 		MaxEdits: DefaultMaxEdits, MaxDiffBytes: DefaultMaxDiffBytes, MaxShownDiffBytes: DefaultMaxShownDiffBytes,
-		store: map[string]*prepared{}, now: time.Now,
+		MaxPreviewDiffBytes: DefaultMaxPreviewDiffBytes,
+		store:               map[string]*prepared{}, now: time.Now,
 	}
 	if err := registerCommit(s); err != nil {
 		e.commitErr = apierr.Errorf(apierr.OperationFailed, "restart nvbridge", "cannot answer Neovim's disk commits: %v", err)
@@ -166,7 +169,7 @@ type Result struct {
 	// (MaxShownDiffBytes); the changeset applies whole all the same.
 	DiffCut *DiffCut `json:"diff_cut,omitempty"`
 	// DiffInPreview: a stored preview was applied as it was shown, so its
-	// diff (up to 64 KiB, twice over MCP: the text and the structured
+	// diff (its first 16 KiB, twice over MCP: the text and the structured
 	// content) is not sent again; Diff is empty.
 	DiffInPreview bool `json:"diff_in_preview,omitempty"`
 }
@@ -367,7 +370,7 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 		e.remove(e.order[0])
 	}
 	e.mu.Unlock()
-	return e.shown(Result{
+	return e.shownPreview(Result{
 		ChangesetID: id, ExpiresAt: p.created.Add(e.MaxAge).UTC().Format(time.RFC3339),
 		Diff: p.diff, Files: p.results, EditCount: p.edits, Diagnostics: delta,
 	}), nil
