@@ -330,6 +330,10 @@ func spliceLines(text, nl string, eol bool, d LineDelta, lineCount int) (string,
 }
 
 func allLinesEndInCR(text string) bool {
+	// Most texts answer at their first line, without a pass over all.
+	if i := strings.IndexByte(text, '\n'); i < 1 || text[i-1] != '\r' {
+		return false
+	}
 	n := strings.Count(text, "\n")
 	return n > 0 && strings.Count(text, "\r\n") == n
 }

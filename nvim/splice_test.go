@@ -221,3 +221,25 @@ func TestAppliedTextIsKnown(t *testing.T) {
 		t.Fatal("a change after the apply was not spliced: the line tracking did not resume")
 	}
 }
+
+// TestAllLinesEndInCR: a unix buffer reads as CRLF only when every line
+// ends in a carriage return (the first line answers most texts).
+func TestAllLinesEndInCR(t *testing.T) {
+	cases := map[string]bool{
+		"":              false,
+		"a":             false,
+		"\n":            false,
+		"\r\n":          true,
+		"a\r\nb\r\n":    true,
+		"a\r\nb\r\nc":   true, // the last line is not terminated
+		"a\r\nb\nc\r\n": false,
+		"a\nb\r\n":      false,
+		"a\r\r\nb\r\n":  true,
+		"\r\n\r\n\n":    false,
+	}
+	for text, want := range cases {
+		if got := nvim.AllLinesEndInCR(text); got != want {
+			t.Errorf("AllLinesEndInCR(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
