@@ -25,6 +25,9 @@ M.ns = api.nvim_create_namespace('nvbridge_changes')
 --- (setup({highlight_ms = ...}), vim.g.nvbridge_highlight_ms, else 1500).
 ---@type integer?
 M.highlight_ms = nil
+--- The quickfix list of the changes keeps the last this many items (a
+--- session of large changes would otherwise grow it without end).
+M.changes_max = 10000
 
 local group = api.nvim_create_augroup('nvbridge_changes', { clear = false })
 
@@ -152,6 +155,14 @@ function M.applied(plan, targets)
     vim.list_extend(items, g.items)
   end
   vim.list_extend(state.changes, items)
+  local over = #state.changes - M.changes_max
+  if over > 0 then
+    local list = state.changes
+    table.move(list, over + 1, #list, 1)
+    for i = #list, #list - over + 1, -1 do
+      list[i] = nil
+    end
+  end
   if plan.id and plan.id ~= '' and #paths > 0 then
     table.insert(state.changesets, { id = plan.id, paths = paths, inverse = kept <= INVERSE_MAX and inverse or nil })
     while #state.changesets > CHANGESETS_MAX do
