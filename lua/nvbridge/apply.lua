@@ -401,11 +401,16 @@ function M.apply(plan)
   -- Buffers this apply loads must not make buffers.load release others it
   -- holds: releasing waits until the apply is over.
   buffers.hold()
+  -- An apply may run inside another's wait for its disk commit (a second
+  -- nvbridge on this Neovim): each keeps its own list.
+  local outer = paused
   paused = {}
   local ok, reply = pcall(M._apply, plan)
+  local mine = paused
+  paused = outer
   -- Applied or rolled back, the paused buffers are followed again from
   -- their changedtick now.
-  for _, p in ipairs(paused) do
+  for _, p in ipairs(mine) do
     if api.nvim_buf_is_loaded(p.b) then
       if p.tracked then
         buffers.track(p.b)
@@ -413,7 +418,6 @@ function M.apply(plan)
       extensions.resume(p.b)
     end
   end
-  paused = {}
   buffers.let_go()
   if not ok then
     error(reply, 0)
