@@ -42,12 +42,14 @@ type Engine struct {
 	MaxStoredBytes int
 	MaxAge         time.Duration
 
-	// MaxEdits, MaxDiffBytes and MaxShownDiffBytes bound what one change
-	// costs (limits.go): its edits, a preview's diff, the diff an answer
-	// carries.
-	MaxEdits          int
-	MaxDiffBytes      int
-	MaxShownDiffBytes int
+	// MaxEdits, MaxDiffBytes, MaxShownDiffBytes and MaxPreviewDiffBytes
+	// bound what one change costs (limits.go): its edits, a preview's
+	// diff, the diff an answer carries, the diff a preview's answer
+	// carries (its first hunks; get_changeset_diff pages through the rest).
+	MaxEdits            int
+	MaxDiffBytes        int
+	MaxShownDiffBytes   int
+	MaxPreviewDiffBytes int
 
 	mu        sync.Mutex
 	fileLocks [fileLockStripes]sync.Mutex // one-shot changes, by path (oneshot.go)
@@ -58,7 +60,16 @@ type Engine struct {
 	store       map[string]*prepared
 	order       []string // ids, oldest first
 	storedBytes int      // sum of the stored previews' sizes
-	now         func() time.Time
+	// recent holds the texts after the change of the last stored preview
+	// (outside the stored previews' budget, as lines mostly shared with
+	// the text before, which the session's text cache holds): applying it,
+	// as agents mostly do next, tells that cache the buffers' new text, so
+	// the next change does not read a large buffer back whole.
+	recent struct {
+		id    string
+		after []preview.Document
+	}
+	now func() time.Time
 
 	// Approve, when set, asks the user before any changeset is applied
 	// (attached mode; tools.NewEnv sets it). Previews are not asked about.
@@ -94,7 +105,8 @@ func NewEngine(s *nvim.Session) *Engine {
 		s: s, root: s.Root(),
 		MaxStored: 64, MaxStoredBytes: 64 << 20, MaxAge: 30 * time.Minute,
 		MaxEdits: DefaultMaxEdits, MaxDiffBytes: DefaultMaxDiffBytes, MaxShownDiffBytes: DefaultMaxShownDiffBytes,
-		store: map[string]*prepared{}, now: time.Now,
+		MaxPreviewDiffBytes: DefaultMaxPreviewDiffBytes,
+		store:               map[string]*prepared{}, now: time.Now,
 	}
 	if err := registerCommit(s); err != nil {
 		e.commitErr = apierr.Errorf(apierr.OperationFailed, "restart nvbridge", "cannot answer Neovim's disk commits: %v", err)
@@ -157,7 +169,7 @@ type Result struct {
 	// (MaxShownDiffBytes); the changeset applies whole all the same.
 	DiffCut *DiffCut `json:"diff_cut,omitempty"`
 	// DiffInPreview: a stored preview was applied as it was shown, so its
-	// diff (up to 64 KiB, twice over MCP: the text and the structured
+	// diff (its first 16 KiB, twice over MCP: the text and the structured
 	// content) is not sent again; Diff is empty.
 	DiffInPreview bool `json:"diff_in_preview,omitempty"`
 }
@@ -245,6 +257,11 @@ func (e *Engine) ApplyStoredWith(ctx context.Context, id string, opts Options) (
 	e.mu.Lock()
 	e.expire()
 	p := e.store[id]
+	if p != nil && p.after == nil && e.recent.id == id {
+		q := *p
+		q.after = e.recent.after
+		p = &q
+	}
 	e.mu.Unlock()
 	if p == nil {
 		return Result{}, apierr.Errorf(apierr.ResourceNotFound,
@@ -330,12 +347,14 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 	// change when the user approves changes: they may edit them before
 	// accepting.
 	p.before = nil
+	after := p.after
 	if e.Approve == nil {
 		p.after = nil
 	}
 	p.bytes = p.size()
 	id := newID()
 	e.mu.Lock()
+	e.recent.id, e.recent.after = id, after
 	if p.bytes > e.MaxStoredBytes {
 		max := e.MaxStoredBytes
 		e.mu.Unlock()
@@ -351,7 +370,7 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 		e.remove(e.order[0])
 	}
 	e.mu.Unlock()
-	return e.shown(Result{
+	return e.shownPreview(Result{
 		ChangesetID: id, ExpiresAt: p.created.Add(e.MaxAge).UTC().Format(time.RFC3339),
 		Diff: p.diff, Files: p.results, EditCount: p.edits, Diagnostics: delta,
 	}), nil
@@ -455,6 +474,7 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 	out := Result{Diff: proposal, Applied: true, EditCount: p.edits, Files: make([]FileResult, len(p.results)), AppliedID: id,
 		UserDiff: userDiff, UserEdited: userDiff != "", Hunks: hunks, AppliedDiff: appliedDiff}
 	out.WrittenDiff = e.writtenDiff(p, reply.Files)
+	texts := make([]func() string, len(reply.Files)) // each file's new text, made once if asked for
 	for i, r := range p.results {
 		lf := reply.Files[i]
 		if lf.WrittenText != nil {
@@ -473,14 +493,13 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 			if lf.NewPath != "" {
 				path = lf.NewPath
 			}
-			text := p.after[i].Text()
-			parsed.put(text, lf.FileFormat == "dos", p.after[i])
-			e.s.RememberText(path, lf.Bufnr, lf.ChangedTick, lf.FileFormat, lf.EOL, lf.Bomb, text)
+			texts[i] = textOf(p.after[i], lf.FileFormat == "dos")
+			e.s.RememberTextOf(path, lf.Bufnr, lf.ChangedTick, lf.FileFormat, lf.EOL, lf.Bomb, p.after[i].Len(), texts[i])
 		}
 	}
 	out.Diagnostics = e.after(ctx, baseline, failed)
 	if f, ok := e.Verifier.(Follower); ok && baseline != nil {
-		texts := map[string]string{}
+		follow := map[string]func() string{}
 		for i, lf := range reply.Files {
 			if i >= len(p.after) || lf.Kind == "delete" {
 				continue
@@ -489,15 +508,30 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 			if lf.NewPath != "" {
 				path = lf.NewPath
 			}
-			if lf.WrittenText != nil {
-				texts[path] = *lf.WrittenText
-			} else {
-				texts[path] = p.after[i].Text()
+			switch {
+			case lf.WrittenText != nil:
+				written := *lf.WrittenText
+				follow[path] = func() string { return written }
+			case texts[i] != nil:
+				follow[path] = texts[i]
+			default:
+				follow[path] = textOf(p.after[i], lf.FileFormat == "dos")
 			}
 		}
-		f.Follow(texts)
+		f.Follow(follow)
 	}
 	return out, nil
+}
+
+// textOf makes doc's text once, when first asked for, and records its
+// parse (the next change plans from it without splitting it again): doc's
+// lines cut from that text, which then holds them once.
+func textOf(doc preview.Document, dos bool) func() string {
+	return sync.OnceValue(func() string {
+		text := doc.Text()
+		parsed.put(text, dos, doc.Within(text))
+		return text
+	})
 }
 
 // expire drops stored previews past MaxAge (e.mu held).
@@ -512,6 +546,9 @@ func (e *Engine) expire() {
 func (e *Engine) remove(id string) {
 	if p := e.store[id]; p != nil {
 		e.storedBytes -= p.bytes
+	}
+	if e.recent.id == id {
+		e.recent.id, e.recent.after = "", nil
 	}
 	delete(e.store, id)
 	if i := slices.Index(e.order, id); i >= 0 {

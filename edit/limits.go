@@ -24,6 +24,11 @@ const (
 	DefaultMaxDiffBytes = 32 << 20
 	// DefaultMaxShownDiffBytes is Engine.MaxShownDiffBytes' default.
 	DefaultMaxShownDiffBytes = 64 << 10
+	// DefaultMaxPreviewDiffBytes is Engine.MaxPreviewDiffBytes' default:
+	// about 4,000 tokens of diff, the first hunks of a large change (a
+	// preview of 1,000 one-line hunks is 65 KB of diff, which an agent
+	// that made those edits need not read whole to apply them).
+	DefaultMaxPreviewDiffBytes = 16 << 10
 )
 
 // checkEdits refuses a changeset of more than MaxEdits edits, before any
@@ -64,12 +69,26 @@ type DiffCut struct {
 
 // shown cuts r's diff to MaxShownDiffBytes (at a file, hunk or line start).
 func (e *Engine) shown(r Result) Result {
-	if e.MaxShownDiffBytes <= 0 || len(r.Diff) <= e.MaxShownDiffBytes {
+	return cutDiff(r, e.MaxShownDiffBytes)
+}
+
+// shownPreview cuts a preview's diff to MaxPreviewDiffBytes (within
+// MaxShownDiffBytes): the rest is read on request (get_changeset_diff).
+func (e *Engine) shownPreview(r Result) Result {
+	max := e.MaxShownDiffBytes
+	if e.MaxPreviewDiffBytes > 0 && (max <= 0 || e.MaxPreviewDiffBytes < max) {
+		max = e.MaxPreviewDiffBytes
+	}
+	return cutDiff(r, max)
+}
+
+func cutDiff(r Result, max int) Result {
+	if max <= 0 || len(r.Diff) <= max {
 		return r
 	}
 	total := len(r.Diff)
 	var next int
-	r.Diff, next = preview.DiffPage(r.Diff, 0, e.MaxShownDiffBytes)
+	r.Diff, next = preview.DiffPage(r.Diff, 0, max)
 	r.DiffCut = &DiffCut{TotalBytes: total, NextOffset: next}
 	return r
 }

@@ -29,10 +29,11 @@ type Verifier interface {
 }
 
 // Follower is a Verifier whose check keeps a copy of the files: Follow
-// shows it the texts an apply just gave them (absolute path to text), in
-// the background, so the next check starts from them already diagnosed.
+// shows it the texts an apply just gave them (absolute path to a function
+// making the text: none is made when there is no copy), in the
+// background, so the next check starts from them already diagnosed.
 type Follower interface {
-	Follow(texts map[string]string)
+	Follow(texts map[string]func() string)
 }
 
 // before records the baseline for an apply; a failure to record it is

@@ -232,13 +232,14 @@ func (v *Verifier) Idle(ctx context.Context) error {
 }
 
 // Follow shows the check's second Neovim, when it runs, the texts an
-// apply just gave files it has loaded (absolute path to text), in the
-// background, and lets its servers diagnose them there: the next check of
+// apply just gave files it has loaded (absolute path to a function making
+// the text, called only then), in the background, and lets its servers
+// diagnose them there: the next check of
 // a change to those files finds them already shown and diagnosed and pays
 // for its own change only (else it showed them the apply's texts first
 // and waited for that diagnosis too: two runs per check). Nothing is
 // loaded for it, and nothing happens before the first check.
-func (v *Verifier) Follow(texts map[string]string) {
+func (v *Verifier) Follow(texts map[string]func() string) {
 	if len(texts) == 0 {
 		return
 	}
@@ -266,7 +267,7 @@ func (v *Verifier) Follow(texts map[string]string) {
 		}
 		for i, bn := range info.Bufnrs {
 			if bn != 0 && i < len(paths) {
-				if sh.setText(ctx, bn, texts[paths[i]]) != nil {
+				if sh.setText(ctx, bn, texts[paths[i]]()) != nil {
 					return
 				}
 			}

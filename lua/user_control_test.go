@@ -232,6 +232,52 @@ return out`, &items)
 	}
 }
 
+// TestChangesQuickfixSameLine: edits on one line and on others are listed
+// each at its place, top down, with the line as the whole change left it
+// (apply knows the lines it made; a multi-line change is read back); the
+// list keeps its last items.
+func TestChangesQuickfixSameLine(t *testing.T) {
+	root := writeFiles(t, map[string]string{"a.txt": "x x\nkeep\nx end\n", "b.txt": "one\ntwo\n"})
+	u := startUser(t, root, approveNothing)
+	u.mustCall("replace_in_buffer", `{"file":"a.txt","old":"x","new":"yy","preview":false}`)
+	u.mustCall("edit_buffer", `{"file":"b.txt","edits":[{"line_start":1,"line_end":1,"new_text":"uno\ndos"}],"preview":false}`)
+	var items []struct {
+		Lnum int    `msgpack:"lnum"`
+		Col  int    `msgpack:"col"`
+		Text string `msgpack:"text"`
+		File string `msgpack:"file"`
+	}
+	type item struct {
+		file      string
+		lnum, col int
+		text      string
+	}
+	check := func(want []item) {
+		t.Helper()
+		u.lua(`require('nvbridge').changes()
+local out = {}
+for _, it in ipairs(vim.fn.getqflist()) do
+  table.insert(out, { lnum = it.lnum, col = it.col, text = it.text, file = vim.fn.fnamemodify(vim.fn.bufname(it.bufnr), ':t') })
+end
+return out`, &items)
+		if len(items) != len(want) {
+			t.Fatalf("quickfix %+v, want %v", items, want)
+		}
+		for i, w := range want {
+			it := items[i]
+			// Each item's text is the changeset's id, then the line.
+			if it.File != w.file || it.Lnum != w.lnum || it.Col != w.col || !strings.HasSuffix(it.Text, ": "+w.text) {
+				t.Errorf("item %d: %+v, want %+v", i, it, w)
+			}
+		}
+	}
+	check([]item{{"a.txt", 1, 1, "yy yy"}, {"a.txt", 1, 3, "yy yy"}, {"a.txt", 3, 1, "yy end"}, {"b.txt", 1, 1, "uno"}})
+	// The list keeps its last items (changes_max), oldest dropped first.
+	u.lua(`require('nvbridge.changes').changes_max = 3`, nil)
+	u.mustCall("edit_buffer", `{"file":"b.txt","edits":[{"line_start":3,"line_end":3,"new_text":"tres"}],"preview":false}`)
+	check([]item{{"a.txt", 3, 1, "yy end"}, {"b.txt", 1, 1, "uno"}, {"b.txt", 3, 1, "tres"}})
+}
+
 // TestStopRemovesEverything: nvbridge never replaces the user's
 // publishDiagnostics handler, and :NvbridgeStop disconnects every agent
 // and removes its autocmds: no User NvbridgeDiagnostics fires afterwards.

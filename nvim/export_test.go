@@ -7,7 +7,10 @@ import (
 
 // What the tests in nvim_test see of the package's insides.
 
-var SpliceLines = spliceLines
+var (
+	SpliceLines     = spliceLines
+	AllLinesEndInCR = allLinesEndInCR
+)
 
 // TextCacheCounts: the snapshots of large buffers made from a cached text
 // and Neovim's line changes, and those read whole.

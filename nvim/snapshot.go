@@ -330,6 +330,10 @@ func spliceLines(text, nl string, eol bool, d LineDelta, lineCount int) (string,
 }
 
 func allLinesEndInCR(text string) bool {
+	// Most texts answer at their first line, without a pass over all.
+	if i := strings.IndexByte(text, '\n'); i < 1 || text[i-1] != '\r' {
+		return false
+	}
 	n := strings.Count(text, "\n")
 	return n > 0 && strings.Count(text, "\r\n") == n
 }
@@ -339,6 +343,13 @@ func allLinesEndInCR(text string) bool {
 // snapshot need not read it back.
 func (s *Session) RememberText(path string, bufnr, changedtick int, fileformat string, eol, bomb bool, text string) {
 	textCacheOf(s).put(path, bufferKey{bufnr, changedtick, fileformat, eol, bomb}, text)
+}
+
+// RememberTextOf is RememberText of a text made only when a snapshot first
+// needs it (text, called once; size is its length): an apply that knows
+// its new text as lines need not join them unless the text is read.
+func (s *Session) RememberTextOf(path string, bufnr, changedtick int, fileformat string, eol, bomb bool, size int, text func() string) {
+	textCacheOf(s).putLazy(path, bufferKey{bufnr, changedtick, fileformat, eol, bomb}, size, text)
 }
 
 // bufferKey identifies a buffer's bytes: its text only changes with its
@@ -366,6 +377,8 @@ type cachedText struct {
 	path string
 	key  bufferKey
 	text string
+	size int           // len(text), known before a lazy text is made
+	make func() string // makes text when first read (putLazy); nil once made
 }
 
 const textCacheBudget = 64 << 20
@@ -413,6 +426,9 @@ func (c *textCache) get(path string, key bufferKey) (string, bool) {
 	defer c.mu.Unlock()
 	for i, e := range c.entries {
 		if e.path == path && e.key == key {
+			if e.make != nil {
+				e.text, e.make = e.make(), nil
+			}
 			// Most recently used last.
 			c.entries = append(append(c.entries[:i:i], c.entries[i+1:]...), e)
 			return e.text, true
@@ -422,22 +438,31 @@ func (c *textCache) get(path string, key bufferKey) (string, bool) {
 }
 
 func (c *textCache) put(path string, key bufferKey, text string) {
-	if len(text) < textCacheMin || len(text) > textCacheBudget/2 {
+	c.add(cachedText{path: path, key: key, text: text, size: len(text)})
+}
+
+func (c *textCache) putLazy(path string, key bufferKey, size int, text func() string) {
+	c.add(cachedText{path: path, key: key, size: size, make: text})
+}
+
+func (c *textCache) add(entry cachedText) {
+	path, size := entry.path, entry.size
+	if size < textCacheMin || size > textCacheBudget/2 {
 		return // huge texts would evict everything
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, e := range c.entries {
 		if e.path == path {
-			c.size -= len(e.text)
+			c.size -= e.size
 			c.entries = append(c.entries[:i:i], c.entries[i+1:]...)
 			break
 		}
 	}
-	c.entries = append(c.entries, cachedText{path, key, text})
-	c.size += len(text)
+	c.entries = append(c.entries, entry)
+	c.size += size
 	for c.size > textCacheBudget {
-		c.size -= len(c.entries[0].text)
+		c.size -= c.entries[0].size
 		c.entries = c.entries[1:]
 	}
 }

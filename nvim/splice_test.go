@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/nvim"
 )
@@ -159,4 +160,86 @@ func TestSnapshotSplicesLineChanges(t *testing.T) {
 	check("eol changed", false)
 	lua(setLines, 30, 31, []string{"eol off"})
 	check("a change with eol off", true)
+}
+
+// TestAppliedTextIsKnown: applying a stored preview tells the text cache
+// the buffer's new text, so the next snapshot of a large buffer reads
+// nothing back (neither whole nor its changed lines); apply pauses the
+// line tracking while it edits, and a change the user makes afterwards is
+// spliced again from the lines it changed.
+func TestAppliedTextIsKnown(t *testing.T) {
+	testenv.Require(t, "nvim")
+	root := t.TempDir()
+	var text strings.Builder
+	for i := 1; i <= 20000; i++ {
+		fmt.Fprintf(&text, "line %d\n", i)
+	}
+	path := filepath.Join(root, "big.txt")
+	if err := os.WriteFile(path, []byte(text.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	if _, err := client.Info(ctx, "big.txt", false); err != nil {
+		t.Fatal(err)
+	}
+	e := edit.NewEngine(s)
+	// snap snapshots the buffer, compares it with its lines read whole,
+	// and says how it was made.
+	snap := func(step string) (spliced, fetched bool) {
+		t.Helper()
+		s0, f0 := nvim.TextCacheCounts(s)
+		got, err := s.Snapshot(ctx, []string{path}, nvim.SnapshotOptions{})
+		if err != nil || len(got) != 1 || got[0].Err != nil {
+			t.Fatalf("%s: snapshot %+v, %v", step, got, err)
+		}
+		if want := strings.Join(bufferLines(t, s, path), "\n") + "\n"; got[0].Text != want {
+			t.Fatalf("%s: the snapshot is not the buffer's text (%d vs %d bytes)", step, len(got[0].Text), len(want))
+		}
+		s1, f1 := nvim.TextCacheCounts(s)
+		return s1 > s0, f1 > f0
+	}
+	snap("first read")
+	edits := []edit.LineEdit{}
+	for line := 19000; line >= 10; line -= 1000 {
+		edits = append(edits, edit.LineEdit{LineStart: line, LineEnd: line, NewText: fmt.Sprintf("edited %d é", line)})
+	}
+	res, err := e.EditLines(ctx, "big.txt", edits, edit.Options{Preview: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.ApplyStored(ctx, res.ChangesetID, false); err != nil {
+		t.Fatal(err)
+	}
+	if spliced, fetched := snap("after the apply"); spliced || fetched {
+		t.Fatalf("after the apply the snapshot was spliced %v, read whole %v: the cache did not know the applied text", spliced, fetched)
+	}
+	if err := s.ExecLua(ctx, "local b = ...; vim.api.nvim_buf_set_lines(b, 5, 6, false, {'typed'})", nil, bufnr(t, s, path)); err != nil {
+		t.Fatal(err)
+	}
+	if spliced, _ := snap("a change after the apply"); !spliced {
+		t.Fatal("a change after the apply was not spliced: the line tracking did not resume")
+	}
+}
+
+// TestAllLinesEndInCR: a unix buffer reads as CRLF only when every line
+// ends in a carriage return (the first line answers most texts).
+func TestAllLinesEndInCR(t *testing.T) {
+	cases := map[string]bool{
+		"":              false,
+		"a":             false,
+		"\n":            false,
+		"\r\n":          true,
+		"a\r\nb\r\n":    true,
+		"a\r\nb\r\nc":   true, // the last line is not terminated
+		"a\r\nb\nc\r\n": false,
+		"a\nb\r\n":      false,
+		"a\r\r\nb\r\n":  true,
+		"\r\n\r\n\n":    false,
+	}
+	for text, want := range cases {
+		if got := nvim.AllLinesEndInCR(text); got != want {
+			t.Errorf("AllLinesEndInCR(%q) = %v, want %v", text, got, want)
+		}
+	}
 }

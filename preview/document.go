@@ -78,6 +78,34 @@ func (d Document) Text() string {
 	return b.String()
 }
 
+// Within is d with its lines cut from text, which must be d.Text(): the
+// same document, its lines sharing that one string.
+func (d Document) Within(text string) Document {
+	lines := make([]string, len(d.Lines))
+	off, eol := 0, len(d.eol())
+	for i, l := range d.Lines {
+		lines[i] = text[off : off+len(l)]
+		off += len(l) + eol
+	}
+	d.Lines = lines
+	return d
+}
+
+// Len is the length of Text, without making it.
+func (d Document) Len() int {
+	if len(d.Lines) == 0 {
+		return 0
+	}
+	n := len(d.eol()) * (len(d.Lines) - 1)
+	if d.FinalNewline {
+		n += len(d.eol())
+	}
+	for _, l := range d.Lines {
+		n += len(l)
+	}
+	return n
+}
+
 func (d Document) size() int {
 	size, eol := 0, len(d.eol())
 	for _, l := range d.Lines {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestParseDocument(t *testing.T) {
@@ -71,6 +73,41 @@ func TestDocumentBytesOddShapes(t *testing.T) {
 	for _, c := range cases {
 		if got := string(c.d.Bytes()); got != c.want {
 			t.Errorf("%+v.Bytes() = %q, want %q", c.d, got, c.want)
+		}
+		if got := c.d.Len(); got != len(c.want) {
+			t.Errorf("%+v.Len() = %d, want %d", c.d, got, len(c.want))
+		}
+	}
+}
+
+// TestDocumentWithin: Len is the length of Text, and Within gives the same
+// document with its lines cut from that text.
+func TestDocumentWithin(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	alphabet := []byte("ab\r\n\n\xe6\x97\xa5")
+	for range 2000 {
+		in := make([]byte, r.IntN(16))
+		for i := range in {
+			in[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		d := ParseDocument(string(in))
+		// Lines of their own (as an edit makes them), not of in.
+		for i, l := range d.Lines {
+			d.Lines[i] = strings.Clone(l)
+		}
+		text := d.Text()
+		if d.Len() != len(text) {
+			t.Fatalf("%q: Len %d, Text has %d bytes", in, d.Len(), len(text))
+		}
+		w := d.Within(text)
+		if !slices.Equal(w.Lines, d.Lines) || w.EOL != d.EOL || w.FinalNewline != d.FinalNewline || w.Text() != text {
+			t.Fatalf("%q: Within gives %+v, want %+v", in, w, d)
+		}
+		base := uintptr(unsafe.Pointer(unsafe.StringData(text)))
+		for _, l := range w.Lines {
+			if p := uintptr(unsafe.Pointer(unsafe.StringData(l))); len(l) > 0 && (p < base || p+uintptr(len(l)) > base+uintptr(len(text))) {
+				t.Fatalf("%q: line %q is not cut from the text", in, l)
+			}
 		}
 	}
 }

@@ -162,17 +162,19 @@ func TestLargePreviewOverMCP(t *testing.T) {
 	diff := mustAt(t, pv, "diff").(string)
 	total := int(mustAt(t, pv, "diff_cut.total_bytes").(float64))
 	next := int(mustAt(t, pv, "diff_cut.next_offset").(float64))
-	if len(diff) > edit.DefaultMaxShownDiffBytes || next != len(diff) || total < 2*edit.DefaultMaxShownDiffBytes {
+	// The preview shows its first hunks; the pages are larger.
+	if len(diff) > edit.DefaultMaxPreviewDiffBytes || len(diff) < edit.DefaultMaxPreviewDiffBytes/2 || next != len(diff) || total < 2*edit.DefaultMaxShownDiffBytes {
 		t.Fatalf("preview: %d bytes of diff shown, next_offset %d, total %d", len(diff), next, total)
 	}
-	if txt := res.Content[0].(mcp.TextContent).Text; !strings.Contains(txt, "get_changeset_diff") || len(txt) > 2*edit.DefaultMaxShownDiffBytes {
+	if txt := res.Content[0].(mcp.TextContent).Text; !strings.Contains(txt, "get_changeset_diff") || len(txt) > 2*edit.DefaultMaxPreviewDiffBytes {
 		t.Fatalf("the text answer (%d bytes) does not say how to read the rest", len(txt))
 	}
 	for pages := 0; ; pages++ {
 		res := callOK(t, c, "get_changeset_diff", fmt.Sprintf(`{"changeset_id":%q,"offset":%d}`, id, next))
 		checkOutputSchema(t, "get_changeset_diff", res)
 		page := content(t, res)
-		if mustAt(t, page, "offset") != float64(next) || mustAt(t, page, "total_bytes") != float64(total) || pages > 10 {
+		if mustAt(t, page, "offset") != float64(next) || mustAt(t, page, "total_bytes") != float64(total) || pages > 10 ||
+			len(mustAt(t, page, "diff").(string)) > edit.DefaultMaxShownDiffBytes {
 			t.Fatalf("page %d: %v", pages, page)
 		}
 		diff += mustAt(t, page, "diff").(string)

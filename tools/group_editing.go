@@ -27,7 +27,7 @@ func editingTools(env *Env) []Tool {
 
 // previewArg is the preview switch every changeset tool takes.
 type previewArg struct {
-	Preview *bool  `json:"preview,omitempty" jsonschema:"true (the default): change nothing, return the unified diff (its first 64 KiB when larger: diff_cut says where get_changeset_diff reads on) and a changeset_id for apply_changeset; false: apply at once (the result then has diagnostics_delta: errors and warnings the change introduced and resolved)"`
+	Preview *bool  `json:"preview,omitempty" jsonschema:"true (the default): change nothing, return the unified diff (its first 16 KiB when larger: diff_cut says where get_changeset_diff reads on) and a changeset_id for apply_changeset; false: apply at once (the result then has diagnostics_delta: errors and warnings the change introduced and resolved)"`
 	Check   bool   `json:"check,omitempty" jsonschema:"with a preview: also report diagnostics_delta before anything is applied (the servers diagnose the new text in a second Neovim the user never sees; the first check starts it)"`
 	Require string `json:"require,omitempty" jsonschema:"with preview: false: no_new_errors checks the change first and applies it only when it introduces no error; otherwise nothing changes and the answer (PRECONDITION_FAILED) lists the errors with their quick fixes. With a preview it is a check"`
 }

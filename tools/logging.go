@@ -164,7 +164,7 @@ type waitTop struct {
 var waitFieldIndex sync.Map // reflect.Type -> map[string][]int
 
 // waitFieldsOf reads a result's waitTop fields without encoding it (a
-// preview's answer carries up to 64 KiB of diff; this runs after every
+// preview's answer carries up to 16 KiB of diff; this runs after every
 // call): from a struct by its fields' json names, from a map (a user tool's
 // answer, decoded) by its keys, from anything else through JSON.
 func waitFieldsOf(v any) (waitTop, bool) {

@@ -28,6 +28,11 @@ type BigEditResult struct {
 	OneShotMs []float64 `json:"oneshot_ms"`
 	// Neovim's apply_workspace_edit over RPC.
 	NeovimMs []float64 `json:"neovim_ms"`
+	// nvbridge's plan alone: apply.lua's apply called over RPC with the
+	// plan edit_buffer makes, in a Neovim of its own (no MCP, no engine):
+	// what the architecture's apply costs Neovim (wall and CPU).
+	LuaPlanMs    []float64 `json:"lua_plan_ms,omitempty"`
+	LuaPlanCPUMs []float64 `json:"lua_plan_cpu_ms,omitempty"`
 	// CPU time per call (ms, scheduler run time of every thread): nvbridge
 	// and its Neovim for the preview, the apply and the one-shot apply;
 	// the Neovim alone for apply_workspace_edit. Wall time on a shared
@@ -124,16 +129,64 @@ vim.cmd('silent write')`
 	if err := nv.ExecLua(`return vim.fn.getpid()`, &nvPID); err != nil {
 		return nil, err
 	}
+	// A third Neovim runs nvbridge's apply.lua on its own copy.
+	luaPath := filepath.Join(dir, "big-lua.txt")
+	if err := os.WriteFile(luaPath, []byte(text.String()), 0o644); err != nil {
+		return nil, err
+	}
+	lp, err := nvim.NewChildProcess(nvim.ChildProcessCommand("nvim"), nvim.ChildProcessArgs("--embed", "--headless", "--clean", "-n", "-i", "NONE"),
+		nvim.ChildProcessEnv(Env(o.Repo)), nvim.ChildProcessDir(dir))
+	if err != nil {
+		return nil, err
+	}
+	defer lp.Close()
+	var lpBuf, lpPID int
+	if err := lp.ExecLua(`local repo, path = ...
+vim.opt.rtp:prepend(repo)
+require('nvbridge.bridge').setup()
+local b = require('nvbridge.buffers').load(path)
+return { b, vim.fn.getpid() }`, &[]*int{&lpBuf, &lpPID}, o.Repo, luaPath); err != nil {
+		return nil, err
+	}
+	// The plan edit_buffer makes of each change: its ops last line first.
+	var planOps [2][][]any
+	for d := range 2 {
+		for i := len(lspEdits[d]) - 1; i >= 0; i-- {
+			e := lspEdits[d][i]
+			planOps[d] = append(planOps[d], []any{e.Range.Start.Line, 0, e.Range.End.Line, e.Range.End.Character, e.NewText})
+		}
+	}
+	const luaApply = `local plan = ...
+plan.files[1].expect.changedtick = vim.b[plan.files[1].expect.bufnr].changedtick
+local r = require('nvbridge.apply').apply(plan)
+return r.err and r.err.message or ''`
 	bridgePIDs := treePIDs(br.Cmd.Process.Pid)
 	size := func(v any) int {
 		b, _ := json.Marshal(v)
 		return len(b)
 	}
 	res := &BigEditResult{Rounds: rounds}
+	const kinds = 6
 	for r := -1; r < rounds; r++ { // round -1: warm-up
-		for k := range 5 {
+		for k := range kinds {
 			for d := range 2 {
-				switch (r + 5 + k) % 5 {
+				switch (r + kinds + k) % kinds {
+				case 5:
+					plan := map[string]any{"id": fmt.Sprintf("cs_lua_%d_%d", r, d), "guard": map[string]any{"root": dir, "channel": 0},
+						"files": []any{map[string]any{"path": luaPath, "kind": "edit", "ops": planOps[d], "line_count": bigLines,
+							"expect": map[string]any{"loaded": true, "bufnr": lpBuf}}}}
+					var msg string
+					c0, start := cpuMs(lpPID), time.Now()
+					if err := lp.ExecLua(luaApply, &msg, plan); err != nil {
+						return nil, err
+					}
+					if msg != "" {
+						return nil, fmt.Errorf("apply.lua: %s", msg)
+					}
+					if r >= 0 {
+						res.LuaPlanMs = append(res.LuaPlanMs, ms(time.Since(start)))
+						res.LuaPlanCPUMs = append(res.LuaPlanCPUMs, cpuMs(lpPID)-c0)
+					}
 				case 4:
 					out, err := br.Call(ctx, "edit_buffer", map[string]any{"file": "big.txt", "edits": lineEdits[d]})
 					if err != nil {
@@ -217,6 +270,7 @@ func BigEditTable(r *BigEditResult) string {
 	row("apply_changeset (nvbridge)", r.ApplyMs)
 	row("edit_buffer preview: false (nvbridge)", r.OneShotMs)
 	row("apply_workspace_edit over RPC (Neovim)", r.NeovimMs)
+	row("nvbridge's plan alone (apply.lua over RPC)", r.LuaPlanMs)
 	row("apply_changeset save: true (nvbridge)", r.ApplySaveMs)
 	row("apply_workspace_edit + :write (Neovim)", r.NeovimWriteMs)
 	row("CPU: edit_buffer preview (nvbridge+its Neovim)", r.PreviewCPUMs)
@@ -225,6 +279,7 @@ func BigEditTable(r *BigEditResult) string {
 	row("CPU: apply_changeset (nvbridge alone)", r.ApplyGoCPUMs)
 	row("CPU: preview: false (nvbridge+its Neovim)", r.OneShotCPUMs)
 	row("CPU: apply_workspace_edit (Neovim)", r.NeovimCPUMs)
+	row("CPU: nvbridge's plan alone (its Neovim)", r.LuaPlanCPUMs)
 	row("CPU: apply_changeset save: true (nvbridge+its Neovim)", r.ApplySaveCPUMs)
 	row("CPU: apply_changeset save: true (nvbridge alone)", r.ApplySaveGoCPUMs)
 	row("CPU: apply_workspace_edit + :write (Neovim)", r.NeovimWriteCPUMs)

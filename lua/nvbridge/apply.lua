@@ -19,6 +19,7 @@ local guard = require('nvbridge.guard').guard
 local snapshot = require('nvbridge.snapshot')
 local undo_log = require('nvbridge.undo_log')
 local write = require('nvbridge.write')
+local extensions = require('nvbridge.extensions')
 local get_clients = compat.get_clients
 local read_file, load, record_disk = buffers.read_file, buffers.load, buffers.record_disk
 local fingerprint, is_empty, buffer_text = buffers.fingerprint, buffers.is_empty, buffers.buffer_text
@@ -29,41 +30,64 @@ local undo_enabled, break_undo, push_undo, pop_undo = undo_log.undo_enabled, und
 local disk_changed, prepare_write, commit = write.disk_changed, write.prepare_write, write.commit
 local mark_written, old_file_removal = write.mark_written, write.old_file_removal
 
+-- The buffers whose followers an apply paused: {b, tracked}.
+local paused = {}
+
 -- Validation -----------------------------------------------------------------
 
 local function op_error(path, i, msg)
   return fail('INVALID_PARAMETER', string.format('%s: edit %d: %s', path, i, msg), { path = path })
 end
 
+--- Whether byte col (0-based) of line falls inside a multibyte character
+--- (an ASCII byte there never does: no string call for most positions).
 local function inside_char(line, col)
-  return col > 0 and col < #line and vim.str_utf_start(line, col + 1) ~= 0
+  if col <= 0 or col >= #line or line:byte(col + 1) < 0x80 then
+    return false
+  end
+  return vim.str_utf_start(line, col + 1) ~= 0
+end
+
+--- The error of position (row, col) of line, or nil when it fits.
+local function check_pos(path, i, line, row, col)
+  if col < 0 or col > #line then
+    return op_error(path, i, string.format('column %d is past the end of line %d (%d bytes)', col, row, #line))
+  end
+  if inside_char(line, col) then
+    return op_error(path, i, string.format('position %d:%d is inside a multibyte character', row, col))
+  end
 end
 
 --- Checks that ops (descending, [sr, sc, er, ec, text]) fit the buffer.
+--- Returns nil (or the error) and, by op index, the line of a one-line op
+--- as it is now: its old text is cut from it (apply_ops) instead of being
+--- read again.
 local function check_ops(b, path, ops)
   local count = api.nvim_buf_line_count(b)
-  local prev
+  local lines = {}
+  local prow, pcol
   for i, op in ipairs(ops) do
     local sr, sc, er, ec = op[1], op[2], op[3], op[4]
     if sr < 0 or er < sr or er >= count or (sr == er and ec < sc) then
-      return op_error(path, i, string.format('range %d:%d-%d:%d is outside the buffer (%d lines)', sr, sc, er, ec, count))
+      return op_error(path, i, string.format('range %d:%d-%d:%d is outside the buffer (%d lines)', sr, sc, er, ec, count)), lines
     end
     local sline = api.nvim_buf_get_lines(b, sr, sr + 1, true)[1]
-    local eline = er == sr and sline or api.nvim_buf_get_lines(b, er, er + 1, true)[1]
-    for _, p in ipairs({ { sr, sc, sline }, { er, ec, eline } }) do
-      local line = p[3]
-      if p[2] < 0 or p[2] > #line then
-        return op_error(path, i, string.format('column %d is past the end of line %d (%d bytes)', p[2], p[1], #line))
-      end
-      if inside_char(line, p[2]) then
-        return op_error(path, i, string.format('position %d:%d is inside a multibyte character', p[1], p[2]))
-      end
+    local eline = sline
+    if er == sr then
+      lines[i] = sline
+    else
+      eline = api.nvim_buf_get_lines(b, er, er + 1, true)[1]
     end
-    if prev and (er > prev[1] or (er == prev[1] and ec > prev[2])) then
-      return op_error(path, i, 'edits overlap or are not in descending order')
+    local err = check_pos(path, i, sline, sr, sc) or check_pos(path, i, eline, er, ec)
+    if err then
+      return err, lines
     end
-    prev = { sr, sc }
+    if prow and (er > prow or (er == prow and ec > pcol)) then
+      return op_error(path, i, 'edits overlap or are not in descending order'), lines
+    end
+    prow, pcol = sr, sc
   end
+  return nil, lines
 end
 
 local function detach_clients(b)
@@ -103,23 +127,53 @@ local function apply_ops(t, f, fail_at)
   if not has_ops and f.eol == nil then
     return
   end
+  -- nvbridge's own followers of the buffer's lines need not see each op:
+  -- paused here, they follow it again once the apply is over (apply).
+  if #f.ops > 0 then
+    paused[#paused + 1] = { b = b, tracked = buffers.untrack(b) }
+    extensions.pause(b)
+  end
   break_undo(b)
   t.seq_before = undo_seq(b)
   t.undo = undo_enabled(b)
-  t.inverse = {}
-  for _, op in ipairs(f.ops) do
+  local inverse = {}
+  t.inverse = inverse
+  -- The line each op leaves its row with, by op index, when every op is
+  -- one line (changes.lua lists them without reading the buffer again;
+  -- the ops being in descending order, a row's last op leaves it final).
+  local after = not (f.clear or f.trim_tail) and {} or nil
+  local old_lines = t.lines or {}
+  local prev_row, prev_line
+  for i, op in ipairs(f.ops) do
     local sr, sc, er, ec = op[1], op[2], op[3], op[4]
     local text = op[5]
     -- Most edits are one line (a rename): no split for them.
-    local lines = text:find('\n', 1, true) and vim.split(text, '\n', { plain = true }) or { text }
+    local multi = text:find('\n', 1, true)
+    local lines = multi and vim.split(text, '\n', { plain = true }) or { text }
     -- The inverse of every op is kept (rollback without undo history; what
-    -- an undo of this change reverts, shown to the user: changes.lua).
-    local old = api.nvim_buf_get_text(b, sr, sc, er, ec, {})
+    -- an undo of this change reverts, shown to the user: changes.lua). A
+    -- one-line op's old text is cut from its line as check_ops read it:
+    -- the ops before it (descending) changed only what comes after it.
+    local line = old_lines[i]
+    local old
+    if line then
+      old = { line:sub(sc + 1, ec) }
+    else
+      old = api.nvim_buf_get_text(b, sr, sc, er, ec, {})
+    end
     local last = #lines == 1 and sc + #lines[1] or #lines[#lines]
-    table.insert(t.inverse, { sr, sc, sr + #lines - 1, last, old })
     api.nvim_buf_set_text(b, sr, sc, er, ec, lines)
+    inverse[i] = { sr, sc, sr + #lines - 1, last, old }
     t.applied = true
+    if after and line and not multi then
+      local base = prev_row == sr and prev_line or line
+      prev_row, prev_line = sr, base:sub(1, sc) .. text .. base:sub(ec + 1)
+      after[i] = prev_line
+    else
+      after = nil
+    end
   end
+  t.after_lines = after
   if f.clear then
     table.insert(t.inverse, { 'lines', api.nvim_buf_get_lines(b, 0, -1, false) })
     api.nvim_buf_set_lines(b, 0, -1, false, {})
@@ -333,7 +387,9 @@ local function prepare(f, find, plan)
       return t, fail('CONFLICT', f.new_path .. ' already exists', { path = f.new_path })
     end
   end
-  return t, check_ops(b, f.path, f.ops)
+  local err
+  err, t.lines = check_ops(b, f.path, f.ops)
+  return t, err
 end
 
 --- Applies a plan atomically: every file is validated first (changedtick or
@@ -345,7 +401,23 @@ function M.apply(plan)
   -- Buffers this apply loads must not make buffers.load release others it
   -- holds: releasing waits until the apply is over.
   buffers.hold()
+  -- An apply may run inside another's wait for its disk commit (a second
+  -- nvbridge on this Neovim): each keeps its own list.
+  local outer = paused
+  paused = {}
   local ok, reply = pcall(M._apply, plan)
+  local mine = paused
+  paused = outer
+  -- Applied or rolled back, the paused buffers are followed again from
+  -- their changedtick now.
+  for _, p in ipairs(mine) do
+    if api.nvim_buf_is_loaded(p.b) then
+      if p.tracked then
+        buffers.track(p.b)
+      end
+      extensions.resume(p.b)
+    end
+  end
   buffers.let_go()
   if not ok then
     error(reply, 0)
@@ -554,7 +626,9 @@ function M._apply(plan)
       end
       local d = describe(b)
       r.bufnr, r.changedtick, r.modified, r.line_count = d.bufnr, d.changedtick, d.modified, d.line_count
-      buffers.retrack(b) -- the Go side remembers the text it applied
+      if buffers.untrack(b) then
+        buffers.track(b) -- from the changedtick now
+      end
       r.fileformat, r.eol, r.bomb = vim.bo[b].fileformat, vim.bo[b].eol, vim.bo[b].bomb
     end
     r.saved = r.saved == true

@@ -43,7 +43,7 @@ function M.teardown()
   local observe, async = require('nvbridge.observe'), require('nvbridge.async')
   observe.installed, async.installed = false, false
   buffers.release_extra(nil, 0)
-  buffers.untrack_all()
+  buffers.untrack()
   async.cancel_all()
 end
 

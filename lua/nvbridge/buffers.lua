@@ -314,14 +314,6 @@ function M.track(b)
   end
 end
 
---- Restarts tracking b from its current changedtick if it is tracked.
----@param b integer
-function M.retrack(b)
-  if tracked[b] then
-    M.track(b)
-  end
-end
-
 --- The lines of b that changed since changedtick `since`, as
 --- {first, old_end, base_count, lines}: lines [first, old_end) of the text
 --- at that tick (base_count lines) are now `lines`. nil when b's changes
@@ -348,10 +340,18 @@ function M.changes(b, since)
   }
 end
 
---- Stops tracking every buffer (teardown): each callback detaches at its
---- buffer's next change.
-function M.untrack_all()
-  tracked = {}
+--- Stops tracking b, or every buffer when b is nil (teardown): each
+--- callback detaches at its buffer's next change. Returns whether b was
+--- tracked (apply.lua tracks it again from the changedtick after a change).
+---@param b integer?
+---@return boolean
+function M.untrack(b)
+  local was = b ~= nil and tracked[b] ~= nil
+  if b == nil then
+    tracked = {}
+  end
+  tracked[b or 0] = nil
+  return was
 end
 
 --- Runs :checktime for one modified buffer with a FileChangedShell handler

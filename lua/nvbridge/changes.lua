@@ -25,6 +25,9 @@ M.ns = api.nvim_create_namespace('nvbridge_changes')
 --- (setup({highlight_ms = ...}), vim.g.nvbridge_highlight_ms, else 1500).
 ---@type integer?
 M.highlight_ms = nil
+--- The quickfix list of the changes keeps the last this many items (a
+--- session of large changes would otherwise grow it without end).
+M.changes_max = 10000
 
 local group = api.nvim_create_augroup('nvbridge_changes', { clear = false })
 
@@ -84,7 +87,7 @@ end
 ---@param targets {f: nvbridge.PlanFile, b: integer?, pushed: boolean?, inverse: table?, seq_after: integer?, eol_before: boolean?}[]
 function M.applied(plan, targets)
   local paths, inverse, kept = {}, {}, 0
-  local items = {}
+  local groups = {} -- one list of quickfix items per file, top down
   local ms = M.highlight_ms or user.highlight_ms()
   for _, t in ipairs(targets) do
     local f, b = t.f, t.b
@@ -104,14 +107,33 @@ function M.applied(plan, targets)
       local n = api.nvim_buf_line_count(b)
       local shown = ms > 0 and #vim.fn.win_findbuf(b) > 0
       local prefix = plan.id and (plan.id .. ': ') or ''
-      for _, op in ipairs(f.ops or {}) do
+      local ops = f.ops or {}
+      -- The lines the ops left, when apply knows them (one-line ops);
+      -- else each is read from the buffer.
+      local after = t.after_lines
+      local items = {}
+      local row_done, row_text
+      -- The ops come last line first: the list reads top down.
+      for i = #ops, 1, -1 do
+        local op = ops[i]
         local sr = op[1]
-        local row = math.min(sr, n - 1)
-        local text = (api.nvim_buf_get_lines(b, row, row + 1, false)[1] or '')
-        table.insert(items, {
-          filename = path, lnum = sr + 1, col = op[2] + 1,
-          text = prefix .. vim.trim(text):sub(1, 120),
-        })
+        local text
+        if after and after[i] then
+          if row_done ~= sr then
+            -- A row's first op here is the last applied to it: its line is
+            -- the row as it is now.
+            row_done, row_text = sr, after[i]
+          end
+          text = row_text
+        else
+          local row = math.min(sr, n - 1)
+          text = api.nvim_buf_get_lines(b, row, row + 1, false)[1] or ''
+        end
+        -- The item's text is made when the list is shown (quickfix_text).
+        if #text > 512 then
+          text = vim.trim(text):sub(1, 120)
+        end
+        items[#items + 1] = { filename = path, lnum = sr + 1, col = op[2] + 1, line = text, prefix = prefix }
         if shown and sr < n then
           -- The changed lines, whole (vim.highlight.range with an end
           -- column of -1 marks nothing in Neovim 0.10).
@@ -121,16 +143,26 @@ function M.applied(plan, targets)
           pcall(api.nvim_buf_set_extmark, b, M.ns, sr, 0, { end_row = er, end_col = #last, hl_group = 'DiffText', hl_eol = true })
         end
       end
+      groups[#groups + 1] = { path = path, items = items }
     end
   end
-  -- The ops come last line first: the list reads top down, file by file.
-  table.sort(items, function(x, y)
-    if x.filename ~= y.filename then
-      return x.filename < y.filename
-    end
-    return x.lnum < y.lnum or (x.lnum == y.lnum and x.col < y.col)
+  -- File by file, in name order.
+  table.sort(groups, function(x, y)
+    return x.path < y.path
   end)
+  local items = {}
+  for _, g in ipairs(groups) do
+    vim.list_extend(items, g.items)
+  end
   vim.list_extend(state.changes, items)
+  local over = #state.changes - M.changes_max
+  if over > 0 then
+    local list = state.changes
+    table.move(list, over + 1, #list, 1)
+    for i = #list, #list - over + 1, -1 do
+      list[i] = nil
+    end
+  end
   if plan.id and plan.id ~= '' and #paths > 0 then
     table.insert(state.changesets, { id = plan.id, paths = paths, inverse = kept <= INVERSE_MAX and inverse or nil })
     while #state.changesets > CHANGESETS_MAX do
@@ -427,6 +459,13 @@ end
 --- Sets the quickfix list to the changes of this session.
 ---@return integer how many
 function M.changes_to_quickfix()
+  for _, it in ipairs(state.changes) do
+    if it.line then
+      -- The changeset's id, then the line (trimmed, cut) as the change left it.
+      it.text = it.prefix .. vim.trim(it.line):sub(1, 120)
+      it.line, it.prefix = nil, nil
+    end
+  end
   vim.fn.setqflist({}, ' ', { title = 'nvbridge changes', items = state.changes })
   return #state.changes
 end

@@ -16,13 +16,16 @@ local M = {}
 local api = vim.api
 
 local state = package.loaded['nvbridge._extensions_state']
-if not state then
+if state then
+  state.paused = state.paused or {} -- a state registered by an older version
+else
   state = {
     -- channel -> {editor = boolean}: the nvbridges that watch.
     channels = {},
     -- the generation of the current setup; a teardown starts another.
     generation = 0,
     attached = {}, -- bufnr -> generation it was attached in
+    paused = {}, -- bufnr -> true: detach at the next on_lines (pause)
     pending = {}, -- kind -> {files = set} | true
     flush_armed = false,
     setup_done = false,
@@ -146,6 +149,14 @@ local function follow(bufnr)
         return true -- detach: a teardown ended this generation
       end
       text_changed(b)
+      if state.paused[b] then
+        -- A change made whole (pause): detach now, resume attaches again.
+        state.paused[b] = nil
+        if state.attached[b] == gen then
+          state.attached[b] = nil
+        end
+        return true
+      end
     end,
     on_reload = function(_, b)
       if state.generation ~= gen then
@@ -161,6 +172,25 @@ local function follow(bufnr)
   })
   if ok then
     state.attached[bufnr] = gen
+  end
+end
+
+--- Stops following b's text for a change made whole (apply.lua): its
+--- on_lines marks the buffer changed at the change's first line and
+--- detaches instead of running for each of them; resume follows it again.
+---@param bufnr integer
+function M.pause(bufnr)
+  if state.attached[bufnr] == state.generation then
+    state.paused[bufnr] = true
+  end
+end
+
+--- Follows b again after pause.
+---@param bufnr integer
+function M.resume(bufnr)
+  state.paused[bufnr] = nil
+  if state.setup_done then
+    follow(bufnr)
   end
 end
 
