@@ -27,7 +27,14 @@ var C = &Language{
 	Markers:    []string{"compile_commands.json", "compile_flags.txt"},
 	Macros:     true,
 	// clangd starts its background index about 20 ms after attaching.
-	Servers: []ServerSpec{{Name: "clangd", Cmd: []string{"clangd"}, IndexedWith: []string{"compile_commands.json"}}},
+	// Its tweaks come with the kind "refactor" alone; "Extract to function"
+	// is offered in C++ only (clangd 14: not in C files, where
+	// refactor/extract_c.go extracts).
+	Servers: []ServerSpec{{Name: "clangd", Cmd: []string{"clangd"}, IndexedWith: []string{"compile_commands.json"},
+		ActionKinds: map[string]string{
+			"Extract to function":               "refactor.extract.function",
+			"Extract subexpression to variable": "refactor.extract.variable",
+		}}},
 	Ident: Ident{
 		Keywords: WordSet(`auto break case char const continue default do double else enum extern float for goto if
 			inline int long register restrict return short signed sizeof static struct switch typedef union unsigned

@@ -336,6 +336,11 @@ type ServerSpec struct {
 	// commands after itself (basedpyright). refactor.OrganizeImports runs
 	// it when the server offers no such action.
 	OrganizeImportsCommands map[string]string `json:"-"`
+	// ActionKinds: the server gives refactorings only the broad kind
+	// "refactor" (clangd's tweaks): the precise kind each title stands for
+	// ("Extract to function": refactor.extract.function), so a request for
+	// that kind finds it.
+	ActionKinds map[string]string `json:"-"`
 }
 
 // ServerCommand is a workspace/executeCommand request to a server.
@@ -467,6 +472,20 @@ func OrganizeImportsCommand(client string) (string, bool) {
 		for _, s := range l.Servers {
 			if cmd, ok := s.OrganizeImportsCommands[client]; ok {
 				return cmd, true
+			}
+		}
+	}
+	return "", false
+}
+
+// ActionKind is the precise kind of the named server's code action titled
+// title (a spec's ActionKinds), ok false when its spec names none.
+func ActionKind(server, title string) (string, bool) {
+	for _, l := range registered {
+		for _, s := range l.Servers {
+			if s.Name == server {
+				k, ok := s.ActionKinds[title]
+				return k, ok
 			}
 		}
 	}
