@@ -1,0 +1,879 @@
+package refactor
+
+// extract_function for C, where clangd has no "Extract to function" (its
+// tweak is C++ only): the selected whole statements of one function body
+// become a static function placed just before that function, computed
+// from the tree-sitter C tree (Neovim bundles the parser).
+//
+// Parameters are the enclosing function's parameters and locals declared
+// before the selection that it uses (its own declarations' types, storage
+// class left out), in declaration order. One the selection assigns (or
+// takes the address of) and that is used after it, including in a loop
+// around it or between a label and a later goto back to it, is passed by
+// pointer, its uses inside rewritten to *p (&p to p, p.f to p->f). A local
+// the selection declares at its top level and that is used after it is
+// the return value (at most one). Macros of the file and of the project
+// headers it includes are read (#define lines) so a macro that names a
+// local of the function (Lua's Protect, RA) counts as a use of it.
+//
+// Refused, saying why: a range that is not whole statements of one block,
+// return, goto and labels, break or continue leaving the selection, case
+// labels, syntax errors in the selection, two values used after it, a
+// local array declared in it used after it or one used with sizeof, a
+// local passed by pointer that a macro also names, and a macro defined
+// inside the function.
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
+	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/preview"
+	"github.com/nvbridge/nvbridge/syntax"
+)
+
+func init() {
+	// C files only: clangd extracts in C++ itself, and the C grammar does
+	// not read C++.
+	extractors.register(lang.C, extractPart{filetypes: []string{"c"}, extract: extractC})
+}
+
+// cExtractName names the new function when the caller gives no name.
+const cExtractName = "extracted"
+
+// cTreeDepth bounds the levels of the function's tree read from Neovim.
+const cTreeDepth = 400
+
+type cVar struct {
+	name       string
+	decl       *syntax.Node // the declaration or parameter_declaration
+	declarator *syntax.Node // its declarator for this name, initializer left out
+	ident      *syntax.Node
+	array      bool
+	static     bool
+	refs       []*cRef
+}
+
+type cRef struct {
+	node     *syntax.Node
+	v        *cVar // nil: not a local of the function (a global, a function, a macro)
+	parent   *syntax.Node
+	assigned bool // assigned, incremented, or a member of it assigned
+	addr     bool // its address (or a member's) taken
+	sizeOf   bool // an operand of sizeof
+}
+
+type cExtract struct {
+	rel, text string
+	fn, body  *syntax.Node
+	// The selection: stmts of block (comments included), from s to e.
+	block *syntax.Node
+	path  []*syntax.Node // body ... block
+	stmts []*syntax.Node
+	s, e  int
+	// From the walk over the function.
+	scopes       []map[string]*cVar
+	vars         []*cVar
+	refs         []*cRef
+	stack        []*syntax.Node
+	visible      map[string]*cVar // the function's locals in scope at the selection
+	innerMacros  map[string]int   // macros defined inside the function (name: line)
+	innerHeaders []string         // headers included inside the function
+	labels       map[string]int   // label: byte offset
+	gotos        []cGoto
+	errors       []*syntax.Node
+}
+
+type cGoto struct {
+	label string
+	at    int
+}
+
+func extractC(ctx context.Context, c *lsp.Client, doc *lsp.Document, span lsp.Span, name string) (ExtractPlan, error) {
+	if name == "" {
+		name = cExtractName
+	}
+	snaps, err := snapshotRels(ctx, c, []string{doc.Rel}, nvim.SnapshotOptions{})
+	if err != nil {
+		return ExtractPlan{}, err
+	}
+	old := snapshotDoc(snaps[0])
+	m := old.Mapper()
+	text := m.Text()
+	for _, t := range lang.Identifiers(lang.C, text) {
+		if text[t.Start:t.End] == name {
+			line, _ := m.CharPosition(t.Start)
+			return ExtractPlan{}, apierr.Errorf(apierr.Conflict, "pick a name not used in the file",
+				"%q is already used in %s (line %d); naming the extracted function so could clash", name, doc.Rel, line)
+		}
+	}
+	s := m.LineOffset(span.Start.Line) + span.Start.Byte
+	e := m.LineOffset(span.End.Line) + span.End.Byte
+	for s < e && strings.ContainsRune(" \t\r\n", rune(text[s])) {
+		s++
+	}
+	for e > s && strings.ContainsRune(" \t\r\n", rune(text[e-1])) {
+		e--
+	}
+	where := span.Where(doc)
+	src := syntax.Text("c", text)
+	row, col := m.Position(s)
+	fn, _, err := syntax.Enclosing(ctx, c.Session, src, row, col, []string{"function_definition"}, cTreeDepth)
+	if err != nil {
+		return ExtractPlan{}, err
+	}
+	if fn == nil || fn.Child("body") == nil || e > fn.Child("body").EndByte {
+		return ExtractPlan{}, refuse(where, "select whole statements inside one function body", "the range is not inside one function's body")
+	}
+	x := &cExtract{rel: doc.Rel, text: text, fn: fn, body: fn.Child("body"), s: s, e: e,
+		innerMacros: map[string]int{}, labels: map[string]int{}}
+	if err := x.selectStatements(where); err != nil {
+		return ExtractPlan{}, err
+	}
+	x.walkFunction()
+	macros := projectMacros(c, doc.Path, text)
+	out, err := x.plan(where, name, macros, c.Session.Root().Dir())
+	if err != nil {
+		return ExtractPlan{}, err
+	}
+	whole := preview.TextEdit{EndLine: len(old.Lines), NewText: out.text}
+	edits, err := preview.Minimize(old, []preview.TextEdit{whole})
+	if err != nil {
+		return ExtractPlan{}, apierr.Errorf(apierr.OperationFailed, "report this", "build the edits of %s: %v", doc.Rel, err)
+	}
+	cs := preview.Changeset{Files: []preview.FileChange{{Kind: preview.OpEdit, Path: doc.Rel, Old: old, Edits: edits}}}
+	return ExtractPlan{File: doc.Rel, Server: "nvbridge", Range: span.Location(doc),
+		Action: "Extract to static function", Kind: "refactor.extract.function",
+		ServerName: name, Name: name, Changeset: cs, Note: out.note}, nil
+}
+
+func refuse(where, remedy, format string, args ...any) error {
+	return apierr.Errorf(apierr.PreconditionFailed, remedy, "cannot extract a function at %s: "+format, append([]any{where}, args...)...)
+}
+
+const wholeStatements = "select whole statements of one block (with their semicolons and braces)"
+
+// selectStatements finds the block whose statements the range covers:
+// down from the body, through the one child that holds the whole range,
+// to the node whose overlapping children all lie inside it.
+func (x *cExtract) selectStatements(where string) error {
+	n := x.body
+	x.path = []*syntax.Node{n}
+	for {
+		var over []*syntax.Node
+		for i := range n.Children {
+			ch := &n.Children[i]
+			if ch.Named && ch.EndByte > x.s && ch.StartByte < x.e {
+				over = append(over, ch)
+			}
+		}
+		if len(over) == 0 {
+			return refuse(where, wholeStatements, "no statement in the range")
+		}
+		if len(over) == 1 && (over[0].StartByte < x.s || over[0].EndByte > x.e) {
+			if over[0].StartByte <= x.s && x.e <= over[0].EndByte {
+				n = over[0]
+				x.path = append(x.path, n)
+				continue
+			}
+		}
+		for _, o := range over {
+			if o.StartByte < x.s || o.EndByte > x.e {
+				return refuse(where, wholeStatements, "the range cuts the %s at line %d", strings.ReplaceAll(o.Type, "_", " "), o.StartRow+1)
+			}
+		}
+		if n.Type != "compound_statement" && n.Type != "case_statement" {
+			return refuse(where, wholeStatements, "the range is part of a %s (line %d), not whole statements", strings.ReplaceAll(n.Type, "_", " "), n.StartRow+1)
+		}
+		for _, o := range over {
+			switch {
+			case o.Field == "value":
+				return refuse(where, wholeStatements+", without case labels", "the range includes the case label at line %d", o.StartRow+1)
+			case o.Type == "case_statement":
+				return refuse(where, "select the statements of one case, or the whole switch", "the range includes the case label at line %d", o.StartRow+1)
+			}
+		}
+		x.block, x.stmts = n, over
+		x.s, x.e = over[0].StartByte, over[len(over)-1].EndByte
+		return nil
+	}
+}
+
+// --- the walk: declarations, references, labels, macros inside ----------
+
+func (x *cExtract) walkFunction() {
+	x.scopes = []map[string]*cVar{{}}
+	if fd := functionDeclarator(x.fn.Child("declarator")); fd != nil {
+		if params := fd.Child("parameters"); params != nil {
+			for i := range params.Children {
+				p := &params.Children[i]
+				if p.Type == "parameter_declaration" {
+					if d := p.Child("declarator"); d != nil {
+						x.declare(p, d)
+					}
+				}
+			}
+		}
+	}
+	x.stack = []*syntax.Node{x.fn}
+	x.walk(x.body)
+}
+
+func (x *cExtract) walk(n *syntax.Node) {
+	if n == x.stmts[0] {
+		x.visible = map[string]*cVar{}
+		for _, sc := range x.scopes {
+			for k, v := range sc {
+				x.visible[k] = v
+			}
+		}
+	}
+	switch n.Type {
+	case "comment", "type_definition", "string_literal", "char_literal", "system_lib_string":
+		return
+	case "ERROR":
+		x.errors = append(x.errors, n)
+	case "identifier":
+		x.reference(n)
+		return
+	case "declaration":
+		x.stack = append(x.stack, n)
+		for i := range n.Children {
+			ch := &n.Children[i]
+			if ch.Field != "declarator" {
+				continue
+			}
+			d := ch
+			if ch.Type == "init_declarator" {
+				d = ch.Child("declarator")
+				if v := ch.Child("value"); v != nil {
+					x.stack = append(x.stack, ch)
+					x.walk(v)
+					x.stack = x.stack[:len(x.stack)-1]
+				}
+			}
+			if d != nil {
+				x.declare(n, d)
+			}
+		}
+		x.stack = x.stack[:len(x.stack)-1]
+		return
+	case "preproc_def", "preproc_function_def":
+		if nm := n.Child("name"); nm != nil {
+			x.innerMacros[nm.Text] = n.StartRow + 1
+		}
+		return
+	case "preproc_include":
+		if p := n.Child("path"); p != nil {
+			x.innerHeaders = append(x.innerHeaders, strings.Trim(p.Text, `"<>`))
+		}
+		return
+	case "labeled_statement":
+		if l := n.Child("label"); l != nil {
+			x.labels[l.Text] = n.StartByte
+		}
+	case "goto_statement":
+		if l := n.Child("label"); l != nil {
+			x.gotos = append(x.gotos, cGoto{label: l.Text, at: n.StartByte})
+		}
+		return
+	}
+	scoped := n.Type == "compound_statement" || n.Type == "for_statement"
+	if scoped {
+		x.scopes = append(x.scopes, map[string]*cVar{})
+	}
+	x.stack = append(x.stack, n)
+	for i := range n.Children {
+		x.walk(&n.Children[i])
+	}
+	x.stack = x.stack[:len(x.stack)-1]
+	if scoped {
+		x.scopes = x.scopes[:len(x.scopes)-1]
+	}
+}
+
+// declare adds the variable declarator d of decl to the innermost scope
+// (a local function prototype declares no variable).
+func (x *cExtract) declare(decl, d *syntax.Node) {
+	ident, wrapper := declaredIdent(d)
+	if ident == nil || wrapper == "function_declarator" {
+		return
+	}
+	v := &cVar{name: ident.Text, decl: decl, declarator: d, ident: ident, array: wrapper == "array_declarator"}
+	for i := range decl.Children {
+		if ch := decl.Children[i]; ch.Type == "storage_class_specifier" && ch.Text == "static" {
+			v.static = true
+		}
+	}
+	x.scopes[len(x.scopes)-1][v.name] = v
+	x.vars = append(x.vars, v)
+}
+
+// declaredIdent is the identifier a declarator declares and the type of
+// the declarator right around it (parentheses skipped): array_declarator
+// for an array, function_declarator for a function, "" for a plain one.
+func declaredIdent(d *syntax.Node) (*syntax.Node, string) {
+	wrapper := ""
+	for d != nil {
+		switch d.Type {
+		case "identifier":
+			return d, wrapper
+		case "parenthesized_declarator":
+			named := d.NamedChildren()
+			if len(named) == 0 {
+				return nil, ""
+			}
+			d = &named[0]
+			continue
+		case "pointer_declarator", "array_declarator", "function_declarator", "attributed_declarator":
+			wrapper = d.Type
+		case "init_declarator":
+		default:
+			return nil, ""
+		}
+		d = d.Child("declarator")
+	}
+	return nil, ""
+}
+
+// functionDeclarator is the function_declarator of a function definition's
+// declarator (under the pointers of a function returning one).
+func functionDeclarator(d *syntax.Node) *syntax.Node {
+	for d != nil {
+		if d.Type == "function_declarator" {
+			return d
+		}
+		d = d.Child("declarator")
+	}
+	return nil
+}
+
+func (x *cExtract) reference(n *syntax.Node) {
+	var v *cVar
+	for i := len(x.scopes) - 1; i >= 0 && v == nil; i-- {
+		v = x.scopes[i][n.Text]
+	}
+	r := &cRef{node: n, v: v, parent: x.stack[len(x.stack)-1]}
+	// Up through parentheses and member accesses: what is done to the
+	// value (a member's assignment changes a struct variable).
+	child := n
+	member := false
+	for i := len(x.stack) - 1; i >= 0; i-- {
+		p := x.stack[i]
+		switch {
+		case p.Type == "parenthesized_expression":
+			child = p
+			continue
+		case p.Type == "field_expression" && child.Field == "argument" && operatorOf(p) == ".":
+			child, member = p, true
+			continue
+		case p.Type == "subscript_expression" && child.Field == "argument" && member:
+			child = p
+			continue
+		case p.Type == "assignment_expression" && child.Field == "left", p.Type == "update_expression":
+			r.assigned = true
+		case p.Type == "pointer_expression" && operatorOf(p) == "&":
+			r.addr = true
+		case p.Type == "sizeof_expression":
+			r.sizeOf = true
+		}
+		break
+	}
+	x.refs = append(x.refs, r)
+	if v != nil {
+		v.refs = append(v.refs, r)
+	}
+}
+
+func operatorOf(n *syntax.Node) string {
+	if op := n.Child("operator"); op != nil {
+		return op.Text
+	}
+	return ""
+}
+
+// --- the plan --------------------------------------------------------------
+
+type cParam struct {
+	v       *cVar
+	pointer bool
+	// implicit: used only through a macro that names it.
+	implicit string
+}
+
+type cOutcome struct {
+	text, note string
+}
+
+func (x *cExtract) inSelection(b int) bool { return x.s <= b && b < x.e }
+
+func (x *cExtract) line(b int) int { return strings.Count(x.text[:b], "\n") + 1 }
+
+func (x *cExtract) plan(where, name string, macros map[string]cMacroDef, root string) (cOutcome, error) {
+	// What the selection must not hold.
+	for _, en := range x.errors {
+		if x.inSelection(en.StartByte) {
+			return cOutcome{}, refuse(where, "fix the syntax, or select other lines", "tree-sitter cannot parse the code at line %d (%q)", en.StartRow+1, clip(en.Text))
+		}
+	}
+	for _, st := range x.stmts {
+		if err := x.checkJumps(where, st, nil); err != nil {
+			return cOutcome{}, err
+		}
+	}
+	// The uses: the function's locals from before, macros, and values
+	// declared inside used after.
+	params := map[*cVar]*cParam{}
+	var inner []*cVar // declared by the selection's own statements, used after it
+	free := map[string]bool{}
+	for _, r := range x.refs {
+		if !x.inSelection(r.node.StartByte) {
+			continue
+		}
+		if r.v == nil {
+			free[r.node.Text] = true
+			continue
+		}
+		if x.inSelection(r.v.ident.StartByte) {
+			continue
+		}
+		if r.v.array && r.sizeOf {
+			return cOutcome{}, refuse(where, "select other lines, or use the array's length in a variable", "sizeof %s (line %d): the array %s would be a pointer in the new function", r.v.name, r.node.StartRow+1, r.v.name)
+		}
+		if r.v.array && r.addr && r.parent.Type == "pointer_expression" {
+			return cOutcome{}, refuse(where, "select other lines", "&%s (line %d): the address of the array %s", r.v.name, r.node.StartRow+1, r.v.name)
+		}
+		p := params[r.v]
+		if p == nil {
+			p = &cParam{v: r.v}
+			params[r.v] = p
+		}
+		if (r.assigned || r.addr) && !r.v.array {
+			p.pointer = p.pointer || r.addr || x.liveAfter(r.v)
+		}
+	}
+	for _, v := range x.vars {
+		if !x.inSelection(v.ident.StartByte) || !x.topLevel(v.decl) {
+			continue
+		}
+		for _, r := range v.refs {
+			if r.node.StartByte >= x.e {
+				inner = append(inner, v)
+				break
+			}
+		}
+	}
+	if len(inner) > 1 {
+		var names []string
+		for _, v := range inner {
+			names = append(names, v.name)
+		}
+		return cOutcome{}, refuse(where, "select fewer statements, or declare all but one of them before the selection", "%s are declared in the selection and used after it; a C function returns one value", strings.Join(names, ", "))
+	}
+	var ret *cVar
+	if len(inner) == 1 {
+		ret = inner[0]
+		if ret.array || ret.static {
+			return cOutcome{}, refuse(where, "declare it before the selection", "%s is declared in the selection (an %s) and used after it", ret.name, map[bool]string{true: "array", false: "static variable"}[ret.array])
+		}
+	}
+	// Macros that name the function's locals.
+	used := map[string]bool{}
+	for _, nm := range sortedKeys(free) {
+		if line, ok := x.innerMacros[nm]; ok {
+			return cOutcome{}, refuse(where, "select other lines, or move the #define before the function", "the macro %s is defined inside %s (line %d): the new function, placed before it, would not see it", nm, x.fnName(), line)
+		}
+		if _, ok := macros[nm]; !ok {
+			continue
+		}
+		for _, h := range x.innerHeaders {
+			if macros[nm].file == h || strings.HasSuffix(macros[nm].file, "/"+h) {
+				return cOutcome{}, refuse(where, "select other lines", "the macro %s comes from %s, included inside %s: the new function would see another definition", nm, h, x.fnName())
+			}
+		}
+		for local, via := range macroLocals(nm, macros, used) {
+			v := x.visible[local]
+			if v == nil || x.inSelection(v.ident.StartByte) {
+				continue
+			}
+			p := params[v]
+			if p == nil {
+				p = &cParam{v: v, implicit: nm}
+				params[v] = p
+			}
+			if via.assigns && x.liveAfter(v) || p.pointer {
+				through := ""
+				if via.macro != nm {
+					through = " (through " + via.macro + ")"
+				}
+				return cOutcome{}, refuse(where, "select other lines, or pass the value explicitly",
+					"the macro %s names the local %s of %s%s, which would have to be passed by pointer: the macro's body would still name it as a value", nm, v.name, x.fnName(), through)
+			}
+		}
+	}
+	var list []*cParam
+	for _, p := range params {
+		list = append(list, p)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].v.ident.StartByte < list[j].v.ident.StartByte })
+	return x.write(name, list, ret, root)
+}
+
+// checkJumps refuses return, goto, labels, case labels outside a switch of
+// the selection, and break or continue whose loop or switch is outside it.
+func (x *cExtract) checkJumps(where string, n *syntax.Node, within []string) error {
+	line := n.StartRow + 1
+	switch n.Type {
+	case "return_statement":
+		return refuse(where, "select the statements before the return, or restructure the function", "the selection returns from %s (line %d)", x.fnName(), line)
+	case "goto_statement", "labeled_statement":
+		return refuse(where, "select lines without goto and labels", "the selection has a %s at line %d", map[bool]string{true: "goto", false: "label"}[n.Type == "goto_statement"], line)
+	case "break_statement":
+		if !slices.ContainsFunc(within, func(t string) bool { return t != "" }) {
+			return refuse(where, "select the whole loop or switch", "the break at line %d leaves the selection", line)
+		}
+	case "continue_statement":
+		if !slices.Contains(within, "loop") {
+			return refuse(where, "select the whole loop", "the continue at line %d leaves the selection", line)
+		}
+	case "case_statement":
+		if !slices.Contains(within, "switch") {
+			return refuse(where, "select the whole switch", "the case label at line %d belongs to a switch outside the selection", line)
+		}
+	case "for_statement", "while_statement", "do_statement":
+		within = append(within, "loop")
+	case "switch_statement":
+		within = append(within, "switch")
+	}
+	for i := range n.Children {
+		if err := x.checkJumps(where, &n.Children[i], within); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// topLevel reports whether decl is one of the selected statements (its
+// names visible after the selection).
+func (x *cExtract) topLevel(decl *syntax.Node) bool {
+	return slices.Contains(x.stmts, decl)
+}
+
+// liveAfter reports whether v, declared before the selection, is used
+// after it: later in the function, or elsewhere in a loop around it (or
+// between a label and a goto back to it) that v outlives.
+func (x *cExtract) liveAfter(v *cVar) bool {
+	var spans [][2]int
+	for _, p := range x.path {
+		if (p.Type == "for_statement" || p.Type == "while_statement" || p.Type == "do_statement") && p.StartByte > v.ident.StartByte {
+			spans = append(spans, [2]int{p.StartByte, p.EndByte})
+		}
+	}
+	for _, g := range x.gotos {
+		if at, ok := x.labels[g.label]; ok && at < x.s && g.at >= x.e && at > v.ident.StartByte {
+			spans = append(spans, [2]int{at, g.at})
+		}
+	}
+	for _, r := range v.refs {
+		b := r.node.StartByte
+		if x.inSelection(b) || b == v.ident.StartByte {
+			continue
+		}
+		if b >= x.e {
+			return true
+		}
+		for _, sp := range spans {
+			if sp[0] <= b && b < sp[1] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (x *cExtract) fnName() string {
+	if fd := functionDeclarator(x.fn.Child("declarator")); fd != nil {
+		if id, _ := declaredIdent(fd.Child("declarator")); id != nil {
+			return id.Text
+		}
+	}
+	return "the function"
+}
+
+// --- writing ----------------------------------------------------------------
+
+// typePrefix is a declaration's type as a parameter or return type needs
+// it: its specifiers and qualifiers without the storage class.
+func typePrefix(decl *syntax.Node) string {
+	var parts []string
+	for _, ch := range decl.Children {
+		if ch.Field == "declarator" {
+			break
+		}
+		if ch.Type == "storage_class_specifier" || ch.Type == "comment" {
+			continue
+		}
+		parts = append(parts, ch.Text)
+	}
+	return strings.Join(parts, " ")
+}
+
+// declaratorWith is v's declarator with its name replaced by repl.
+func declaratorWith(v *cVar, repl string) string {
+	d := v.declarator
+	return d.Text[:v.ident.StartByte-d.StartByte] + repl + d.Text[v.ident.EndByte-d.StartByte:]
+}
+
+func (x *cExtract) write(name string, params []*cParam, ret *cVar, root string) (cOutcome, error) {
+	unit := "\t"
+	if in, ok := lang.ProjectIndent(root, lang.C); ok {
+		unit = in.Unit()
+	}
+	// The body: the selected text, by-pointer uses rewritten, re-indented.
+	var edits []preview.ByteEdit
+	for _, p := range params {
+		if !p.pointer {
+			continue
+		}
+		for _, r := range p.v.refs {
+			if x.inSelection(r.node.StartByte) {
+				edits = append(edits, x.derefEdit(r))
+			}
+		}
+	}
+	sort.Slice(edits, func(i, j int) bool { return edits[i].Start < edits[j].Start })
+	body, err := preview.ApplyByteEdits(x.text[x.s:x.e], edits)
+	if err != nil {
+		return cOutcome{}, apierr.Errorf(apierr.OperationFailed, "report this", "rewrite the extracted statements: %v", err)
+	}
+	lineStart := strings.LastIndexByte(x.text[:x.s], '\n') + 1
+	base := x.text[lineStart:x.s]
+	if strings.TrimSpace(base) != "" {
+		base = base[:len(base)-len(strings.TrimLeft(base, " \t"))]
+	}
+	var out []string
+	for i, l := range strings.Split(body, "\n") {
+		if i > 0 {
+			l = strings.TrimPrefix(l, base)
+		}
+		if strings.TrimSpace(l) == "" {
+			out = append(out, "")
+			continue
+		}
+		out = append(out, unit+l)
+	}
+	if ret != nil {
+		out = append(out, unit+"return "+ret.name+";")
+	}
+	// The head, in the enclosing function's style.
+	var ps, args []string
+	for _, p := range params {
+		decl, arg := p.v.declarator.Text, p.v.name
+		if p.pointer {
+			decl, arg = declaratorWith(p.v, "*"+p.v.name), "&"+p.v.name
+		}
+		ps = append(ps, typePrefix(p.v.decl)+" "+strings.TrimSpace(decl))
+		args = append(args, arg)
+	}
+	if len(ps) == 0 {
+		ps = []string{"void"}
+	}
+	space := ""
+	if fd := functionDeclarator(x.fn.Child("declarator")); fd != nil {
+		if d, p := fd.Child("declarator"), fd.Child("parameters"); d != nil && p != nil && p.StartByte > d.EndByte {
+			space = " "
+		}
+	}
+	callee := name + space + "(" + strings.Join(ps, ", ") + ")"
+	retType, head := "void", ""
+	if ret != nil {
+		retType = typePrefix(ret.decl)
+		callee = strings.TrimSpace(declaratorWith(ret, callee))
+		if strings.HasPrefix(callee, "*") {
+			// "int *name(...)": the pointer goes with the name.
+			retType += " "
+		}
+	}
+	sep := " "
+	if id, _ := declaredIdent(functionDeclarator(x.fn.Child("declarator"))); id != nil && id.StartRow > x.fn.StartRow {
+		sep = "\n" // the return type on a line of its own
+	}
+	if strings.HasSuffix(retType, " ") && sep == " " {
+		head = "static " + retType + callee
+	} else {
+		head = "static " + strings.TrimRight(retType, " ") + sep + callee
+	}
+	if x.body.StartRow > x.fn.Child("declarator").EndRow {
+		head += "\n{\n"
+	} else {
+		head += " {\n"
+	}
+	fnText := head + strings.Join(out, "\n") + "\n}\n\n"
+	call := name + space + "(" + strings.Join(args, ", ") + ");"
+	if ret != nil {
+		call = typePrefix(ret.decl) + " " + strings.TrimSpace(ret.declarator.Text) + " = " + call
+	}
+	at := x.insertionPoint()
+	text := x.text[:at] + fnText + x.text[at:x.s] + call + x.text[x.e:]
+	return cOutcome{text: text, note: x.note(name, params, ret)}, nil
+}
+
+// derefEdit rewrites a use of a by-pointer parameter: &p to p, p.f to
+// p->f, (*p) where a postfix operator follows, *p elsewhere.
+func (x *cExtract) derefEdit(r *cRef) preview.ByteEdit {
+	n, p := r.node, r.parent
+	start, end := n.StartByte-x.s, n.EndByte-x.s
+	switch {
+	case p.Type == "pointer_expression" && operatorOf(p) == "&" && n.Field == "argument":
+		return preview.ByteEdit{Start: p.StartByte - x.s, End: end, Text: n.Text}
+	case p.Type == "field_expression" && n.Field == "argument" && operatorOf(p) == ".":
+		op := p.Child("operator")
+		return preview.ByteEdit{Start: start, End: op.EndByte - x.s, Text: n.Text + "->"}
+	case p.Type == "update_expression" || p.Type == "subscript_expression" && n.Field == "argument" ||
+		p.Type == "call_expression" && n.Field == "function" || p.Type == "field_expression" && n.Field == "argument":
+		return preview.ByteEdit{Start: start, End: end, Text: "(*" + n.Text + ")"}
+	}
+	if b := n.StartByte; b > 0 && (x.text[b-1] == '/' || x.text[b-1] == '*') {
+		return preview.ByteEdit{Start: start, End: end, Text: "(*" + n.Text + ")"} // not "/*"
+	}
+	return preview.ByteEdit{Start: start, End: end, Text: "*" + n.Text}
+}
+
+// insertionPoint is the start of the enclosing function's line, or of the
+// comment right above it.
+func (x *cExtract) insertionPoint() int {
+	at := strings.LastIndexByte(x.text[:x.fn.StartByte], '\n') + 1
+	for at > 0 {
+		prevStart := strings.LastIndexByte(x.text[:at-1], '\n') + 1
+		l := strings.TrimSpace(x.text[prevStart : at-1])
+		if !strings.HasPrefix(l, "/*") && !strings.HasPrefix(l, "*") && !strings.HasPrefix(l, "//") {
+			break
+		}
+		at = prevStart
+	}
+	return at
+}
+
+func (x *cExtract) note(name string, params []*cParam, ret *cVar) string {
+	var parts []string
+	for _, p := range params {
+		s := p.v.name
+		switch {
+		case p.pointer:
+			s += " by pointer (assigned or its address taken, and used after)"
+		case p.implicit != "":
+			s += " (named by the macro " + p.implicit + ")"
+		}
+		parts = append(parts, s)
+	}
+	note := "static " + name + " before " + x.fnName() + "; parameters: "
+	if len(parts) == 0 {
+		note += "none"
+	} else {
+		note += strings.Join(parts, ", ")
+	}
+	if ret != nil {
+		note += "; returns " + ret.name
+	}
+	return note + " (clangd offers no extract function in C: computed from the tree-sitter tree)"
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// --- macros -------------------------------------------------------------------
+
+// cMacroDef is a macro of the file or of a project header it includes.
+type cMacroDef struct {
+	cMacro
+	body, file string
+}
+
+// projectMacros reads the #defines of text and of the project headers it
+// includes ("..." includes resolved as lang.C does, transitively, inside
+// the workspace): name to definition, the first one found kept.
+func projectMacros(c *lsp.Client, path, text string) map[string]cMacroDef {
+	out := map[string]cMacroDef{}
+	root := c.Session.Root()
+	scope := lang.NewScope(root.Dir())
+	seen := map[string]bool{path: true}
+	queue := []struct{ path, text string }{{path, text}}
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		for _, m := range cMacros(f.text) {
+			if _, dup := out[m.name]; !dup {
+				out[m.name] = cMacroDef{cMacro: m, body: f.text[m.bodyStart:m.bodyEnd], file: root.Rel(f.path)}
+			}
+		}
+		for _, imp := range lang.C.Imports.Parse(f.text) {
+			if imp.System {
+				continue
+			}
+			for _, p := range lang.C.Imports.Resolve(scope, f.path, imp) {
+				if seen[p] || !root.Contains(p) || root.Sensitive(p) {
+					continue
+				}
+				seen[p] = true
+				if data, err := os.ReadFile(p); err == nil {
+					queue = append(queue, struct{ path, text string }{p, string(data)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+type macroUse struct {
+	macro   string // the macro whose body names it
+	assigns bool
+}
+
+var cAssignAfter = regexp.MustCompile(`^\s*(=[^=]|[-+*/%&|^]=|<<=|>>=|\+\+|--)`)
+var cAssignBefore = regexp.MustCompile(`(\+\+|--|[^&]&)\s*$`)
+
+// macroLocals lists the names macro nm's body (and the macros it uses,
+// transitively) names that are not its parameters, with the macro that
+// names each and whether it assigns it.
+func macroLocals(nm string, macros map[string]cMacroDef, seen map[string]bool) map[string]macroUse {
+	out := map[string]macroUse{}
+	var visit func(string)
+	visit = func(name string) {
+		mac, ok := macros[name]
+		if !ok || seen[name] {
+			return
+		}
+		seen[name] = true
+		for _, t := range lang.Identifiers(lang.C, mac.body) {
+			w := mac.body[t.Start:t.End]
+			if mac.params[w] {
+				continue
+			}
+			if _, isMacro := macros[w]; isMacro {
+				visit(w)
+				continue
+			}
+			u := out[w]
+			if u.macro == "" {
+				u.macro = name
+			}
+			if cAssignAfter.MatchString(mac.body[t.End:]) || cAssignBefore.MatchString(" "+mac.body[:t.Start]) {
+				u.assigns, u.macro = true, name
+			}
+			out[w] = u
+		}
+	}
+	visit(nm)
+	return out
+}

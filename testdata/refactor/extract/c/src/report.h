@@ -1,0 +1,7 @@
+#ifndef REPORT_H
+#define REPORT_H
+struct stats;
+int report(const char *labels[], int n, struct stats *out);
+int widest(const char *labels[], int n);
+int find(const char *labels[], int n, const char *want);
+#endif
