@@ -691,7 +691,13 @@ func (x *cExtract) write(name string, params []*cParam, ret *cVar, root string) 
 			space = " "
 		}
 	}
-	callee := name + space + "(" + strings.Join(ps, ", ") + ")"
+	callee := name + space + "(" + wrapList(ps, len("static void "+name+space+"("), "") + ")"
+	callSpace := ""
+	if call := firstOfType(x.body, "call_expression"); call != nil {
+		if f, a := call.Child("function"), call.Child("arguments"); f != nil && a != nil && a.StartByte > f.EndByte {
+			callSpace = " "
+		}
+	}
 	retType, head := "void", ""
 	if ret != nil {
 		retType = typePrefix(ret.decl)
@@ -715,12 +721,20 @@ func (x *cExtract) write(name string, params []*cParam, ret *cVar, root string) 
 	} else {
 		head += " {\n"
 	}
-	fnText := head + strings.Join(out, "\n") + "\n}\n\n"
-	call := name + space + "(" + strings.Join(args, ", ") + ");"
-	if ret != nil {
-		call = typePrefix(ret.decl) + " " + strings.TrimSpace(ret.declarator.Text) + " = " + call
-	}
 	at := x.insertionPoint()
+	// As many blank lines after it as the file has before.
+	blank := 0
+	for b := at - 1; b > 0 && x.text[b] == '\n' && x.text[b-1] == '\n'; b-- {
+		blank++
+	}
+	gap := strings.Repeat("\n", min(max(blank, 1), 2))
+	fnText := head + strings.Join(out, "\n") + "\n}\n" + gap
+	call := ""
+	if ret != nil {
+		call = typePrefix(ret.decl) + " " + strings.TrimSpace(ret.declarator.Text) + " = "
+	}
+	call += name + callSpace + "("
+	call += wrapList(args, len(base)+len(call), base) + ");"
 	text := x.text[:at] + fnText + x.text[at:x.s] + call + x.text[x.e:]
 	return cOutcome{text: text, note: x.note(name, params, ret)}, nil
 }
@@ -783,6 +797,45 @@ func (x *cExtract) note(name string, params []*cParam, ret *cVar) string {
 		note += "; returns " + ret.name
 	}
 	return note + " (clangd offers no extract function in C: computed from the tree-sitter tree)"
+}
+
+// cLineWidth is where a new function's head or call wraps its list.
+const cLineWidth = 80
+
+// wrapList joins items with ", ", wrapping before an item that would pass
+// cLineWidth, the next line aligned under the first item (at column col,
+// indent the start of that column's whitespace: the call's tabs kept).
+func wrapList(items []string, col int, indent string) string {
+	var b strings.Builder
+	width := col
+	pad := indent + strings.Repeat(" ", max(col-len(indent), 0))
+	for i, it := range items {
+		if i > 0 {
+			if width+2+len(it) > cLineWidth-2 {
+				b.WriteString(",\n" + pad)
+				width = col
+			} else {
+				b.WriteString(", ")
+				width += 2
+			}
+		}
+		b.WriteString(it)
+		width += len(it)
+	}
+	return b.String()
+}
+
+// firstOfType is the first node of type typ in n's tree, nil when none.
+func firstOfType(n *syntax.Node, typ string) *syntax.Node {
+	if n.Type == typ {
+		return n
+	}
+	for i := range n.Children {
+		if f := firstOfType(&n.Children[i], typ); f != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 func clip(s string) string {

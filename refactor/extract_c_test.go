@@ -95,7 +95,8 @@ func TestExtractFunctionC(t *testing.T) {
 		}
 		text := e.disk("src/report.c")
 		for _, want := range []string{
-			"\nstatic void tally(const char *labels[], int n, int *total, int longest, struct stats *st)\n{\n\tfor (int i = 0; i < n; i++) {\n",
+			// Wrapped at 80 columns, aligned under the first parameter.
+			"\nstatic void tally(const char *labels[], int n, int *total, int longest,\n                  struct stats *st)\n{\n\tfor (int i = 0; i < n; i++) {\n",
 			"\t\t*total += len;\n", "\t\tst->lines++;\n",
 			"\tprintf(\"« %s » : %d octets, le plus long %d\\n\", \"naïve café 🙂\", *total, longest);\n}\n\n/*\n** Totals",
 			"\ttally(labels, n, &total, longest, &st);\n\t*out = st;\n",
