@@ -25,6 +25,7 @@ package refactor
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -65,9 +66,10 @@ type cRef struct {
 	node     *syntax.Node
 	v        *cVar // nil: not a local of the function (a global, a function, a macro)
 	parent   *syntax.Node
-	assigned bool // assigned, incremented, or a member of it assigned
-	addr     bool // its address (or a member's) taken
-	sizeOf   bool // an operand of sizeof
+	anc      []*syntax.Node // its ancestors, outermost first (parent last)
+	assigned bool           // assigned, incremented, or a member of it assigned
+	addr     bool           // its address (or a member's) taken
+	sizeOf   bool           // an operand of sizeof
 }
 
 type cExtract struct {
@@ -79,16 +81,23 @@ type cExtract struct {
 	stmts []*syntax.Node
 	s, e  int
 	// From the walk over the function.
-	scopes       []map[string]*cVar
-	vars         []*cVar
-	refs         []*cRef
-	stack        []*syntax.Node
-	visible      map[string]*cVar // the function's locals in scope at the selection
-	innerMacros  map[string]int   // macros defined inside the function (name: line)
-	innerHeaders []string         // headers included inside the function
-	labels       map[string]int   // label: byte offset
+	scopes  []map[string]*cVar
+	vars    []*cVar
+	refs    []*cRef
+	stack   []*syntax.Node
+	visible map[string]*cVar // the function's locals in scope at the selection
+	// Macros defined inside the function: name to where ("line 12", "in
+	// ljumptab.h, included at line 1190").
+	innerMacros  map[string]string
+	innerHeaders []cInclude     // headers included inside the function
+	labels       map[string]int // label: byte offset
 	gotos        []cGoto
 	errors       []*syntax.Node
+}
+
+type cInclude struct {
+	path string
+	line int
 }
 
 type cGoto struct {
@@ -125,7 +134,7 @@ func extractC(ctx context.Context, c *lsp.Client, doc *lsp.Document, span lsp.Sp
 	where := span.Where(doc)
 	src := syntax.Text("c", text)
 	row, col := m.Position(s)
-	fn, _, err := syntax.Enclosing(ctx, c.Session, src, row, col, []string{"function_definition"}, cTreeDepth)
+	fn, err := topFunction(ctx, c, src, row, col, s)
 	if err != nil {
 		return ExtractPlan{}, err
 	}
@@ -133,12 +142,24 @@ func extractC(ctx context.Context, c *lsp.Client, doc *lsp.Document, span lsp.Sp
 		return ExtractPlan{}, refuse(where, "select whole statements inside one function body", "the range is not inside one function's body")
 	}
 	x := &cExtract{rel: doc.Rel, text: text, fn: fn, body: fn.Child("body"), s: s, e: e,
-		innerMacros: map[string]int{}, labels: map[string]int{}}
+		innerMacros: map[string]string{}, labels: map[string]int{}}
 	if err := x.selectStatements(where); err != nil {
 		return ExtractPlan{}, err
 	}
 	x.walkFunction()
 	macros := projectMacros(c, doc.Path, text)
+	for _, h := range x.innerHeaders {
+		for _, p := range lang.C.Imports.Resolve(lang.NewScope(c.Session.Root().Dir()), doc.Path, lang.Import{Path: h.path}) {
+			if !c.Session.Root().Contains(p) || c.Session.Root().Sensitive(p) {
+				continue
+			}
+			if data, err := os.ReadFile(p); err == nil {
+				for _, m := range cMacros(string(data)) {
+					x.innerMacros[m.name] = fmt.Sprintf("in %s, included at line %d", h.path, h.line)
+				}
+			}
+		}
+	}
 	out, err := x.plan(where, name, macros, c.Session.Root().Dir())
 	if err != nil {
 		return ExtractPlan{}, err
@@ -152,6 +173,38 @@ func extractC(ctx context.Context, c *lsp.Client, doc *lsp.Document, span lsp.Sp
 	return ExtractPlan{File: doc.Rel, Server: "nvbridge", Range: span.Location(doc),
 		Action: "Extract to static function", Kind: "refactor.extract.function",
 		ServerName: name, Name: name, Changeset: cs, Note: out.note}, nil
+}
+
+// topFunction is the top-level function definition holding byte offset b
+// (at row, col), with its whole tree; nil when none. Not the innermost one:
+// a macro that opens a block ("vmcase(OP_MOVE) {" in Lua's VM) reads as a
+// K&R function definition inside the real one.
+func topFunction(ctx context.Context, c *lsp.Client, src syntax.Source, row, col, b int) (*syntax.Node, error) {
+	n, _, err := syntax.Enclosing(ctx, c.Session, src, row, col, []string{"translation_unit"}, 1)
+	if err != nil || n == nil {
+		return nil, err
+	}
+	for {
+		var in *syntax.Node
+		for i := range n.Children {
+			if ch := &n.Children[i]; ch.StartByte <= b && b < ch.EndByte {
+				in = ch
+			}
+		}
+		switch {
+		case in == nil:
+			return nil, nil
+		case in.Type == "function_definition":
+			fn, _, err := syntax.Enclosing(ctx, c.Session, src, in.StartRow, in.StartCol, []string{"function_definition"}, cTreeDepth)
+			return fn, err
+		case strings.HasPrefix(in.Type, "preproc_if") || in.Type == "preproc_else" || in.Type == "preproc_elif" || in.Type == "linkage_specification" || in.Type == "declaration_list":
+			if n, _, err = syntax.Enclosing(ctx, c.Session, src, in.StartRow, in.StartCol, []string{in.Type}, 1); err != nil || n == nil {
+				return nil, err
+			}
+		default:
+			return nil, nil
+		}
+	}
 }
 
 func refuse(where, remedy, format string, args ...any) error {
@@ -267,12 +320,12 @@ func (x *cExtract) walk(n *syntax.Node) {
 		return
 	case "preproc_def", "preproc_function_def":
 		if nm := n.Child("name"); nm != nil {
-			x.innerMacros[nm.Text] = n.StartRow + 1
+			x.innerMacros[nm.Text] = fmt.Sprintf("line %d", n.StartRow+1)
 		}
 		return
 	case "preproc_include":
 		if p := n.Child("path"); p != nil {
-			x.innerHeaders = append(x.innerHeaders, strings.Trim(p.Text, `"<>`))
+			x.innerHeaders = append(x.innerHeaders, cInclude{path: strings.Trim(p.Text, `"<>`), line: n.StartRow + 1})
 		}
 		return
 	case "labeled_statement":
@@ -360,7 +413,7 @@ func (x *cExtract) reference(n *syntax.Node) {
 	for i := len(x.scopes) - 1; i >= 0 && v == nil; i-- {
 		v = x.scopes[i][n.Text]
 	}
-	r := &cRef{node: n, v: v, parent: x.stack[len(x.stack)-1]}
+	r := &cRef{node: n, v: v, parent: x.stack[len(x.stack)-1], anc: slices.Clone(x.stack)}
 	// Up through parentheses and member accesses: what is done to the
 	// value (a member's assignment changes a struct variable).
 	child := n
@@ -404,8 +457,12 @@ func operatorOf(n *syntax.Node) string {
 type cParam struct {
 	v       *cVar
 	pointer bool
-	// implicit: used only through a macro that names it.
-	implicit string
+	// implicit: used only through a macro that names it; macro: a macro
+	// of the selection names it.
+	implicit, macro string
+	// local: the selection assigns it before any use and it is not used
+	// after: declared in the new function, not passed.
+	local bool
 }
 
 type cOutcome struct {
@@ -487,16 +544,14 @@ func (x *cExtract) plan(where, name string, macros map[string]cMacroDef, root st
 	// Macros that name the function's locals.
 	used := map[string]bool{}
 	for _, nm := range sortedKeys(free) {
-		if line, ok := x.innerMacros[nm]; ok {
-			return cOutcome{}, refuse(where, "select other lines, or move the #define before the function", "the macro %s is defined inside %s (line %d): the new function, placed before it, would not see it", nm, x.fnName(), line)
+		if at, ok := x.innerMacros[nm]; ok {
+			return cOutcome{}, refuse(where, "select other lines, or move the #define before the function", "the macro %s is defined inside %s (%s): the new function, placed before it, would see another definition or none", nm, x.fnName(), at)
 		}
 		if _, ok := macros[nm]; !ok {
 			continue
 		}
-		for _, h := range x.innerHeaders {
-			if macros[nm].file == h || strings.HasSuffix(macros[nm].file, "/"+h) {
-				return cOutcome{}, refuse(where, "select other lines", "the macro %s comes from %s, included inside %s: the new function would see another definition", nm, h, x.fnName())
-			}
+		if jump := macroJump(nm, macros, map[string]bool{}); jump != "" {
+			return cOutcome{}, refuse(where, "select the lines without it", "the macro %s expands to %s, which would leave the new function instead", nm, jump)
 		}
 		for local, via := range macroLocals(nm, macros, used) {
 			v := x.visible[local]
@@ -508,6 +563,7 @@ func (x *cExtract) plan(where, name string, macros map[string]cMacroDef, root st
 				p = &cParam{v: v, implicit: nm}
 				params[v] = p
 			}
+			p.macro = nm
 			if via.assigns && x.liveAfter(v) || p.pointer {
 				through := ""
 				if via.macro != nm {
@@ -518,12 +574,65 @@ func (x *cExtract) plan(where, name string, macros map[string]cMacroDef, root st
 			}
 		}
 	}
-	var list []*cParam
+	var list, outs []*cParam
 	for _, p := range params {
 		list = append(list, p)
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].v.ident.StartByte < list[j].v.ident.StartByte })
-	return x.write(name, list, ret, root)
+	// Assigned before any use: a local of the new function, or its
+	// return value when used after (one such, and no other value
+	// returned).
+	for _, p := range list {
+		if p.macro != "" || p.v.array || !x.assignedFirst(p.v) {
+			continue
+		}
+		if x.liveAfter(p.v) {
+			outs = append(outs, p)
+		} else {
+			p.local, p.pointer = true, false
+		}
+	}
+	var out *cParam
+	if ret == nil && len(outs) == 1 {
+		out = outs[0]
+		out.pointer = false
+	}
+	return x.write(name, list, ret, out, root)
+}
+
+// assignedFirst reports whether the selection's first use of v assigns it
+// with "=" in a statement that runs first among its uses: a selected
+// expression statement, or the initializer of a selected for loop, whose
+// right side does not read v (its address never taken).
+func (x *cExtract) assignedFirst(v *cVar) bool {
+	var first *cRef
+	for _, r := range v.refs {
+		if x.inSelection(r.node.StartByte) {
+			if r.addr {
+				return false
+			}
+			if first == nil {
+				first = r
+			}
+		}
+	}
+	if first == nil || first.parent.Type != "assignment_expression" || first.node.Field != "left" || operatorOf(first.parent) != "=" || len(first.anc) < 2 {
+		return false
+	}
+	asg, stmt := first.parent, first.anc[len(first.anc)-2]
+	switch {
+	case stmt.Type == "expression_statement" && x.topLevel(stmt):
+	case stmt.Type == "for_statement" && asg.Field == "initializer" && x.topLevel(stmt):
+	default:
+		return false
+	}
+	right := asg.Child("right")
+	for _, r := range v.refs {
+		if right != nil && right.StartByte <= r.node.StartByte && r.node.EndByte <= right.EndByte {
+			return false
+		}
+	}
+	return true
 }
 
 // checkJumps refuses return, goto, labels, case labels outside a switch of
@@ -631,7 +740,11 @@ func declaratorWith(v *cVar, repl string) string {
 	return d.Text[:v.ident.StartByte-d.StartByte] + repl + d.Text[v.ident.EndByte-d.StartByte:]
 }
 
-func (x *cExtract) write(name string, params []*cParam, ret *cVar, root string) (cOutcome, error) {
+// write builds the new text: the function before the enclosing one, the
+// call in place of the statements. ret is a local the selection declares
+// and returns (the call declares it), out one declared before that the
+// selection assigns first and returns (the call assigns it).
+func (x *cExtract) write(name string, params []*cParam, ret *cVar, out *cParam, root string) (cOutcome, error) {
 	unit := "\t"
 	if in, ok := lang.ProjectIndent(root, lang.C); ok {
 		unit = in.Unit()
@@ -658,23 +771,36 @@ func (x *cExtract) write(name string, params []*cParam, ret *cVar, root string) 
 	if strings.TrimSpace(base) != "" {
 		base = base[:len(base)-len(strings.TrimLeft(base, " \t"))]
 	}
-	var out []string
+	// Declarations first (the locals it assigns first), then the body.
+	var lines []string
+	for _, p := range params {
+		if p.local || p == out {
+			lines = append(lines, unit+typePrefix(p.v.decl)+" "+strings.TrimSpace(p.v.declarator.Text)+";")
+		}
+	}
 	for i, l := range strings.Split(body, "\n") {
 		if i > 0 {
 			l = strings.TrimPrefix(l, base)
 		}
 		if strings.TrimSpace(l) == "" {
-			out = append(out, "")
+			lines = append(lines, "")
 			continue
 		}
-		out = append(out, unit+l)
+		lines = append(lines, unit+l)
 	}
-	if ret != nil {
-		out = append(out, unit+"return "+ret.name+";")
+	rv := ret
+	if out != nil {
+		rv = out.v
+	}
+	if rv != nil {
+		lines = append(lines, unit+"return "+rv.name+";")
 	}
 	// The head, in the enclosing function's style.
 	var ps, args []string
 	for _, p := range params {
+		if p.local || p == out {
+			continue
+		}
 		decl, arg := p.v.declarator.Text, p.v.name
 		if p.pointer {
 			decl, arg = declaratorWith(p.v, "*"+p.v.name), "&"+p.v.name
@@ -699,9 +825,9 @@ func (x *cExtract) write(name string, params []*cParam, ret *cVar, root string) 
 		}
 	}
 	retType, head := "void", ""
-	if ret != nil {
-		retType = typePrefix(ret.decl)
-		callee = strings.TrimSpace(declaratorWith(ret, callee))
+	if rv != nil {
+		retType = typePrefix(rv.decl)
+		callee = strings.TrimSpace(declaratorWith(rv, callee))
 		if strings.HasPrefix(callee, "*") {
 			// "int *name(...)": the pointer goes with the name.
 			retType += " "
@@ -728,15 +854,92 @@ func (x *cExtract) write(name string, params []*cParam, ret *cVar, root string) 
 		blank++
 	}
 	gap := strings.Repeat("\n", min(max(blank, 1), 2))
-	fnText := head + strings.Join(out, "\n") + "\n}\n" + gap
+	fnText := head + strings.Join(lines, "\n") + "\n}\n" + gap
 	call := ""
-	if ret != nil {
+	switch {
+	case ret != nil:
 		call = typePrefix(ret.decl) + " " + strings.TrimSpace(ret.declarator.Text) + " = "
+	case out != nil:
+		call = out.v.name + " = "
 	}
 	call += name + callSpace + "("
 	call += wrapList(args, len(base)+len(call), base) + ");"
-	text := x.text[:at] + fnText + x.text[at:x.s] + call + x.text[x.e:]
-	return cOutcome{text: text, note: x.note(name, params, ret)}, nil
+	// A local that moved into the new function whole leaves its
+	// declaration behind unused: it goes too.
+	var moved []preview.ByteEdit
+	for _, p := range params {
+		if p.local && !x.usedOutside(p.v) && !p.v.static {
+			if cut, ok := x.declarationCut(p.v); ok && cut.Start >= at {
+				moved = append(moved, cut)
+			}
+		}
+	}
+	sort.Slice(moved, func(i, j int) bool { return moved[i].Start < moved[j].Start })
+	before, err := preview.ApplyByteEdits(x.text[at:x.s], shifted(moved, -at))
+	if err != nil {
+		return cOutcome{}, apierr.Errorf(apierr.OperationFailed, "report this", "remove the moved declarations: %v", err)
+	}
+	text := x.text[:at] + fnText + before + call + x.text[x.e:]
+	return cOutcome{text: text, note: x.note(name, params, rv)}, nil
+}
+
+func shifted(edits []preview.ByteEdit, by int) []preview.ByteEdit {
+	out := make([]preview.ByteEdit, len(edits))
+	for i, e := range edits {
+		out[i] = preview.ByteEdit{Start: e.Start + by, End: e.End + by, Text: e.Text}
+	}
+	return out
+}
+
+// usedOutside reports whether v is named outside the selection (its own
+// declaration aside).
+func (x *cExtract) usedOutside(v *cVar) bool {
+	for _, r := range v.refs {
+		if !x.inSelection(r.node.StartByte) {
+			return true
+		}
+	}
+	return false
+}
+
+// declarationCut is the edit removing v's declarator from its declaration
+// ("int i;" whole, with its line and a comment ending it; ", i" from "int
+// n, i;"), ok false for one with an initializer or a parameter.
+func (x *cExtract) declarationCut(v *cVar) (preview.ByteEdit, bool) {
+	d := v.decl
+	if d.Type != "declaration" {
+		return preview.ByteEdit{}, false
+	}
+	var decls []*syntax.Node
+	for i := range d.Children {
+		if d.Children[i].Field == "declarator" {
+			decls = append(decls, &d.Children[i])
+		}
+	}
+	k := slices.Index(decls, v.declarator)
+	if k < 0 {
+		return preview.ByteEdit{}, false
+	}
+	if len(decls) > 1 {
+		if k == 0 {
+			return preview.ByteEdit{Start: decls[0].StartByte, End: decls[1].StartByte}, true
+		}
+		return preview.ByteEdit{Start: decls[k-1].EndByte, End: decls[k].EndByte}, true
+	}
+	start := strings.LastIndexByte(x.text[:d.StartByte], '\n') + 1
+	if strings.TrimSpace(x.text[start:d.StartByte]) != "" {
+		return preview.ByteEdit{Start: d.StartByte, End: d.EndByte}, true
+	}
+	end := d.EndByte
+	nl := strings.IndexByte(x.text[end:], '\n')
+	if nl < 0 {
+		return preview.ByteEdit{Start: start, End: len(x.text)}, true
+	}
+	rest := strings.TrimSpace(x.text[end : end+nl])
+	if rest == "" || strings.HasPrefix(rest, "//") || strings.HasPrefix(rest, "/*") && strings.HasSuffix(rest, "*/") && strings.Count(rest, "*/") == 1 {
+		return preview.ByteEdit{Start: start, End: end + nl + 1}, true
+	}
+	return preview.ByteEdit{Start: d.StartByte, End: d.EndByte}, true
 }
 
 // derefEdit rewrites a use of a by-pointer parameter: &p to p, p.f to
@@ -776,10 +979,15 @@ func (x *cExtract) insertionPoint() int {
 }
 
 func (x *cExtract) note(name string, params []*cParam, ret *cVar) string {
-	var parts []string
+	var parts, locals []string
 	for _, p := range params {
 		s := p.v.name
 		switch {
+		case p.v == ret:
+			continue
+		case p.local:
+			locals = append(locals, s)
+			continue
 		case p.pointer:
 			s += " by pointer (assigned or its address taken, and used after)"
 		case p.implicit != "":
@@ -792,6 +1000,9 @@ func (x *cExtract) note(name string, params []*cParam, ret *cVar) string {
 		note += "none"
 	} else {
 		note += strings.Join(parts, ", ")
+	}
+	if len(locals) > 0 {
+		note += "; declared in it (assigned first, not used after): " + strings.Join(locals, ", ")
 	}
 	if ret != nil {
 		note += "; returns " + ret.name
@@ -888,6 +1099,28 @@ func projectMacros(c *lsp.Client, path, text string) map[string]cMacroDef {
 	return out
 }
 
+var cJumpWord = regexp.MustCompile(`\b(return|goto|break|continue)\b`)
+
+// macroJump is the jump (return, goto, break, continue) macro nm's body
+// holds, directly or through the macros it uses, as "break (vmbreak)";
+// "" when none.
+func macroJump(nm string, macros map[string]cMacroDef, seen map[string]bool) string {
+	mac, ok := macros[nm]
+	if !ok || seen[nm] {
+		return ""
+	}
+	seen[nm] = true
+	if m := cJumpWord.FindString(mac.body); m != "" {
+		return m + " (" + nm + ", " + mac.file + ")"
+	}
+	for _, t := range lang.Identifiers(lang.C, mac.body) {
+		if j := macroJump(mac.body[t.Start:t.End], macros, seen); j != "" {
+			return j
+		}
+	}
+	return ""
+}
+
 type macroUse struct {
 	macro   string // the macro whose body names it
 	assigns bool
@@ -910,8 +1143,8 @@ func macroLocals(nm string, macros map[string]cMacroDef, seen map[string]bool) m
 		seen[name] = true
 		for _, t := range lang.Identifiers(lang.C, mac.body) {
 			w := mac.body[t.Start:t.End]
-			if mac.params[w] {
-				continue
+			if before := strings.TrimRight(mac.body[:t.Start], " \t"); mac.params[w] || strings.HasSuffix(before, ".") || strings.HasSuffix(before, "->") {
+				continue // a parameter, or a member's name
 			}
 			if _, isMacro := macros[w]; isMacro {
 				visit(w)

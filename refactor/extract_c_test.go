@@ -128,6 +128,46 @@ func TestExtractFunctionC(t *testing.T) {
 		compile()
 	})
 
+	t.Run("assigned first: a local of the new function, or its result", func(t *testing.T) {
+		e := e.with(t)
+		from := lineOf("src/report.c", "\tsum = 0;")
+		plan, err := extract("src/report.c", from, from+2, "sum_of")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan.Note, "parameters: s;") || !strings.Contains(plan.Note, "(assigned first, not used after): i") || !strings.Contains(plan.Note, "returns sum") {
+			t.Fatalf("plan: %+v", plan)
+		}
+		noNewDiagnostics(t, plan.Changeset)
+		e.submit("c_extract_assigned_first", plan.Changeset, true)
+		text := e.disk("src/report.c")
+		if !strings.Contains(text, "static int sum_of(const char *s)\n{\n\tunsigned i;\n\tint sum;\n\tsum = 0;\n") ||
+			!strings.Contains(text, "int checksum(const char *s)\n{\n\tint sum;\n\tsum = sum_of(s);\n\treturn sum;\n}\n") {
+			t.Errorf("report.c:\n%s", text)
+		}
+		compile()
+	})
+
+	t.Run("a macro naming a local makes it a parameter", func(t *testing.T) {
+		e := e.with(t)
+		from := lineOf("src/report.c", "for (int k = 0; k < n; k++)")
+		plan, err := extract("src/report.c", from, from+1, "accumulate")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan.Note, "factor (named by the macro SCALE)") {
+			t.Fatalf("plan: %+v", plan)
+		}
+		noNewDiagnostics(t, plan.Changeset)
+		e.submit("c_extract_macro_local", plan.Changeset, true)
+		text := e.disk("src/report.c")
+		if !strings.Contains(text, "static void accumulate(const int *v, int n, int factor, int *total)\n{\n\tfor (int k = 0; k < n; k++)\n\t\t*total += SCALE(v[k]);\n}\n") ||
+			!strings.Contains(text, "\tint total = 0;\n\taccumulate(v, n, factor, &total);\n") {
+			t.Errorf("report.c:\n%s", text)
+		}
+		compile()
+	})
+
 	t.Run("C++: clangd's own extract", func(t *testing.T) {
 		e := e.with(t)
 		plan, err := extract("src/shapes.cpp", 7, 9, "sum_sides")

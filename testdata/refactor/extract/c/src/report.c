@@ -59,3 +59,25 @@ int find(const char *labels[], int n, const char *want)
 	printf("%d %d\n", a, b);
 	return -1;
 }
+
+/* Assigned before any use: a local of the new function, or its result. */
+int checksum(const char *s)
+{
+	unsigned i;
+	int sum;
+	sum = 0;
+	for (i = 0; s[i] != '\0'; i++)
+		sum += (unsigned char)s[i];
+	return sum;
+}
+
+#define SCALE(x) ((x) * factor)
+
+/* A macro naming a local: factor is passed although no statement names it. */
+int scaled_total(const int *v, int n, int factor)
+{
+	int total = 0;
+	for (int k = 0; k < n; k++)
+		total += SCALE(v[k]);
+	return total;
+}
