@@ -21,11 +21,12 @@ var C = &Language{
 	Display: "C",
 	// clangd serves the C family; nvbridge's C knowledge (identifiers,
 	// includes) holds for C++ and Objective-C sources too.
-	Filetypes:  []string{"c", "cpp", "objc", "objcpp"},
-	Extensions: []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp"},
-	TreeSitter: map[string]string{"": "c"}, // bundled with Neovim
-	Markers:    []string{"compile_commands.json", "compile_flags.txt"},
-	Macros:     true,
+	Filetypes:   []string{"c", "cpp", "objc", "objcpp"},
+	Extensions:  []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp"},
+	TreeSitter:  map[string]string{"": "c"}, // bundled with Neovim
+	Markers:     []string{"compile_commands.json", "compile_flags.txt"},
+	Macros:      true,
+	ClangFormat: true,
 	// clangd starts its background index about 20 ms after attaching.
 	// Its tweaks come with the kind "refactor" alone; "Extract to function"
 	// is offered in C++ only (clangd 14: not in C files, where

@@ -44,6 +44,9 @@ type Language struct {
 	// JSFormatters: the project's biome and prettier settings say how its
 	// files are indented (TypeScript, JavaScript).
 	JSFormatters bool
+	// ClangFormat: the project's .clang-format says how its files are
+	// indented (IndentWidth, UseTab, BasedOnStyle's defaults).
+	ClangFormat bool
 	// Macros: its files hold C preprocessor macros, whose bodies a
 	// server's rename leaves as they are (refactor renames a macro body
 	// that names the renamed symbol).
