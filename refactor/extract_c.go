@@ -471,8 +471,6 @@ type cOutcome struct {
 
 func (x *cExtract) inSelection(b int) bool { return x.s <= b && b < x.e }
 
-func (x *cExtract) line(b int) int { return strings.Count(x.text[:b], "\n") + 1 }
-
 func (x *cExtract) plan(where, name string, macros map[string]cMacroDef, root string) (cOutcome, error) {
 	// What the selection must not hold.
 	for _, en := range x.errors {
