@@ -815,7 +815,8 @@ func (x *cExtract) write(name string, params []*cParam, ret *cVar, out *cParam, 
 			space = " "
 		}
 	}
-	callee := name + space + "(" + wrapList(ps, len("static void "+name+space+"("), "") + ")"
+	const paramsAt = "\x00" // where the parameter list goes, once its column is known
+	callee := name + space + "(" + paramsAt + ")"
 	callSpace := ""
 	if call := firstOfType(x.body, "call_expression"); call != nil {
 		if f, a := call.Child("function"), call.Child("arguments"); f != nil && a != nil && a.StartByte > f.EndByte {
@@ -840,6 +841,8 @@ func (x *cExtract) write(name string, params []*cParam, ret *cVar, out *cParam, 
 	} else {
 		head = "static " + strings.TrimRight(retType, " ") + sep + callee
 	}
+	col := strings.Index(head, paramsAt) - (strings.LastIndexByte(head[:strings.Index(head, paramsAt)], '\n') + 1)
+	head = strings.Replace(head, paramsAt, wrapList(ps, col, ""), 1)
 	if x.body.StartRow > x.fn.Child("declarator").EndRow {
 		head += "\n{\n"
 	} else {
