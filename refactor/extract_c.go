@@ -780,11 +780,15 @@ func (x *cExtract) write(name string, params []*cParam, ret *cVar, out *cParam, 
 		if i > 0 {
 			l = strings.TrimPrefix(l, base)
 		}
-		if strings.TrimSpace(l) == "" {
-			lines = append(lines, "")
-			continue
+		switch {
+		case strings.TrimSpace(l) == "":
+			l = ""
+		case strings.HasPrefix(l, "#") && (i > 0 || lineStart == x.s):
+			// A directive at column 0 stays there.
+		default:
+			l = unit + l
 		}
-		lines = append(lines, unit+l)
+		lines = append(lines, l)
 	}
 	rv := ret
 	if out != nil {
@@ -836,10 +840,15 @@ func (x *cExtract) write(name string, params []*cParam, ret *cVar, out *cParam, 
 	if id, _ := declaredIdent(functionDeclarator(x.fn.Child("declarator"))); id != nil && id.StartRow > x.fn.StartRow {
 		sep = "\n" // the return type on a line of its own
 	}
-	if strings.HasSuffix(retType, " ") && sep == " " {
+	switch {
+	case strings.HasSuffix(retType, " ") && sep == " ":
 		head = "static " + retType + callee
-	} else {
-		head = "static " + strings.TrimRight(retType, " ") + sep + callee
+	case strings.HasSuffix(retType, " "):
+		// "static char *" on its line, the name at column 0.
+		stars := callee[:len(callee)-len(strings.TrimLeft(callee, "* "))]
+		head = "static " + retType + strings.TrimSpace(stars) + sep + callee[len(stars):]
+	default:
+		head = "static " + retType + sep + callee
 	}
 	col := strings.Index(head, paramsAt) - (strings.LastIndexByte(head[:strings.Index(head, paramsAt)], '\n') + 1)
 	head = strings.Replace(head, paramsAt, wrapList(ps, col, ""), 1)

@@ -168,6 +168,32 @@ func TestExtractFunctionC(t *testing.T) {
 		compile()
 	})
 
+	t.Run("GNU style, an address taken, a directive, a pointer returned", func(t *testing.T) {
+		e := e.with(t)
+		from := lineOf("src/report.c", "sscanf (s, \"%d\", &x);")
+		plan, err := extract("src/report.c", from, from+7, "parse_word")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan.Note, "parameters: s, out, x by pointer") || !strings.Contains(plan.Note, "(assigned first, not used after): q") || !strings.Contains(plan.Note, "returns r") {
+			t.Fatalf("plan: %+v", plan)
+		}
+		noNewDiagnostics(t, plan.Changeset)
+		e.submit("c_extract_gnu_style", plan.Changeset, true)
+		text := e.disk("src/report.c")
+		for _, want := range []string{
+			"\nstatic char *\nparse_word (const char *s, int *out, int *x)\n{\n\tchar *q;\n\tsscanf (s, \"%d\", x);\n\t*out = 100 / (*x + 1);\n\t(*x)++;\n#if defined(VERBOSE)\n\tprintf (\"%d\\n\", *x);\n#endif\n",
+			"\treturn r;\n}\n\n/* GNU style",
+			"\tint x = 0;\n\tchar *r = parse_word (s, out, &x);\n\tprintf (\"%d\\n\", x);\n",
+		} {
+			if !strings.Contains(text, want) {
+				t.Errorf("report.c lacks %q:\n%s", want, text)
+			}
+		}
+		compile()
+		e.run("cc", "-DVERBOSE", "-std=c11", "-Wall", "-Wextra", "-Werror", "-Isrc", "-c", "-o", "report.o", "src/report.c")
+	})
+
 	t.Run("C++: clangd's own extract", func(t *testing.T) {
 		e := e.with(t)
 		plan, err := extract("src/shapes.cpp", 7, 9, "sum_sides")

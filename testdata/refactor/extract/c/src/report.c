@@ -81,3 +81,21 @@ int scaled_total(const int *v, int n, int factor)
 		total += SCALE(v[k]);
 	return total;
 }
+
+/* GNU style: the type on its own line; &x, a directive and a pointer result. */
+char *
+first_word (const char *s, int *out)
+{
+	int x = 0;
+	char *q;
+	sscanf (s, "%d", &x);
+	*out = 100 / (x + 1);
+	x++;
+#if defined(VERBOSE)
+	printf ("%d\n", x);
+#endif
+	q = strchr (s, ' ');
+	char *r = q ? q + 1 : NULL;
+	printf ("%d\n", x);
+	return r;
+}

@@ -6,4 +6,5 @@ int widest(const char *labels[], int n);
 int find(const char *labels[], int n, const char *want);
 int checksum(const char *s);
 int scaled_total(const int *v, int n, int factor);
+char *first_word(const char *s, int *out);
 #endif
