@@ -116,11 +116,16 @@ func extractC(ctx context.Context, c *lsp.Client, doc *lsp.Document, span lsp.Sp
 	old := snapshotDoc(snaps[0])
 	m := old.Mapper()
 	text := m.Text()
-	for _, t := range lang.Identifiers(lang.C, text) {
-		if text[t.Start:t.End] == name {
-			line, _ := m.CharPosition(t.Start)
-			return ExtractPlan{}, apierr.Errorf(apierr.Conflict, "pick a name not used in the file",
-				"%q is already used in %s (line %d); naming the extracted function so could clash", name, doc.Rel, line)
+	// The name must be free in the file and the project headers it
+	// includes (a static function would clash with their declarations).
+	sources := projectHeaders(c, doc.Path, text)
+	for _, f := range sources {
+		for _, t := range lang.Identifiers(lang.C, f.text) {
+			if f.text[t.Start:t.End] == name {
+				line, _ := preview.NewMapper(f.text).CharPosition(t.Start)
+				return ExtractPlan{}, apierr.Errorf(apierr.Conflict, "pick a name not used in the file or the headers it includes",
+					"%q is already used in %s (line %d); naming the extracted function so could clash", name, f.rel, line)
+			}
 		}
 	}
 	s := m.LineOffset(span.Start.Line) + span.Start.Byte
@@ -147,7 +152,7 @@ func extractC(ctx context.Context, c *lsp.Client, doc *lsp.Document, span lsp.Sp
 		return ExtractPlan{}, err
 	}
 	x.walkFunction()
-	macros := projectMacros(c, doc.Path, text)
+	macros := projectMacros(sources)
 	for _, h := range x.innerHeaders {
 		for _, p := range lang.C.Imports.Resolve(lang.NewScope(c.Session.Root().Dir()), doc.Path, lang.Import{Path: h.path}) {
 			if !c.Session.Root().Contains(p) || c.Session.Root().Sensitive(p) {
@@ -1074,35 +1079,44 @@ type cMacroDef struct {
 	body, file string
 }
 
-// projectMacros reads the #defines of text and of the project headers it
-// includes ("..." includes resolved as lang.C does, transitively, inside
-// the workspace): name to definition, the first one found kept.
-func projectMacros(c *lsp.Client, path, text string) map[string]cMacroDef {
-	out := map[string]cMacroDef{}
+// cSource is a file's text, by workspace path.
+type cSource struct{ rel, abs, text string }
+
+// projectHeaders reads the project headers path includes ("..." includes
+// resolved as lang.C does, transitively, inside the workspace), text
+// first.
+func projectHeaders(c *lsp.Client, path, text string) []cSource {
 	root := c.Session.Root()
 	scope := lang.NewScope(root.Dir())
 	seen := map[string]bool{path: true}
-	queue := []struct{ path, text string }{{path, text}}
-	for len(queue) > 0 {
-		f := queue[0]
-		queue = queue[1:]
-		for _, m := range cMacros(f.text) {
-			if _, dup := out[m.name]; !dup {
-				out[m.name] = cMacroDef{cMacro: m, body: f.text[m.bodyStart:m.bodyEnd], file: root.Rel(f.path)}
-			}
-		}
-		for _, imp := range lang.C.Imports.Parse(f.text) {
+	out := []cSource{{rel: root.Rel(path), abs: path, text: text}}
+	for i := 0; i < len(out); i++ {
+		for _, imp := range lang.C.Imports.Parse(out[i].text) {
 			if imp.System {
 				continue
 			}
-			for _, p := range lang.C.Imports.Resolve(scope, f.path, imp) {
+			for _, p := range lang.C.Imports.Resolve(scope, out[i].abs, imp) {
 				if seen[p] || !root.Contains(p) || root.Sensitive(p) {
 					continue
 				}
 				seen[p] = true
 				if data, err := os.ReadFile(p); err == nil {
-					queue = append(queue, struct{ path, text string }{p, string(data)})
+					out = append(out, cSource{rel: root.Rel(p), abs: p, text: string(data)})
 				}
+			}
+		}
+	}
+	return out
+}
+
+// projectMacros is the #defines of sources: name to definition, the
+// first one found kept.
+func projectMacros(sources []cSource) map[string]cMacroDef {
+	out := map[string]cMacroDef{}
+	for _, f := range sources {
+		for _, m := range cMacros(f.text) {
+			if _, dup := out[m.name]; !dup {
+				out[m.name] = cMacroDef{cMacro: m, body: f.text[m.bodyStart:m.bodyEnd], file: f.rel}
 			}
 		}
 	}

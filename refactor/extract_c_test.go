@@ -75,7 +75,9 @@ func TestExtractFunctionC(t *testing.T) {
 			Range: lsp.RangeSpec{Start: lsp.Target{Line: 57, Column: refInt(5)}, EndLine: 58}})
 		wantRefactorCode(t, "part of a statement", err, apierr.PreconditionFailed, "cuts the declaration at line 57")
 		_, err = extract("src/report.c", 21, 27, "report")
-		wantRefactorCode(t, "name taken", err, apierr.Conflict, `"report" is already used`)
+		wantRefactorCode(t, "name taken", err, apierr.Conflict, `"report" is already used in src/report.c`)
+		_, err = extract("src/report.c", 21, 27, "REPORT_H")
+		wantRefactorCode(t, "name taken in a header", err, apierr.Conflict, `"REPORT_H" is already used in src/report.h (line 1)`)
 		e.unchanged(snap)
 	})
 
