@@ -21,13 +21,21 @@ var C = &Language{
 	Display: "C",
 	// clangd serves the C family; nvbridge's C knowledge (identifiers,
 	// includes) holds for C++ and Objective-C sources too.
-	Filetypes:  []string{"c", "cpp", "objc", "objcpp"},
-	Extensions: []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp"},
-	TreeSitter: map[string]string{"": "c"}, // bundled with Neovim
-	Markers:    []string{"compile_commands.json", "compile_flags.txt"},
-	Macros:     true,
+	Filetypes:   []string{"c", "cpp", "objc", "objcpp"},
+	Extensions:  []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp"},
+	TreeSitter:  map[string]string{"": "c"}, // bundled with Neovim
+	Markers:     []string{"compile_commands.json", "compile_flags.txt"},
+	Macros:      true,
+	ClangFormat: true,
 	// clangd starts its background index about 20 ms after attaching.
-	Servers: []ServerSpec{{Name: "clangd", Cmd: []string{"clangd"}, IndexedWith: []string{"compile_commands.json"}}},
+	// Its tweaks come with the kind "refactor" alone; "Extract to function"
+	// is offered in C++ only (clangd 14: not in C files, where
+	// refactor/extract_c.go extracts).
+	Servers: []ServerSpec{{Name: "clangd", Cmd: []string{"clangd"}, IndexedWith: []string{"compile_commands.json"},
+		ActionKinds: map[string]string{
+			"Extract to function":               "refactor.extract.function",
+			"Extract subexpression to variable": "refactor.extract.variable",
+		}}},
 	Ident: Ident{
 		Keywords: WordSet(`auto break case char const continue default do double else enum extern float for goto if
 			inline int long register restrict return short signed sizeof static struct switch typedef union unsigned

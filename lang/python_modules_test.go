@@ -72,4 +72,25 @@ func TestProjectIndent(t *testing.T) {
 			t.Errorf("%s: %+v, %v; want %+v", c.name, got, ok, c.want)
 		}
 	}
+	// C: .clang-format's C/C++ section, its style's width, then inference;
+	// TypeScript never reads it.
+	cfiles := []struct {
+		name  string
+		files map[string]string
+		want  Indent
+	}{
+		{"kernel", map[string]string{".clang-format": "BasedOnStyle: LLVM\nIndentWidth: 8\nUseTab: Always\n"}, Indent{Width: 8, Tabs: true, From: ".clang-format"}},
+		{"style width", map[string]string{"_clang-format": "BasedOnStyle: WebKit # four\n"}, Indent{Width: 4, From: "_clang-format"}},
+		{"C++ section", map[string]string{".clang-format": "---\nLanguage: JavaScript\nIndentWidth: 8\n---\nLanguage: Cpp\nBasedOnStyle: Google\n"}, Indent{Width: 2, From: ".clang-format"}},
+		{"editorconfig first", map[string]string{".clang-format": "IndentWidth: 8\n", ".editorconfig": "[*.c]\nindent_style = space\nindent_size = 3\n"}, Indent{Width: 3, From: ".editorconfig"}},
+	}
+	for _, c := range cfiles {
+		got, ok := ProjectIndent(writeFiles(t, c.files), C)
+		if !ok || got != c.want {
+			t.Errorf("C %s: %+v, %v; want %+v", c.name, got, ok, c.want)
+		}
+	}
+	if got, ok := ProjectIndent(writeFiles(t, map[string]string{".clang-format": "IndentWidth: 8\n", "a.ts": "f() {\n  x;\n}\n"}), TypeScript); !ok || got.Width != 2 {
+		t.Errorf("TypeScript read .clang-format: %+v", got)
+	}
 }

@@ -44,6 +44,9 @@ type Language struct {
 	// JSFormatters: the project's biome and prettier settings say how its
 	// files are indented (TypeScript, JavaScript).
 	JSFormatters bool
+	// ClangFormat: the project's .clang-format says how its files are
+	// indented (IndentWidth, UseTab, BasedOnStyle's defaults).
+	ClangFormat bool
 	// Macros: its files hold C preprocessor macros, whose bodies a
 	// server's rename leaves as they are (refactor renames a macro body
 	// that names the renamed symbol).
@@ -336,6 +339,11 @@ type ServerSpec struct {
 	// commands after itself (basedpyright). refactor.OrganizeImports runs
 	// it when the server offers no such action.
 	OrganizeImportsCommands map[string]string `json:"-"`
+	// ActionKinds: the server gives refactorings only the broad kind
+	// "refactor" (clangd's tweaks): the precise kind each title stands for
+	// ("Extract to function": refactor.extract.function), so a request for
+	// that kind finds it.
+	ActionKinds map[string]string `json:"-"`
 }
 
 // ServerCommand is a workspace/executeCommand request to a server.
@@ -467,6 +475,20 @@ func OrganizeImportsCommand(client string) (string, bool) {
 		for _, s := range l.Servers {
 			if cmd, ok := s.OrganizeImportsCommands[client]; ok {
 				return cmd, true
+			}
+		}
+	}
+	return "", false
+}
+
+// ActionKind is the precise kind of the named server's code action titled
+// title (a spec's ActionKinds), ok false when its spec names none.
+func ActionKind(server, title string) (string, bool) {
+	for _, l := range registered {
+		for _, s := range l.Servers {
+			if s.Name == server {
+				k, ok := s.ActionKinds[title]
+				return k, ok
 			}
 		}
 	}

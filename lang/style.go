@@ -47,7 +47,57 @@ func ProjectIndent(root string, l *Language) (Indent, bool) {
 			return in, true
 		}
 	}
+	if l.ClangFormat {
+		if in, ok := clangFormatIndent(root); ok {
+			return in, true
+		}
+	}
 	return inferIndent(root, l)
+}
+
+// clangFormatStyles are the indentation widths of clang-format's
+// predefined styles (BasedOnStyle); none of them indents with tabs.
+var clangFormatStyles = map[string]int{"llvm": 2, "google": 2, "chromium": 2, "mozilla": 2, "webkit": 4, "microsoft": 4, "gnu": 2}
+
+// clangFormatIndent reads root/.clang-format (or _clang-format): the
+// IndentWidth and UseTab of its C/C++ section (a document with no
+// Language, or Language: Cpp), else its BasedOnStyle's width.
+func clangFormatIndent(root string) (Indent, bool) {
+	for _, name := range []string{".clang-format", "_clang-format"} {
+		data, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			continue
+		}
+		for _, doc := range strings.Split(string(data), "\n---") {
+			keys := map[string]string{}
+			for _, line := range strings.Split(doc, "\n") {
+				if line == "" || line[0] == ' ' || line[0] == '\t' || line[0] == '#' {
+					continue
+				}
+				if k, v, ok := strings.Cut(line, ":"); ok {
+					v, _, _ = strings.Cut(v, "#")
+					keys[strings.TrimSpace(k)] = strings.Trim(strings.TrimSpace(v), `"'`)
+				}
+			}
+			if lang, ok := keys["Language"]; ok && lang != "Cpp" {
+				continue
+			}
+			in := Indent{From: name}
+			if w, err := strconv.Atoi(keys["IndentWidth"]); err == nil && w > 0 {
+				in.Width = w
+			} else if w, ok := clangFormatStyles[strings.ToLower(keys["BasedOnStyle"])]; ok {
+				in.Width = w
+			} else {
+				in.Width = 2 // LLVM's, clang-format's fallback style
+			}
+			switch keys["UseTab"] {
+			case "Always", "ForIndentation", "ForContinuationAndIndentation", "AlignWithSpaces", "true":
+				in.Tabs = true
+			}
+			return in, true
+		}
+	}
+	return Indent{}, false
 }
 
 var ecSection = regexp.MustCompile(`^\s*\[(.*)\]\s*$`)

@@ -26,6 +26,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/nvim"
 )
 
@@ -201,9 +202,13 @@ func (c *Client) serverActions(ctx context.Context, req ActionRequest, server Se
 			return nil, 0, apierr.Errorf(apierr.OperationFailed, "report this: the server's answer has a shape nvbridge does not decode",
 				"%s: cannot decode a code action: %v", server.Name, err)
 		}
+		kind := w.Kind
+		if k, ok := lang.ActionKind(server.Name, w.Title); ok && (kind == "" || kind == "refactor") {
+			kind = k // clangd's tweaks: "refactor" alone
+		}
 		a := CodeAction{
 			Title:       w.Title,
-			Kind:        w.Kind,
+			Kind:        kind,
 			IsPreferred: w.IsPreferred,
 			HasEdit:     w.hasEdit(),
 			Server:      server.Name,

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -67,8 +68,22 @@ type ExtractPlan struct {
 	ServerName string
 	Name       string
 	// Renamed counts the occurrences of ServerName replaced by Name.
-	Renamed   int
+	Renamed int
+	// Note says how nvbridge extracted where the server could not (the
+	// parameters, those passed by pointer, the value returned).
+	Note      string
 	Changeset preview.Changeset
+}
+
+// extractors are the languages' own extract function, used where the
+// file's servers offer none (extract_c.go: clangd extracts in C++ only).
+var extractors = byLanguage[extractPart]{}
+
+// extractPart is one language's extract function, for its files of the
+// filetypes listed.
+type extractPart struct {
+	filetypes []string
+	extract   func(ctx context.Context, c *lsp.Client, doc *lsp.Document, span lsp.Span, name string) (ExtractPlan, error)
 }
 
 // Extract computes the server's extract-function or extract-variable
@@ -113,11 +128,7 @@ func Extract(ctx context.Context, c *lsp.Client, req ExtractRequest) (ExtractPla
 	where := span.Where(doc)
 	var candidates, disabled []lsp.CodeAction
 	var offered []string
-	for _, server := range servers {
-		actions, _, err := c.CodeActions(ctx, lsp.ActionRequest{Doc: doc, Span: span, Only: []string{"refactor.extract"}, Server: &server})
-		if err != nil {
-			return ExtractPlan{}, err
-		}
+	collect := func(actions []lsp.CodeAction) {
 		for _, a := range actions {
 			if !kindMatchesAny(a.Kind, req.Kind.kinds()) {
 				continue
@@ -129,6 +140,13 @@ func Extract(ctx context.Context, c *lsp.Client, req ExtractRequest) (ExtractPla
 				candidates = append(candidates, a)
 			}
 		}
+	}
+	for _, server := range servers {
+		actions, _, err := c.CodeActions(ctx, lsp.ActionRequest{Doc: doc, Span: span, Only: []string{"refactor.extract"}, Server: &server})
+		if err != nil {
+			return ExtractPlan{}, err
+		}
+		collect(actions)
 		if len(candidates) > 0 {
 			break
 		}
@@ -136,11 +154,25 @@ func Extract(ctx context.Context, c *lsp.Client, req ExtractRequest) (ExtractPla
 		if err != nil {
 			return ExtractPlan{}, err
 		}
+		// A server whose refactorings have the kind "refactor" alone
+		// (clangd) filters them out of a request for refactor.extract;
+		// its spec names their precise kinds (lang: ActionKinds).
+		if len(disabled) == 0 {
+			collect(all)
+			if len(candidates) > 0 {
+				break
+			}
+		}
 		caps, err := capabilitiesOf(ctx, c, server)
 		if err != nil {
 			return ExtractPlan{}, err
 		}
 		offered = append(offered, fmt.Sprintf("%s offers here: %s (%s)", server.Name, actionKindList(all), caps.kindsText()))
+	}
+	if len(candidates) == 0 && len(disabled) == 0 && req.Kind == ExtractFunction {
+		if part, ok := extractors[l]; ok && slices.Contains(part.filetypes, doc.Buffer.Filetype) {
+			return part.extract(ctx, c, doc, span, req.Name)
+		}
 	}
 	if len(candidates) == 0 {
 		if len(disabled) > 0 {

@@ -26,8 +26,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -136,7 +138,22 @@ type inlineState struct {
 	scratch  map[string]string
 	plan     *InlinePlan
 	language *lang.Language
+	// pending are the names the call site being inlined bound (a
+	// parameter's local, a body's local), bound those of the sites inlined,
+	// per file: renumbered in the sites' order at the end.
+	pending []string
+	bound   map[string][]binding
 }
+
+// binding is a name an inlined call site chose for a base name (w_1 for
+// the parameter w).
+type binding struct {
+	base, name string
+	at         int // the site's offset in the original text
+}
+
+// bind records that the site being inlined chose name for base.
+func (st *inlineState) bind(base, name string) { st.pending = append(st.pending, base, name) }
 
 // InlineFunction computes inline_function's changeset.
 func InlineFunction(ctx context.Context, c *lsp.Client, req InlineRequest) (InlinePlan, error) {
@@ -412,6 +429,7 @@ func (st *inlineState) inlineCalls(ctx context.Context, calls []*site, how strin
 			s.reason = "rewritten by the inlining of another call around it; call inline_function again for what remains"
 			continue
 		}
+		st.pending = st.pending[:0]
 		text, why, err := inline(s)
 		if err != nil {
 			return err
@@ -419,6 +437,12 @@ func (st *inlineState) inlineCalls(ctx context.Context, calls []*site, how strin
 		if why != "" {
 			s.reason = why
 			continue
+		}
+		for j := 0; j+1 < len(st.pending); j += 2 {
+			if st.bound == nil {
+				st.bound = map[string][]binding{}
+			}
+			st.bound[s.rel] = append(st.bound[s.rel], binding{base: st.pending[j], name: st.pending[j+1], at: s.off})
 		}
 		st.plan.Replacements = append(st.plan.Replacements, s.report(""))
 		st.update(s.rel, text)
@@ -429,7 +453,77 @@ func (st *inlineState) inlineCalls(ctx context.Context, calls []*site, how strin
 			st.plan.LeftAlone = append(st.plan.LeftAlone, s.report(s.reason))
 		}
 	}
+	st.renumber()
 	return nil
+}
+
+var numbered = regexp.MustCompile(`^(.*?)(?:_(\d+))?$`)
+
+// renumber gives the names the call sites bound for one base name in the
+// order of the sites in the file: the sites are inlined from the last to
+// the first, so the first one got the highest number (w_2 above w_1). The
+// names swap places only where each is new to the file and chosen once
+// (a name is then unique to its site), identifiers only.
+func (st *inlineState) renumber() {
+	for rel, bs := range st.bound {
+		orig := map[string]bool{}
+		if o, ok := st.orig[rel]; ok {
+			text := snapshotText(o)
+			for _, t := range lang.Identifiers(st.language, text) {
+				orig[text[t.Start:t.End]] = true
+			}
+		}
+		byBase := map[string][]binding{}
+		count := map[string]int{}
+		for _, b := range bs {
+			byBase[b.base] = append(byBase[b.base], b)
+			count[b.name]++
+		}
+		perm := map[string]string{}
+		for _, group := range byBase {
+			if len(group) < 2 {
+				continue
+			}
+			ok := true
+			var names []string
+			for _, b := range group {
+				ok = ok && count[b.name] == 1 && !orig[b.name]
+				names = append(names, b.name)
+			}
+			if !ok {
+				continue
+			}
+			sort.Slice(names, func(i, j int) bool { return suffixOf(names[i]) < suffixOf(names[j]) })
+			sort.SliceStable(group, func(i, j int) bool { return group[i].at < group[j].at })
+			for i, b := range group {
+				if b.name != names[i] {
+					perm[b.name] = names[i]
+				}
+			}
+		}
+		if len(perm) == 0 {
+			continue
+		}
+		text := st.scratch[rel]
+		var out strings.Builder
+		last := 0
+		for _, t := range lang.Identifiers(st.language, text) {
+			if to, ok := perm[text[t.Start:t.End]]; ok {
+				out.WriteString(text[last:t.Start])
+				out.WriteString(to)
+				last = t.End
+			}
+		}
+		out.WriteString(text[last:])
+		st.scratch[rel] = out.String()
+	}
+}
+
+// suffixOf is the number ending a bound name (w_2: 2), 0 for none.
+func suffixOf(name string) int {
+	m := numbered.FindStringSubmatch(name)
+	n, _ := strconv.Atoi(m[2])
+	return n
 }
 
 // callsToInline returns the call sites to inline in a safe order: per file

@@ -233,6 +233,7 @@ func inlineStatementCall(ctx context.Context, c *lsp.Client, st *inlineState, ru
 			continue
 		}
 		local := fresh(p.name)
+		st.bind(p.name, local)
 		rename[p.name] = local
 		bindings = append(bindings, local+" = "+value)
 	}
@@ -244,6 +245,11 @@ func inlineStatementCall(ctx context.Context, c *lsp.Client, st *inlineState, ru
 			rename[name] = fresh(name)
 		} else {
 			taken[name] = true
+		}
+		if r, ok := rename[name]; ok {
+			st.bind(name, r)
+		} else {
+			st.bind(name, name)
 		}
 	}
 	// The body with its names replaced, re-indented.

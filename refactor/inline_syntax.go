@@ -660,6 +660,7 @@ func inlineCall(ctx context.Context, c *lsp.Client, st *inlineState, rules *synt
 			local = fmt.Sprintf("%s_%d", p.name, n)
 		}
 		taken[local] = true
+		st.bind(p.name, local)
 		values[i] = local
 		bindings = append(bindings, rules.local(local, a.Text))
 	}

@@ -157,7 +157,7 @@ func TestInlineTypeScript(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := siteList(plan.Replacements), "src/app.ts:9\nsrc/app.ts:9\nsrc/geom.ts:23\nsrc/shop.ts:13\nsrc/shop.ts:19\n"; got != want {
+		if got, want := siteList(plan.Replacements), "src/app.ts:9\nsrc/app.ts:9\nsrc/geom.ts:23\nsrc/shop.ts:13\nsrc/shop.ts:19\nsrc/shop.ts:24\nsrc/shop.ts:25\n"; got != want {
 			t.Errorf("replacements:\n%s\nwant:\n%s", got, want)
 		}
 		if left := siteList(plan.LeftAlone); left != "src/app.ts:6 (used as a value (not called))\n" {
@@ -165,6 +165,12 @@ func TestInlineTypeScript(t *testing.T) {
 		}
 		e.with(t).unchanged(before)
 		e.with(t).submit("inline_ts_area", plan.Changeset, true)
+		// The locals a call's arguments were bound to are numbered in the
+		// order of the calls (the sites are inlined from the last).
+		if shop := e.disk("src/shop.ts"); !strings.Contains(shop, "const w_1 = n + 1;\n  const h_1 = nextWidth();\n  return w_1 * h_1;") ||
+			!strings.Contains(shop, "const w_2 = n + 1;\n  const h_2 = nextWidth();\n  const first = w_2 * h_2;\n  const w_3 = n + 2;\n  const h_3 = nextWidth();\n  const second = w_3 * h_3;") {
+			t.Errorf("shop.ts:\n%s", shop)
+		}
 	})
 	t.Run("perimeter removed", func(t *testing.T) {
 		plan, err := refactor.InlineFunction(ctx, e.client, refactor.InlineRequest{File: "src/geom.ts", Target: lsp.Target{Line: 10, Symbol: "perimeter"}})

@@ -50,15 +50,17 @@ type tsLocation struct {
 }
 
 // lsp is l as an LSP position in doc (a new file's edits start at 0:0);
-// an offset past its line's end continues on the next line.
+// an offset past its line's end continues on the next line (its line
+// break two units in a CRLF file, as tsserver counts them).
 func (l tsLocation) lsp(doc preview.Document) protocol.Position {
 	line, char := max(l.Line-1, 0), max(l.Offset-1, 0)
+	brk := max(len(doc.EOL), 1)
 	for line < len(doc.Lines) {
 		n := preview.ByteToUnits(doc.Lines[line], len(doc.Lines[line]), preview.UTF16)
 		if char <= n {
 			break
 		}
-		char -= n + 1
+		char -= n + brk
 		line++
 	}
 	return protocol.Position{Line: uint32(line), Character: uint32(char)}
@@ -135,7 +137,7 @@ func moveTS(ctx context.Context, c *lsp.Client, doc *lsp.Document, pt lsp.Point,
 	// tsserver's own copy of a document it has open answers an end-of-file
 	// position as one past the last line's end (its line map has no entry
 	// after the final newline): positions are normalised against the
-	// text, counting a line break as one unit.
+	// text, counting a line break as tsserver does (CRLF: two units).
 	var rels []string
 	for _, e := range ans.Body.Edits {
 		if root.Contains(e.FileName) {

@@ -59,6 +59,24 @@ func TestMoveTS(t *testing.T) {
 		}
 		e.run("tsc", "--noEmit", "-p", ".")
 	})
+	t.Run("a new file takes the project's CRLF", func(t *testing.T) {
+		e := e.with(t)
+		e.write("src/crlf.ts", "export const UNIT = 2;\r\n\r\nexport function twice(n: number): number {\r\n  return n * UNIT;\r\n}\r\n")
+		plan, err := e.move("src/crlf.ts", e.declAt("src/crlf.ts", "export function twice", "twice"), "src/crlf_moved.ts")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.submit("move_ts_crlf", plan.Changeset, true)
+		got := e.disk("src/crlf_moved.ts")
+		if !strings.Contains(got, "export function twice(n: number): number {\r\n") || strings.Count(got, "\n") != strings.Count(got, "\r\n") || strings.Contains(got, "\r\r") {
+			t.Errorf("crlf_moved.ts has other line endings than CRLF: %q", got)
+		}
+		if src := e.disk("src/crlf.ts"); strings.Count(src, "\n") != strings.Count(src, "\r\n") {
+			t.Errorf("crlf.ts: %q", src)
+		}
+		e.run("tsc", "--noEmit", "-p", ".")
+	})
+
 	t.Run("class to an existing file", func(t *testing.T) {
 		e := e.with(t)
 		plan, err := e.move("src/geometry.ts", e.declAt("src/geometry.ts", "export class Circle", "Circle"), "src/report.ts")

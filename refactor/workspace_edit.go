@@ -310,6 +310,14 @@ func (fs *virtualFiles) changeset(paths []string) (preview.Changeset, error) {
 			kept[f.cur.origin] = true
 		}
 	}
+	// A file the edit creates takes the line endings of the files it read
+	// (CRLF in a CRLF project: tsserver's Move to file writes "\n").
+	eol := ""
+	for _, p := range paths {
+		if f := fs.files[p]; f.baseExists && f.base.EOL != "" && eol == "" {
+			eol = f.base.EOL
+		}
+	}
 	for _, p := range paths {
 		f := fs.files[p]
 		if f.baseExists && !kept[p] {
@@ -323,6 +331,9 @@ func (fs *virtualFiles) changeset(paths []string) (preview.Changeset, error) {
 		switch {
 		case c.origin == "":
 			fc.Kind, fc.Old = preview.OpCreate, preview.Document{Lines: []string{}, EOL: c.doc.EOL}
+			if eol != "" {
+				fc.Old.EOL = eol
+			}
 		case c.origin != p:
 			from := fs.files[c.origin]
 			fc.Kind, fc.Path, fc.NewPath, fc.Old = preview.OpRename, from.rel, f.rel, from.base

@@ -51,6 +51,9 @@ type extractResult struct {
 	ServerName   string   `json:"server_name"`
 	Name         string   `json:"name"`
 	Renamed      int      `json:"renamed_occurrences"`
+	// Note says how nvbridge extracted where the server has no extract
+	// function (C: parameters, by pointer, the value returned).
+	Note string `json:"note,omitempty"`
 	*edit.Result
 }
 
@@ -60,6 +63,9 @@ func (r extractResult) Summary() string {
 		s += fmt.Sprintf(" (the server named it %s; %d occurrence(s) renamed)", r.ServerName, r.Renamed)
 	}
 	s += "."
+	if r.Note != "" {
+		s += " " + r.Note + "."
+	}
 	if len(r.Alternatives) > 0 {
 		s += " Alternatives (apply_code_action title): " + quoteList(r.Alternatives) + "."
 	}
@@ -76,14 +82,14 @@ func runExtract(ctx context.Context, env *Env, in extractArgs, kind refactor.Ext
 		return extractResult{}, err
 	}
 	out := extractResult{File: plan.File, Server: plan.Server, Range: plan.Range, Action: plan.Action, Kind: plan.Kind,
-		Alternatives: plan.Alternatives, ServerName: plan.ServerName, Name: plan.Name, Renamed: plan.Renamed}
+		Alternatives: plan.Alternatives, ServerName: plan.ServerName, Name: plan.Name, Renamed: plan.Renamed, Note: plan.Note}
 	out.Result, err = submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg)
 	return out, err
 }
 
 func extractFunctionTool(env *Env) Tool {
 	return newTool("extract_function", "Extract function",
-		"Move the statements of a line range (optionally with columns) into a new function, with the language server's refactor.extract.function action; name names the new function (else the server's choice, e.g. newFunction), renamed in the same changeset. UNSUPPORTED, naming the server and what it offers, when it has no such refactoring (pyright). By default nothing changes: you get the unified diff and a changeset_id for apply_changeset; preview=false applies at once.",
+		"Move the statements of a line range (optionally with columns) into a new function, with the language server's refactor.extract.function action; name names the new function (else the server's choice, e.g. newFunction), renamed in the same changeset. UNSUPPORTED, naming the server and what it offers, when it has no such refactoring (pyright). In C, where clangd has none, nvbridge extracts whole statements of one block itself into a static function placed before the enclosing one: its parameters are the locals used (by pointer when assigned and used after), a local declared in the selection and used after is returned; PRECONDITION_FAILED says why when it cannot (return, goto, break leaving the selection, two values used after, a macro naming a local passed by pointer). By default nothing changes: you get the unified diff and a changeset_id for apply_changeset; preview=false applies at once.",
 		mutating,
 		func(ctx context.Context, in extractArgs) (extractResult, error) {
 			return runExtract(ctx, env, in, refactor.ExtractFunction)

@@ -19,6 +19,13 @@ export function tiles(n: number): number {
   return area(n + 1, nextWidth());
 }
 
+// Two calls whose arguments are bound to locals: numbered top-down.
+export function rooms(n: number): number {
+  const first = area(n + 1, nextWidth());
+  const second = area(n + 2, nextWidth());
+  return first + second;
+}
+
 export function fence(w: number, h: number): number {
   return perimeter(w, h) + perimeter(w, 1);
 }
