@@ -50,8 +50,9 @@ type readRequest struct {
 	also []string
 }
 
-// readAnswer is what a read found: the position asked, the answer to the
-// method, the answers to also (nil: not asked with it; the caller asks
+// readAnswer is what a read found: the position asked (its doc nil when
+// none was: the file did not open, the target did not locate), the answer
+// to the method (an error answer is read's error, with the position), the answers to also (nil: not asked with it; the caller asks
 // them itself), and the lines of the loaded buffers the answer names, by
 // path (nil: not read; Lines reads them).
 type readAnswer struct {
@@ -151,10 +152,8 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 			return readAnswer{}, err
 		}
 		var raw json.RawMessage
-		if err := c.Request(ctx, doc, pos.server, req.method, req.params(pos.params()), &raw); err != nil {
-			return readAnswer{}, err
-		}
-		return readAnswer{pos: pos, raw: raw}, nil
+		err = c.Request(ctx, doc, pos.server, req.method, req.params(pos.params()), &raw)
+		return readAnswer{pos: pos, raw: raw}, err
 	}
 	var server Server
 	for _, s := range doc.Servers {
@@ -166,6 +165,9 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 		return readAnswer{}, fmt.Errorf("read: the answer names client %d of %d and has %d answers", reply.Client, len(doc.Servers), len(reply.Answers))
 	}
 	out := readAnswer{pos: position{doc: doc, server: server, point: pt}, raw: reply.Answers[0].Result}
+	if e := reply.Answers[0].Err; e != nil {
+		return out, e.APIError()
+	}
 	// The also methods were sent where the server offers them, in order.
 	next := 1
 	for _, m := range req.also {
@@ -213,10 +215,8 @@ func (c *Client) readSlow(ctx context.Context, file string, t Target, req readRe
 		return readAnswer{}, err
 	}
 	var raw json.RawMessage
-	if err := c.Request(ctx, pos.doc, pos.server, req.method, req.params(pos.params()), &raw); err != nil {
-		return readAnswer{}, err
-	}
-	return readAnswer{pos: pos, raw: raw}, nil
+	err = c.Request(ctx, pos.doc, pos.server, req.method, req.params(pos.params()), &raw)
+	return readAnswer{pos: pos, raw: raw}, err
 }
 
 // analysedKeys are the buffers and servers awaitAnalysis has waited for,

@@ -114,7 +114,7 @@ end
 --- lines: of the locations the first answer names, spec.block lines each,
 --- from loaded buffers), or the same without client, answers and lines and
 --- with unsent saying why nothing was sent. An error answer to spec.method
---- is the operation's error.
+--- is answers[1].err (the Go side reports it with the position asked).
 ---@param chan integer
 ---@param id integer
 ---@param spec nvbridge.ReadSpec
@@ -178,9 +178,6 @@ function M.read(chan, id, spec)
       end
     end
     async.send(chan, id, bufnr, client, reqs, function(answers)
-      if answers[1].err then
-        return done(chan, id, answers[1].err)
-      end
       reply.client = chosen.id
       for i, a in ipairs(answers) do
         if a.result == nil and not a.err then
