@@ -54,6 +54,13 @@ type Stats struct {
 	PeerMs  []float64 `json:"peer_ms,omitempty"`
 	PeerP50 float64   `json:"peer_p50,omitempty"`
 	PeerP95 float64   `json:"peer_p95,omitempty"`
+	// CPU per call, in milliseconds, of nvbridge's process and its Neovim,
+	// and of the through-Neovim side's Neovim: what the load on a shared
+	// machine moves far less than wall time.
+	BridgeCPUMs []float64 `json:"bridge_cpu_ms,omitempty"`
+	NeovimCPUMs []float64 `json:"neovim_cpu_ms,omitempty"`
+	// BridgeNvimCPUMs: of BridgeCPUMs, nvbridge's Neovim's.
+	BridgeNvimCPUMs []float64 `json:"bridge_nvim_cpu_ms,omitempty"`
 	// What carrying nvbridge's answer over MCP costs (Bridge.AnswerCodec),
 	// per round, and the answer's size in bytes (last round).
 	CodecMs     []float64 `json:"codec_ms,omitempty"`
@@ -231,6 +238,16 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 	res.SetupSeconds = time.Since(t0).Seconds()
 	o.Logf("%s: %d lines, %d files; all sides warm after %.1fs; first-request files: %d", m.Name, m.Lines, len(m.Files), res.SetupSeconds, firstFiles)
 
+	// nvbridge's process and its Neovim (not the servers: each side has
+	// its own gopls).
+	bridgePIDs := []int{br.Cmd.Process.Pid}
+	var bridgeNvim []int
+	for _, p := range processTree(br.Cmd.Process.Pid) {
+		if p.pid != br.Cmd.Process.Pid && (strings.Contains(p.comm, "nvim") || strings.Contains(p.comm, "ld-linux")) {
+			bridgePIDs = append(bridgePIDs, p.pid)
+			bridgeNvim = append(bridgeNvim, p.pid)
+		}
+	}
 	stats := make([]Stats, len(ops))
 	counts := make([][4]int, len(ops))
 	var spans []callSpan // nvbridge's calls, for the phases
@@ -260,10 +277,21 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 						continue
 					}
 					br.last = nil // the answer AnswerCodec measures is this op's
+					// CPU of the side's own processes (nvbridge and its
+					// Neovim; the other Neovim), read outside the timing.
+					var cpuPIDs []int
+					switch side {
+					case 0:
+						cpuPIDs = bridgePIDs
+					case 2:
+						cpuPIDs = []int{vn.Pid()}
+					}
+					cpu0, nvimCPU0 := cpuMs(cpuPIDs...), cpuMs(bridgeNvim...)
 					start := time.Now()
 					n, err := run(ctx, r)
 					elapsed := time.Since(start)
 					d := ms(elapsed)
+					cpu, nvimCPU := cpuMs(cpuPIDs...)-cpu0, cpuMs(bridgeNvim...)-nvimCPU0
 					if err != nil {
 						return nil, fmt.Errorf("%s round %d %s (side %d): %w", m.Name, r, op.Name, side, err)
 					}
@@ -271,6 +299,8 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 					switch side {
 					case 0:
 						stats[i].BridgeMs = append(stats[i].BridgeMs, d)
+						stats[i].BridgeCPUMs = append(stats[i].BridgeCPUMs, cpu)
+						stats[i].BridgeNvimCPUMs = append(stats[i].BridgeNvimCPUMs, nvimCPU)
 						spans = append(spans, callSpan{op: op.Name, start: start, end: start.Add(elapsed)})
 						codec, size, err := br.AnswerCodec()
 						if err != nil {
@@ -282,6 +312,7 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 						stats[i].DirectMs = append(stats[i].DirectMs, d)
 					case 2:
 						stats[i].NeovimMs = append(stats[i].NeovimMs, d)
+						stats[i].NeovimCPUMs = append(stats[i].NeovimCPUMs, cpu)
 					default:
 						stats[i].PeerMs = append(stats[i].PeerMs, d)
 					}
