@@ -11,6 +11,9 @@ local uv = vim.uv or vim.loop
 local api = vim.api
 
 local fail = require('nvbridge._error').fail
+-- Options read straight (vim.bo's metatable costs as much again, and a
+-- read reports four of them per request).
+local get_option = api.nvim_get_option_value
 
 --- A file's bytes (nil when it cannot be read).
 ---@param path string
@@ -637,12 +640,12 @@ end
 local function buffer_state(bufnr, state)
   return { ---@type nvbridge.OpenReply
     bufnr = bufnr,
-    changedtick = vim.b[bufnr].changedtick,
-    modified = vim.bo[bufnr].modified,
+    changedtick = api.nvim_buf_get_changedtick(bufnr),
+    modified = get_option('modified', { buf = bufnr }),
     line_count = api.nvim_buf_line_count(bufnr),
-    filetype = vim.bo[bufnr].filetype,
-    fileformat = vim.bo[bufnr].fileformat,
-    eol = vim.bo[bufnr].eol,
+    filetype = get_option('filetype', { buf = bufnr }),
+    fileformat = get_option('fileformat', { buf = bufnr }),
+    eol = get_option('eol', { buf = bufnr }),
     state = state,
   }
 end
@@ -669,7 +672,21 @@ function M.open(path, must_exist)
   local bufnr = vim.fn.bufadd(path)
   local state = 'loaded'
   if api.nvim_buf_is_loaded(bufnr) then
-    state = reconcile(bufnr)
+    -- Neither the text nor the file moved since the buffer was last found
+    -- in agreement with it: reconcile would find the same, at several
+    -- times the cost (buffer variables and options read through the API,
+    -- on every request).
+    local seen = agreed[bufnr]
+    if seen and stat and seen.tick == api.nvim_buf_get_changedtick(bufnr) and same_stat(seen, stat) then
+      state = 'same'
+    else
+      agreed[bufnr] = nil
+      state = reconcile(bufnr)
+      local now = state == 'same' and not vim.bo[bufnr].modified and uv.fs_stat(path)
+      if now then
+        agreed[bufnr] = agreement(api.nvim_buf_get_changedtick(bufnr), now)
+      end
+    end
   else
     local _, load_err = load(path)
     if load_err then
