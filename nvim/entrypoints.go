@@ -115,10 +115,11 @@ func (s *Session) Read(ctx context.Context, spec ReadSpec) (json.RawMessage, err
 	return luaRead.start(ctx, s, spec)
 }
 
-// buffers.lua: loading files and reading lines.
+// buffers.lua: loading files; read.lua: reading lines as the servers see
+// them.
 var (
 	luaOpen     = fn2[string, bool]("nvbridge.buffers", "open")
-	luaGetLines = fn1[map[string][]int]("nvbridge.buffers", "get_lines")
+	luaGetLines = fn1[map[string][]int]("nvbridge.read", "get_lines")
 )
 
 // LoadedLines reads the wanted lines (0-based, by absolute path) of the

@@ -1,10 +1,10 @@
 --- Buffers and the disk: loading a file into a buffer (and releasing the
 --- buffers nvbridge loaded only to read), reconciling a loaded buffer with
 --- the disk (the content fingerprint that decides "changed on disk"), the
---- bytes Neovim writes for a buffer, and reading some lines of some files.
---- Synchronous: called directly by Go (open, get_lines) and by the
---- changeset modules (snapshot, apply, write, undo_log) and structure.lua. The asynchronous operations (LSP requests, waits) are
---- async.lua and wait.lua.
+--- bytes Neovim writes for a buffer. Synchronous: called directly by Go
+--- (open) and by the changeset modules (snapshot, apply, write, undo_log),
+--- read.lua and structure.lua. The asynchronous operations (LSP requests,
+--- waits) are async.lua, wait.lua and read.lua.
 local M = {}
 
 local uv = vim.uv or vim.loop
@@ -482,34 +482,21 @@ end
 -- still hold, neither the text nor the file moved, and refresh_others
 -- passes the buffer with one stat (reconcile would agree the same way, at
 -- three times the cost: a buffer variable and options read through the
--- API). The fields are compared as numbers: formatting the key for every
--- loaded buffer on every request was a fifth of the pass.
+-- API). Its fields are compared as numbers, not formatted as a key.
 local agreed = {}
 local refreshes = 0
 
 --- What agreed keeps of a buffer: its changedtick and its file's stat.
----@param tick integer
----@param stat uv.fs_stat.result
 local function agreement(tick, stat)
-  return {
-    tick = tick,
-    msec = stat.mtime.sec,
-    mnsec = stat.mtime.nsec,
-    size = stat.size,
-    ino = stat.ino,
-    csec = stat.ctime.sec,
-    cnsec = stat.ctime.nsec,
-  }
+  local m, c = stat.mtime, stat.ctime
+  return { tick = tick, msec = m.sec, mnsec = m.nsec, size = stat.size, ino = stat.ino, csec = c.sec, cnsec = c.nsec }
 end
 
 --- Whether stat is the stat seen recorded (the same stat key).
 local function same_stat(seen, stat)
-  return seen.size == stat.size
-    and seen.msec == stat.mtime.sec
-    and seen.mnsec == stat.mtime.nsec
-    and seen.ino == stat.ino
-    and seen.csec == stat.ctime.sec
-    and seen.cnsec == stat.ctime.nsec
+  local m, c = stat.mtime, stat.ctime
+  return seen.size == stat.size and seen.ino == stat.ino and seen.msec == m.sec and seen.mnsec == m.nsec
+    and seen.csec == c.sec and seen.cnsec == c.nsec
 end
 
 -- Reloads every other loaded, unmodified file buffer whose file changed on
@@ -672,10 +659,8 @@ function M.open(path, must_exist)
   local bufnr = vim.fn.bufadd(path)
   local state = 'loaded'
   if api.nvim_buf_is_loaded(bufnr) then
-    -- Neither the text nor the file moved since the buffer was last found
-    -- in agreement with it: reconcile would find the same, at several
-    -- times the cost (buffer variables and options read through the API,
-    -- on every request).
+    -- Neither text nor file moved since they last agreed: reconcile would
+    -- find the same (at several times the cost, on every request).
     local seen = agreed[bufnr]
     if seen and stat and seen.tick == api.nvim_buf_get_changedtick(bufnr) and same_stat(seen, stat) then
       state = 'same'
@@ -709,36 +694,6 @@ function M.open(path, must_exist)
   end
   refresh_others(bufnr)
   return buffer_state(bufnr, state)
-end
-
---- Reads some lines of the files loaded in buffers (what the servers see);
---- a file not loaded is left out of the answer: the Go side reads it from
---- the disk (in parallel, and without splitting every line before the
---- wanted ones into a Lua string).
----@param wanted table<string, integer[]> absolute path -> 0-based line numbers
----@return string json {path: {"line": text}} for the loaded files
-function M.get_lines(wanted)
-  local loaded = {}
-  for _, bufnr in ipairs(api.nvim_list_bufs()) do
-    if api.nvim_buf_is_loaded(bufnr) then
-      loaded[api.nvim_buf_get_name(bufnr)] = bufnr
-    end
-  end
-  local out = vim.empty_dict()
-  for path, lines in pairs(wanted) do
-    local bufnr = loaded[path]
-    if bufnr then
-      local texts = vim.empty_dict()
-      for _, lnum in ipairs(lines) do
-        local text = api.nvim_buf_get_lines(bufnr, lnum, lnum + 1, false)[1]
-        if text then
-          texts[tostring(lnum)] = text
-        end
-      end
-      out[path] = texts
-    end
-  end
-  return vim.json.encode(out)
 end
 
 return M

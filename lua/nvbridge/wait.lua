@@ -31,6 +31,7 @@ local ready_clients, busy, down_error = status.ready_clients, observe.busy, obse
 ---@param grace_ms integer
 ---@param progress_ms integer
 ---@param ready fun(err: nvbridge.Error?, cancelled: boolean?)
+---@return nil # calls ready
 function M.when_ready(chan, id, bufnr, grace_ms, progress_ms, ready)
   local expected = vim.b[bufnr].nvbridge_lsp_expected
   -- The grace period is spent once per buffer: a filetype no configured
