@@ -95,7 +95,8 @@ bench-report: deps
 	$(GO) run ./bench/cmd/sidebyside $(PERF2_ARGS) -json bench/results/perf2.json > bench/results/perf2.txt
 	$(GO) run ./bench/cmd/sidebyside $(PERF2_STD_ARGS) -json bench/results/perf2-std.json > bench/results/perf2-std.txt
 	$(GO) run ./bench/cmd/sidebyside -modules sample -skip-reads -bigedit 20 -cold 0 -attached 0 -json bench/results/perf2-bigedit.json > bench/results/perf2-bigedit.txt
-	$(GO) run ./bench/cmd/report -side bench/results/sidebyside.json -micro bench/results/microbench.txt -micro-cmd "5 x $(MICRO_BENCH)" -phases bench/results/phases.json -perf2 bench/results/perf2.json,bench/results/perf2-std.json,bench/results/perf2-bigedit.json -out bench/results
+	$(GO) run ./bench/cmd/sidebyside -modules zap -rounds 40 -cold 0 -attached 0 -json bench/results/perf2-reads.json > bench/results/perf2-reads.txt
+	$(GO) run ./bench/cmd/report -side bench/results/sidebyside.json -micro bench/results/microbench.txt -micro-cmd "5 x $(MICRO_BENCH)" -phases bench/results/phases.json -perf2 bench/results/perf2.json,bench/results/perf2-std.json,bench/results/perf2-bigedit.json -reads bench/results/perf2-reads.json -out bench/results
 
 # The swap race at full length (a folder and a symlink out of the root
 # swapped while commits and agents write: SWAP_ROUNDS rounds; make test

@@ -81,20 +81,32 @@ func (c *Client) CallHierarchy(ctx context.Context, file string, t Target, opts 
 	if err := checkHierarchyOptions(&opts.Direction, &opts.Depth, &opts.MaxItems, DirectionIncoming, DirectionOutgoing); err != nil {
 		return CallHierarchyResult{}, err
 	}
-	pos, err := c.resolve(ctx, file, t, protocol.MethodTextDocumentPrepareCallHierarchy,
-		"this server has no call hierarchy; find_references lists where the symbol is used")
+	// The open and the prepare request in one call to Neovim (read).
+	a, err := c.read(ctx, file, t, readRequest{method: protocol.MethodTextDocumentPrepareCallHierarchy,
+		hint: "this server has no call hierarchy; find_references lists where the symbol is used",
+		params: func(at protocol.TextDocumentPositionParams) any {
+			return protocol.CallHierarchyPrepareParams{TextDocumentPositionParams: at}
+		}})
+	if a.pos.doc == nil {
+		return CallHierarchyResult{}, err
+	}
+	items, err := c.hierItemsFrom(a.pos, a.raw, err, "call", "function or method", prepareCallsHint)
 	if err != nil {
 		return CallHierarchyResult{}, err
 	}
-	return c.callHierarchyAt(ctx, pos, opts, walkLimits{depth: opts.Depth, maxItems: opts.MaxItems,
+	return c.callHierarchyOf(ctx, a.pos, items, opts, walkLimits{depth: opts.Depth, maxItems: opts.MaxItems,
 		concurrency: hierarchyConcurrency, probe: opts.CountMore, leaf: c.outsideWorkspace})
 }
+
+// prepareCallsHint is the remediation when no call hierarchy item is at a
+// position.
+const prepareCallsHint = "point at the name of a function or method (its declaration or a call to it); find_references works for other symbols"
 
 // prepareCalls asks the server for the call hierarchy item(s) at pos.
 func (c *Client) prepareCalls(ctx context.Context, pos position) ([]hierItem, error) {
 	return c.prepareHierarchy(ctx, pos, protocol.MethodTextDocumentPrepareCallHierarchy,
 		protocol.CallHierarchyPrepareParams{TextDocumentPositionParams: pos.params()}, "call", "function or method",
-		"point at the name of a function or method (its declaration or a call to it); find_references works for other symbols")
+		prepareCallsHint)
 }
 
 // callExpander returns the expand function of one direction.
@@ -166,6 +178,11 @@ func (c *Client) callHierarchyAt(ctx context.Context, pos position, opts CallHie
 	if err != nil {
 		return CallHierarchyResult{}, err
 	}
+	return c.callHierarchyOf(ctx, pos, items, opts, lim)
+}
+
+// callHierarchyOf walks the call hierarchy from items, prepared at pos.
+func (c *Client) callHierarchyOf(ctx context.Context, pos position, items []hierItem, opts CallHierarchyOptions, lim walkLimits) (CallHierarchyResult, error) {
 	root := items[0]
 	out := CallHierarchyResult{From: pos.where(), Server: pos.server.Name, Direction: opts.Direction,
 		Depth: opts.Depth, Totals: map[string]*CallTotals{}}

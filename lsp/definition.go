@@ -49,11 +49,18 @@ func (c *Client) Implementations(ctx context.Context, file string, t Target) (Lo
 }
 
 func (c *Client) locations(ctx context.Context, file string, t Target, method, hint string) (LocationsResult, error) {
-	pos, err := c.resolve(ctx, file, t, method, hint)
+	a, err := c.read(ctx, file, t, readRequest{method: method, hint: hint, block: DeclarationLines,
+		params: func(at protocol.TextDocumentPositionParams) any {
+			return protocol.DefinitionParams{TextDocumentPositionParams: at}
+		}})
 	if err != nil {
 		return LocationsResult{}, err
 	}
-	return c.locationsAt(ctx, pos, method)
+	locs, err := DecodeLocations(a.raw)
+	if err != nil {
+		return LocationsResult{}, undecodable(a.pos.server, method, err)
+	}
+	return c.locationsFrom(ctx, a.pos, locs, a.texts)
 }
 
 // locationsAt sends a definition-like method at pos.
@@ -63,11 +70,13 @@ func (c *Client) locationsAt(ctx context.Context, pos position, method string) (
 	if err != nil {
 		return LocationsResult{}, err
 	}
-	return c.locationsFrom(ctx, pos, locs)
+	return c.locationsFrom(ctx, pos, locs, nil)
 }
 
-// locationsFrom shapes the answer locs of a definition-like request at pos.
-func (c *Client) locationsFrom(ctx context.Context, pos position, locs []protocol.Location) (LocationsResult, error) {
+// locationsFrom shapes the answer locs of a definition-like request at pos;
+// known holds the lines of the loaded buffers they name, when already read
+// (nil: not).
+func (c *Client) locationsFrom(ctx context.Context, pos position, locs []protocol.Location, known map[string]map[int]string) (LocationsResult, error) {
 	// The lines to convert the ranges and the declarations' source: one
 	// read.
 	paths := make([]string, len(locs))
@@ -78,7 +87,7 @@ func (c *Client) locationsFrom(ctx context.Context, pos position, locs []protoco
 	wanted := map[string][]int{}
 	addBlockLines(wanted, paths, lines, DeclarationLines)
 	addLocationLines(wanted, locs)
-	texts, err := c.Lines(ctx, wanted)
+	texts, err := c.linesWith(ctx, known, wanted)
 	if err != nil {
 		return LocationsResult{}, err
 	}

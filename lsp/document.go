@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -65,18 +64,18 @@ func (c *Client) openAt(ctx context.Context, file string, line int, methods []st
 	}
 	raw, err := c.Session.OpenWait(ctx, abs, true, line, int(c.AttachGrace/time.Millisecond), wanted)
 	if err != nil {
-		if ae, ok := err.(*apierr.Error); ok {
-			// Paths in messages are the workspace's, as tools speak.
-			e := *ae
-			e.Message = strings.ReplaceAll(e.Message, c.Session.Root().Dir()+string(filepath.Separator), "")
-			return nil, nil, &e
-		}
-		return nil, nil, err
+		// Paths in messages are the workspace's, as tools speak.
+		return nil, nil, c.relativeMessage(err)
 	}
 	var reply openWaitReply
 	if err := json.Unmarshal(raw, &reply); err != nil {
 		return nil, nil, fmt.Errorf("decode open_wait: %w", err)
 	}
+	return c.documentOf(abs, reply), reply.Line, nil
+}
+
+// documentOf is the document of abs as an open (open_wait, read) found it.
+func (c *Client) documentOf(abs string, reply openWaitReply) *Document {
 	doc := &Document{Path: abs, Rel: c.Session.Root().Rel(abs), URI: uri.File(abs), Buffer: reply.Buffer}
 	for _, w := range reply.Clients {
 		root, _ := w.RootDir.(string)
@@ -84,7 +83,7 @@ func (c *Client) openAt(ctx context.Context, file string, line int, methods []st
 			ID: w.ID, Name: w.Name, OffsetEncoding: preview.Encoding(w.OffsetEncoding), RootDir: root, Methods: w.Methods,
 		})
 	}
-	return doc, reply.Line, nil
+	return doc
 }
 
 // ServerFor picks the first server of doc that supports method, or explains

@@ -561,7 +561,14 @@ func directions(dir, a, b string) []string {
 // when nothing is.
 func (c *Client) prepareHierarchy(ctx context.Context, pos position, method string, params any, what, noun, hint string) ([]hierItem, error) {
 	var raw json.RawMessage
-	if err := c.Request(ctx, pos.doc, pos.server, method, params, &raw); err != nil {
+	err := c.Request(ctx, pos.doc, pos.server, method, params, &raw)
+	return c.hierItemsFrom(pos, raw, err, what, noun, hint)
+}
+
+// hierItemsFrom reads a prepare request's answer at pos (raw, or its error
+// err) as prepareHierarchy does.
+func (c *Client) hierItemsFrom(pos position, raw json.RawMessage, err error, what, noun, hint string) ([]hierItem, error) {
+	if err != nil {
 		// A server refusing the position ("Total is not a function", as
 		// gopls says) answers with an error, not with null.
 		if e := apierr.As(err); e.Code == apierr.OperationFailed {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/nvbridge/nvbridge/apierr"
 )
 
 // HoverResult answers get_hover_info.
@@ -32,15 +34,42 @@ type HoverResult struct {
 // unless the symbol is declared in a sensitive file: where it is declared
 // (textDocument/definition) is asked together with the hover.
 func (c *Client) Hover(ctx context.Context, file string, t Target) (HoverResult, error) {
-	pos, err := c.resolve(ctx, file, t, protocol.MethodTextDocumentHover, "")
+	// Where the symbol is declared is asked with the hover, of the same
+	// server when it can say (checkDeclaration's choice).
+	a, err := c.read(ctx, file, t, readRequest{method: protocol.MethodTextDocumentHover,
+		also: []string{protocol.MethodTextDocumentDefinition},
+		params: func(at protocol.TextDocumentPositionParams) any {
+			return protocol.HoverParams{TextDocumentPositionParams: at}
+		}})
 	if err != nil {
 		return HoverResult{}, err
 	}
-	h, w, err := answerChecked(ctx, func(ctx context.Context) (HoverResult, error) { return c.hoverAt(ctx, pos) },
-		func(h HoverResult) bool { return h.Found },
-		func(ctx context.Context) Withholding { return c.checkDeclaration(ctx, pos) })
+	pos := a.pos
+	raw, err := DecodeHover(a.raw)
 	if err != nil {
-		return HoverResult{}, err
+		return HoverResult{}, undecodable(pos.server, protocol.MethodTextDocumentHover, err)
+	}
+	h, err := c.hoverFrom(ctx, pos, raw)
+	if err != nil || !h.Found {
+		return h, err
+	}
+	var w Withholding
+	if a.also == nil {
+		w = c.checkDeclaration(ctx, pos)
+	} else {
+		at := protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: pos.doc.URI},
+			Position: pos.point.In(pos.server.OffsetEncoding)}
+		var locs []protocol.Location
+		err := a.also[0].err
+		if err == nil {
+			if locs, err = DecodeLocations(a.also[0].raw); err != nil {
+				err = undecodable(pos.server, protocol.MethodTextDocumentDefinition, err)
+			}
+		}
+		w = c.disclose(ctx, pos.doc, pos.server, at, pos.symbol(), locs, err)
+	}
+	if e := apierr.FromContext(ctx, "the request", "retry with a larger timeout; the language server may still be loading the workspace"); e != nil {
+		return HoverResult{}, e
 	}
 	return h.withhold(w), nil
 }
@@ -62,6 +91,11 @@ func (c *Client) hoverAt(ctx context.Context, pos position) (HoverResult, error)
 	if err != nil {
 		return HoverResult{}, err
 	}
+	return c.hoverFrom(ctx, pos, h)
+}
+
+// hoverFrom shapes the hover answer h at pos.
+func (c *Client) hoverFrom(ctx context.Context, pos position, h Hover) (HoverResult, error) {
 	out := HoverResult{Symbol: pos.symbol(), From: pos.where(), Server: pos.server.Name,
 		Found: strings.TrimSpace(h.Value) != "", Kind: h.Kind, Contents: h.Value}
 	if !out.Found {

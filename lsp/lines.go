@@ -52,7 +52,36 @@ func (c *Client) Lines(ctx context.Context, wanted map[string][]int) (map[string
 		}
 		out[path] = m
 	}
-	// The files no buffer holds: the disk is what the servers see.
+	readUnloaded(ctx, out, wanted)
+	return out, nil
+}
+
+// linesWith is Lines where known already holds the lines of the loaded
+// buffers (a read's answer, read.lua; nil: not read, Lines reads them):
+// only the files no buffer holds are read, from the disk.
+func (c *Client) linesWith(ctx context.Context, known map[string]map[int]string, wanted map[string][]int) (map[string]map[int]string, error) {
+	if known == nil {
+		return c.Lines(ctx, wanted)
+	}
+	root := c.Session.Root()
+	out := make(map[string]map[int]string, len(wanted))
+	unloaded := make(map[string][]int, len(wanted))
+	for p, lines := range wanted {
+		switch t, ok := known[p]; {
+		case p == "" || root.Sensitive(p):
+		case ok:
+			out[p] = t
+		default:
+			unloaded[p] = lines
+		}
+	}
+	readUnloaded(ctx, out, unloaded)
+	return out, nil
+}
+
+// readUnloaded adds to out the wanted lines of the files out does not
+// hold (no buffer holds them: the disk is what the servers see).
+func readUnloaded(ctx context.Context, out map[string]map[int]string, wanted map[string][]int) {
 	var unloaded []string
 	for p := range wanted {
 		if _, ok := out[p]; !ok {
@@ -64,7 +93,6 @@ func (c *Client) Lines(ctx context.Context, wanted map[string][]int) (map[string
 	for i, p := range unloaded {
 		out[p] = texts[i]
 	}
-	return out, nil
 }
 
 // diskReaders: a result names a dozen files, each read with a 64 KiB

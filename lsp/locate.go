@@ -341,6 +341,12 @@ func (c *Client) resolve(ctx context.Context, file string, t Target, method, uns
 	if err != nil {
 		return position{}, err
 	}
+	return c.positionIn(ctx, doc, line, t, method, unsupportedHint)
+}
+
+// positionIn is resolve once doc is open and line is the text of t's line
+// (nil: the buffer has no such line).
+func (c *Client) positionIn(ctx context.Context, doc *Document, line *string, t Target, method, unsupportedHint string) (position, error) {
 	server, err := serverFor(doc, method, unsupportedHint)
 	if err != nil {
 		return position{}, err

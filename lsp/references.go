@@ -71,11 +71,20 @@ func (c *Client) References(ctx context.Context, file string, t Target, opts Ref
 	if err := checkLimit(&opts.MaxResults, "max_results", DefaultMaxReferences); err != nil {
 		return ReferencesResult{}, err
 	}
-	pos, err := c.resolve(ctx, file, t, protocol.MethodTextDocumentReferences, "")
+	progress.Report(ctx, 0, 0, "asking for the references")
+	a, err := c.read(ctx, file, t, readRequest{method: protocol.MethodTextDocumentReferences, block: 1,
+		params: func(at protocol.TextDocumentPositionParams) any {
+			return protocol.ReferenceParams{TextDocumentPositionParams: at,
+				Context: protocol.ReferenceContext{IncludeDeclaration: opts.IncludeDeclaration}}
+		}})
 	if err != nil {
 		return ReferencesResult{}, err
 	}
-	return c.referencesAt(ctx, pos, opts)
+	locs, err := DecodeLocations(a.raw)
+	if err != nil {
+		return ReferencesResult{}, undecodable(a.pos.server, protocol.MethodTextDocumentReferences, err)
+	}
+	return c.referencesFrom(ctx, a.pos, opts, locs, a.texts)
 }
 
 // referencesAt asks for the references at pos (opts checked).
@@ -89,10 +98,19 @@ func (c *Client) referencesAt(ctx context.Context, pos position, opts References
 	if err != nil {
 		return ReferencesResult{}, err
 	}
-	all, err := c.ToolLocations(ctx, pos.server.OffsetEncoding, locs)
+	return c.referencesFrom(ctx, pos, opts, locs, nil)
+}
+
+// referencesFrom shapes the answer locs to references at pos; known holds
+// the lines of the loaded buffers they name, when already read (nil: not).
+func (c *Client) referencesFrom(ctx context.Context, pos position, opts ReferencesOptions, locs []protocol.Location, known map[string]map[int]string) (ReferencesResult, error) {
+	wanted := map[string][]int{}
+	addLocationLines(wanted, locs)
+	texts, err := c.linesWith(ctx, known, wanted)
 	if err != nil {
 		return ReferencesResult{}, err
 	}
+	all := c.toolLocationsFrom(texts, pos.server.OffsetEncoding, locs)
 	all = SortLocations(all)
 	out := ReferencesResult{Symbol: pos.symbol(), From: pos.where(), Server: pos.server.Name, Incomplete: pos.unanalysed,
 		IncludeDeclaration: opts.IncludeDeclaration, Total: len(all), Files: []FileReferences{}}

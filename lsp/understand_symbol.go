@@ -346,7 +346,7 @@ func (u *understanding) definition(ctx context.Context) {
 		u.fail("definition", err)
 		return
 	}
-	res, err := u.c.locationsFrom(ctx, pos, raw)
+	res, err := u.c.locationsFrom(ctx, pos, raw, nil)
 	if err != nil {
 		u.fail("definition", err)
 		return

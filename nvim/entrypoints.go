@@ -74,10 +74,52 @@ func (s *Session) Diagnostics(ctx context.Context, result *string, bufnr any) er
 	return luaDiagnostics.call(ctx, s, result, bufnr)
 }
 
-// buffers.lua: loading files and reading lines.
+// read.lua: a read tool's open, request and lines in one call.
+var luaRead = async1[ReadSpec]("nvbridge.read", "read")
+
+func init() {
+	luaRead.f.trace = func(args []any) (string, string) {
+		spec := args[0].(ReadSpec)
+		return "lsp", "→ " + spec.Method + " " + spec.Path + ":" + strconv.Itoa(spec.Line+1) + " (open, request, lines)"
+	}
+}
+
+// ReadSpec is one read in one call (read.lua): open Path (reconciled with
+// the disk), wait for its servers, and when 0-based Line holds Text, send
+// Method through the first ready server that offers it (of Methods) and
+// has analysed the file (ReadyNames: servers that answer once the file is
+// open; Analysed: "bufnr:client" pairs known to have), at Positions (the
+// character of the target in each offset encoding), with Params (JSON, the
+// position set there), and Also at the same position when that server
+// offers them; then read Block lines from each location the answer names
+// (0: none) of the loaded buffers.
+type ReadSpec struct {
+	Path       string          `msgpack:"path"`
+	Line       int             `msgpack:"line"`
+	Text       string          `msgpack:"text"`
+	Positions  map[string]int  `msgpack:"positions"`
+	Method     string          `msgpack:"method"`
+	Params     string          `msgpack:"params"`
+	Also       []string        `msgpack:"also,omitempty"`
+	Block      int             `msgpack:"block"`
+	Methods    []string        `msgpack:"methods"`
+	GraceMs    int             `msgpack:"grace_ms"`
+	ReadyNames map[string]bool `msgpack:"ready_names"`
+	Analysed   map[string]bool `msgpack:"analysed"`
+}
+
+// Read runs spec (read.lua): JSON {buffer, clients, line, client, answers,
+// lines}, or without client, answers and lines and with unsent (why
+// nothing was sent) when the read's assumptions did not hold.
+func (s *Session) Read(ctx context.Context, spec ReadSpec) (json.RawMessage, error) {
+	return luaRead.start(ctx, s, spec)
+}
+
+// buffers.lua: loading files; read.lua: reading lines as the servers see
+// them.
 var (
 	luaOpen     = fn2[string, bool]("nvbridge.buffers", "open")
-	luaGetLines = fn1[map[string][]int]("nvbridge.buffers", "get_lines")
+	luaGetLines = fn1[map[string][]int]("nvbridge.read", "get_lines")
 )
 
 // LoadedLines reads the wanted lines (0-based, by absolute path) of the

@@ -536,32 +536,38 @@ func (s *Session) start(ctx context.Context, f *luaFunc, args ...any) (json.RawM
 		}
 		return nil, ctxError(ctx)
 	}
+	// The answer may come before the start's call is seen to return (the
+	// goroutine that sent it has yet to run): it is taken as it comes,
+	// the call's return not waited for (Lua answered, so it ran).
+	sent := s.queueStart(f, id, args).sent
+	var r asyncResult
 	select {
-	case err := <-s.queueStart(f, id, args).sent:
+	case err := <-sent:
 		if err != nil {
 			forget()
 			return nil, err
 		}
+		select {
+		case r = <-ch:
+		case <-ctx.Done():
+			return cancelled()
+		}
+	case r = <-ch:
 	case <-ctx.Done():
 		return cancelled()
 	}
-	select {
-	case r := <-ch:
-		// The result's start only (the trace keeps no more, and marks the
-		// cut): converting a result of megabytes whole copied it all.
-		head := r.result[:min(len(r.result), 4*TraceTextLimit+1)]
-		e := TraceEntry{Kind: kind, Text: fmt.Sprintf("#%d ← %s", id, head), Took: time.Since(start)}
-		if r.err != nil {
-			e.Text, e.Err = fmt.Sprintf("#%d ← %s", id, r.err.Code), r.err.Message
-		}
-		s.trace.add(e)
-		if r.err != nil {
-			return nil, r.err
-		}
-		return r.result, nil
-	case <-ctx.Done():
-		return cancelled()
+	// The result's start only (the trace keeps no more, and marks the
+	// cut): converting a result of megabytes whole copied it all.
+	head := r.result[:min(len(r.result), 4*TraceTextLimit+1)]
+	e := TraceEntry{Kind: kind, Text: fmt.Sprintf("#%d ← %s", id, head), Took: time.Since(start)}
+	if r.err != nil {
+		e.Text, e.Err = fmt.Sprintf("#%d ← %s", id, r.err.Code), r.err.Message
 	}
+	s.trace.add(e)
+	if r.err != nil {
+		return nil, r.err
+	}
+	return r.result, nil
 }
 
 // onDone receives nvbridge_done(id, err, result). Its parameters are

@@ -101,16 +101,32 @@ func (w *watcher) serverDown(raw json.RawMessage) {
 
 // toolMiddleware logs what a call's answer says went short (a wait cut,
 // a policy refusal) and has the resource list compared after every call
-// (changesets and debug sessions come and go with calls).
+// that may change it (changesets and debug sessions come and go with
+// calls). A read-only tool's call changes none: what it loads or what the
+// servers publish meanwhile is an event of its own (onEvent), and the
+// comparison (two calls to Neovim) would run beside the answer being
+// sent, on the same cores.
 func (w *watcher) toolMiddleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		res, err := next(ctx, req)
-		w.requestRelist()
+		if !w.readOnlyTool(req.Params.Name) {
+			w.requestRelist()
+		}
 		if res != nil {
 			w.inspect(ctx, req.Params.Name, res)
 		}
 		return res, err
 	}
+}
+
+// readOnlyTool reports whether the served tool name says it changes
+// nothing (its read-only hint); an unknown name is not.
+func (w *watcher) readOnlyTool(name string) bool {
+	if w.srv == nil {
+		return false
+	}
+	t := w.srv.GetTool(name)
+	return t != nil && t.Tool.Annotations.ReadOnlyHint != nil && *t.Tool.Annotations.ReadOnlyHint
 }
 
 // inspect finds the warnings in a result.

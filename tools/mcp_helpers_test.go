@@ -75,7 +75,7 @@ var sessionModes = []sessionMode{
 // mcpClient serves every tool of env through an MCP server and returns an
 // initialized in-process client: calls go over the protocol (JSON-RPC
 // messages, schemas, structured content), not straight to the handlers.
-func mcpClient(t *testing.T, env *tools.Env) *client.Client {
+func mcpClient(t testing.TB, env *tools.Env) *client.Client {
 	t.Helper()
 	ctx := testenv.Context(t)
 	c, err := client.NewInProcessClient(tools.NewServer(env, "test"))

@@ -293,13 +293,13 @@ func Versions(repo string) map[string]string {
 func Table(r *ModuleResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n== %s %s (%d lines, %d files, %d rounds)\n", r.Module, r.Version, r.Lines, r.Files, r.Rounds)
-	fmt.Fprintf(&b, "%-28s %10s %10s %10s %10s %10s %9s %8s %7s  %s\n", "op", "nvb p50", "nvb p95", "gopls p50", "gopls p95", "via nvim", "answer", "ratio", "noise", "counts")
+	fmt.Fprintf(&b, "%-28s %10s %10s %10s %10s %10s %10s %9s %8s %7s  %s\n", "op", "nvb p50", "nvb p95", "gopls p50", "gopls p95", "via nvim", "agent-lsp", "answer", "ratio", "noise", "counts")
 	for _, s := range r.Ops {
 		ratio := "-"
 		if s.Ratio > 0 {
 			ratio = fmt.Sprintf("x%.2f", s.Ratio)
 		}
-		fmt.Fprintf(&b, "%-28s %8.2fms %8.2fms %8.2fms %8.2fms %8.2fms %7.1fKB %8s %6.0f%%  %s\n", s.Op, s.BridgeP50, s.BridgeP95, s.DirectP50, s.DirectP95, s.NeovimP50, float64(s.AnswerBytes)/1024, ratio, s.Noise*100, s.Counts)
+		fmt.Fprintf(&b, "%-28s %8.2fms %8.2fms %8.2fms %8.2fms %8.2fms %8.2fms %7.1fKB %8s %6.0f%%  %s\n", s.Op, s.BridgeP50, s.BridgeP95, s.DirectP50, s.DirectP95, s.NeovimP50, s.PeerP50, float64(s.AnswerBytes)/1024, ratio, s.Noise*100, s.Counts)
 	}
 	fmt.Fprintf(&b, "memory: nvbridge tree %.0f MiB (nvbridge %.0f, Neovim %.0f, gopls %.0f) vs gopls alone %.0f MiB\n",
 		r.BridgeTreeMiB, r.BridgeOnlyMiB, r.NvimMiB, r.BridgeGopls, r.DirectGopls)

@@ -27,6 +27,9 @@ type Op struct {
 	Bridge   sideFunc
 	Straight sideFunc
 	Neovim   sideFunc
+	// Peer: the same op through the peer agent-lsp's tools (Options.AgentLSP;
+	// nil when it has no such tool).
+	Peer sideFunc
 	// Rounds overrides the round count (first_request: one file a round).
 	Rounds int
 }
@@ -46,6 +49,18 @@ type Stats struct {
 	NeovimMs  []float64 `json:"neovim_ms,omitempty"`
 	NeovimP50 float64   `json:"neovim_p50,omitempty"`
 	NeovimP95 float64   `json:"neovim_p95,omitempty"`
+	// The same op through the peer agent-lsp (a direct LSP client over
+	// MCP), when measured.
+	PeerMs  []float64 `json:"peer_ms,omitempty"`
+	PeerP50 float64   `json:"peer_p50,omitempty"`
+	PeerP95 float64   `json:"peer_p95,omitempty"`
+	// CPU per call, in milliseconds, of nvbridge's process and its Neovim,
+	// and of the through-Neovim side's Neovim: what the load on a shared
+	// machine moves far less than wall time.
+	BridgeCPUMs []float64 `json:"bridge_cpu_ms,omitempty"`
+	NeovimCPUMs []float64 `json:"neovim_cpu_ms,omitempty"`
+	// BridgeNvimCPUMs: of BridgeCPUMs, nvbridge's Neovim's.
+	BridgeNvimCPUMs []float64 `json:"bridge_nvim_cpu_ms,omitempty"`
 	// What carrying nvbridge's answer over MCP costs (Bridge.AnswerCodec),
 	// per round, and the answer's size in bytes (last round).
 	CodecMs     []float64 `json:"codec_ms,omitempty"`
@@ -68,17 +83,19 @@ type ModuleResult struct {
 	Ops     []Stats `json:"ops"`
 	// Memory in MiB after the rounds: nvbridge + its Neovim + its gopls,
 	// and the straight gopls alone.
-	BridgeTreeMiB float64         `json:"bridge_tree_mib"`
-	BridgeOnlyMiB float64         `json:"bridge_only_mib"`
-	NvimMiB       float64         `json:"nvim_mib"`
-	BridgeGopls   float64         `json:"bridge_gopls_mib"`
-	DirectGopls   float64         `json:"direct_gopls_mib"`
-	SetupSeconds  float64         `json:"setup_seconds"`
-	Positions     string          `json:"positions"`
-	Warnings      []string        `json:"warnings,omitempty"`
-	Cold          *ColdResult     `json:"cold,omitempty"`
-	Edits         *EditsResult    `json:"edits,omitempty"`
-	Attached      *AttachedResult `json:"attached,omitempty"`
+	BridgeTreeMiB float64 `json:"bridge_tree_mib"`
+	BridgeOnlyMiB float64 `json:"bridge_only_mib"`
+	NvimMiB       float64 `json:"nvim_mib"`
+	BridgeGopls   float64 `json:"bridge_gopls_mib"`
+	DirectGopls   float64 `json:"direct_gopls_mib"`
+	SetupSeconds  float64 `json:"setup_seconds"`
+	Positions     string  `json:"positions"`
+	// Peer names the peer measured beside (agent-lsp and its build), "" when none.
+	Peer     string          `json:"peer,omitempty"`
+	Warnings []string        `json:"warnings,omitempty"`
+	Cold     *ColdResult     `json:"cold,omitempty"`
+	Edits    *EditsResult    `json:"edits,omitempty"`
+	Attached *AttachedResult `json:"attached,omitempty"`
 	// Responsive: the user's Neovim under agent load (-responsive).
 	Responsive *ResponsiveResult `json:"responsive,omitempty"`
 }
@@ -135,6 +152,8 @@ type Options struct {
 	// the log says it did (Stats.Phases). Writing the log costs nvbridge
 	// time: a run with phases shows where the time goes, not how much.
 	Phases bool
+	// AgentLSP is the peer agent-lsp's binary ("": not measured).
+	AgentLSP string
 }
 
 // RunModule starts the three sides on m, warms them up and measures every op in
@@ -169,7 +188,18 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 		return nil, err
 	}
 	defer vn.Close()
-	ops, firstFiles := buildOps(m, br, st, vn, o.Rounds)
+	var peer *AgentLSP
+	if o.AgentLSP != "" {
+		loadCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+		peer, err = StartAgentLSP(loadCtx, o.AgentLSP, o.Repo, m.Root)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		defer peer.Close()
+		res.Peer = "agent-lsp " + AgentLSPVersion(o.AgentLSP)
+	}
+	ops, firstFiles := buildOps(m, br, st, vn, peer, o.Rounds)
 
 	// Warm up: every side answers every op once (the first answers wait for
 	// the workspace load); the first-request op is not warmed (its files
@@ -199,12 +229,27 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 				return nil, fmt.Errorf("%s warm-up %s (through Neovim): %w", m.Name, op.Name, err)
 			}
 		}
+		if op.Peer != nil {
+			if _, err := op.Peer(loadCtx, -1); err != nil {
+				return nil, fmt.Errorf("%s warm-up %s (agent-lsp): %w", m.Name, op.Name, err)
+			}
+		}
 	}
 	res.SetupSeconds = time.Since(t0).Seconds()
 	o.Logf("%s: %d lines, %d files; all sides warm after %.1fs; first-request files: %d", m.Name, m.Lines, len(m.Files), res.SetupSeconds, firstFiles)
 
+	// nvbridge's process and its Neovim (not the servers: each side has
+	// its own gopls).
+	bridgePIDs := []int{br.Cmd.Process.Pid}
+	var bridgeNvim []int
+	for _, p := range processTree(br.Cmd.Process.Pid) {
+		if p.pid != br.Cmd.Process.Pid && (strings.Contains(p.comm, "nvim") || strings.Contains(p.comm, "ld-linux")) {
+			bridgePIDs = append(bridgePIDs, p.pid)
+			bridgeNvim = append(bridgeNvim, p.pid)
+		}
+	}
 	stats := make([]Stats, len(ops))
-	counts := make([][3]int, len(ops))
+	counts := make([][4]int, len(ops))
 	var spans []callSpan // nvbridge's calls, for the phases
 	for i := range ops {
 		stats[i].Op = ops[i].Name
@@ -223,19 +268,30 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 					continue
 				}
 				ran = true
-				// Sides: 0 nvbridge, 1 straight, 2 through Neovim; the
-				// order rotates every round.
-				for k := range 3 {
-					side := (r + k) % 3
-					run := [3]sideFunc{op.Bridge, op.Straight, op.Neovim}[side]
+				// Sides: 0 nvbridge, 1 straight, 2 through Neovim, 3
+				// agent-lsp; the order rotates every round.
+				for k := range 4 {
+					side := (r + k) % 4
+					run := [4]sideFunc{op.Bridge, op.Straight, op.Neovim, op.Peer}[side]
 					if run == nil {
 						continue
 					}
 					br.last = nil // the answer AnswerCodec measures is this op's
+					// CPU of the side's own processes (nvbridge and its
+					// Neovim; the other Neovim), read outside the timing.
+					var cpuPIDs []int
+					switch side {
+					case 0:
+						cpuPIDs = bridgePIDs
+					case 2:
+						cpuPIDs = []int{vn.Pid()}
+					}
+					cpu0, nvimCPU0 := cpuMs(cpuPIDs...), cpuMs(bridgeNvim...)
 					start := time.Now()
 					n, err := run(ctx, r)
 					elapsed := time.Since(start)
 					d := ms(elapsed)
+					cpu, nvimCPU := cpuMs(cpuPIDs...)-cpu0, cpuMs(bridgeNvim...)-nvimCPU0
 					if err != nil {
 						return nil, fmt.Errorf("%s round %d %s (side %d): %w", m.Name, r, op.Name, side, err)
 					}
@@ -243,6 +299,8 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 					switch side {
 					case 0:
 						stats[i].BridgeMs = append(stats[i].BridgeMs, d)
+						stats[i].BridgeCPUMs = append(stats[i].BridgeCPUMs, cpu)
+						stats[i].BridgeNvimCPUMs = append(stats[i].BridgeNvimCPUMs, nvimCPU)
 						spans = append(spans, callSpan{op: op.Name, start: start, end: start.Add(elapsed)})
 						codec, size, err := br.AnswerCodec()
 						if err != nil {
@@ -252,8 +310,11 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 						stats[i].AnswerBytes = size
 					case 1:
 						stats[i].DirectMs = append(stats[i].DirectMs, d)
-					default:
+					case 2:
 						stats[i].NeovimMs = append(stats[i].NeovimMs, d)
+						stats[i].NeovimCPUMs = append(stats[i].NeovimCPUMs, cpu)
+					default:
+						stats[i].PeerMs = append(stats[i].PeerMs, d)
 					}
 				}
 			}
@@ -291,6 +352,9 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 			s.Counts = fmt.Sprintf("%d vs %d", counts[i][0], counts[i][1])
 			if len(s.NeovimMs) > 0 {
 				s.NeovimP50, s.NeovimP95 = Quantile(s.NeovimMs, .5), Quantile(s.NeovimMs, .95)
+			}
+			if len(s.PeerMs) > 0 {
+				s.PeerP50, s.PeerP95 = Quantile(s.PeerMs, .5), Quantile(s.PeerMs, .95)
 			}
 			if counts[i][0] != counts[i][1] {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: nvbridge answered %d items, gopls straight %d", s.Op, counts[i][0], counts[i][1]))
@@ -333,7 +397,7 @@ type lspSide interface {
 
 type sideFunc = func(ctx context.Context, round int) (count int, err error)
 
-func buildOps(m *Module, br *Bridge, st *Straight, vn *ViaNeovim, rounds int) ([]Op, int) {
+func buildOps(m *Module, br *Bridge, st *Straight, vn *ViaNeovim, peer *AgentLSP, rounds int) ([]Op, int) {
 	posArgs := func(p Pos) map[string]any {
 		return map[string]any{"file": p.File, "line": p.Line, "column": p.Col}
 	}
@@ -364,8 +428,12 @@ func buildOps(m *Module, br *Bridge, st *Straight, vn *ViaNeovim, rounds int) ([
 	}
 	fresh := freshPositions(m, rounds)
 	straight, via := sideOps(m, st, fresh), sideOps(m, vn, fresh)
+	var peers map[string]sideFunc
+	if peer != nil {
+		peers = peerOps(m, peer, fresh)
+	}
 	op := func(name string, b sideFunc) Op {
-		return Op{Name: name, Bridge: b, Straight: straight[name], Neovim: via[name]}
+		return Op{Name: name, Bridge: b, Straight: straight[name], Neovim: via[name], Peer: peers[name]}
 	}
 	ops := []Op{
 		// The MCP path alone (stdio, JSON-RPC, the server's dispatch): no
@@ -377,6 +445,11 @@ func buildOps(m *Module, br *Bridge, st *Straight, vn *ViaNeovim, rounds int) ([
 		op("find_definition", bridge("find_definition", posArgs(m.Call), func(c map[string]any) int { return num(c, "count") })),
 		op("find_references", bridge("find_references", with(posArgs(m.Decl), "max_results", 1000), func(c map[string]any) int { return num(c, "total") })),
 		op("hover", bridge("get_hover_info", posArgs(m.Decl), func(map[string]any) int { return 1 })),
+		// A rename's preview (nothing applied): the edits of every reference.
+		op("rename_preview", bridge("rename_symbol", with(posArgs(m.Decl), "new_name", renameTo(m.Decl)), func(c map[string]any) int {
+			l, _ := c["affected_files"].([]any)
+			return len(l)
+		})),
 		op("symbols", bridge("get_symbols", map[string]any{"file": m.File}, func(c map[string]any) int {
 			l, _ := c["symbols"].([]any)
 			return len(l)
@@ -472,6 +545,13 @@ func sideOps(m *Module, s lspSide, fresh []Pos) map[string]sideFunc {
 		"hover": request(protocol.MethodTextDocumentHover, func() any {
 			return protocol.HoverParams{TextDocumentPositionParams: tdp(m.Decl)}
 		}, m.Decl.File),
+		"rename_preview": func(ctx context.Context, _ int) (int, error) {
+			if err := s.Open(ctx, m.Decl.File); err != nil {
+				return 0, err
+			}
+			raw, err := s.Call(ctx, protocol.MethodTextDocumentRename, protocol.RenameParams{TextDocumentPositionParams: tdp(m.Decl), NewName: renameTo(m.Decl)})
+			return editedFiles(raw), err
+		},
 		"symbols": request(protocol.MethodTextDocumentDocumentSymbol, func() any {
 			return protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: s.URI(m.File)}}
 		}, m.File),
@@ -504,6 +584,16 @@ func sideOps(m *Module, s lspSide, fresh []Pos) map[string]sideFunc {
 		}
 	}
 	return ops
+}
+
+// editedFiles is the number of files a WorkspaceEdit answer changes.
+func editedFiles(raw json.RawMessage) int {
+	var we struct {
+		Changes         map[string]json.RawMessage `json:"changes"`
+		DocumentChanges []json.RawMessage          `json:"documentChanges"`
+	}
+	_ = json.Unmarshal(raw, &we)
+	return max(len(we.Changes), len(we.DocumentChanges))
 }
 
 // listLen is the number of elements of a JSON array answer (1 for an

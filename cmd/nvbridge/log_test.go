@@ -31,9 +31,10 @@ func TestLogTrace(t *testing.T) {
 	}
 	log := string(data)
 	for _, want := range []string{
-		"open_wait(", // the buffer opened
-		"async #",    // waiting for gopls to attach
-		"lsp   #",    // the hover request ...
+		"read.read(",             // the buffer opened, gopls waited for ...
+		"(open, request, lines)", // ... and the hover request, in one call
+		"lsp   #",
+
 		"textDocument/hover",
 		"Process validates o", // ... and gopls's answer
 	} {

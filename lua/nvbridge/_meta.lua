@@ -245,6 +245,25 @@ error('nvbridge._meta is a type description, not a module')
 ---@field root_dir any string, or vim.NIL
 ---@field methods table<string, boolean> the supported ones, of those asked for
 
+--- read.read's argument (Go: nvim.ReadSpec): the file, the target line
+--- and the text the Go side located the target on, the position in every
+--- offset encoding, the request and its params (JSON, the position left to
+--- this side), the requests asked with it, the context lines wanted per
+--- location of the answer, and the servers known to have analysed it.
+---@class nvbridge.ReadSpec
+---@field path string absolute
+---@field line integer 0-based
+---@field text string
+---@field positions table<string, integer> offset encoding -> character
+---@field method string
+---@field params string JSON
+---@field also? string[]
+---@field block integer
+---@field methods string[]
+---@field grace_ms integer
+---@field ready_names table<string, boolean>
+---@field analysed table<string, boolean> "bufnr:client_id"
+
 --- wait.open_wait's answer, JSON (Go: lsp.openWaitReply): the buffer
 --- after the wait, its ready clients and one line's text (nil when none was
 --- asked for or the buffer has no such line).

@@ -17,8 +17,9 @@ local supports = compat.supports
 local client_request = compat.request
 local client_cancel = compat.cancel_request
 
--- Operations in flight by channel and id: an LSP request {client,
--- request_id, bufnr, method, chan, id}, or {cancel} for the others.
+-- Operations in flight by channel and id: LSP requests through one client
+-- {client, bufnr, chan, id, pending = {request_id = i}, methods, settle}
+-- (send), or {cancel} for the others.
 ---@type table<string, table>
 local in_flight = {}
 
@@ -150,6 +151,75 @@ function M.release(timers, autocmds)
   end
 end
 
+--- The error an LSP error answer to method is.
+---@param client vim.lsp.Client
+---@param method string
+---@param err table the answer's error
+---@return nvbridge.Error
+local function request_error(client, method, err)
+  if err.code == -32601 then
+    -- Neovim deems methods it has no capability mapping for supported
+    -- (0.10: textDocument/moniker, ...); the server's MethodNotFound
+    -- is the real answer.
+    return fail('UNSUPPORTED', string.format('%s does not implement %s (%s)', client.name, method, err.message or 'method not found'))
+  end
+  local code = err.code == -32800 and 'TIMEOUT' or 'OPERATION_FAILED'
+  return fail(code, client.name .. ': ' .. (err.message or vim.inspect(err)))
+end
+
+--- Sends requests through one client as operation id of channel chan, all
+--- at once, and calls finish(answers) once every one has answered:
+--- answers[i] is {result = value} or {err = nvbridge.Error} for reqs[i]
+--- ({method, params}). Pending changes of every buffer are sent first, and
+--- the client's $/progress is relayed meanwhile. An operation cancelled
+--- (cancel, teardown) answers nvbridge_done itself: finish is not called.
+---@param chan integer
+---@param id integer
+---@param bufnr integer
+---@param client vim.lsp.Client
+---@param reqs {method: string, params: table}[]
+---@param finish fun(answers: table[])
+function M.send(chan, id, bufnr, client, reqs, finish)
+  -- Neovim flushes (debounced) didChange only for the request's own buffer;
+  -- a request about several files (rename after a multi-buffer edit or
+  -- undo) must see every buffer's current text, so send all pending changes.
+  compat.flush_changes(client)
+  local k = key(chan, id)
+  -- A server still loading answers late: relay its $/progress meanwhile.
+  relays[k] = relay_progress(chan, id, bufnr)
+  -- pending: request id -> index in reqs, until answered.
+  local op = { client = client, bufnr = bufnr, chan = chan, id = id, pending = {}, methods = {} }
+  local answers, left = {}, #reqs
+  function op.settle(i, answer)
+    if answers[i] or in_flight[k] ~= op then
+      return
+    end
+    answers[i] = answer
+    for rid, j in pairs(op.pending) do
+      if j == i then
+        op.pending[rid] = nil
+      end
+    end
+    left = left - 1
+    if left == 0 then
+      in_flight[k] = nil
+      finish(answers)
+    end
+  end
+  in_flight[k] = op
+  for i, r in ipairs(reqs) do
+    op.methods[i] = r.method
+    local ok, request_id = client_request(client, r.method, r.params, function(err, result)
+      op.settle(i, err and { err = request_error(client, r.method, err) } or { result = result })
+    end, bufnr)
+    if ok then
+      op.pending[request_id] = i
+    else
+      op.settle(i, { err = fail('OPERATION_FAILED', client.name .. ' refused ' .. r.method .. ' (server stopped?)') })
+    end
+  end
+end
+
 --- Sends one request through a client attached to the buffer. The result
 --- arrives as nvbridge_done(id, err, json).
 ---@param client_id integer 0 picks the first attached client supporting method
@@ -175,38 +245,14 @@ function M.request(chan, id, bufnr, client_id, method, params_json)
     end
     return done(chan, id, fail('UNSUPPORTED', table.concat(names, ', ') .. ' does not support ' .. method))
   end
-  -- Neovim flushes (debounced) didChange only for the request's own buffer;
-  -- a request about several files (rename after a multi-buffer edit or
-  -- undo) must see every buffer's current text, so send all pending changes.
-  compat.flush_changes(chosen)
-  -- A server still loading answers late: relay its $/progress meanwhile.
-  relays[key(chan, id)] = relay_progress(chan, id, bufnr)
-  local ok, request_id = client_request(chosen, method, params, function(err, result)
-    if err then
-      if err.code == -32601 then
-        -- Neovim deems methods it has no capability mapping for supported
-        -- (0.10: textDocument/moniker, ...); the server's MethodNotFound
-        -- is the real answer.
-        return done(chan, id, fail('UNSUPPORTED', string.format('%s does not implement %s (%s)',
-          chosen.name, method, err.message or 'method not found')))
-      end
-      local code = err.code == -32800 and 'TIMEOUT' or 'OPERATION_FAILED'
-      return done(chan, id, fail(code, chosen.name .. ': ' .. (err.message or vim.inspect(err))))
+  M.send(chan, id, bufnr, chosen, { { method = method, params = params } }, function(answers)
+    local a = answers[1]
+    if a.err then
+      return done(chan, id, a.err)
     end
     -- The result alone: the Go side decodes it once, into its own type.
-    done(chan, id, nil, vim.json.encode(result == nil and vim.NIL or result))
-  end, bufnr)
-  if not ok then
-    return done(chan, id, fail('OPERATION_FAILED', chosen.name .. ' refused ' .. method .. ' (server stopped?)'))
-  end
-  in_flight[key(chan, id)] = {
-    client = chosen,
-    request_id = request_id,
-    bufnr = bufnr,
-    method = method,
-    chan = chan,
-    id = id,
-  }
+    done(chan, id, nil, vim.json.encode(a.result == nil and vim.NIL or a.result))
+  end)
 end
 
 --- Starts several asynchronous operations in one call (the Go side
@@ -249,7 +295,9 @@ function M.cancel(chan, id)
     op.cancel()
     return true
   end
-  client_cancel(op.client, op.request_id)
+  for request_id in pairs(op.pending) do
+    client_cancel(op.client, request_id)
+  end
   done(chan, id, fail('TIMEOUT', 'request cancelled'))
   return true
 end
@@ -283,13 +331,12 @@ function M.install(group)
       if not data.request or data.request.type ~= 'complete' then
         return
       end
-      for k, op in pairs(in_flight) do
-        if op.client and op.client.id == data.client_id and op.request_id == data.request_id then
+      for _, op in pairs(in_flight) do
+        local i = op.client and op.client.id == data.client_id and op.pending[data.request_id]
+        if i then
           vim.schedule(function()
-            if in_flight[k] == op then
-              done(op.chan, op.id, fail('TIMEOUT', string.format(
-                '%s cancelled %s (RequestCancelled) without an answer', op.client.name, op.method)))
-            end
+            op.settle(i, { err = fail('TIMEOUT', string.format(
+              '%s cancelled %s (RequestCancelled) without an answer', op.client.name, op.methods[i])) })
           end)
         end
       end
@@ -310,8 +357,10 @@ function M.install(group)
       end
       for _, op in pairs(in_flight) do
         if op.client and op.client.id == client_id and op.bufnr == ev.buf then
-          done(op.chan, op.id, fail('OPERATION_FAILED', string.format(
-            '%s stopped (exited or detached from the buffer) before answering %s', op.client.name, op.method)))
+          for _, i in pairs(op.pending) do
+            op.settle(i, { err = fail('OPERATION_FAILED', string.format(
+              '%s stopped (exited or detached from the buffer) before answering %s', op.client.name, op.methods[i])) })
+          end
         end
       end
     end,

@@ -1,16 +1,19 @@
 --- Buffers and the disk: loading a file into a buffer (and releasing the
 --- buffers nvbridge loaded only to read), reconciling a loaded buffer with
 --- the disk (the content fingerprint that decides "changed on disk"), the
---- bytes Neovim writes for a buffer, and reading some lines of some files.
---- Synchronous: called directly by Go (open, get_lines) and by the
---- changeset modules (snapshot, apply, write, undo_log) and structure.lua. The asynchronous operations (LSP requests, waits) are
---- async.lua and wait.lua.
+--- bytes Neovim writes for a buffer. Synchronous: called directly by Go
+--- (open) and by the changeset modules (snapshot, apply, write, undo_log),
+--- read.lua and structure.lua. The asynchronous operations (LSP requests,
+--- waits) are async.lua, wait.lua and read.lua.
 local M = {}
 
 local uv = vim.uv or vim.loop
 local api = vim.api
 
 local fail = require('nvbridge._error').fail
+-- Options read straight (vim.bo's metatable costs as much again, and a
+-- read reports four of them per request).
+local get_option = api.nvim_get_option_value
 
 --- A file's bytes (nil when it cannot be read).
 ---@param path string
@@ -474,13 +477,27 @@ function M.tell_stale(bufnr, path, hash)
   end)
 end
 
--- Buffers last found in agreement with their file: the file's stat key and
--- the buffer's changedtick then. While both still hold, neither the text
--- nor the file moved, and refresh_others passes the buffer with one stat
--- (reconcile would agree the same way, at three times the cost: a buffer
--- variable and options read through the API).
+-- Buffers last found in agreement with their file: the file's stat (the
+-- fields of its stat key) and the buffer's changedtick then. While both
+-- still hold, neither the text nor the file moved, and refresh_others
+-- passes the buffer with one stat (reconcile would agree the same way, at
+-- three times the cost: a buffer variable and options read through the
+-- API). Its fields are compared as numbers, not formatted as a key.
 local agreed = {}
 local refreshes = 0
+
+--- What agreed keeps of a buffer: its changedtick and its file's stat.
+local function agreement(tick, stat)
+  local m, c = stat.mtime, stat.ctime
+  return { tick = tick, msec = m.sec, mnsec = m.nsec, size = stat.size, ino = stat.ino, csec = c.sec, cnsec = c.nsec }
+end
+
+--- Whether stat is the stat seen recorded (the same stat key).
+local function same_stat(seen, stat)
+  local m, c = stat.mtime, stat.ctime
+  return seen.size == stat.size and seen.ino == stat.ino and seen.msec == m.sec and seen.mnsec == m.nsec
+    and seen.csec == c.sec and seen.cnsec == c.nsec
+end
 
 -- Reloads every other loaded, unmodified file buffer whose file changed on
 -- disk: requests read other files too (a definition in another file,
@@ -493,13 +510,13 @@ local function refresh_others(except)
       local name = api.nvim_buf_get_name(b)
       local seen = agreed[b]
       local stat = seen and uv.fs_stat(name)
-      if not (stat and seen.tick == api.nvim_buf_get_changedtick(b) and seen.key == stat_key(stat)) then
+      if not (stat and seen.tick == api.nvim_buf_get_changedtick(b) and same_stat(seen, stat)) then
         agreed[b] = nil
         if vim.bo[b].buftype == '' and not vim.bo[b].modified and name ~= '' then
           local ok, state = pcall(reconcile, b)
           stat = ok and state == 'same' and uv.fs_stat(name)
           if stat then
-            agreed[b] = { key = stat_key(stat), tick = api.nvim_buf_get_changedtick(b) }
+            agreed[b] = agreement(api.nvim_buf_get_changedtick(b), stat)
           end
         end
       end
@@ -610,12 +627,12 @@ end
 local function buffer_state(bufnr, state)
   return { ---@type nvbridge.OpenReply
     bufnr = bufnr,
-    changedtick = vim.b[bufnr].changedtick,
-    modified = vim.bo[bufnr].modified,
+    changedtick = api.nvim_buf_get_changedtick(bufnr),
+    modified = get_option('modified', { buf = bufnr }),
     line_count = api.nvim_buf_line_count(bufnr),
-    filetype = vim.bo[bufnr].filetype,
-    fileformat = vim.bo[bufnr].fileformat,
-    eol = vim.bo[bufnr].eol,
+    filetype = get_option('filetype', { buf = bufnr }),
+    fileformat = get_option('fileformat', { buf = bufnr }),
+    eol = get_option('eol', { buf = bufnr }),
     state = state,
   }
 end
@@ -642,7 +659,19 @@ function M.open(path, must_exist)
   local bufnr = vim.fn.bufadd(path)
   local state = 'loaded'
   if api.nvim_buf_is_loaded(bufnr) then
-    state = reconcile(bufnr)
+    -- Neither text nor file moved since they last agreed: reconcile would
+    -- find the same (at several times the cost, on every request).
+    local seen = agreed[bufnr]
+    if seen and stat and seen.tick == api.nvim_buf_get_changedtick(bufnr) and same_stat(seen, stat) then
+      state = 'same'
+    else
+      agreed[bufnr] = nil
+      state = reconcile(bufnr)
+      local now = state == 'same' and not vim.bo[bufnr].modified and uv.fs_stat(path)
+      if now then
+        agreed[bufnr] = agreement(api.nvim_buf_get_changedtick(bufnr), now)
+      end
+    end
   else
     local _, load_err = load(path)
     if load_err then
@@ -665,36 +694,6 @@ function M.open(path, must_exist)
   end
   refresh_others(bufnr)
   return buffer_state(bufnr, state)
-end
-
---- Reads some lines of the files loaded in buffers (what the servers see);
---- a file not loaded is left out of the answer: the Go side reads it from
---- the disk (in parallel, and without splitting every line before the
---- wanted ones into a Lua string).
----@param wanted table<string, integer[]> absolute path -> 0-based line numbers
----@return string json {path: {"line": text}} for the loaded files
-function M.get_lines(wanted)
-  local loaded = {}
-  for _, bufnr in ipairs(api.nvim_list_bufs()) do
-    if api.nvim_buf_is_loaded(bufnr) then
-      loaded[api.nvim_buf_get_name(bufnr)] = bufnr
-    end
-  end
-  local out = vim.empty_dict()
-  for path, lines in pairs(wanted) do
-    local bufnr = loaded[path]
-    if bufnr then
-      local texts = vim.empty_dict()
-      for _, lnum in ipairs(lines) do
-        local text = api.nvim_buf_get_lines(bufnr, lnum, lnum + 1, false)[1]
-        if text then
-          texts[tostring(lnum)] = text
-        end
-      end
-      out[path] = texts
-    end
-  end
-  return vim.json.encode(out)
 end
 
 return M

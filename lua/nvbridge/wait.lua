@@ -16,25 +16,23 @@ local status = require('nvbridge.status')
 local done, release, relay_progress = async.done, async.release, async.relay_progress
 local ready_clients, busy, down_error = status.ready_clients, observe.busy, observe.down_error
 
---- Completes with the buffer's initialized clients once they are ready: at
+--- Calls ready(err, cancelled) once the buffer's clients are ready: at
 --- least one attached and none reporting $/progress work (such as gopls
 --- loading the workspace). When none is attached and none is expected (no
---- server was started for the filetype), completes at once with an empty
---- list; when one may still come (attached mode: the user's config may start
---- it), waits up to grace_ms for LspAttach. Progress is waited on for at
---- most progress_ms after attachment: a server that never ends a token must
---- not stall every request. Each client is described with the methods it
---- supports: all of them, or only those of the list methods.
----@param methods string[]|nil
+--- server was started for the filetype), at once; when one may still come
+--- (attached mode: the user's config may start it), after up to grace_ms
+--- for LspAttach. Progress is waited on for at most progress_ms after
+--- attachment: a server that never ends a token must not stall every
+--- request. err: the buffer's server went down (and no client is ready);
+--- cancelled: operation id was cancelled meanwhile.
 ---@param chan integer
 ---@param id integer
 ---@param bufnr integer
 ---@param grace_ms integer
----@param progress_ms integer? (default 10000)
----@return nil # answers with nvbridge_done
-function M.wait_clients(chan, id, bufnr, grace_ms, methods, progress_ms)
-  progress_ms = progress_ms or 10000
-  local with_methods = type(methods) == 'table' and methods or true
+---@param progress_ms integer
+---@param ready fun(err: nvbridge.Error?, cancelled: boolean?)
+---@return nil # calls ready
+function M.when_ready(chan, id, bufnr, grace_ms, progress_ms, ready)
   local expected = vim.b[bufnr].nvbridge_lsp_expected
   -- The grace period is spent once per buffer: a filetype no configured
   -- server handles must not cost it on every call.
@@ -51,17 +49,17 @@ function M.wait_clients(chan, id, bufnr, grace_ms, methods, progress_ms)
   -- A buffer whose server died (and is not being restarted): say so at
   -- once, without a grace period for a server that is not coming.
   if #ready_clients(bufnr) == 0 and down_error(bufnr) then
-    return done(chan, id, down_error(bufnr))
+    return ready(down_error(bufnr))
   end
   if settled() then
-    return done(chan, id, nil, vim.json.encode(ready_clients(bufnr, with_methods)))
+    return ready(nil)
   end
   local finished = false
   local attach_timer = uv.new_timer()
   local progress_timer = uv.new_timer()
   local autocmds = {}
   local stop_relay = relay_progress(chan, id, bufnr)
-  local function finish()
+  local function finish(cancelled)
     if finished then
       return
     end
@@ -70,9 +68,9 @@ function M.wait_clients(chan, id, bufnr, grace_ms, methods, progress_ms)
     stop_relay()
     vim.b[bufnr].nvbridge_grace_spent = true
     if #ready_clients(bufnr) == 0 and down_error(bufnr) then
-      return done(chan, id, down_error(bufnr))
+      return ready(down_error(bufnr), cancelled)
     end
-    done(chan, id, nil, vim.json.encode(ready_clients(bufnr, with_methods)))
+    ready(nil, cancelled)
   end
   local progress_started = false
   local function check()
@@ -98,11 +96,33 @@ function M.wait_clients(chan, id, bufnr, grace_ms, methods, progress_ms)
   table.insert(autocmds, api.nvim_create_autocmd('LspAttach', { buffer = bufnr, callback = vim.schedule_wrap(check) }))
   table.insert(autocmds, api.nvim_create_autocmd('LspProgress', { callback = vim.schedule_wrap(check) }))
   table.insert(autocmds, api.nvim_create_autocmd('User', { pattern = 'NvbridgeServerStatus', callback = vim.schedule_wrap(check) }))
-  async.track(chan, id, vim.schedule_wrap(finish))
+  async.track(chan, id, vim.schedule_wrap(function()
+    finish(true)
+  end))
   -- Bounds, not delays: an expected server that never attaches must not
   -- hang the caller (the Go side has its own timeout as well).
   attach_timer:start(expected and math.max(grace_ms, 60000) or grace_ms, 0, vim.schedule_wrap(finish))
   check()
+end
+
+--- Completes with the buffer's initialized clients once they are ready
+--- (when_ready), each described with the methods it supports: all of
+--- them, or only those of the list methods.
+---@param methods string[]|nil
+---@param chan integer
+---@param id integer
+---@param bufnr integer
+---@param grace_ms integer
+---@param progress_ms integer? (default 10000)
+---@return nil # answers with nvbridge_done
+function M.wait_clients(chan, id, bufnr, grace_ms, methods, progress_ms)
+  local with_methods = type(methods) == 'table' and methods or true
+  M.when_ready(chan, id, bufnr, grace_ms, progress_ms or 10000, function(err)
+    if err then
+      return done(chan, id, err)
+    end
+    done(chan, id, nil, vim.json.encode(ready_clients(bufnr, with_methods)))
+  end)
 end
 
 --- Opens path (buffers.open: loads it, or reconciles the loaded buffer

@@ -29,14 +29,16 @@ func main() {
 	out := flag.String("out", "bench/results", "directory for REPORT.md and chart.png")
 	phasesPath := flag.String("phases", "", "the JSON of a sidebyside -phases run (where nvbridge's time goes); optional")
 	perf2Path := flag.String("perf2", "", "the JSONs (comma-separated) of sidebyside runs with -edits, -bigedit, -responsive and std (issue 30's goals); optional")
+	readsPath := flag.String("reads", "", "the JSON of a sidebyside read run on zap with the peer agent-lsp (issue 30's goal 3; else perf2's zap reads); optional")
+	beforePath := flag.String("reads-before", "", "the same run before a change, shown beside it; optional")
 	flag.Parse()
-	if err := run(*sidePath, *microPath, *microCmd, *phasesPath, *perf2Path, *out); err != nil {
+	if err := run(*sidePath, *microPath, *microCmd, *phasesPath, *perf2Path, *readsPath, *beforePath, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
 	}
 }
 
-func run(sidePath, microPath, microCmd, phasesPath, perf2Path, out string) error {
+func run(sidePath, microPath, microCmd, phasesPath, perf2Path, readsPath, beforePath, out string) error {
 	rep, err := readReport(sidePath)
 	if err != nil {
 		return err
@@ -68,6 +70,17 @@ func run(sidePath, microPath, microCmd, phasesPath, perf2Path, out string) error
 			perf2.BigEdit = r.BigEdit
 		}
 	}
+	var reads, before *side.Report
+	if readsPath != "" {
+		if reads, err = readReport(readsPath); err != nil {
+			return err
+		}
+	}
+	if beforePath != "" {
+		if before, err = readReport(beforePath); err != nil {
+			return err
+		}
+	}
 	micro, err := parseMicro(microPath)
 	if err != nil {
 		return err
@@ -78,7 +91,7 @@ func run(sidePath, microPath, microCmd, phasesPath, perf2Path, out string) error
 	if err := writeChart(filepath.Join(out, "chart.png"), *rep); err != nil {
 		return err
 	}
-	md := render(*rep, micro, microCmd) + renderPerf2(perf2) + renderPhases(phases)
+	md := render(*rep, micro, microCmd) + renderPerf2(perf2, reads, before) + renderPhases(phases)
 	return os.WriteFile(filepath.Join(out, "REPORT.md"), []byte(md), 0o644)
 }
 

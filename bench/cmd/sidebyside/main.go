@@ -36,12 +36,13 @@ func main() {
 	bigEdit := flag.Int("bigedit", 0, "rounds of 1,000 edits in a 100,000-line file through MCP against Neovim's apply_workspace_edit (0: skip)")
 	responsive := flag.Int("responsive", 0, "windows (each kind, 3 s) of the user's Neovim idle and under agent load, attached, per module (0: skip)")
 	skipReads := flag.Bool("skip-reads", false, "skip the read ops (only -edits, -cold, -attached)")
+	agentLSP := flag.String("agent-lsp", side.DefaultAgentLSP(), "the peer agent-lsp's binary, measured beside on the shared ops (\"\": not measured)")
 	phases := flag.Bool("phases", false, "run nvbridge with --log and split each call's time by what it did (writing the log slows it: for where the time goes, not how much)")
 	flag.Parse()
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
 	}
-	x := extra{edits: *edits, editsAttached: *editsAttached, skipReads: *skipReads, bigEdit: *bigEdit, responsive: *responsive}
+	x := extra{agentLSP: *agentLSP, edits: *edits, editsAttached: *editsAttached, skipReads: *skipReads, bigEdit: *bigEdit, responsive: *responsive}
 	if err := run(*rounds, strings.Split(*modules, ","), *out, *coldRuns, *attachedRuns, *phases, x, logf); err != nil {
 		fmt.Fprintln(os.Stderr, "sidebyside:", err)
 		os.Exit(1)
@@ -50,6 +51,7 @@ func main() {
 
 // extra: the runs beside the read ops.
 type extra struct {
+	agentLSP      string
 	edits         int
 	editsAttached bool
 	skipReads     bool
@@ -81,7 +83,7 @@ func run(rounds int, modules []string, out string, coldRuns, attachedRuns int, p
 	}
 	rep := side.Report{Started: time.Now().UTC(), Rounds: rounds, Machine: side.Machine(), Versions: side.Versions(repo)}
 	rep.Command = "go run ./bench/cmd/sidebyside " + strings.Join(os.Args[1:], " ")
-	o := side.Options{Binary: binary, Repo: repo, Rounds: rounds, Logf: logf, Phases: phases}
+	o := side.Options{Binary: binary, Repo: repo, Rounds: rounds, Logf: logf, Phases: phases, AgentLSP: x.agentLSP}
 	for _, name := range modules {
 		name = strings.TrimSpace(name)
 		if name == "" {

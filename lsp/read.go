@@ -1,0 +1,243 @@
+package lsp
+
+// A read tool's call in one round trip to Neovim (read.lua): the open and
+// reconcile, the wait for the servers, the request at the target and the
+// source lines of the locations the answer names. Three round trips each
+// cost a position tool about a tenth of a millisecond and Neovim's work
+// per message; a read is mostly those.
+//
+// The target is located on the line as the disk holds it (the buffer of
+// an unmodified file holds the same once reconciled), converted here, by
+// preview's columns, to the character of every offset encoding; Neovim
+// checks the buffer's line is that text and picks the encoding of the
+// server that answers. Whatever the guess did not foresee (a buffer with
+// unsaved changes on that line, no server for the method, a server that
+// has not analysed the file yet, a target that does not locate on the
+// disk's line) goes on as resolve does, from what the call answered: the
+// errors and waits are resolve's, decided on the buffer's text.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/lang"
+	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/preview"
+)
+
+// readRequest is a position tool's request, made with its open.
+type readRequest struct {
+	method string
+	// hint is the remediation when no server offers method.
+	hint string
+	// params are the request's parameters at a position.
+	params func(at protocol.TextDocumentPositionParams) any
+	// block is how many source lines each location of the answer needs
+	// from its start (0: the answer names no locations to show).
+	block int
+	// also are methods asked at the same position through the same server
+	// (hover's: where the symbol is declared).
+	also []string
+}
+
+// readAnswer is what a read found: the position asked (its doc nil when
+// none was: the file did not open, the target did not locate), the answer
+// to the method (an error answer is read's error, with the position), the answers to also (nil: not asked with it; the caller asks
+// them itself), and the lines of the loaded buffers the answer names, by
+// path (nil: not read; Lines reads them).
+type readAnswer struct {
+	pos   position
+	raw   json.RawMessage
+	also  []alsoAnswer
+	texts map[string]map[int]string
+}
+
+// alsoAnswer is the answer to one of a readRequest's also methods.
+type alsoAnswer struct {
+	raw json.RawMessage
+	err error
+}
+
+// readReply is read.lua's answer.
+type readReply struct {
+	openWaitReply
+	// Client is the server asked (0: nothing was sent; Unsent says why).
+	Client  int    `json:"client"`
+	Unsent  string `json:"unsent"`
+	Answers []struct {
+		Result json.RawMessage `json:"result"`
+		Err    *nvim.LuaError  `json:"err"`
+	} `json:"answers"`
+	Lines map[string]map[string]string `json:"lines"`
+}
+
+// readyNames are the servers that answer about a file once it is open
+// (lang.ServerSpec.AnswersAfterOpen): awaitAnalysis does not wait for
+// them.
+var readyNames = sync.OnceValue(func() map[string]bool {
+	out := map[string]bool{}
+	for _, s := range lang.ServerSpecs() {
+		if lang.AnswersAfterOpen(s.Name) {
+			out[s.Name] = true
+		}
+	}
+	return out
+})
+
+// read makes req at t in file: in one call to Neovim when the disk's line
+// locates t, else (and wherever the call could not send it) as resolve
+// and Request do.
+func (c *Client) read(ctx context.Context, file string, t Target, req readRequest) (readAnswer, error) {
+	ctx, cancel := c.bound(ctx)
+	defer cancel()
+	root := c.Session.Root()
+	abs, err := root.Resolve(file)
+	if err != nil {
+		return readAnswer{}, err
+	}
+	var text string
+	var found bool
+	if t.Line >= 1 {
+		text, found = diskLines(abs, []int{t.Line - 1})[t.Line-1]
+	}
+	if !found {
+		return c.readSlow(ctx, file, t, req)
+	}
+	pt, err := locateOn(&Document{Rel: root.Rel(abs)}, t, text)
+	if err != nil {
+		// The error is the buffer's to give: it may hold another text.
+		return c.readSlow(ctx, file, t, req)
+	}
+	fileURI := uri.File(abs)
+	params, err := json.Marshal(req.params(protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: fileURI},
+		Position:     protocol.Position{Line: uint32(pt.Line)},
+	}))
+	if err != nil {
+		return readAnswer{}, err
+	}
+	spec := nvim.ReadSpec{
+		Path: abs, Line: pt.Line, Text: text,
+		Positions: map[string]int{
+			string(preview.UTF8):  preview.ByteToUnits(text, pt.Byte, preview.UTF8),
+			string(preview.UTF16): preview.ByteToUnits(text, pt.Byte, preview.UTF16),
+			string(preview.UTF32): preview.ByteToUnits(text, pt.Byte, preview.UTF32),
+		},
+		Method: req.method, Params: string(params), Also: req.also, Block: req.block,
+		Methods: positionMethods(req.method), GraceMs: int(c.AttachGrace / time.Millisecond),
+		ReadyNames: readyNames(), Analysed: c.analysedKeys(),
+	}
+	raw, err := c.Session.Read(ctx, spec)
+	if err != nil {
+		return readAnswer{}, c.relativeMessage(err)
+	}
+	var reply readReply
+	if err := json.Unmarshal(raw, &reply); err != nil {
+		return readAnswer{}, fmt.Errorf("decode read: %w", err)
+	}
+	doc := c.documentOf(abs, reply.openWaitReply)
+	if reply.Client == 0 {
+		pos, err := c.positionIn(ctx, doc, reply.Line, t, req.method, req.hint)
+		if err != nil {
+			return readAnswer{}, err
+		}
+		var raw json.RawMessage
+		err = c.Request(ctx, doc, pos.server, req.method, req.params(pos.params()), &raw)
+		return readAnswer{pos: pos, raw: raw}, err
+	}
+	var server Server
+	for _, s := range doc.Servers {
+		if s.ID == reply.Client {
+			server = s
+		}
+	}
+	if server.ID == 0 || len(reply.Answers) == 0 {
+		return readAnswer{}, fmt.Errorf("read: the answer names client %d of %d and has %d answers", reply.Client, len(doc.Servers), len(reply.Answers))
+	}
+	out := readAnswer{pos: position{doc: doc, server: server, point: pt}, raw: reply.Answers[0].Result}
+	if e := reply.Answers[0].Err; e != nil {
+		return out, e.APIError()
+	}
+	// The also methods were sent where the server offers them, in order.
+	next := 1
+	for _, m := range req.also {
+		if !server.Supports(m) {
+			out.also = nil
+			break
+		}
+		if next >= len(reply.Answers) {
+			return readAnswer{}, fmt.Errorf("read: %d answers for %d requests", len(reply.Answers), 1+len(req.also))
+		}
+		a := reply.Answers[next]
+		next++
+		if a.Err != nil {
+			out.also = append(out.also, alsoAnswer{err: a.Err.APIError()})
+		} else {
+			out.also = append(out.also, alsoAnswer{raw: a.Result})
+		}
+	}
+	if req.block > 0 {
+		// Sensitive files' lines are dropped here, as Lines never reads
+		// them: results show where, never what.
+		out.texts = make(map[string]map[int]string, len(reply.Lines))
+		for u, lines := range reply.Lines {
+			p := PathOf(protocol.DocumentURI(u))
+			if p == "" || root.Sensitive(p) {
+				continue
+			}
+			m := make(map[int]string, len(lines))
+			for k, text := range lines {
+				if n, err := strconv.Atoi(k); err == nil {
+					m[n] = text
+				}
+			}
+			out.texts[p] = m
+		}
+	}
+	return out, nil
+}
+
+// readSlow is read as resolve and Request make it: the open, then the
+// request.
+func (c *Client) readSlow(ctx context.Context, file string, t Target, req readRequest) (readAnswer, error) {
+	pos, err := c.resolve(ctx, file, t, req.method, req.hint)
+	if err != nil {
+		return readAnswer{}, err
+	}
+	var raw json.RawMessage
+	err = c.Request(ctx, pos.doc, pos.server, req.method, req.params(pos.params()), &raw)
+	return readAnswer{pos: pos, raw: raw}, err
+}
+
+// analysedKeys are the buffers and servers awaitAnalysis has waited for,
+// as read.lua names them ("bufnr:client").
+func (c *Client) analysedKeys() map[string]bool {
+	c.analysedMu.Lock()
+	defer c.analysedMu.Unlock()
+	out := make(map[string]bool, len(c.analysed))
+	for k := range c.analysed {
+		out[strconv.Itoa(k.bufnr)+":"+strconv.Itoa(k.client)] = true
+	}
+	return out
+}
+
+// relativeMessage makes the paths of an error's message the workspace's,
+// as tools speak.
+func (c *Client) relativeMessage(err error) error {
+	if ae, ok := err.(*apierr.Error); ok {
+		e := *ae
+		e.Message = strings.ReplaceAll(e.Message, c.Session.Root().Dir()+string(filepath.Separator), "")
+		return &e
+	}
+	return err
+}

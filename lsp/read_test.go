@@ -1,0 +1,190 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/lsp"
+)
+
+// TestReadReconcilesDisk: a file rewritten on disk after it was opened is
+// reloaded before the one-call read sends its request (read.lua opens and
+// reconciles first): the target is found on the new text and the server
+// answers about it, and the lines shown are the new ones.
+func TestReadReconcilesDisk(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	if _, err := client.References(ctx, "orders/orders.go", lsp.Target{Line: 33, Symbol: "Process"}, lsp.ReferencesOptions{IncludeDeclaration: true}); err != nil {
+		t.Fatal(err)
+	}
+	// Two lines above Process: it moves to line 35.
+	path := filepath.Join(root, "orders", "orders.go")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := strings.Replace(string(src), "// Process validates", "// Added on disk.\n// Twice.\n// Process validates", 1)
+	if moved == string(src) {
+		t.Fatal("the sample's Process comment moved")
+	}
+	if err := os.WriteFile(path, []byte(moved), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := s.RoundTrips()
+	refs, err := client.References(ctx, "orders/orders.go", lsp.Target{Line: 35, Symbol: "Process"}, lsp.ReferencesOptions{IncludeDeclaration: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.RoundTrips() - before; n != 1 {
+		t.Errorf("references after the disk changed took %d round trips, want 1 (the read)", n)
+	}
+	var decl *lsp.Reference
+	for _, f := range refs.Files {
+		for i, r := range f.References {
+			if f.File == "orders/orders.go" && r.Line == 35 {
+				decl = &f.References[i]
+			}
+			if f.File == "orders/orders.go" && r.Line == 33 {
+				t.Errorf("a reference at the old line 33: %+v", r)
+			}
+		}
+	}
+	if decl == nil || decl.Column != 5 || decl.Context != "func Process(o Order) (Total, error) {" {
+		t.Fatalf("the declaration at orders/orders.go:35:5 with its new line, got %+v in %+v", decl, refs.Files)
+	}
+	def, err := client.Definition(ctx, "main.go", lsp.Target{Line: 27, Symbol: "Process"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def.Count != 1 || def.Locations[0].Line != 35 || !strings.HasPrefix(def.Locations[0].Declaration, "func Process(o Order)") {
+		t.Fatalf("definition = %+v, want orders/orders.go:35 with its declaration", def.Locations)
+	}
+}
+
+// emojiSource: a function used on a line of multibyte text, emoji outside
+// the Basic Multilingual Plane among them (two UTF-16 units, four bytes,
+// one character).
+const emojiSource = `package orders
+
+func emojiTarget(s string) int { return len(s) }
+
+var emojiUse = map[string]int{"😀é": emojiTarget("😀é𝄞")}
+`
+
+// TestReadMultibytePositions: the one-call read sends the target's
+// position in the server's encoding and answers columns in characters, on
+// a line of emoji; when the buffer holds another text on that line than
+// the disk (unsaved changes), the read goes on from the buffer's line and
+// is as exact.
+func TestReadMultibytePositions(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	if err := os.WriteFile(filepath.Join(root, "orders", "emoji.go"), []byte(emojiSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	line := strings.Split(emojiSource, "\n")[4]
+	col := utf8.RuneCountInString(line[:strings.Index(line, "emojiTarget")])
+	target := lsp.Target{Line: 5, Symbol: "emojiTarget"}
+	check := func(t *testing.T, col int, wantTrips int64) {
+		t.Helper()
+		if _, err := client.References(ctx, "orders/emoji.go", target, lsp.ReferencesOptions{IncludeDeclaration: true}); err != nil {
+			t.Fatal(err) // warm
+		}
+		before := s.RoundTrips()
+		refs, err := client.References(ctx, "orders/emoji.go", target, lsp.ReferencesOptions{IncludeDeclaration: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := s.RoundTrips() - before; n != wantTrips {
+			t.Errorf("references took %d round trips, want %d", n, wantTrips)
+		}
+		if refs.Total != 2 || len(refs.Files) != 1 {
+			t.Fatalf("references = %+v, want the declaration and the use", refs)
+		}
+		got := refs.Files[0].References
+		if got[0].Line != 3 || got[0].Column != 5 || got[1].Line != 5 || got[1].Column != col || got[1].EndColumn != col+len("emojiTarget") {
+			t.Fatalf("references = %+v, want 3:5 and 5:%d-%d", got, col, col+len("emojiTarget"))
+		}
+		if refs.From != "orders/emoji.go:5:"+strconv.Itoa(col) {
+			t.Errorf("from = %q, want orders/emoji.go:5:%d", refs.From, col)
+		}
+		def, err := client.Definition(ctx, "orders/emoji.go", target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if def.Count != 1 || def.Locations[0].Line != 3 || def.Locations[0].Column != 5 {
+			t.Fatalf("definition = %+v, want orders/emoji.go:3:5", def.Locations)
+		}
+		h, err := client.Hover(ctx, "orders/emoji.go", target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !h.Found || !strings.Contains(h.Contents, "func emojiTarget(s string) int") || h.Range == nil || h.Range.Column != col {
+			t.Fatalf("hover = %+v, want emojiTarget's signature and its range at column %d", h, col)
+		}
+	}
+	t.Run("as on disk", func(t *testing.T) { check(t, col, 1) })
+	t.Run("unsaved change on the line", func(t *testing.T) {
+		// One more emoji before the use, in the buffer only: the disk's
+		// line no longer holds; the read answers with the buffer's line
+		// and goes on (the request, then the lines: two more).
+		var n int
+		code := `local path, text = ...
+local b = vim.fn.bufnr(path)
+vim.api.nvim_buf_set_lines(b, 4, 5, false, { text })
+return b`
+		if err := s.ExecLua(ctx, code, &n, filepath.Join(root, "orders", "emoji.go"), strings.Replace(line, `"😀é"`, `"🎉😀é"`, 1)); err != nil {
+			t.Fatal(err)
+		}
+		if n <= 0 {
+			t.Fatal("emoji.go has no buffer")
+		}
+		check(t, col+1, 3)
+	})
+}
+
+// TestReadErrorAnswers: a server's error answer to the one-call read is a
+// structured error (code, message naming the server, remediation), and a
+// target the file does not have is the buffer's INVALID_PARAMETER or
+// RESOURCE_NOT_FOUND, as before.
+func TestReadErrorAnswers(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	_, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	// gopls answers implementation on a function that is no method with
+	// an error.
+	_, err := client.Implementations(ctx, "orders/orders.go", lsp.Target{Line: 33, Symbol: "Process"})
+	e := apierr.As(err)
+	if err == nil || e.Code != apierr.OperationFailed || !strings.Contains(e.Message, "gopls") || e.Remediation == "" {
+		t.Fatalf("implementations of a function: %#v, want OPERATION_FAILED naming gopls with a remediation", err)
+	}
+	// A type has no call hierarchy: named with the position asked.
+	_, err = client.CallHierarchy(ctx, "orders/orders.go", lsp.Target{Line: 33, Symbol: "Order"}, lsp.CallHierarchyOptions{Direction: lsp.DirectionIncoming, Depth: 1})
+	e = apierr.As(err)
+	if err == nil || e.Code != apierr.ResourceNotFound || !strings.Contains(e.Message, "orders/orders.go:33:") || e.Remediation == "" {
+		t.Fatalf("call hierarchy of a type: %#v, want RESOURCE_NOT_FOUND at orders/orders.go:33", err)
+	}
+	for _, c := range []struct {
+		target lsp.Target
+		code   apierr.Code
+	}{
+		{lsp.Target{Line: 9999, Symbol: "Process"}, apierr.InvalidParameter},
+		{lsp.Target{Line: 33, Symbol: "NoSuchName"}, apierr.ResourceNotFound},
+	} {
+		_, err := client.References(ctx, "orders/orders.go", c.target, lsp.ReferencesOptions{})
+		if e := apierr.As(err); err == nil || e.Code != c.code || e.Remediation == "" {
+			t.Errorf("references at %+v: %#v, want %s", c.target, err, c.code)
+		}
+	}
+}

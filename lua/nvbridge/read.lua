@@ -1,0 +1,224 @@
+--- A read tool's call in one round trip to Neovim: the open (buffers.open:
+--- load, or reconcile with the disk), the wait for the servers
+--- (wait.when_ready), the request(s) at the target through Neovim's client,
+--- and the source lines of the locations the answer names. The Go side
+--- locates the target on the line as it read it and sends the position in
+--- every offset encoding; this side checks the buffer holds that line and
+--- picks the encoding of the server that answers. When something the Go
+--- side assumed does not hold (another line, no server for the method, a
+--- server not known to have analysed the file), nothing is sent: the answer
+--- says why (unsent) and carries what the Go side then goes on from, as
+--- open_wait's does. Asynchronous (async.lua: nvbridge_done).
+local M = {}
+
+local api = vim.api
+
+local async = require('nvbridge.async')
+local buffers = require('nvbridge.buffers')
+local status = require('nvbridge.status')
+local wait = require('nvbridge.wait')
+local done = async.done
+
+--- Adds to wanted[uri] the lines of range: block lines from its start, and
+--- its last line.
+---@param wanted table<string, table<integer, true>>
+---@param uri any
+---@param range any
+---@param block integer
+local function add_range(wanted, uri, range, block)
+  if type(uri) ~= 'string' or type(range) ~= 'table' or type(range.start) ~= 'table' or type(range['end']) ~= 'table' then
+    return
+  end
+  local first, last = range.start.line, range['end'].line
+  if type(first) ~= 'number' or type(last) ~= 'number' then
+    return
+  end
+  local lines = wanted[uri] or {}
+  wanted[uri] = lines
+  for l = first, first + math.max(block, 1) - 1 do
+    lines[l] = true
+  end
+  lines[last] = true
+end
+
+--- The lines of the locations a definition-like or references answer
+--- names (null, Location, Location[] or LocationLink[]), by URI: block
+--- lines from each range's start, and its last line.
+---@param result any
+---@param block integer
+---@return table<string, table<integer, true>>
+local function location_lines(result, block)
+  local wanted = {}
+  if type(result) ~= 'table' then
+    return wanted
+  end
+  local list = result
+  if result.uri or result.targetUri then
+    list = { result }
+  end
+  for _, loc in ipairs(list) do
+    if type(loc) == 'table' then
+      -- As the Go side decodes it: range, else the link's selection
+      -- range, else its range.
+      if loc.range then
+        add_range(wanted, loc.uri, loc.range, block)
+      elseif loc.targetSelectionRange then
+        add_range(wanted, loc.targetUri, loc.targetSelectionRange, block)
+      elseif loc.targetRange then
+        add_range(wanted, loc.targetUri, loc.targetRange, block)
+      end
+    end
+  end
+  return wanted
+end
+
+--- Reads the wanted lines of the files loaded in buffers (what the servers
+--- see), by URI: {uri: {"line": text}}. A file no buffer holds is left out
+--- (the Go side reads the disk, as for get_lines).
+---@param wanted table<string, table<integer, true>>
+---@return table
+local function loaded_lines(wanted)
+  local out = vim.empty_dict()
+  if next(wanted) == nil then
+    return out
+  end
+  local loaded = {}
+  for _, b in ipairs(api.nvim_list_bufs()) do
+    if api.nvim_buf_is_loaded(b) then
+      loaded[api.nvim_buf_get_name(b)] = b
+    end
+  end
+  for uri, lines in pairs(wanted) do
+    local b = uri:sub(1, 5) == 'file:' and loaded[vim.uri_to_fname(uri)]
+    if b then
+      local texts = vim.empty_dict()
+      for l in pairs(lines) do
+        local text = l >= 0 and api.nvim_buf_get_lines(b, l, l + 1, false)[1]
+        if text then
+          texts[tostring(l)] = text
+        end
+      end
+      out[uri] = texts
+    end
+  end
+  return out
+end
+
+--- One read: opens spec.path, waits for its servers, and, when the
+--- buffer's line spec.line is spec.text and a ready server that offers
+--- spec.method has analysed the file, sends spec.method (params: the JSON
+--- spec.params with the position of that server's encoding, from
+--- spec.positions) and spec.also (the same position, when that server
+--- offers them). Answers JSON {buffer, clients, line, client, answers,
+--- lines} (client: the server asked; answers[i]: {result} or {err};
+--- lines: of the locations the first answer names, spec.block lines each,
+--- from loaded buffers), or the same without client, answers and lines and
+--- with unsent saying why nothing was sent. An error answer to spec.method
+--- is answers[1].err (the Go side reports it with the position asked).
+---@param chan integer
+---@param id integer
+---@param spec nvbridge.ReadSpec
+---@return nil # answers with nvbridge_done
+function M.read(chan, id, spec)
+  local st = buffers.open(spec.path, true)
+  if st.err then
+    return done(chan, id, st.err)
+  end
+  local bufnr = st.bufnr
+  wait.when_ready(chan, id, bufnr, spec.grace_ms, 10000, function(err, cancelled)
+    if cancelled then
+      return done(chan, id, require('nvbridge._error').fail('TIMEOUT', 'request cancelled'))
+    end
+    if err then
+      return done(chan, id, err)
+    end
+    local clients = status.ready_clients(bufnr, spec.methods)
+    local text = api.nvim_buf_get_lines(bufnr, spec.line, spec.line + 1, false)[1]
+    local reply = {
+      buffer = buffers.state(bufnr, st.state),
+      -- vim.json.encode has no empty array: none is null.
+      clients = #clients > 0 and clients or vim.NIL,
+      line = text == nil and vim.NIL or text,
+    }
+    local function unsent(why)
+      reply.unsent = why
+      done(chan, id, nil, vim.json.encode(reply))
+    end
+    local chosen
+    for _, c in ipairs(clients) do
+      if c.methods[spec.method] then
+        chosen = c
+        break
+      end
+    end
+    if not chosen then
+      return unsent('no server')
+    end
+    if text ~= spec.text then
+      return unsent('line')
+    end
+    local character = spec.positions[chosen.offset_encoding]
+    if not character then
+      return unsent('encoding')
+    end
+    if not (spec.ready_names[chosen.name] or spec.analysed[bufnr .. ':' .. chosen.id]) then
+      return unsent('analysis')
+    end
+    local client = vim.lsp.get_client_by_id(chosen.id)
+    if not client then
+      return unsent('no server')
+    end
+    local position = { line = spec.line, character = character }
+    local params = vim.json.decode(spec.params)
+    params.position = position
+    local reqs = { { method = spec.method, params = params } }
+    for _, method in ipairs(spec.also or {}) do
+      if chosen.methods[method] then
+        table.insert(reqs, { method = method, params = { textDocument = params.textDocument, position = position } })
+      end
+    end
+    async.send(chan, id, bufnr, client, reqs, function(answers)
+      reply.client = chosen.id
+      for i, a in ipairs(answers) do
+        if a.result == nil and not a.err then
+          answers[i] = { result = vim.NIL }
+        end
+      end
+      local lines = loaded_lines(spec.block > 0 and location_lines(answers[1].result, spec.block) or {})
+      -- The answers first: the trace shows an answer's start.
+      done(chan, id, nil, '{"answers":' .. vim.json.encode(answers) .. ',"lines":' .. vim.json.encode(lines) .. ',' .. vim.json.encode(reply):sub(2))
+    end)
+  end)
+end
+
+--- Reads some lines of the files loaded in buffers (what the servers see);
+--- a file not loaded is left out of the answer: the Go side reads it from
+--- the disk (in parallel, and without splitting every line before the
+--- wanted ones into a Lua string).
+---@param wanted table<string, integer[]> absolute path -> 0-based line numbers
+---@return string json {path: {"line": text}} for the loaded files
+function M.get_lines(wanted)
+  local loaded = {}
+  for _, bufnr in ipairs(api.nvim_list_bufs()) do
+    if api.nvim_buf_is_loaded(bufnr) then
+      loaded[api.nvim_buf_get_name(bufnr)] = bufnr
+    end
+  end
+  local out = vim.empty_dict()
+  for path, lines in pairs(wanted) do
+    local bufnr = loaded[path]
+    if bufnr then
+      local texts = vim.empty_dict()
+      for _, lnum in ipairs(lines) do
+        local text = api.nvim_buf_get_lines(bufnr, lnum, lnum + 1, false)[1]
+        if text then
+          texts[tostring(lnum)] = text
+        end
+      end
+      out[path] = texts
+    end
+  end
+  return vim.json.encode(out)
+end
+
+return M
