@@ -63,12 +63,59 @@ func (e *Engine) checkFiles(ctx context.Context, p *prepared) ([]diagdelta.Check
 	return files, nil
 }
 
-// requireClean checks p before it is applied (Options.Require): nil when
-// it introduces no error, else PRECONDITION_FAILED listing the errors
-// with their quick fixes (details: diagnostics_delta), nothing changed.
-func (e *Engine) requireClean(ctx context.Context, p *prepared) error {
+// applyWith applies p as opts ask: checked first under Require (strict)
+// or Guard (applyClean), else at once.
+func (e *Engine) applyWith(ctx context.Context, p *prepared, opts Options, id string) (Result, error) {
+	switch {
+	case opts.Require != "":
+		return e.applyClean(ctx, p, opts, id, true)
+	case opts.Guard && e.Verifier != nil:
+		return e.applyClean(ctx, p, opts, id, false)
+	}
+	return e.apply(ctx, p, opts, id)
+}
+
+// refusal is the PRECONDITION_FAILED of a change that introduces errors,
+// each named (file:line:column, message, the server's rule or code).
+func refusal(d *diagdelta.Delta, why, remediation string) error {
+	var b strings.Builder
+	for _, it := range d.Introduced {
+		if !strings.EqualFold(it.Severity, "error") {
+			continue
+		}
+		b.WriteString("\n  + " + itemLine(it))
+		if code := strings.TrimSpace(it.Source + " " + it.Code); code != "" {
+			b.WriteString(" [" + code + "]")
+		}
+		for _, f := range it.Fixes {
+			b.WriteString("\n      fix: " + f.Title)
+		}
+	}
+	return apierr.Errorf(apierr.PreconditionFailed, remediation, "%s: the change introduces %d error(s)%s", why, d.IntroducedCounts["error"], b.String()).
+		WithDetails(map[string]any{"diagnostics_delta": d})
+}
+
+// guardRemediation is what a refused refactoring's caller can do.
+const guardRemediation = "the refactoring would break the code as the servers see it: change it so that it does not (or fix what it breaks first), preview it again and retry; to apply it all the same, pass accept_errors: true"
+
+// requireClean checks p before it is applied (Options.Require, strict;
+// Options.Guard, not strict): nil when it introduces no error, else
+// PRECONDITION_FAILED naming each error with its quick fixes (details:
+// diagnostics_delta), nothing changed. Strict, a check that could not
+// confirm the change is clean refuses too; not strict, it passes (the
+// apply's own delta decides) and a guarded preview's own check, when it
+// ran, is the answer.
+func (e *Engine) requireClean(ctx context.Context, p *prepared, strict bool) error {
 	if e.Verifier == nil {
 		return apierr.New(apierr.Unsupported, "apply without require and read the apply's diagnostics delta", "no diagnostics checker is configured")
+	}
+	if !strict && p.checked != nil {
+		if p.checked.IntroducedCounts["error"] > 0 {
+			return refusal(p.checked, "not applied (a refactoring is applied only when it introduces no error; its preview's check found some); nothing was changed", guardRemediation)
+		}
+		if p.checked.Complete {
+			return nil
+		}
 	}
 	files, err := e.checkFiles(ctx, p)
 	if err != nil {
@@ -76,19 +123,23 @@ func (e *Engine) requireClean(ctx context.Context, p *prepared) error {
 	}
 	ds, err := e.Verifier.CheckSteps(ctx, [][]diagdelta.CheckFile{files}, true)
 	if err != nil {
+		if !strict && apierr.As(err).Code != apierr.Conflict && ctx.Err() == nil {
+			return nil // the apply's own delta decides
+		}
 		return err
 	}
 	if err := e.unmoved(ctx, p); err != nil {
 		return err
 	}
 	d := ds[len(ds)-1]
-	if n := d.IntroducedCounts["error"]; n > 0 {
-		return apierr.Errorf(apierr.PreconditionFailed,
-			"fix the errors in the change (the fixes listed are what the servers offer on the changed text: apply_code_action applies one once the change is applied), preview it again and retry; or apply without require",
-			"not applied (require: no_new_errors): the change introduces %d error(s); nothing was changed\n%s", n, strings.TrimRight(verdictLine(d), "\n")).
-			WithDetails(map[string]any{"diagnostics_delta": d})
+	if d.IntroducedCounts["error"] > 0 {
+		if !strict {
+			return refusal(d, "not applied (a refactoring is applied only when it introduces no error, checked on a copy first); nothing was changed", guardRemediation)
+		}
+		return refusal(d, "not applied (require: no_new_errors); nothing was changed",
+			"fix the errors in the change (the fixes listed are what the servers offer on the changed text: apply_code_action applies one once the change is applied), preview it again and retry; or apply without require")
 	}
-	if !d.Complete {
+	if !d.Complete && strict {
 		return apierr.Errorf(apierr.PreconditionFailed,
 			"retry (the servers may be busy indexing), or apply without require and read the apply's diagnostics delta",
 			"not applied (require: no_new_errors): the check could not confirm the change introduces no error: %s; nothing was changed", d.Incomplete).
@@ -97,14 +148,14 @@ func (e *Engine) requireClean(ctx context.Context, p *prepared) error {
 	return nil
 }
 
-// applyClean applies p under Options.Require: checked first (requireClean),
-// then applied without saving and measured in the user's Neovim. The
-// check's copy can miss what a server reports late; when the apply's own
-// delta introduces an error, the change is taken back (one undo step per
-// buffer) and refused like a failed check. Only a clean change is saved
-// (when asked).
-func (e *Engine) applyClean(ctx context.Context, p *prepared, opts Options, id string) (Result, error) {
-	if err := e.requireClean(ctx, p); err != nil {
+// applyClean applies p under Options.Require (strict) or Options.Guard:
+// checked first (requireClean), then applied without saving and measured
+// in the user's Neovim. The check's copy can miss what a server reports
+// late; when the apply's own delta introduces an error, the change is
+// taken back (one undo step per buffer) and refused like a failed check.
+// Only a clean change is saved (when asked).
+func (e *Engine) applyClean(ctx context.Context, p *prepared, opts Options, id string, strict bool) (Result, error) {
+	if err := e.requireClean(ctx, p, strict); err != nil {
 		return Result{}, err
 	}
 	save := opts.Save
@@ -114,16 +165,17 @@ func (e *Engine) applyClean(ctx context.Context, p *prepared, opts Options, id s
 		return Result{}, err
 	}
 	if d := res.Diagnostics; d != nil && d.IntroducedCounts["error"] > 0 {
+		what, remediation := "require: no_new_errors", "fix the errors in the change, preview it again and retry; or apply without require"
+		if !strict {
+			what, remediation = "a refactoring is applied only when it introduces no error", guardRemediation
+		}
 		if _, uerr := e.UndoChangeset(ctx, res.AppliedID); uerr != nil {
 			res.Files = append([]FileResult(nil), res.Files...)
 			return res, apierr.Errorf(apierr.PreconditionFailed, "undo {\"changeset_id\": \""+res.AppliedID+"\"} takes it back",
-				"require: no_new_errors: the change introduces %d error(s) that its check had not seen, and taking it back failed (%s): it is applied, unsaved\n%s",
-				d.IntroducedCounts["error"], apierr.As(uerr).Message, strings.TrimRight(verdictLine(d), "\n")).WithDetails(map[string]any{"diagnostics_delta": d})
+				"%s: the change introduces %d error(s) that its check had not seen, and taking it back failed (%s): it is applied, unsaved\n%s",
+				what, d.IntroducedCounts["error"], apierr.As(uerr).Message, strings.TrimRight(verdictLine(d), "\n")).WithDetails(map[string]any{"diagnostics_delta": d})
 		}
-		return Result{}, apierr.Errorf(apierr.PreconditionFailed,
-			"fix the errors in the change, preview it again and retry; or apply without require",
-			"not applied (require: no_new_errors): the change introduces %d error(s), found once applied (the check's copy had not seen them yet), and taken back: nothing was changed\n%s",
-			d.IntroducedCounts["error"], strings.TrimRight(verdictLine(d), "\n")).WithDetails(map[string]any{"diagnostics_delta": d})
+		return Result{}, refusal(d, "not applied ("+what+"): found once applied (the check's copy had not seen them), and taken back: nothing was changed", remediation)
 	}
 	if save {
 		for i, f := range res.Files {
