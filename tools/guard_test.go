@@ -115,6 +115,19 @@ func TestRefactoringGuardPython(t *testing.T) {
 			t.Errorf("not moved:\n%s", disk["pkg/util.py"])
 		}
 	})
+
+	// The check's copy followed the last apply (its buffers hold the text
+	// the save then wrote): the next check of the same files reloads them
+	// instead of failing with CONFLICT.
+	t.Run("another apply of the same files, checked again", func(t *testing.T) {
+		got := okContent(t, c, "move_symbol", `{"file":"pkg/util.py","name":"to_bytes","target_file":"pkg/auth.py","preview":false,"save":true}`)
+		if got["applied"] != true {
+			t.Fatalf("second move: %v", got)
+		}
+		if disk := readAll(t, root); !strings.Contains(disk["pkg/auth.py"], "def to_bytes(") {
+			t.Errorf("not moved:\n%s", disk["pkg/auth.py"])
+		}
+	})
 }
 
 func TestRefactoringGuardTypeScript(t *testing.T) {
