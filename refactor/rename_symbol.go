@@ -11,6 +11,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -186,6 +188,12 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 	// file (a file the rename changed, the server saw whole).
 	if l := doc.Language(); l != nil && plan.OldName != "" {
 		r := reachOf(ctx, c, req.File, req.Target, plan.OldName)
+		if !r.local && !r.member {
+			if cs, err = renameImportersOutside(ctx, c, l, r, plan.OldName, req.NewName, cs); err != nil {
+				return RenamePlan{}, err
+			}
+			plan.Changeset = cs
+		}
 		plan.LeftBehind, plan.LeftBehindTotal = findLeftBehindMember(c.Session.Root(), l, plan.OldName, cs, r.importers(c.Session.Root(), l), r.member)
 		openLeftBehind(ctx, c, plan.LeftBehind)
 	} else {
@@ -197,6 +205,99 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 			"%s returned an empty edit for renaming %q at %s", server.Name, plan.OldName, where)
 	}
 	return plan, nil
+}
+
+// renameImportersOutside renames oldName in the files the server's edit
+// left alone that import it by name from its module (requests' tests,
+// outside pyright's include: from requests.utils import (...,
+// get_auth_from_url, ...)): the import's entry and every use of the name
+// it binds there (not an attribute of something else). A file that binds
+// the name otherwise too, or already names newName, is left as it is (and
+// listed in left_behind).
+func renameImportersOutside(ctx context.Context, c *lsp.Client, l *lang.Language, r symbolReach, oldName, newName string, cs preview.Changeset) (preview.Changeset, error) {
+	if l.Imports.Parse == nil || l.Imports.Resolve == nil || l.Imports.Folder {
+		return cs, nil
+	}
+	root := c.Session.Root()
+	scope := lang.NewScope(root.Dir())
+	defAbs := filepath.Join(root.Dir(), filepath.FromSlash(r.defRel))
+	after := afterTexts(cs)
+	var cands []string
+	for _, f := range languageFiles(root, l) {
+		if _, changed := after[f]; changed || f == r.defRel {
+			continue
+		}
+		abs := filepath.Join(root.Dir(), filepath.FromSlash(f))
+		if root.Sensitive(abs) {
+			continue
+		}
+		data, err := os.ReadFile(abs)
+		if err != nil || !strings.Contains(string(data), oldName) || !importsByName(l, scope, abs, string(data), oldName, defAbs) {
+			continue
+		}
+		cands = append(cands, f)
+	}
+	if len(cands) == 0 {
+		return cs, nil
+	}
+	files, err := readFiles(ctx, c, cands)
+	if err != nil {
+		return cs, err
+	}
+	for _, f := range cands {
+		text, ok := files.texts[f]
+		abs := filepath.Join(root.Dir(), filepath.FromSlash(f))
+		if !ok || !importsByName(l, scope, abs, text, oldName, defAbs) {
+			continue
+		}
+		var edits []preview.ByteEdit
+		for _, sp := range lang.Identifiers(l, text) {
+			if text[sp.Start:sp.End] == newName {
+				edits = nil
+				break
+			}
+			if text[sp.Start:sp.End] == oldName && (sp.Start == 0 || text[sp.Start-1] != '.') {
+				edits = append(edits, preview.ByteEdit{Start: sp.Start, End: sp.End, Text: newName})
+			}
+		}
+		if len(edits) == 0 {
+			continue
+		}
+		nt, err := preview.ApplyByteEdits(text, edits)
+		if err != nil {
+			return cs, apierr.Errorf(apierr.OperationFailed, "report this", "%s: %v", f, err)
+		}
+		old := files.docs[f]
+		tes, err := preview.Minimize(old, []preview.TextEdit{{EndLine: len(old.Lines), NewText: nt}})
+		if err != nil {
+			return cs, apierr.Errorf(apierr.OperationFailed, "report this", "rebuild the edits of %s: %v", f, err)
+		}
+		cs.Files = append(cs.Files, preview.FileChange{Kind: preview.OpEdit, Path: f, Old: old, Edits: tes})
+	}
+	return cs, nil
+}
+
+// importsByName reports whether text (of the file abs) imports name by
+// name from the file defAbs (Python's from-import, TypeScript's named
+// import).
+func importsByName(l *lang.Language, scope *lang.Scope, abs, text, name, defAbs string) bool {
+	for _, imp := range l.Imports.Parse(text) {
+		named := false
+		for _, n := range imp.Names {
+			if f := strings.Fields(n); len(f) > 0 && f[0] == name {
+				named = true
+			}
+		}
+		if !named {
+			continue
+		}
+		for _, res := range l.Imports.Resolve(scope, abs, imp) {
+			if res == defAbs {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 const cannotRenameHint = "point at an identifier declared in the workspace (read_file shows the line; pass symbol to name it)"

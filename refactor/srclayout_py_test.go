@@ -6,8 +6,9 @@ package refactor_test
 // pyright's include. Moving _basic_auth_str to _internal_utils rewrites the imports relatively (never src.pkg...),
 // adds no self-import, joins the import to the module's from-import,
 // rewrites the tests' import of it (outside pyright's include), and the
-// package still imports and its tests pass; renaming get_auth lists
-// the uses in the tests pyright does not see (left_behind).
+// package still imports and its tests pass; renaming get_auth renames
+// the tests' from-import of it and its uses there, and lists a use through
+// the module it does not follow (left_behind).
 
 import (
 	"strings"
@@ -71,7 +72,7 @@ func TestPythonSrcLayout(t *testing.T) {
 		check(t)
 	})
 
-	t.Run("rename lists the uses pyright does not see", func(t *testing.T) {
+	t.Run("rename follows the tests' imports, lists the rest", func(t *testing.T) {
 		e := e.with(t)
 		plan, err := refactor.Rename(ctx, e.client, refactor.RenameRequest{File: "src/pkg/utils.py", Target: lsp.Target{Line: 5, Symbol: "get_auth"}, NewName: "auth_of"})
 		if err != nil {
@@ -81,9 +82,14 @@ func TestPythonSrcLayout(t *testing.T) {
 		for _, l := range plan.LeftBehind {
 			got = append(got, l.File+":"+l.Context)
 		}
-		want := "tests/test_utils.py:from pkg.utils import _strip, get_auth|tests/test_utils.py:assert get_auth(\"http://user:pass@host/\") == (\"user\", \"pass\")"
-		if strings.Join(got, "|") != want || plan.LeftBehindTotal != 2 {
+		want := `tests/test_qualified.py:assert pkg.utils.get_auth("http://a:b@host/") == ("a", "b")`
+		if strings.Join(got, "|") != want || plan.LeftBehindTotal != 1 {
 			t.Errorf("left behind:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
 		}
+		e.submit("rename_py_srclayout", plan.Changeset, true)
+		if text := e.disk("tests/test_utils.py"); !strings.Contains(text, "from pkg.utils import _strip, auth_of\n") || !strings.Contains(text, "assert auth_of(") {
+			t.Errorf("tests/test_utils.py:\n%s", text)
+		}
+		check(t)
 	})
 }
