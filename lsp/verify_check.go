@@ -289,6 +289,21 @@ func (c *Client) setText(ctx context.Context, bufnr int, text string) error {
 
 // shadowClient returns the check's Neovim, starting it on first use (v.mu
 // held). A copy whose Neovim went away is started again.
+// CheckRunning reports whether the check's copy is running (edit.Warmer).
+func (v *Verifier) CheckRunning() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.shadow == nil {
+		return false
+	}
+	select {
+	case <-v.shadow.Session.Done():
+		return false
+	default:
+		return true
+	}
+}
+
 func (v *Verifier) shadowClient(ctx context.Context) (*Client, error) {
 	if v.shadow != nil {
 		select {

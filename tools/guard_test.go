@@ -138,17 +138,33 @@ func TestRefactoringGuardTypeScript(t *testing.T) {
 	original := readAll(t, root)
 	rename := `{"file":"src/prices.ts","name":"total","new_name":"sum"`
 
+	// No check's copy runs yet: in an embedded session the apply's own
+	// delta decides, and the change is taken back before anything is saved.
 	t.Run("a rename that breaks another file is refused", func(t *testing.T) {
 		wantError(t, mcpCall(t, c, "rename_symbol", rename+`,"preview":false,"save":true}`), apierr.PreconditionFailed,
-			"introduces", "src/report.ts", "typescript")
+			"introduces", "src/report.ts", "typescript", "found once applied", "taken back")
 		sameFiles(t, "a refused rename", original, readAll(t, root))
-		info := okContent(t, c, "get_buffer_info", `{"file":"src/report.ts","include_content":false}`)
-		if info["is_modified"] == true {
-			t.Errorf("report.ts is modified after a refused rename: %v", info)
+		for _, f := range []string{"src/report.ts", "src/prices.ts"} {
+			info := okContent(t, c, "get_buffer_info", `{"file":"`+f+`","include_content":false}`)
+			if info["is_modified"] == true {
+				t.Errorf("%s is modified after a refused rename: %v", f, info)
+			}
 		}
 	})
 
-	t.Run("its preview, unchecked, is refused at apply_changeset", func(t *testing.T) {
+	t.Run("a checked preview's errors refuse its apply", func(t *testing.T) {
+		pv := okContent(t, c, "rename_symbol", rename+`,"check":true}`)
+		if pv["guarded"] != true || mustAt(t, pv, "diagnostics_delta.introduced_counts.error").(float64) < 1 {
+			t.Fatalf("preview: %v", pv)
+		}
+		wantError(t, mcpCall(t, c, "apply_changeset", `{"changeset_id":"`+pv["changeset_id"].(string)+`"}`), apierr.PreconditionFailed,
+			"its preview's check found some", "src/report.ts")
+		sameFiles(t, "a refused apply", original, readAll(t, root))
+	})
+
+	// The check's copy runs now: an unchecked preview is checked on it
+	// when applied, before the user's buffers change.
+	t.Run("an unchecked preview is checked on the copy when applied", func(t *testing.T) {
 		pv := okContent(t, c, "rename_symbol", rename+`}`)
 		if pv["guarded"] != true {
 			t.Fatalf("preview not guarded: %v", pv)
