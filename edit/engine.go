@@ -168,6 +168,9 @@ type Result struct {
 	// Guarded: applying this change (a refactoring's) refuses it when it
 	// introduces errors, unless accept_errors.
 	Guarded bool `json:"guarded,omitempty"`
+	// guardErrors: of a guarded preview's checked errors, those that
+	// refuse its apply (Engine.guardErrors).
+	guardErrors int
 	// DiffCut is set when Diff is only the start of the change's diff
 	// (MaxShownDiffBytes); the changeset applies whole all the same.
 	DiffCut *DiffCut `json:"diff_cut,omitempty"`
@@ -195,8 +198,8 @@ func (r Result) Summary() string {
 	var b strings.Builder
 	switch {
 	case r.ChangesetID != "":
-		if d := r.Diagnostics; r.Guarded && d != nil && d.IntroducedCounts["error"] > 0 {
-			fmt.Fprintf(&b, "WARNING: this change introduces %d error(s) (listed below): apply_changeset refuses it unless accept_errors: true.\n", d.IntroducedCounts["error"])
+		if r.Guarded && r.guardErrors > 0 {
+			fmt.Fprintf(&b, "WARNING: this change introduces %d error(s) (listed below): apply_changeset refuses it unless accept_errors: true.\n", r.guardErrors)
 		}
 		fmt.Fprintf(&b, "Preview of %d edit(s) in %d file(s); apply with apply_changeset {\"changeset_id\": %q} (expires %s).\n",
 			r.EditCount, len(r.Files), r.ChangesetID, r.ExpiresAt)
@@ -365,10 +368,14 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 		e.remove(e.order[0])
 	}
 	e.mu.Unlock()
-	return e.shown(Result{
+	res := Result{
 		ChangesetID: id, ExpiresAt: p.created.Add(e.MaxAge).UTC().Format(time.RFC3339),
 		Diff: p.diff, Files: p.results, EditCount: p.edits, Diagnostics: delta, Guarded: opts.Guard,
-	}), nil
+	}
+	if opts.Guard && delta != nil {
+		res.guardErrors = len(e.guardErrors(delta))
+	}
+	return e.shown(res), nil
 }
 
 // apply sends the plan to Neovim in one call.

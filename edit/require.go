@@ -10,6 +10,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/diagdelta"
+	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/preview"
 )
@@ -76,13 +77,14 @@ func (e *Engine) applyWith(ctx context.Context, p *prepared, opts Options, id st
 }
 
 // refusal is the PRECONDITION_FAILED of a change that introduces errors,
-// each named (file:line:column, message, the server's rule or code).
-func refusal(d *diagdelta.Delta, why, remediation string) error {
+// each named (file:line:column, message, the server's rule or code);
+// errs are the errors that count (nil: every error of d).
+func refusal(d *diagdelta.Delta, errs []diagdelta.Item, why, remediation string) error {
+	if errs == nil {
+		errs = errorsOf(d)
+	}
 	var b strings.Builder
-	for _, it := range d.Introduced {
-		if !strings.EqualFold(it.Severity, "error") {
-			continue
-		}
+	for _, it := range errs {
 		b.WriteString("\n  + " + itemLine(it))
 		if code := strings.TrimSpace(it.Source + " " + it.Code); code != "" {
 			b.WriteString(" [" + code + "]")
@@ -91,8 +93,32 @@ func refusal(d *diagdelta.Delta, why, remediation string) error {
 			b.WriteString("\n      fix: " + f.Title)
 		}
 	}
-	return apierr.Errorf(apierr.PreconditionFailed, remediation, "%s: the change introduces %d error(s)%s", why, d.IntroducedCounts["error"], b.String()).
+	return apierr.Errorf(apierr.PreconditionFailed, remediation, "%s: the change introduces %d error(s)%s", why, len(errs), b.String()).
 		WithDetails(map[string]any{"diagnostics_delta": d})
+}
+
+func errorsOf(d *diagdelta.Delta) []diagdelta.Item {
+	var out []diagdelta.Item
+	for _, it := range d.Introduced {
+		if strings.EqualFold(it.Severity, "error") {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// guardErrors are the errors d introduces that a guard counts: those in
+// files the project's own checker covers (lang.Checked: not requests'
+// tests, outside pyright's include, where pyright resolves requests to its
+// bundled stubs).
+func (e *Engine) guardErrors(d *diagdelta.Delta) []diagdelta.Item {
+	var out []diagdelta.Item
+	for _, it := range errorsOf(d) {
+		if lang.Checked(lang.ForFile(it.File), e.root.Dir(), it.File) {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // guardRemediation is what a refused refactoring's caller can do.
@@ -120,8 +146,8 @@ func (e *Engine) requireClean(ctx context.Context, p *prepared, strict bool) err
 		}
 	}
 	if !strict && p.checked != nil {
-		if p.checked.IntroducedCounts["error"] > 0 {
-			return refusal(p.checked, "not applied (a refactoring is applied only when it introduces no error; its preview's check found some); nothing was changed", guardRemediation)
+		if errs := e.guardErrors(p.checked); len(errs) > 0 {
+			return refusal(p.checked, errs, "not applied (a refactoring is applied only when it introduces no error; its preview's check found some); nothing was changed", guardRemediation)
 		}
 		if p.checked.Complete {
 			return nil
@@ -142,11 +168,11 @@ func (e *Engine) requireClean(ctx context.Context, p *prepared, strict bool) err
 		return err
 	}
 	d := ds[len(ds)-1]
-	if d.IntroducedCounts["error"] > 0 {
-		if !strict {
-			return refusal(d, "not applied (a refactoring is applied only when it introduces no error, checked on a copy first); nothing was changed", guardRemediation)
-		}
-		return refusal(d, "not applied (require: no_new_errors); nothing was changed",
+	if errs := e.guardErrors(d); !strict && len(errs) > 0 {
+		return refusal(d, errs, "not applied (a refactoring is applied only when it introduces no error, checked on a copy first); nothing was changed", guardRemediation)
+	}
+	if strict && d.IntroducedCounts["error"] > 0 {
+		return refusal(d, nil, "not applied (require: no_new_errors); nothing was changed",
 			"fix the errors in the change (the fixes listed are what the servers offer on the changed text: apply_code_action applies one once the change is applied), preview it again and retry; or apply without require")
 	}
 	if !d.Complete && strict {
@@ -174,7 +200,11 @@ func (e *Engine) applyClean(ctx context.Context, p *prepared, opts Options, id s
 	if err != nil {
 		return Result{}, err
 	}
-	if d := res.Diagnostics; d != nil && d.IntroducedCounts["error"] > 0 {
+	if d := res.Diagnostics; d != nil && (strict && d.IntroducedCounts["error"] > 0 || !strict && len(e.guardErrors(d)) > 0) {
+		errs := errorsOf(d)
+		if !strict {
+			errs = e.guardErrors(d)
+		}
 		what, remediation := "require: no_new_errors", "fix the errors in the change, preview it again and retry; or apply without require"
 		if !strict {
 			what, remediation = "a refactoring is applied only when it introduces no error", guardRemediation
@@ -185,7 +215,7 @@ func (e *Engine) applyClean(ctx context.Context, p *prepared, opts Options, id s
 				"%s: the change introduces %d error(s) that its check had not seen, and taking it back failed (%s): it is applied, unsaved\n%s",
 				what, d.IntroducedCounts["error"], apierr.As(uerr).Message, strings.TrimRight(verdictLine(d), "\n")).WithDetails(map[string]any{"diagnostics_delta": d})
 		}
-		return Result{}, refusal(d, "not applied ("+what+"): found once applied (the check's copy had not seen them), and taken back: nothing was changed", remediation)
+		return Result{}, refusal(d, errs, "not applied ("+what+"): found once applied (the check's copy had not seen them), and taken back: nothing was changed", remediation)
 	}
 	if save {
 		for i, f := range res.Files {

@@ -80,6 +80,13 @@ type Language struct {
 	// include): a workspace search starts its server on a file there.
 	// Nil: anywhere under the root.
 	SourceDirs func(root string) []string
+	// CheckedDirs are the folders (relative to root, slash separated) the
+	// project's own type checker covers (pyright's include in
+	// pyrightconfig.json or pyproject.toml's [tool.pyright]): an error the
+	// server reports in an open file outside them (requests' tests, whose
+	// imports pyright resolves to its bundled stubs) is not the project's.
+	// Nil or none: every file.
+	CheckedDirs func(root string) []string
 
 	// Imports is its import syntax.
 	Imports ImportSyntax
