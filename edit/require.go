@@ -215,7 +215,7 @@ func (e *Engine) applyClean(ctx context.Context, p *prepared, opts Options, id s
 				"%s: the change introduces %d error(s) that its check had not seen, and taking it back failed (%s): it is applied, unsaved\n%s",
 				what, d.IntroducedCounts["error"], apierr.As(uerr).Message, strings.TrimRight(verdictLine(d), "\n")).WithDetails(map[string]any{"diagnostics_delta": d})
 		}
-		return Result{}, refusal(d, errs, "not applied ("+what+"): found once applied (the check's copy had not seen them), and taken back: nothing was changed", remediation)
+		return Result{}, refusal(d, errs, "not applied ("+what+"): found in the diagnostics of its apply, and taken back before anything was saved: nothing was changed", remediation)
 	}
 	if save {
 		for i, f := range res.Files {

@@ -142,7 +142,7 @@ func TestRefactoringGuardTypeScript(t *testing.T) {
 	// delta decides, and the change is taken back before anything is saved.
 	t.Run("a rename that breaks another file is refused", func(t *testing.T) {
 		wantError(t, mcpCall(t, c, "rename_symbol", rename+`,"preview":false,"save":true}`), apierr.PreconditionFailed,
-			"introduces", "src/report.ts", "typescript", "found once applied", "taken back")
+			"introduces", "src/report.ts", "typescript", "found in the diagnostics of its apply", "taken back")
 		sameFiles(t, "a refused rename", original, readAll(t, root))
 		for _, f := range []string{"src/report.ts", "src/prices.ts"} {
 			info := okContent(t, c, "get_buffer_info", `{"file":"`+f+`","include_content":false}`)
