@@ -168,6 +168,15 @@ func moveTS(ctx context.Context, c *lsp.Client, doc *lsp.Document, pt lsp.Point,
 	if err != nil {
 		return MovePlan{}, err
 	}
+	// A file the move creates takes the source's line endings (tsserver
+	// writes "\n": CRLF in a CRLF project).
+	if eol := texts.docs[doc.Rel].EOL; eol != "" {
+		for i := range cs.Files {
+			if cs.Files[i].Kind == preview.OpCreate {
+				cs.Files[i].Old.EOL = eol
+			}
+		}
+	}
 	before, after, err := changesetTexts(cs)
 	if err != nil {
 		return MovePlan{}, err

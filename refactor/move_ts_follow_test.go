@@ -43,3 +43,24 @@ func TestMoveTSFollowsNamespaceUses(t *testing.T) {
 		e.run("tsc", "--noEmit", "-p", ".")
 	})
 }
+
+// A file a TypeScript move creates takes the source's CRLF line endings
+// (tsserver writes "\n").
+func TestMoveTSNewFileCRLF(t *testing.T) {
+	e := newFixtureEnv(t, "follow/ts", "typescript-language-server")
+	for _, f := range []string{"src/core/util.ts", "src/classic.ts", "src/mini.ts", "src/odd.ts", "src/core/index.ts", "src/core/versions.ts"} {
+		e.write(f, strings.ReplaceAll(e.disk(f), "\n", "\r\n"))
+	}
+	e.start()
+	plan, err := e.move("src/core/util.ts", e.declAt("src/core/util.ts", "export function lazy", "lazy"), "src/core/lazy.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !plan.Created {
+		t.Fatalf("not created: %+v", plan)
+	}
+	e.submit("move_ts_crlf", plan.Changeset, true)
+	if got := e.disk("src/core/lazy.ts"); strings.Count(got, "\r\n") != strings.Count(got, "\n") || !strings.Contains(got, "export function lazy") {
+		t.Errorf("lazy.ts is not CRLF: %q", got)
+	}
+}
