@@ -219,6 +219,14 @@ func moveTS(ctx context.Context, c *lsp.Client, doc *lsp.Document, pt lsp.Point,
 	if err != nil {
 		return MovePlan{}, err
 	}
+	if t, ok := after[target]; ok {
+		if st := styleAddedImports(tgtAbs, before[target], t, after, root.Rel); st != t {
+			after[target] = st
+			if cs, err = withTexts(cs, map[string]string{target: st}); err != nil {
+				return MovePlan{}, err
+			}
+		}
+	}
 	n := 0 // the files followNamespaceUses rewrote count here too
 	for _, r := range refs {
 		if _, changed := after[r.File]; changed && r.File != doc.Rel && r.File != target {
