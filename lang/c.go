@@ -27,7 +27,7 @@ var C = &Language{
 	Markers:    []string{"compile_commands.json", "compile_flags.txt"},
 	Macros:     true,
 	// clangd starts its background index about 20 ms after attaching.
-	Servers: []ServerSpec{{Name: "clangd", Cmd: []string{"clangd"}, IndexedWith: []string{"compile_commands.json"}}},
+	Servers: []ServerSpec{{Name: "clangd", Cmd: []string{"clangd"}, IndexedWith: []string{"compile_commands.json"}, RenamesFromDeclaration: true}},
 	Ident: Ident{
 		Keywords: WordSet(`auto break case char const continue default do double else enum extern float for goto if
 			inline int long register restrict return short signed sizeof static struct switch typedef union unsigned
