@@ -17,10 +17,10 @@
 package lang
 
 import (
-	"slices"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
