@@ -52,13 +52,12 @@ func styleAddedImports(targetAbs, before, target string, after map[string]string
 			return stmt
 		}
 		var module string
-		for _, cand := range lang.Existing(tsModuleCandidates(filepath.Dir(targetAbs), spec)) {
-			if t, ok := after[rel(cand)]; ok {
+		if found := lang.Existing(tsModuleCandidates(filepath.Dir(targetAbs), spec)); len(found) > 0 {
+			if t, ok := after[rel(found[0])]; ok {
 				module = t
-			} else if data, err := os.ReadFile(cand); err == nil {
+			} else if data, err := os.ReadFile(found[0]); err == nil {
 				module = string(data)
 			}
-			break
 		}
 		type entry struct{ name, text string }
 		var entries []entry
