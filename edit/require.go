@@ -6,6 +6,7 @@ package edit
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/nvbridge/nvbridge/apierr"
@@ -216,6 +217,22 @@ func (e *Engine) applyClean(ctx context.Context, p *prepared, opts Options, id s
 				what, d.IntroducedCounts["error"], apierr.As(uerr).Message, strings.TrimRight(verdictLine(d), "\n")).WithDetails(map[string]any{"diagnostics_delta": d})
 		}
 		return Result{}, refusal(d, errs, "not applied ("+what+"): found in the diagnostics of its apply, and taken back before anything was saved: nothing was changed", remediation)
+	}
+	if d := res.Diagnostics; d != nil && !strict {
+		// Errors the guard did not count: say so beside the verdict.
+		var outside []string
+		for _, it := range errorsOf(d) {
+			if !slices.Contains(outside, it.File) && !lang.Checked(lang.ForFile(it.File), e.root.Dir(), it.File) {
+				outside = append(outside, it.File)
+			}
+		}
+		if len(outside) > 0 {
+			note := "the errors in " + strings.Join(outside, ", ") + " did not refuse the refactoring: the project's own type checker does not cover those files (pyright's include)"
+			if d.Note != "" {
+				note = d.Note + "; " + note
+			}
+			d.Note = note
+		}
 	}
 	if save {
 		for i, f := range res.Files {
