@@ -135,6 +135,18 @@ type Options struct {
 	// and apply it only when it introduces no error (PRECONDITION_FAILED
 	// listing the errors, nothing changed, otherwise).
 	Require string
+	// Guard marks a refactoring's change (rename, move, inline, signature
+	// change, extract): an apply of it, at once or later from its stored
+	// preview, is checked first and refused with PRECONDITION_FAILED
+	// naming each error it introduces, nothing changed (applyClean, not
+	// strict: a check that could not finish does not refuse, the apply's
+	// own delta then decides and a change it finds errors in is taken
+	// back before anything is saved). The caller lifts it explicitly:
+	// AcceptErrors.
+	Guard bool
+	// AcceptErrors, for an apply of a stored preview (apply_changeset):
+	// apply a guarded change even when it introduces errors.
+	AcceptErrors bool
 }
 
 // Result describes a previewed or applied changeset.
@@ -165,6 +177,12 @@ type Result struct {
 	// what was applied (the accepted hunks).
 	Hunks       []HunkDecision `json:"hunks,omitempty"`
 	AppliedDiff string         `json:"applied_diff,omitempty"`
+	// Guarded: applying this change (a refactoring's) refuses it when it
+	// introduces errors, unless accept_errors.
+	Guarded bool `json:"guarded,omitempty"`
+	// guardErrors: of a guarded preview's checked errors, those that
+	// refuse its apply (Engine.guardErrors).
+	guardErrors int
 	// DiffCut is set when Diff is only the start of the change's diff
 	// (MaxShownDiffBytes); the changeset applies whole all the same.
 	DiffCut *DiffCut `json:"diff_cut,omitempty"`
@@ -192,6 +210,9 @@ func (r Result) Summary() string {
 	var b strings.Builder
 	switch {
 	case r.ChangesetID != "":
+		if r.Guarded && r.guardErrors > 0 {
+			fmt.Fprintf(&b, "WARNING: this change introduces %d error(s) (listed below): apply_changeset refuses it unless accept_errors: true.\n", r.guardErrors)
+		}
 		fmt.Fprintf(&b, "Preview of %d edit(s) in %d file(s); apply with apply_changeset {\"changeset_id\": %q} (expires %s).\n",
 			r.EditCount, len(r.Files), r.ChangesetID, r.ExpiresAt)
 	case r.Applied:
@@ -271,11 +292,10 @@ func (e *Engine) ApplyStoredWith(ctx context.Context, id string, opts Options) (
 	if err := ValidRequire(opts.Require); err != nil {
 		return Result{}, err
 	}
-	apply := e.apply
-	if opts.Require != "" {
-		apply = e.applyClean
+	if p.guard && !opts.AcceptErrors {
+		opts.Guard = true
 	}
-	res, err := apply(ctx, p, opts, id)
+	res, err := e.applyWith(ctx, p, opts, id)
 	if err != nil {
 		return Result{}, err
 	}
@@ -322,11 +342,7 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 		return Result{Diff: p.diff, Files: p.results}, nil
 	}
 	if !opts.Preview {
-		apply := e.apply
-		if opts.Require != "" {
-			apply = e.applyClean
-		}
-		res, err := apply(ctx, p, opts, newID())
+		res, err := e.applyWith(ctx, p, opts, newID())
 		if err != nil {
 			return Result{}, err
 		}
@@ -343,6 +359,7 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 		}
 		delta = d
 	}
+	p.guard, p.checked = opts.Guard, delta
 	// A stored preview keeps no whole documents, except the texts after the
 	// change when the user approves changes: they may edit them before
 	// accepting.
@@ -370,10 +387,14 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 		e.remove(e.order[0])
 	}
 	e.mu.Unlock()
-	return e.shownPreview(Result{
+	res := Result{
 		ChangesetID: id, ExpiresAt: p.created.Add(e.MaxAge).UTC().Format(time.RFC3339),
-		Diff: p.diff, Files: p.results, EditCount: p.edits, Diagnostics: delta,
-	}), nil
+		Diff: p.diff, Files: p.results, EditCount: p.edits, Diagnostics: delta, Guarded: opts.Guard,
+	}
+	if opts.Guard && delta != nil {
+		res.guardErrors = len(e.guardErrors(delta))
+	}
+	return e.shownPreview(res), nil
 }
 
 // apply sends the plan to Neovim in one call.

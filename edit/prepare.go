@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/diagdelta"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/preview"
 )
@@ -41,6 +42,10 @@ type prepared struct {
 	// one previewed, they give the texts after for a later check).
 	fileEdits [][]preview.TextEdit
 	bytes     int // size(), once stored
+	// guard: a refactoring's change (Options.Guard), stored with its
+	// preview; checked: the preview's check, when it ran.
+	guard   bool
+	checked *diagdelta.Delta
 }
 
 // size estimates the memory a stored preview holds: its diff, the text of

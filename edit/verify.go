@@ -28,6 +28,13 @@ type Verifier interface {
 	CheckSteps(ctx context.Context, steps [][]diagdelta.CheckFile, fixes bool) ([]*diagdelta.Delta, error)
 }
 
+// Warmer is a Verifier that says whether its check's copy is running
+// (started by an earlier check): a guard (Options.Guard) checks on it only
+// then, or when the user's Neovim is attached.
+type Warmer interface {
+	CheckRunning() bool
+}
+
 // Follower is a Verifier whose check keeps a copy of the files: Follow
 // shows it the texts an apply just gave them (absolute path to a function
 // making the text: none is made when there is no copy), in the

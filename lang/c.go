@@ -31,7 +31,7 @@ var C = &Language{
 	// Its tweaks come with the kind "refactor" alone; "Extract to function"
 	// is offered in C++ only (clangd 14: not in C files, where
 	// refactor/extract_c.go extracts).
-	Servers: []ServerSpec{{Name: "clangd", Cmd: []string{"clangd"}, IndexedWith: []string{"compile_commands.json"},
+	Servers: []ServerSpec{{Name: "clangd", Cmd: []string{"clangd"}, IndexedWith: []string{"compile_commands.json"}, RenamesFromDeclaration: true,
 		ActionKinds: map[string]string{
 			"Extract to function":               "refactor.extract.function",
 			"Extract subexpression to variable": "refactor.extract.variable",

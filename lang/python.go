@@ -30,7 +30,8 @@ var Python = &Language{
 		Functions:    []string{"function_definition"},
 		Returns:      []string{"return_statement"},
 	},
-	Markers: []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"},
+	Markers:     []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"},
+	CheckedDirs: pyrightInclude,
 	Servers: []ServerSpec{{
 		Name: "pyright",
 		Cmd:  []string{"pyright-langserver", "--stdio"},

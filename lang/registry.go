@@ -20,6 +20,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -83,6 +84,13 @@ type Language struct {
 	// include): a workspace search starts its server on a file there.
 	// Nil: anywhere under the root.
 	SourceDirs func(root string) []string
+	// CheckedDirs are the folders (relative to root, slash separated) the
+	// project's own type checker covers (pyright's include in
+	// pyrightconfig.json or pyproject.toml's [tool.pyright]): an error the
+	// server reports in an open file outside them (requests' tests, whose
+	// imports pyright resolves to its bundled stubs) is not the project's.
+	// Nil or none: every file.
+	CheckedDirs func(root string) []string
 
 	// Imports is its import syntax.
 	Imports ImportSyntax
@@ -323,6 +331,13 @@ type ServerSpec struct {
 	// to rename (typescript-language-server's _typescript.rename after an
 	// extract): captured with the command's edits.
 	RenameHints string `json:"rename_hints,omitempty"`
+	// RenamesFromDeclaration: the server renames a symbol across files
+	// only when asked at its declaration in a header (clangd 14: asked at
+	// luaD_throw's definition in ldo.c it renames ldo.c alone, and Lua no
+	// longer links; asked at ldo.h's declaration, all eight files). A
+	// rename elsewhere is asked at the declaration the server names, when
+	// that lies in another workspace file.
+	RenamesFromDeclaration bool `json:"-"`
 	// AnswersAfterOpen: the server answers a request about a file sent
 	// after that file's didOpen from the opened text, and holds requests
 	// until its own workspace load has ended (gopls: every request waits
@@ -493,6 +508,20 @@ func ActionKind(server, title string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// RenamesFromDeclaration reports whether the server whose client is named
+// client renames across files only from a symbol's declaration (a spec's
+// RenamesFromDeclaration, by its name or one of its ClientNames).
+func RenamesFromDeclaration(client string) bool {
+	for _, l := range registered {
+		for _, s := range l.Servers {
+			if s.RenamesFromDeclaration && (s.Name == client || slices.Contains(s.ClientNames, client)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ServerSpecsFor is ServerSpecs for the workspace at root: a spec with a

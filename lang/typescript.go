@@ -174,6 +174,10 @@ func tsWriteImport(imp Import) string {
 	return "import " + from
 }
 
+// TypeScriptCandidates lists the files a relative specifier may name from
+// dir (tsCandidates), most specific first.
+func TypeScriptCandidates(dir, spec string) []string { return tsCandidates(dir, spec) }
+
 // tsCandidates lists the files a relative specifier may name (none for a
 // bare specifier: a package).
 func tsCandidates(dir, spec string) []string {

@@ -40,6 +40,12 @@ func (c *Client) Definition(ctx context.Context, file string, t Target) (Locatio
 	return c.locations(ctx, file, t, protocol.MethodTextDocumentDefinition, "")
 }
 
+// Declaration returns where the symbol at t in file is declared
+// (textDocument/declaration: a C function's prototype in its header).
+func (c *Client) Declaration(ctx context.Context, file string, t Target) (LocationsResult, error) {
+	return c.locations(ctx, file, t, protocol.MethodTextDocumentDeclaration, "")
+}
+
 // Implementations returns the implementations of the interface, abstract
 // member or type at t (textDocument/implementation). A server that does not
 // implement the request (pyright) is UNSUPPORTED, never an empty answer.

@@ -132,6 +132,14 @@ func (v *Verifier) CheckSteps(ctx context.Context, steps [][]diagdelta.CheckFile
 	bufs := map[string]int{}
 	for i, s := range shown {
 		doc, err := sh.Open(ctx, s.path)
+		if apierr.CodeOf(err) == apierr.Conflict && i < len(loaded.Bufnrs) && loaded.Bufnrs[i] != 0 {
+			// The copy followed an apply (Follow) whose text was saved
+			// since: its buffer holds that text unsaved and the disk
+			// changed under it. The disk's text, then the user's below.
+			if err = sh.Session.ReloadBuffer(ctx, loaded.Bufnrs[i]); err == nil {
+				doc, err = sh.Open(ctx, s.path)
+			}
+		}
 		if err != nil && i >= len(paths) {
 			continue // an open file the copy cannot load (not on disk yet)
 		}
@@ -282,6 +290,21 @@ func (c *Client) setText(ctx context.Context, bufnr int, text string) error {
 
 // shadowClient returns the check's Neovim, starting it on first use (v.mu
 // held). A copy whose Neovim went away is started again.
+// CheckRunning reports whether the check's copy is running (edit.Warmer).
+func (v *Verifier) CheckRunning() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.shadow == nil {
+		return false
+	}
+	select {
+	case <-v.shadow.Session.Done():
+		return false
+	default:
+		return true
+	}
+}
+
 func (v *Verifier) shadowClient(ctx context.Context) (*Client, error) {
 	if v.shadow != nil {
 		select {

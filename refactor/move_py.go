@@ -14,6 +14,7 @@ package refactor
 
 import (
 	"context"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -143,6 +144,11 @@ func movePython(ctx context.Context, c *lsp.Client, doc *lsp.Document, pt lsp.Po
 		}
 		in.refs = append(in.refs, goRef{File: r.File, Offset: off})
 	}
+	outside, err := pyImportersOutside(ctx, c, files, in, refs)
+	if err != nil {
+		return MovePlan{}, err
+	}
+	in.refs = append(in.refs, outside...)
 	texts, n, err := planPyMove(in)
 	if err != nil {
 		return MovePlan{}, err
@@ -156,6 +162,66 @@ func movePython(ctx context.Context, c *lsp.Client, doc *lsp.Document, pt lsp.Po
 		ImportUpdates: importUpdates(py, files.texts, texts)}
 	plan.Files, _ = changesetStats(cs)
 	return plan, nil
+}
+
+// pyImportersOutside finds the uses pyright's references leave out: the
+// files outside its view (requests' tests, outside its include) that
+// import the moved name from the source module (from requests.utils import
+// (..., select_proxy, ...)). Each use there, the import's entry, the bare
+// names it binds and qualified uses through the source module, is a
+// reference planPyMove rewrites as it does pyright's; files (in.files)
+// gains the files' texts.
+func pyImportersOutside(ctx context.Context, c *lsp.Client, files moveFiles, in pyMoveInput, refs []lsp.Location) ([]goRef, error) {
+	name := in.decl.name
+	seen := map[string]bool{in.source: true, in.target: true}
+	for _, r := range refs {
+		seen[r.File] = true
+	}
+	root := c.Session.Root()
+	var cands []string
+	for _, f := range languageFiles(root, in.l) {
+		if seen[f] {
+			continue
+		}
+		abs := filepath.Join(root.Dir(), filepath.FromSlash(f))
+		if root.Sensitive(abs) {
+			continue
+		}
+		data, err := os.ReadFile(abs)
+		if err != nil || !strings.Contains(string(data), name) || !pyImportsFrom(in, f, string(data), name, in.source) {
+			continue
+		}
+		cands = append(cands, f)
+	}
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	if err := readMore(ctx, c, files, cands); err != nil {
+		return nil, err
+	}
+	var out []goRef
+	for _, f := range cands {
+		text, ok := files.texts[f]
+		if !ok || !pyImportsFrom(in, f, text, name, in.source) {
+			continue
+		}
+		for _, sp := range lang.Identifiers(in.l, text) {
+			if text[sp.Start:sp.End] != name {
+				continue
+			}
+			if sp.Start > 0 && text[sp.Start-1] == '.' {
+				q := sp.Start - 1
+				for q > 0 && (isWordByte(text[q-1]) || text[q-1] == '.') {
+					q--
+				}
+				if !in.bindsModule(f, text, text[q:sp.Start-1]) {
+					continue // another object's attribute
+				}
+			}
+			out = append(out, goRef{File: f, Offset: sp.Start})
+		}
+	}
+	return out, nil
 }
 
 type pyMoveInput struct {

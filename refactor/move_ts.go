@@ -201,7 +201,26 @@ func moveTS(ctx context.Context, c *lsp.Client, doc *lsp.Document, pt lsp.Point,
 			}
 		}
 	}
-	n := 0
+	// Uses through a namespace that re-exports the source (zod's
+	// util.installLazyMethods through core/index.ts's export * as util).
+	decl := strings.TrimSpace(lineAt(before[doc.Rel], int(sel.Line)))
+	for _, kw := range []string{"export ", "declare "} {
+		decl = strings.TrimPrefix(decl, kw)
+	}
+	typeOnly := strings.HasPrefix(decl, "interface ") || strings.HasPrefix(decl, "type ")
+	cs, _, err = followNamespaceUses(ctx, c, l, cs, before, after, doc.Rel, target, name, int(sel.Line), typeOnly)
+	if err != nil {
+		return MovePlan{}, err
+	}
+	if t, ok := after[target]; ok {
+		if st := styleAddedImports(tgtAbs, before[target], t, after, root.Rel); st != t {
+			after[target] = st
+			if cs, err = withTexts(cs, map[string]string{target: st}); err != nil {
+				return MovePlan{}, err
+			}
+		}
+	}
+	n := 0 // the files followNamespaceUses rewrote count here too
 	for _, r := range refs {
 		if _, changed := after[r.File]; changed && r.File != doc.Rel && r.File != target {
 			n++

@@ -6,6 +6,8 @@ package refactor
 
 import (
 	"go/format"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -164,5 +166,30 @@ func TestTextsChangesetNewFileEOL(t *testing.T) {
 		if created == nil || created.Path != "pkg/b.py" || created.Old.EOL != eol {
 			t.Errorf("%q: created %+v", eol, created)
 		}
+	}
+}
+
+// The imports a TypeScript move adds to its target: names sorted, types
+// marked (import type when all are), a type merged with a value of its
+// name left unmarked, the target's other imports untouched.
+func TestStyleAddedImports(t *testing.T) {
+	util := "export type LazyMethodsOf<T> = Partial<T>;\ntype AnyFunc = (...a: any[]) => any;\nexport interface Shape { x: number }\n" +
+		"export function claim(): void {}\nexport const defineCached = 1;\nexport type Both = number;\nexport const Both = 2;\n"
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "src", "util.ts"), []byte("// the text before the move\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after := map[string]string{"src/util.ts": util}
+	rel := func(abs string) string { r, _ := filepath.Rel(root, abs); return filepath.ToSlash(r) }
+	before := "import { z } from \"./z.js\";\n\nexport const version = 4;\n"
+	target := "import { z } from \"./z.js\";\nimport { LazyMethodsOf, claim, defineCached, AnyFunc, Both } from \"./util.js\";\nimport { Shape } from './util';\n\nexport const version = 4;\n"
+	want := "import { z } from \"./z.js\";\nimport { type AnyFunc, Both, type LazyMethodsOf, claim, defineCached } from \"./util.js\";\nimport type { Shape } from './util';\n\nexport const version = 4;\n"
+	// The module is read from after (the move changed it), by its path.
+	got := styleAddedImports(filepath.Join(root, "src", "versions.ts"), before, target, after, rel)
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

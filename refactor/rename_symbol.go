@@ -11,6 +11,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -27,6 +29,9 @@ type RenameRequest struct {
 	File    string
 	Target  lsp.Target
 	NewName string
+	// again: asked a second time, once the files the first answer left
+	// behind were opened (RenamesFromDeclaration servers).
+	again bool
 }
 
 // RenamePlan is a computed rename, not yet previewed or applied.
@@ -105,6 +110,28 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 	}
 	if err := lang.ValidateIdentifier(doc.Language(), req.NewName); err != nil {
 		return RenamePlan{}, err
+	}
+	if lang.RenamesFromDeclaration(server.Name) {
+		// Its index decides which files the rename reaches: while it is
+		// still indexing (past the bounded wait of every request), the
+		// rename would change a part of them (Lua from a fresh clangd: ldo.c
+		// and ldo.h of eight files, and Lua no longer links).
+		if st, err := c.Status(ctx); err == nil {
+			for _, s := range st.Servers {
+				if s.Name == server.Name && s.State == lsp.StateIndexing {
+					work := ""
+					if len(s.Work) > 0 {
+						work = " (" + strings.Join(s.Work, "; ") + ")"
+					}
+					return RenamePlan{}, apierr.Errorf(apierr.PreconditionFailed,
+						"retry once get_status shows "+server.Name+" ready (its background index builds once per project)",
+						"%s is still indexing the project%s: a rename now would reach only the files it has indexed; nothing was changed", server.Name, work)
+				}
+			}
+		}
+		if d, p, s, ok := declarationElsewhere(ctx, c, doc, pt); ok {
+			doc, pt, server = d, p, s
+		}
 	}
 	pos := protocol.TextDocumentPositionParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: doc.URI},
@@ -186,7 +213,24 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 	// file (a file the rename changed, the server saw whole).
 	if l := doc.Language(); l != nil && plan.OldName != "" {
 		r := reachOf(ctx, c, req.File, req.Target, plan.OldName)
+		if !r.local && !r.member {
+			if cs, err = renameImportersOutside(ctx, c, l, r, plan.OldName, req.NewName, cs); err != nil {
+				return RenamePlan{}, err
+			}
+			plan.Changeset = cs
+		}
 		plan.LeftBehind, plan.LeftBehindTotal = findLeftBehindMember(c.Session.Root(), l, plan.OldName, cs, r.importers(c.Session.Root(), l), r.member)
+		if len(plan.LeftBehind) > 0 && !req.again && lang.RenamesFromDeclaration(server.Name) {
+			// Its background index had not reached those files (Lua from a
+			// fresh clangd: four of the eight files that call luaD_throw,
+			// and Lua no longer linked); opened, they are in its index of
+			// open files: asked again, it renames them too.
+			if openAll(ctx, c, plan.LeftBehind) {
+				again := req
+				again.again = true
+				return Rename(ctx, c, again)
+			}
+		}
 		openLeftBehind(ctx, c, plan.LeftBehind)
 	} else {
 		plan.LeftBehind = []LeftBehind{}
@@ -197,6 +241,157 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 			"%s returned an empty edit for renaming %q at %s", server.Name, plan.OldName, where)
 	}
 	return plan, nil
+}
+
+// renameImportersOutside renames oldName in the files the server's edit
+// left alone that import it by name from its module (requests' tests,
+// outside pyright's include: from requests.utils import (...,
+// get_auth_from_url, ...)): the import's entry and every use of the name
+// it binds there (not an attribute of something else). A file that binds
+// the name otherwise too, or already names newName, is left as it is (and
+// listed in left_behind).
+func renameImportersOutside(ctx context.Context, c *lsp.Client, l *lang.Language, r symbolReach, oldName, newName string, cs preview.Changeset) (preview.Changeset, error) {
+	if l.Imports.Parse == nil || l.Imports.Resolve == nil || l.Imports.Folder {
+		return cs, nil
+	}
+	root := c.Session.Root()
+	scope := lang.NewScope(root.Dir())
+	defAbs := filepath.Join(root.Dir(), filepath.FromSlash(r.defRel))
+	after := afterTexts(cs)
+	var cands []string
+	for _, f := range languageFiles(root, l) {
+		if _, changed := after[f]; changed || f == r.defRel {
+			continue
+		}
+		abs := filepath.Join(root.Dir(), filepath.FromSlash(f))
+		if root.Sensitive(abs) {
+			continue
+		}
+		data, err := os.ReadFile(abs)
+		if err != nil || !strings.Contains(string(data), oldName) || !importsByName(l, scope, abs, string(data), oldName, defAbs) {
+			continue
+		}
+		cands = append(cands, f)
+	}
+	if len(cands) == 0 {
+		return cs, nil
+	}
+	files, err := readFiles(ctx, c, cands)
+	if err != nil {
+		return cs, err
+	}
+	for _, f := range cands {
+		text, ok := files.texts[f]
+		abs := filepath.Join(root.Dir(), filepath.FromSlash(f))
+		if !ok || !importsByName(l, scope, abs, text, oldName, defAbs) {
+			continue
+		}
+		var edits []preview.ByteEdit
+		for _, sp := range lang.Identifiers(l, text) {
+			if text[sp.Start:sp.End] == newName {
+				edits = nil
+				break
+			}
+			if text[sp.Start:sp.End] == oldName && (sp.Start == 0 || text[sp.Start-1] != '.') {
+				edits = append(edits, preview.ByteEdit{Start: sp.Start, End: sp.End, Text: newName})
+			}
+		}
+		if len(edits) == 0 {
+			continue
+		}
+		nt, err := preview.ApplyByteEdits(text, edits)
+		if err != nil {
+			return cs, apierr.Errorf(apierr.OperationFailed, "report this", "%s: %v", f, err)
+		}
+		old := files.docs[f]
+		tes, err := preview.Minimize(old, []preview.TextEdit{{EndLine: len(old.Lines), NewText: nt}})
+		if err != nil {
+			return cs, apierr.Errorf(apierr.OperationFailed, "report this", "rebuild the edits of %s: %v", f, err)
+		}
+		cs.Files = append(cs.Files, preview.FileChange{Kind: preview.OpEdit, Path: f, Old: old, Edits: tes})
+	}
+	return cs, nil
+}
+
+// maxReopened bounds the files openAll opens.
+const maxReopened = 64
+
+// openAll opens the files of lb (at most maxReopened) and waits for
+// their diagnostics: whether all were opened and diagnosed.
+func openAll(ctx context.Context, c *lsp.Client, lb []LeftBehind) bool {
+	seen := map[string]bool{}
+	for _, l := range lb {
+		if seen[l.File] {
+			continue
+		}
+		if len(seen) == maxReopened {
+			return false
+		}
+		seen[l.File] = true
+		if _, err := c.Open(ctx, l.File); err != nil {
+			return false
+		}
+	}
+	// Parsed: the server's diagnostics of a file come once it has built
+	// its AST, which puts the file in its index of open files.
+	for f := range seen {
+		if _, err := c.DiagnosticsFor(ctx, lsp.DiagnosticsQuery{File: f}); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// importsByName reports whether text (of the file abs) imports name by
+// name from the file defAbs (Python's from-import, TypeScript's named
+// import).
+func importsByName(l *lang.Language, scope *lang.Scope, abs, text, name, defAbs string) bool {
+	for _, imp := range l.Imports.Parse(text) {
+		named := false
+		for _, n := range imp.Names {
+			if f := strings.Fields(n); len(f) > 0 && f[0] == name {
+				named = true
+			}
+		}
+		if !named {
+			continue
+		}
+		for _, res := range l.Imports.Resolve(scope, abs, imp) {
+			if res == defAbs {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// declarationElsewhere is the symbol at pt's declaration when it lies in
+// another workspace file (a C function's prototype in its header): the
+// document, the point on the declaration's name and its rename server.
+func declarationElsewhere(ctx context.Context, c *lsp.Client, doc *lsp.Document, pt lsp.Point) (*lsp.Document, lsp.Point, lsp.Server, bool) {
+	col := pt.Char
+	res, err := c.Declaration(ctx, doc.Rel, lsp.Target{Line: pt.Line + 1, Column: &col})
+	if err != nil || len(res.Locations) == 0 {
+		return nil, lsp.Point{}, lsp.Server{}, false
+	}
+	loc := res.Locations[0]
+	if loc.File == "" || loc.OutsideWorkspace || loc.File == doc.Rel {
+		return nil, lsp.Point{}, lsp.Server{}, false
+	}
+	d, err := c.Open(ctx, loc.File)
+	if err != nil {
+		return nil, lsp.Point{}, lsp.Server{}, false
+	}
+	s, err := d.ServerFor(protocol.MethodTextDocumentRename)
+	if err != nil {
+		return nil, lsp.Point{}, lsp.Server{}, false
+	}
+	col = loc.Column
+	p, err := c.Locate(ctx, d, lsp.Target{Line: loc.Line, Column: &col})
+	if err != nil || identAround(p.Text, p.Byte) != identAround(pt.Text, pt.Byte) {
+		return nil, lsp.Point{}, lsp.Server{}, false
+	}
+	return d, p, s, true
 }
 
 const cannotRenameHint = "point at an identifier declared in the workspace (read_file shows the line; pass symbol to name it)"

@@ -19,6 +19,7 @@ type applyCodeActionArgs struct {
 	Index      *int   `json:"index,omitempty" jsonschema:"apply the action at this 1-based index of the listing made with the same position, range and action_kind"`
 	previewArg
 	saveArg
+	guardArg
 }
 
 type codeActionResult struct {
@@ -93,7 +94,7 @@ func applyCodeActionTool(env *Env) Tool {
 				out.Note = strings.TrimSpace(out.Note + " The action produced no edit; nothing to change.")
 				return out, nil
 			}
-			out.Result, err = submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg)
+			out.Result, err = submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg, &in.guardArg)
 			return out, err
 		})
 }

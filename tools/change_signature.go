@@ -21,6 +21,7 @@ type changeSignatureArgs struct {
 	AllowSideEffects bool                `json:"allow_side_effects,omitempty" jsonschema:"let call sites lose (or reorder) arguments with side effects such as calls; default false: such a change is refused (PRECONDITION_FAILED) naming the call sites"`
 	previewArg
 	saveArg
+	guardArg
 }
 
 type changeSignatureResult struct {
@@ -65,7 +66,7 @@ func changeSignatureTool(env *Env) Tool {
 			if err != nil {
 				return changeSignatureResult{}, err
 			}
-			r, err := submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg)
+			r, err := submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg, &in.guardArg)
 			return changeSignatureResult{Function: plan.Function, Server: plan.Server, OldSignature: plan.OldSignature,
 				NewSignature: plan.NewSignature, Declarations: plan.Declarations, CallSites: plan.CallSites,
 				LeftAlone: plan.LeftAlone, AffectedFiles: plan.Files, Engine: plan.Engine, EngineNote: plan.EngineNote,

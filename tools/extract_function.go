@@ -21,6 +21,7 @@ type extractArgs struct {
 	Name        string `json:"name,omitempty" jsonschema:"name for the new symbol (default: the server's choice, e.g. newFunction); renamed in the same changeset"`
 	previewArg
 	saveArg
+	guardArg
 }
 
 func (a extractArgs) request(kind refactor.ExtractKind) (refactor.ExtractRequest, error) {
@@ -83,7 +84,7 @@ func runExtract(ctx context.Context, env *Env, in extractArgs, kind refactor.Ext
 	}
 	out := extractResult{File: plan.File, Server: plan.Server, Range: plan.Range, Action: plan.Action, Kind: plan.Kind,
 		Alternatives: plan.Alternatives, ServerName: plan.ServerName, Name: plan.Name, Renamed: plan.Renamed, Note: plan.Note}
-	out.Result, err = submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg)
+	out.Result, err = submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg, &in.guardArg)
 	return out, err
 }
 

@@ -55,7 +55,7 @@ func formatTool(env *Env) Tool {
 				out.Result = &edit.Result{Files: []edit.FileResult{}}
 				return out, nil
 			}
-			out.Result, err = submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg)
+			out.Result, err = submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg, nil)
 			return out, err
 		})
 }

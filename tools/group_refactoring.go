@@ -53,9 +53,18 @@ type saveArg struct {
 	NoAutocmd bool `json:"noautocmd,omitempty" jsonschema:"save without running the user's write autocmds (BufWritePre formatters); default false: they run, and when they change what is written the answer has written_diff"`
 }
 
-// submit previews or applies a refactoring's changeset.
-func submit(ctx context.Context, env *Env, cs preview.Changeset, p previewArg, s saveArg) (*edit.Result, error) {
-	r, err := env.Edit.Submit(ctx, cs, edit.Options{Preview: p.preview(), Save: s.Save, Check: p.check(), Require: p.require(), NoAutocmd: s.NoAutocmd})
+// guardArg is what the refactoring tools (all but format) take to apply a
+// change that introduces errors: by default such a change is refused.
+type guardArg struct {
+	AcceptErrors bool `json:"accept_errors,omitempty" jsonschema:"apply even when the change introduces errors (default false: applying, here with preview=false or later with apply_changeset, first checks the change on a copy the user never sees and refuses it with PRECONDITION_FAILED naming each error it introduces, nothing changed; a late error found once applied is taken back before saving)"`
+}
+
+// submit previews or applies a refactoring's changeset; g (nil for
+// format) guards it: an apply that introduces errors is refused unless
+// g.AcceptErrors (edit.Options.Guard), now or from its stored preview.
+func submit(ctx context.Context, env *Env, cs preview.Changeset, p previewArg, s saveArg, g *guardArg) (*edit.Result, error) {
+	r, err := env.Edit.Submit(ctx, cs, edit.Options{Preview: p.preview(), Save: s.Save, Check: p.check(), Require: p.require(), NoAutocmd: s.NoAutocmd,
+		Guard: g != nil && !g.AcceptErrors})
 	if err != nil {
 		return nil, err
 	}

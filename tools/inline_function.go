@@ -21,6 +21,7 @@ type inlineFunctionArgs struct {
 	RemoveDefinition string       `json:"remove_definition,omitempty" jsonschema:"auto (default): remove the definition when no use of it remains (a method an interface declares stays; a public Python or TypeScript function, one without a leading underscore or listed in __all__, or exported, stays); always: remove it also when public; never: keep it"`
 	previewArg
 	saveArg
+	guardArg
 }
 
 type inlineFunctionResult struct {
@@ -65,7 +66,7 @@ func inlineFunctionTool(env *Env) Tool {
 			out := inlineFunctionResult{Function: plan.Function, Definition: plan.Definition, Method: plan.Method,
 				Replacements: plan.Replacements, LeftAlone: plan.LeftAlone, DefinitionRemoved: plan.DefinitionRemoved,
 				DefinitionKept: plan.DefinitionKept, AffectedFiles: plan.AffectedFiles, Incomplete: plan.Incomplete}
-			out.Result, err = submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg)
+			out.Result, err = submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg, &in.guardArg)
 			return out, err
 		})
 }

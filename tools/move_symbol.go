@@ -14,6 +14,7 @@ type moveSymbolArgs struct {
 	TargetFile string `json:"target_file" jsonschema:"the file to move the declaration to, relative to the workspace root; created when missing; in the same package/module or another one"`
 	previewArg
 	saveArg
+	guardArg
 }
 
 type moveSymbolResult struct {
@@ -55,7 +56,7 @@ func moveSymbolTool(env *Env) Tool {
 			if err != nil {
 				return moveSymbolResult{}, err
 			}
-			r, err := submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg)
+			r, err := submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg, &in.guardArg)
 			return moveSymbolResult{Symbol: plan.Symbol, Moved: plan.Moved, From: plan.From, To: plan.To, Created: plan.Created,
 				Server: plan.Server, How: plan.How, References: plan.References, ImportUpdates: plan.ImportUpdates,
 				AffectedFiles: plan.Files, LeftBehind: nonNilLeftBehind(plan.LeftBehind), LeftBehindTotal: plan.LeftBehindTotal, Result: r}, err

@@ -13,6 +13,7 @@ type organizeImportsArgs struct {
 	fileArg
 	previewArg
 	saveArg
+	guardArg
 }
 
 type organizeImportsResult struct {
@@ -64,7 +65,7 @@ func organizeImportsTool(env *Env) Tool {
 			if !plan.Changed {
 				return out, nil
 			}
-			out.Result, err = submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg)
+			out.Result, err = submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg, &in.guardArg)
 			return out, err
 		})
 }

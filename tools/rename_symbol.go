@@ -15,6 +15,7 @@ type renameSymbolArgs struct {
 	NewName string `json:"new_name" jsonschema:"the new name: an identifier of the file's language, not a keyword"`
 	previewArg
 	saveArg
+	guardArg
 }
 
 type renameSymbolResult struct {
@@ -69,7 +70,7 @@ func renameSymbolTool(env *Env) Tool {
 			if err != nil {
 				return renameSymbolResult{}, err
 			}
-			r, err := submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg)
+			r, err := submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg, &in.guardArg)
 			return renameSymbolResult{OldName: plan.OldName, NewName: plan.NewName, Server: plan.Server,
 				Location: plan.At, AffectedFiles: plan.Files, LeftBehind: nonNilLeftBehind(plan.LeftBehind), LeftBehindTotal: plan.LeftBehindTotal,
 				MacrosRenamed: plan.MacrosRenamed, Result: r}, err

@@ -1,0 +1,2 @@
+export * as util from "./util.js";
+export * from "./versions.js";

@@ -1,0 +1,1 @@
+"""A package whose pyright runs in strict mode (as requests' does)."""

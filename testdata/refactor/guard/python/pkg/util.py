@@ -1,0 +1,5 @@
+"""Utilities."""
+
+
+def to_bytes(text: str) -> bytes:
+    return text.encode()

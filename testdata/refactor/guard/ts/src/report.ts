@@ -1,0 +1,7 @@
+import { total } from "./prices";
+
+const sum = "Sum";
+
+export function report(items: number[]): string {
+  return `${sum}: ${total(items)}`;
+}
