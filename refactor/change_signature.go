@@ -47,6 +47,10 @@ type ChangeSignatureRequest struct {
 	// AllowSideEffects lets a call site lose (or reorder) an argument with
 	// side effects (a call, a receive, an assignment).
 	AllowSideEffects bool
+	// AllowLeftAlone lets a change that moves, adds or removes parameters
+	// go ahead when places using the function cannot be rewritten (a value
+	// use, a spread or multi-value call): they keep the old order.
+	AllowLeftAlone bool
 }
 
 // SignatureSite is a place the change concerns: a call site or a

@@ -89,7 +89,7 @@ func TestChangeSignatureGo(t *testing.T) {
 			Params: []refactor.SignatureParam{
 				{Name: "qty", From: "qty"}, {Name: "unit", From: "unit"}, {Name: "percent", From: "discount"},
 				{Name: "note", From: "note"}, {Name: "rounded", Type: "bool", Default: "false"},
-			}})
+			}, AllowLeftAlone: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +154,7 @@ func TestChangeSignatureGo(t *testing.T) {
 
 	t.Run("remove, allowed to drop a side effect", func(t *testing.T) {
 		e := e.with(t)
-		plan, err := refactor.ChangeSignature(ctx, c, refactor.ChangeSignatureRequest{File: "shop/price.go", Target: price, AllowSideEffects: true,
+		plan, err := refactor.ChangeSignature(ctx, c, refactor.ChangeSignatureRequest{File: "shop/price.go", Target: price, AllowSideEffects: true, AllowLeftAlone: true,
 			Params: []refactor.SignatureParam{{Name: "qty", From: "qty"}, {Name: "unit", From: "unit"}, {Name: "percent", From: "percent"}, {Name: "rounded", From: "rounded"}}})
 		if err != nil {
 			t.Fatal(err)

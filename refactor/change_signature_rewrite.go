@@ -386,8 +386,22 @@ func joinParts(lead string, seps []string, trail string, parts []string) string 
 	return b.String()
 }
 
-// rewrite turns the collected edits into the changeset.
+// rewrite turns the collected edits into the changeset. A change that
+// moves, adds or removes parameters is refused while places using the
+// function are left alone (unless AllowLeftAlone): a callback passed on
+// keeps being called with the old arguments, which no type checker sees
+// when the types agree (zod's floatSafeRemainder passed to addConstant).
 func (p *sigPlanner) rewrite() error {
+	if shape := p.reorders || len(p.params) != len(p.target.fn.Params); shape && !p.req.AllowLeftAlone && len(p.plan.LeftAlone) > 0 {
+		var places []string
+		for _, l := range p.plan.LeftAlone {
+			places = append(places, fmt.Sprintf("%s:%d: %s", l.File, l.Line, l.Reason))
+		}
+		return apierr.Errorf(apierr.PreconditionFailed,
+			"change those places by hand first (e.g. wrap the value use in a function with the new order), or pass allow_left_alone: true to change everything else and fix them after",
+			"the change moves, adds or removes parameters of %s, and %d place(s) using it cannot be rewritten: they would keep the old arguments: %s",
+			p.target.fn.Name, len(places), strings.Join(places, "; ")).WithDetails(map[string]any{"left_alone": places})
+	}
 	var rels []string
 	for rel, f := range p.files {
 		if len(f.edits) > 0 {

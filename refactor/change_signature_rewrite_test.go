@@ -109,6 +109,7 @@ func Line() int {
 		files     map[string]string
 		params    []SignatureParam
 		allow     bool
+		allowLeft bool              // AllowLeftAlone
 		want      map[string]string // changed files
 		leftAlone []string          // reasons, in order
 		code      apierr.Code       // a refusal
@@ -123,6 +124,12 @@ func Line() int {
 			"report/report.go": strings.Replace(report, "shop.Price(5, 6)", "shop.Price(6, 5)", 1),
 		},
 		leftAlone: []string{notCalled},
+		allowLeft: true,
+	}, {
+		name:   "a swap that would leave a value use with the old order is refused",
+		files:  map[string]string{"shop/shop.go": shop, "report/report.go": report},
+		params: keep("qty", "unit"),
+		code:   apierr.PreconditionFailed, words: "cannot be rewritten: they would keep the old arguments",
 	}, {
 		name:   "add with a default, rename a used parameter",
 		files:  map[string]string{"shop/shop.go": shop},
@@ -141,6 +148,7 @@ func Line() int {
 		params:    keep("b", "a"),
 		want:      map[string]string{"a.go": "package a\n\nfunc F(b, a int) int { return a }\n\nfunc two() (int, int) { return 1, 2 }\n\nvar _ = F(two())\n"},
 		leftAlone: []string{"passes 1 argument(s) for 2 parameters (a call returning several values?)"},
+		allowLeft: true,
 	}, {
 		name:   "removing a parameter the body uses is refused",
 		files:  map[string]string{"shop/shop.go": shop},
@@ -168,7 +176,7 @@ func Line() int {
 			if _, ok := tt.files["a.go"]; ok {
 				file, fn = "a.go", "F"
 			}
-			got, plan, err := rewriteGoSignature(t, tt.files, file, fn, ChangeSignatureRequest{Params: tt.params, AllowSideEffects: tt.allow})
+			got, plan, err := rewriteGoSignature(t, tt.files, file, fn, ChangeSignatureRequest{Params: tt.params, AllowSideEffects: tt.allow, AllowLeftAlone: tt.allowLeft})
 			if tt.code != "" {
 				if e := apierr.As(err); err == nil || e.Code != tt.code || !strings.Contains(e.Message, tt.words) {
 					t.Fatalf("got %v, want %s naming %s", err, tt.code, tt.words)

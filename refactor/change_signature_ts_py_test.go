@@ -53,7 +53,7 @@ C = tag("e", *["f"], **{"g": "h"})
 		e := e.with(t)
 		plan, err := refactor.ChangeSignature(ctx, c, refactor.ChangeSignatureRequest{File: "shop/pricing.py", Target: price,
 			Params: []refactor.SignatureParam{{Name: "qty", From: "qty"}, {Name: "unit", From: "unit"}, {Name: "percent", From: "discount"},
-				{Name: "note", From: "note"}, {Name: "currency", Type: "str", Default: `"EUR"`}}})
+				{Name: "note", From: "note"}, {Name: "currency", Type: "str", Default: `"EUR"`}}, AllowLeftAlone: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func TestChangeSignatureTypeScript(t *testing.T) {
 		e := e.with(t)
 		plan, err := refactor.ChangeSignature(ctx, c, refactor.ChangeSignatureRequest{File: "src/cart.ts", Target: lsp.Target{Line: 7, Symbol: "price"},
 			Params: []refactor.SignatureParam{{Name: "qty", From: "qty"}, {Name: "unit", From: "unit"}, {Name: "percent", From: "discount"},
-				{Name: "note", From: "note"}, {Name: "currency", Default: `"EUR"`}}})
+				{Name: "note", From: "note"}, {Name: "currency", Default: `"EUR"`}}, AllowLeftAlone: true})
 		if err != nil {
 			t.Fatal(err)
 		}

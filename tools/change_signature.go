@@ -19,6 +19,7 @@ type changeSignatureArgs struct {
 	positionArgs
 	Params           []signatureParamArg `json:"params" jsonschema:"the complete new parameter list, in order (without Go receivers or Python self/cls); a current parameter not named by any from is removed"`
 	AllowSideEffects bool                `json:"allow_side_effects,omitempty" jsonschema:"let call sites lose (or reorder) arguments with side effects such as calls; default false: such a change is refused (PRECONDITION_FAILED) naming the call sites"`
+	AllowLeftAlone   bool                `json:"allow_left_alone,omitempty" jsonschema:"let a change that moves, adds or removes parameters go ahead although places using the function cannot be rewritten (used as a value, spread or multi-value calls: they keep the old arguments); default false: such a change is refused (PRECONDITION_FAILED) naming them"`
 	previewArg
 	saveArg
 	guardArg
@@ -55,10 +56,10 @@ func (r changeSignatureResult) Summary() string {
 
 func changeSignatureTool(env *Env) Tool {
 	return newTool("change_signature", "Change a function's signature",
-		"Give the function or method at a position (its declaration or a call) a new parameter list, updating the declaration, every call site the language server finds, Go interface methods and their other implementations, and overrides, as one changeset. Where gopls has the rewrite (removing one unused parameter, swapping two neighbours) its code action computes the edit; otherwise the server's references plus the syntax (go/parser, tree-sitter) do, and engine says which. params is the whole new list: {name, from} keeps, renames or moves a current parameter; {name, type?, default} adds one (default is the argument every call site gets: required, INVALID_PARAMETER without it); a parameter not named by any from is removed (PRECONDITION_FAILED when its body still uses it, or when a call site passes an argument with side effects for it, unless allow_side_effects). Call sites that cannot be rewritten (used as a value, spread arguments) are left alone and listed with the reason. By default nothing changes: you get the unified diff and a changeset_id for apply_changeset; preview=false applies at once, one undo step per buffer.",
+		"Give the function or method at a position (its declaration or a call) a new parameter list, updating the declaration, every call site the language server finds, Go interface methods and their other implementations, and overrides, as one changeset. Where gopls has the rewrite (removing one unused parameter, swapping two neighbours) its code action computes the edit; otherwise the server's references plus the syntax (go/parser, tree-sitter) do, and engine says which. params is the whole new list: {name, from} keeps, renames or moves a current parameter; {name, type?, default} adds one (default is the argument every call site gets: required, INVALID_PARAMETER without it); a parameter not named by any from is removed (PRECONDITION_FAILED when its body still uses it, or when a call site passes an argument with side effects for it, unless allow_side_effects). Places that cannot be rewritten (used as a value, spread arguments) are left alone and listed with the reason; when the change moves, adds or removes parameters they would keep the old arguments, so it is refused (PRECONDITION_FAILED naming them) unless allow_left_alone. By default nothing changes: you get the unified diff and a changeset_id for apply_changeset; preview=false applies at once, one undo step per buffer.",
 		mutating,
 		func(ctx context.Context, in changeSignatureArgs) (changeSignatureResult, error) {
-			req := refactor.ChangeSignatureRequest{File: in.File, Target: in.target(), AllowSideEffects: in.AllowSideEffects}
+			req := refactor.ChangeSignatureRequest{File: in.File, Target: in.target(), AllowSideEffects: in.AllowSideEffects, AllowLeftAlone: in.AllowLeftAlone}
 			for _, p := range in.Params {
 				req.Params = append(req.Params, refactor.SignatureParam{Name: p.Name, Type: p.Type, Default: p.Default, From: p.From})
 			}
