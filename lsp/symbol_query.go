@@ -62,8 +62,8 @@ const maxContainerFiles = 20
 // AMBIGUOUS, listing each candidate's file, line and kind and suggesting
 // a name that does narrow it. Where the server gives workspace symbols no
 // container (tsserver), a candidate's enclosing class or object is read
-// from its file's document symbols. file, when given, only picks the
-// language server.
+// from its file's document symbols. file, when given, picks the language
+// server, and among several declarations so named those in that file.
 func (c *Client) ResolveName(ctx context.Context, name, file string) (NamedSymbol, error) {
 	name = strings.TrimSpace(name)
 	segs := lang.SplitName(name)
@@ -255,9 +255,28 @@ func (r *nameResolver) declared(ctx context.Context, name string) bool {
 
 // answer is the resolution to one candidate, or AMBIGUOUS among several.
 func (r *nameResolver) answer(name string, best []candidate, rank int, all []candidate, segs []string) (NamedSymbol, error) {
+	how := rankHow[rank]
+	if len(best) > 1 && r.file != "" {
+		// Several declarations so named (zod's v3 and v4 each declare
+		// floatSafeRemainder): those in the file given are the ones meant.
+		in := r.file
+		if filepath.IsAbs(in) {
+			in = r.c.Session.Root().Rel(in)
+		}
+		in = filepath.Clean(in)
+		var inFile []candidate
+		for _, cd := range best {
+			if filepath.Clean(cd.s.File) == in {
+				inFile = append(inFile, cd)
+			}
+		}
+		if len(inFile) > 0 {
+			best = inFile
+		}
+	}
 	if len(best) == 1 {
 		s := best[0].s
-		return NamedSymbol{Name: name, How: rankHow[rank], SetAside: len(all) - 1,
+		return NamedSymbol{Name: name, How: how, SetAside: len(all) - 1,
 			Symbol: SymbolMatch{Name: s.Name, Kind: s.Kind, File: s.File, Line: s.Line, Column: s.Column, Container: s.Container}}, nil
 	}
 	syms := make([]Symbol, len(best))

@@ -23,7 +23,7 @@ import (
 // the answer gains resolved: the declaration chosen and how the name was
 // read.
 
-const nameDescription = `instead of file and line: the symbol's name, optionally qualified as its language writes it (orders.Process, Logger.clone, requests.sessions.Session.request, z.string), resolved in the workspace; several matches answer AMBIGUOUS listing each candidate's file, line and kind; the answer's resolved says which declaration was chosen. With file, file only picks the language server`
+const nameDescription = `instead of file and line: the symbol's name, optionally qualified as its language writes it (orders.Process, Logger.clone, requests.sessions.Session.request, z.string), resolved in the workspace; several matches answer AMBIGUOUS listing each candidate's file, line and kind; the answer's resolved says which declaration was chosen. With file, file picks the language server, and among several declarations so named the one in that file`
 
 // withName adds name to the position tools (those with file, line and
 // column or symbol): schema, resolution and the answer's resolved.

@@ -152,6 +152,28 @@ func TestNamesInsteadOfPositions(t *testing.T) {
 				}
 			})
 
+			t.Run("file narrows an ambiguous name", func(t *testing.T) {
+				// With file, the declarations in that file are the ones
+				// meant; candidates all in one file stay AMBIGUOUS.
+				file, _, _ := strings.Cut(tc.candidates[0], ":")
+				oneFile := true
+				for _, c := range tc.candidates {
+					oneFile = oneFile && strings.HasPrefix(c, file+":")
+				}
+				args := `{"name":` + quote(tc.ambiguous) + `,"file":` + quote(file) + `}`
+				if oneFile {
+					if e := toolError(t, mcpCall(t, c, "get_hover_info", args)); e.Code != apierr.Ambiguous {
+						t.Fatalf("%s: %s (want AMBIGUOUS: every candidate is in %s)", e.Code, e.Message, file)
+					}
+					return
+				}
+				got := nameEventually(t, c, "get_hover_info", args)
+				r := got["resolved"].(map[string]any)["symbol"].(map[string]any)
+				if at := r["file"].(string) + ":" + strconv.Itoa(int(r["line"].(float64))); at != tc.candidates[0] {
+					t.Fatalf("%s with file %s resolved to %s, want %s", tc.ambiguous, file, at, tc.candidates[0])
+				}
+			})
+
 			t.Run("multibyte name, exact column", func(t *testing.T) {
 				got := nameEventually(t, c, "find_definition", `{"name":`+quote(tc.wideName)+`}`)
 				r := got["resolved"].(map[string]any)["symbol"].(map[string]any)
