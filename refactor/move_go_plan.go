@@ -16,6 +16,7 @@ import (
 	"go/token"
 	"go/types"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -433,10 +434,36 @@ func (m *goMove) newTexts(moved string) (map[string]string, error) {
 		base = t
 	}
 	if !in.TargetExists {
-		base = "package " + m.tgtPkg + "\n"
+		base = m.sourceHeader() + "package " + m.tgtPkg + "\n"
 	}
 	texts[in.Target] = strings.TrimRight(base, "\n") + "\n\n" + moved
 	return texts, nil
+}
+
+// sourceHeader is the comment a new file takes from the source file: its
+// comments above the package clause that are neither the package's doc
+// comment nor build constraints (a license header, as every file of zap
+// begins with), with the blank line after them; "" when there are none.
+func (m *goMove) sourceHeader() string {
+	g, err := m.parse(m.in.Source)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, cg := range g.f.Comments {
+		if cg.Pos() >= g.f.Package {
+			break
+		}
+		if cg == g.f.Doc || strings.Contains(cg.Text(), "+build") || slices.ContainsFunc(cg.List, func(c *ast.Comment) bool {
+			return strings.HasPrefix(c.Text, "//go:")
+		}) {
+			continue
+		}
+		start, end := g.fset.Position(cg.Pos()).Offset, g.fset.Position(cg.End()).Offset
+		b.WriteString(g.text[start:end])
+		b.WriteString("\n\n")
+	}
+	return b.String()
 }
 
 // fixImports gives the target the imports the moved code uses and the

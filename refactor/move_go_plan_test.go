@@ -131,6 +131,16 @@ func main() { fmt.Println(geom.Unit().Area()) }
 			"main.go":          strings.Replace(strings.Replace(main, "geom.Unit()", "shapes.Unit()", 1), "\"example.com/m/geom\"", "\"example.com/m/shapes\"", 1),
 		},
 	}, {
+		name: "a new file takes the source's license header, not its package doc or build constraint",
+		files: map[string]string{"geom/geom.go": "// Copyright 2026 Geom Authors. Licensed as MIT — see LICENSE.\n\n//go:build !plan9\n\n// Package geom measures.\npackage geom\n\nfunc helper() int { return 1 }\n\nfunc Two() int { return 2 }\n",
+			"geom/more.go": "package geom\n"},
+		source: "geom/geom.go", symbol: "Two", target: "geom/two.go",
+		moved: []string{"func Two"},
+		want: map[string]string{
+			"geom/two.go":  "// Copyright 2026 Geom Authors. Licensed as MIT — see LICENSE.\n\npackage geom\n\nfunc Two() int { return 2 }\n",
+			"geom/geom.go": "// Copyright 2026 Geom Authors. Licensed as MIT — see LICENSE.\n\n//go:build !plan9\n\n// Package geom measures.\npackage geom\n\nfunc helper() int { return 1 }\n",
+		},
+	}, {
 		name:   "within the package: nothing but the cut and the paste",
 		files:  map[string]string{"geom/geom.go": geom, "geom/more.go": "package geom\n"},
 		source: "geom/geom.go", symbol: "helper", target: "geom/more.go",
