@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -67,16 +66,9 @@ func StartAgentLSP(ctx context.Context, binary, repo, root string) (*AgentLSP, e
 		}
 	}
 	env = append(env, "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
-	tr := transport.NewStdioWithOptions(binary, env, []string{"go:gopls"},
-		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
-			cmd := exec.Command(command, args...)
-			cmd.Env = env
-			cmd.Dir = root
-			a.Cmd = cmd
-			return cmd, nil
-		}),
-		transport.WithCommandStderrWriter(&a.stderr))
-	if err := tr.Start(ctx); err != nil {
+	tr, cmd, err := startStdio(ctx, binary, env, []string{"go:gopls"}, root, &a.stderr)
+	a.Cmd = cmd
+	if err != nil {
 		os.RemoveAll(home)
 		return nil, fmt.Errorf("start agent-lsp: %w", err)
 	}

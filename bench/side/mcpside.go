@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,6 +42,22 @@ func Env(repo string) []string {
 	return append(out, "PATH="+path)
 }
 
+// startStdio starts binary with args and env in dir as an MCP server on
+// stdio, its stderr written to stderr; cmd is the process it started (nil
+// when none was).
+func startStdio(ctx context.Context, binary string, env, args []string, dir string, stderr io.Writer) (*transport.Stdio, *exec.Cmd, error) {
+	var cmd *exec.Cmd
+	tr := transport.NewStdioWithOptions(binary, env, args,
+		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
+			cmd = exec.Command(command, args...)
+			cmd.Env, cmd.Dir = env, dir
+			return cmd, nil
+		}),
+		transport.WithCommandStderrWriter(stderr))
+	err := tr.Start(ctx)
+	return tr, cmd, err
+}
+
 // StartBridge runs `binary [extra] --root root --timeout 2m mcp` and
 // initializes an MCP session with it.
 func StartBridge(ctx context.Context, binary, repo, root string, extra ...string) (*Bridge, error) {
@@ -53,16 +70,9 @@ func StartBridge(ctx context.Context, binary, repo, root string, extra ...string
 		args = append(args, "--log", log)
 	}
 	args = append(args, "--root", root, "--timeout", "2m", "mcp")
-	tr := transport.NewStdioWithOptions(binary, env, args,
-		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
-			cmd := exec.Command(command, args...)
-			cmd.Env = env
-			cmd.Dir = root
-			b.Cmd = cmd
-			return cmd, nil
-		}),
-		transport.WithCommandStderrWriter(&b.stderr))
-	if err := tr.Start(ctx); err != nil {
+	tr, cmd, err := startStdio(ctx, binary, env, args, root, &b.stderr)
+	b.Cmd = cmd
+	if err != nil {
 		return nil, fmt.Errorf("start nvbridge: %w", err)
 	}
 	// The initialize handshake of the 2025-11-25 protocol, as the agents'
