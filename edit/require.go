@@ -201,11 +201,15 @@ func (e *Engine) applyClean(ctx context.Context, p *prepared, opts Options, id s
 	if err != nil {
 		return Result{}, err
 	}
-	if d := res.Diagnostics; d != nil && (strict && d.IntroducedCounts["error"] > 0 || !strict && len(e.guardErrors(d)) > 0) {
-		errs := errorsOf(d)
-		if !strict {
-			errs = e.guardErrors(d)
-		}
+	counted := e.guardErrors // the errors that refuse it
+	if strict {
+		counted = errorsOf
+	}
+	var errs []diagdelta.Item
+	if res.Diagnostics != nil {
+		errs = counted(res.Diagnostics)
+	}
+	if d := res.Diagnostics; len(errs) > 0 {
 		what, remediation := "require: no_new_errors", "fix the errors in the change, preview it again and retry; or apply without require"
 		if !strict {
 			what, remediation = "a refactoring is applied only when it introduces no error", guardRemediation
