@@ -236,3 +236,33 @@ func TestOneShotEditsDoNotConflict(t *testing.T) {
 		t.Errorf("%d distinct lines, want %d", len(seen), agents*(each+1))
 	}
 }
+
+// TestSaveRefusesAFileChangedOnDisk: a buffer holding nvbridge's unsaved
+// change whose file something else rewrote (the same size, its mtime put
+// back, as cp -p or rsync do) is not saved over: applying with save is
+// refused and nothing is written, the disk keeps the other program's
+// bytes. Its content is compared once, right before the write (apply.lua,
+// write.disk_changed).
+func TestSaveRefusesAFileChangedOnDisk(t *testing.T) {
+	v := newEnv(t, map[string]string{"a.txt": "one\ntwo\n"})
+	v.open("a.txt")
+	if _, err := v.e.EditLines(v.ctx, "a.txt", []edit.LineEdit{{LineStart: 1, LineEnd: 1, NewText: "ONE"}}, edit.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(v.abs("a.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.write("a.txt", "uno\ntwo\n")
+	if err := os.Chtimes(v.abs("a.txt"), fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = v.e.EditLines(v.ctx, "a.txt", []edit.LineEdit{{LineStart: 2, LineEnd: 2, NewText: "TWO"}}, edit.Options{Save: true})
+	wantCode(t, err, apierr.Conflict)
+	if got := v.disk("a.txt"); got != "uno\ntwo\n" {
+		t.Errorf("the disk holds %q: the save wrote over the other program's change", got)
+	}
+	if buf := v.buffer("a.txt"); buf.Text != "ONE\ntwo\n" || !buf.Modified {
+		t.Errorf("the buffer holds %q (modified %v), want nvbridge's first change, unsaved", buf.Text, buf.Modified)
+	}
+}

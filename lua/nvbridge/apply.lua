@@ -324,6 +324,7 @@ local function prepare(f, find, plan)
     if err then
       return nil, err
     end
+    t.compared = plan.save and vim.b[b].nvbridge_disk_hash and vim.b[b].nvbridge_disk or nil -- see disk_changed
     local tick = vim.b[b].changedtick
     if tick ~= e.changedtick then
       return nil,
@@ -454,7 +455,7 @@ function M._apply(plan)
       if b and t.f.kind ~= 'delete' and api.nvim_buf_is_loaded(b) then
         if modified_by_user(b) then
           table.insert(blocked, t.f.path .. ' has unsaved changes nvbridge did not make')
-        elseif not t.f.overwrite and disk_changed(b) then
+        elseif not t.f.overwrite and disk_changed(b, t.compared) then
           table.insert(blocked, t.f.path .. ' changed on disk since it was loaded')
         end
       end

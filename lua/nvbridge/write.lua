@@ -30,10 +30,15 @@ local modified_by_user = undo_log.modified_by_user
 local BOM = '\239\187\191'
 
 --- Whether the file changed on disk since the buffer was loaded or written,
---- by content (buffers.record_disk), right before a write.
+--- by content (buffers.record_disk), right before a write. compared: the
+--- stat key the buffer's record had when the caller compared the content
+--- itself earlier in the same call (apply.lua: a deep reconcile); while the
+--- file's stat key and the record are still that one, the file is not read
+--- and hashed again.
 ---@param b integer
+---@param compared string?
 ---@return boolean
-local function disk_changed(b)
+local function disk_changed(b, compared)
   if vim.b[b].nvbridge_conflict then
     return true
   end
@@ -41,6 +46,9 @@ local function disk_changed(b)
   local stat = uv.fs_stat(path)
   if not stat then
     return false -- deleted, or a new file: writing creates it
+  end
+  if compared and vim.b[b].nvbridge_disk == compared and buffers.stat_key(stat) == compared then
+    return false
   end
   local changed
   if vim.b[b].nvbridge_disk then
