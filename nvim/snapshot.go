@@ -238,6 +238,68 @@ func (s *Session) readLines(ctx context.Context, f *FileSnapshot) error {
 	return nil
 }
 
+// BufferBytes reads what writing buffer bufnr produces: its lineCount lines
+// joined by nl, nl after the last when eol, after bom (a save's bytes, for
+// the disk commit, when Lua leaves them to Go: apply.lua's Lua strings for
+// 100,000 lines cost it 30 ms and 9 MB of garbage). Read with
+// nvim_buf_get_lines, serialized straight from the buffer, in one atomic
+// call with its changedtick: the bytes are the buffer's at changedtick,
+// else CONFLICT.
+func (s *Session) BufferBytes(ctx context.Context, bufnr, changedtick, lineCount int, nl string, eol bool, bom string) ([]byte, error) {
+	out := linesBytes{nl: nl, head: bom}
+	var tick int
+	err := s.bounded(ctx, func() error {
+		b := s.v.NewBatch()
+		b.BufferOffset(toBuffer(bufnr), lineCount, &out.size)
+		b.Request("nvim_buf_get_lines", &out, toBuffer(bufnr), 0, -1, true)
+		b.BufferVar(toBuffer(bufnr), "changedtick", &tick)
+		return b.Execute()
+	})
+	if err != nil {
+		return nil, err
+	}
+	if tick != changedtick || out.lines != lineCount {
+		return nil, apierr.Errorf(apierr.Conflict, "retry; the buffer was being edited in Neovim",
+			"buffer %d changed while it was written (changedtick %d, then %d; %d lines, then %d)", bufnr, changedtick, tick, lineCount, out.lines)
+	}
+	if eol {
+		out.b = append(out.b, nl...)
+	}
+	return out.b, nil
+}
+
+// linesBytes decodes nvim_buf_get_lines' answer into head and the lines
+// joined by nl, as bytes, in one allocation of the buffer's size (size:
+// nvim_buf_get_offset, read first in the same batch).
+type linesBytes struct {
+	nl, head    string
+	size, lines int
+	b           []byte
+}
+
+func (j *linesBytes) UnmarshalMsgPack(d *msgpack.Decoder) error {
+	if d.Type() != msgpack.ArrayLen {
+		return fmt.Errorf("nvim_buf_get_lines answered %v, not an array", d.Type())
+	}
+	n := d.Len()
+	j.lines = n
+	j.b = make([]byte, 0, len(j.head)+j.size+n*(len(j.nl)-1)+len(j.nl))
+	j.b = append(j.b, j.head...)
+	for i := range n {
+		if err := d.Unpack(); err != nil {
+			return err
+		}
+		if t := d.Type(); t != msgpack.String && t != msgpack.Binary {
+			return fmt.Errorf("nvim_buf_get_lines answered a line of type %v", t)
+		}
+		if i > 0 {
+			j.b = append(j.b, j.nl...)
+		}
+		j.b = append(j.b, d.BytesNoCopy()...)
+	}
+	return nil
+}
+
 // joinedLines decodes nvim_buf_get_lines' answer straight into the lines
 // joined by nl, in one allocation of the buffer's size (nvim_buf_get_offset,
 // read first in the same batch): the reflection decoder made a slice of

@@ -529,11 +529,13 @@ function M._apply(plan)
     end
   end
   if plan.save then
+    -- prepare_write's lazy: no other write's BufWritePre runs before the commit.
+    local lazy = #targets == 1 or plan.noautocmd or #api.nvim_get_autocmds({ event = 'BufWritePre' }) == 0
     for _, t in ipairs(targets) do
       local f = t.f
       if f.kind ~= 'delete' and not t.user_modified then
         local dest = f.new_path or f.path
-        local w, err = prepare_write(t.b, dest, plan.noautocmd)
+        local w, err = prepare_write(t.b, dest, plan.noautocmd, lazy)
         if not w then
           rollback(targets)
           return { err = err }
@@ -545,7 +547,7 @@ function M._apply(plan)
         if replaced then
           ops[replaced] = false
         end
-        local op = { kind = 'write', path = dest, data = w.bytes }
+        local op = { kind = 'write', path = dest, data = w.bytes, buffer = w.source }
         op.create = (f.kind == 'create' or f.kind == 'rename') and not replaced and not f.overwrite
         table.insert(ops, op)
         if f.kind == 'rename' then
