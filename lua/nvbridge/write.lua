@@ -310,9 +310,14 @@ local function mark_written(w, noautocmd, root)
     end
   end
   if not noautocmd then
+    -- What a BufWritePost handler records of the disk (observe.lua's,
+    -- as for any write) is what was just recorded: not read back.
+    local disk, hash = vim.b[b].nvbridge_disk, vim.b[b].nvbridge_disk_hash
+    buffers.just_written = disk and hash and { b = b, key = disk, hash = hash } or nil
     pcall(api.nvim_buf_call, b, function()
       api.nvim_exec_autocmds('BufWritePost', { buffer = b, modeline = false })
     end)
+    buffers.just_written = nil
   end
   return note
 end
