@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/internal/safego"
@@ -27,6 +28,22 @@ type luaDiskOp struct {
 	Path   string `msgpack:"path"`
 	Data   []byte `msgpack:"data"`
 	Create bool   `msgpack:"create"`
+	// Buffer, for a write without Data: the buffer whose bytes are
+	// written, read here (nvim.Session.BufferBytes) rather than taken as
+	// Lua strings and joined in Neovim.
+	Buffer *luaBufferSource `msgpack:"buffer,omitempty"`
+}
+
+// luaBufferSource is a buffer's bytes as Neovim writes them (LuaCATS
+// nvbridge.BufferSource): its lines at changedtick, joined by nl, nl after
+// the last when eol, after bom.
+type luaBufferSource struct {
+	Bufnr       int    `msgpack:"bufnr"`
+	ChangedTick int    `msgpack:"changedtick"`
+	LineCount   int    `msgpack:"line_count"`
+	NL          string `msgpack:"nl"`
+	EOL         bool   `msgpack:"eol"`
+	BOM         string `msgpack:"bom"`
 }
 
 // luaCommitReply is the answer apply.lua gets (LuaCATS
@@ -82,7 +99,7 @@ func registerCommit(s *nvim.Session) error {
 	root := s.Root()
 	return s.Handle("nvbridge_commit", func(id string, ops []luaDiskOp) (*luaCommitReply, error) {
 		var reply *luaCommitReply
-		if err := safego.Call("the disk commit", func() { reply = commitOps(root, id, ops) }); err != nil {
+		if err := safego.Call("the disk commit", func() { reply = commitOps(s, root, id, ops) }); err != nil {
 			reply = &luaCommitReply{Err: luaErrorOf(err)}
 		}
 		return reply, nil
@@ -90,7 +107,22 @@ func registerCommit(s *nvim.Session) error {
 }
 
 // commitOps runs one commit and records it for the apply that asked.
-func commitOps(root workspace.Root, id string, ops []luaDiskOp) *luaCommitReply {
+func commitOps(s *nvim.Session, root workspace.Root, id string, ops []luaDiskOp) *luaCommitReply {
+	// The bytes of the buffers written, read first (Neovim, waiting for
+	// this answer, serves this channel's requests): nothing is written
+	// when one cannot be read.
+	for i := range ops {
+		if src := ops[i].Buffer; src != nil && ops[i].Kind == "write" {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			data, err := s.BufferBytes(ctx, src.Bufnr, src.ChangedTick, src.LineCount, src.NL, src.EOL, src.BOM)
+			cancel()
+			if err != nil {
+				return &luaCommitReply{Err: luaErrorOf(apierr.Errorf(apierr.CodeOf(err), "nothing was written; retry",
+					"cannot read the bytes of %s to write: %v (nothing was written)", ops[i].Path, err))}
+			}
+			ops[i].Data = data
+		}
+	}
 	commits.Lock()
 	if rec := commits.byID[id]; rec != nil && rec.abandoned {
 		delete(commits.byID, id)

@@ -236,3 +236,78 @@ func TestOneShotEditsDoNotConflict(t *testing.T) {
 		t.Errorf("%d distinct lines, want %d", len(seen), agents*(each+1))
 	}
 }
+
+// TestSaveRefusesAFileChangedOnDisk: a buffer holding nvbridge's unsaved
+// change whose file something else rewrote (the same size, its mtime put
+// back, as cp -p or rsync do) is not saved over: applying with save is
+// refused and nothing is written, the disk keeps the other program's
+// bytes. Its content is compared once, right before the write (apply.lua,
+// write.disk_changed).
+func TestSaveRefusesAFileChangedOnDisk(t *testing.T) {
+	v := newEnv(t, map[string]string{"a.txt": "one\ntwo\n"})
+	v.open("a.txt")
+	if _, err := v.e.EditLines(v.ctx, "a.txt", []edit.LineEdit{{LineStart: 1, LineEnd: 1, NewText: "ONE"}}, edit.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(v.abs("a.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.write("a.txt", "uno\ntwo\n")
+	if err := os.Chtimes(v.abs("a.txt"), fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = v.e.EditLines(v.ctx, "a.txt", []edit.LineEdit{{LineStart: 2, LineEnd: 2, NewText: "TWO"}}, edit.Options{Save: true})
+	wantCode(t, err, apierr.Conflict)
+	if got := v.disk("a.txt"); got != "uno\ntwo\n" {
+		t.Errorf("the disk holds %q: the save wrote over the other program's change", got)
+	}
+	if buf := v.buffer("a.txt"); buf.Text != "ONE\ntwo\n" || !buf.Modified {
+		t.Errorf("the buffer holds %q (modified %v), want nvbridge's first change, unsaved", buf.Text, buf.Modified)
+	}
+}
+
+// TestSaveRecordsWhatItWrote: after a save, the buffer's record of the disk
+// (the stat key and content fingerprint that decide "changed on disk") is
+// that of the file as it is, whether the bytes were read from the buffer
+// by the commit (a large buffer) or taken in Lua, and with the write
+// autocmds run (a BufWritePost handler records the disk again, from the
+// fingerprint the save already has); a later change on disk is still seen.
+func TestSaveRecordsWhatItWrote(t *testing.T) {
+	var big strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&big, "line %d é\n", i)
+	}
+	v := newEnv(t, map[string]string{"big.txt": big.String(), "small.txt": "one\ntwo\n"})
+	const record = `local path = ...
+local B = require('nvbridge.buffers')
+local b = vim.fn.bufnr(path)
+return { vim.b[b].nvbridge_disk_hash or '', B.fingerprint(B.read_file(path)), vim.b[b].nvbridge_disk or '',
+  B.stat_key(vim.uv.fs_stat(path)), vim.bo[b].modified }`
+	for _, rel := range []string{"big.txt", "small.txt"} {
+		v.open(rel)
+		for _, noautocmd := range []bool{false, true} {
+			if _, err := v.e.EditLines(v.ctx, rel, []edit.LineEdit{{LineStart: 2, LineEnd: 2, NewText: fmt.Sprint("saved ", noautocmd)}},
+				edit.Options{Save: true, NoAutocmd: noautocmd}); err != nil {
+				t.Fatal(err)
+			}
+			var got []any
+			v.lua(record, &got, v.abs(rel))
+			if got[0] != got[1] || got[2] != got[3] || got[4] != false {
+				t.Fatalf("%s (noautocmd %v): recorded %v at %v, the file is %v at %v (modified %v)", rel, noautocmd, got[0], got[2], got[1], got[3], got[4])
+			}
+			if v.disk(rel) != v.buffer(rel).Text {
+				t.Fatalf("%s: the disk is not the buffer's text", rel)
+			}
+		}
+		// The saved buffer is clean: a change on disk is taken in (the
+		// buffer reloaded), and the next change applies to it.
+		v.write(rel, "changed by someone else\n")
+		if _, err := v.e.EditLines(v.ctx, rel, []edit.LineEdit{{LineStart: 1, LineEnd: 1, NewText: "x"}}, edit.Options{Save: true}); err != nil {
+			t.Fatal(err)
+		}
+		if got, b := v.disk(rel), v.buffer(rel); got != "x\n" || b.Text != "x\n" {
+			t.Fatalf("%s: the change on disk was not seen: the disk holds %q, the buffer %q", rel, got, b.Text)
+		}
+	}
+}

@@ -514,8 +514,9 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 			if lf.NewPath != "" {
 				path = lf.NewPath
 			}
-			texts[i] = textOf(p.after[i], lf.FileFormat == "dos")
-			e.s.RememberTextOf(path, lf.Bufnr, lf.ChangedTick, lf.FileFormat, lf.EOL, lf.Bomb, p.after[i].Len(), texts[i])
+			dos := lf.FileFormat == "dos"
+			texts[i] = textOf(p.after[i], dos)
+			e.s.RememberTextOf(path, lf.Bufnr, lf.ChangedTick, lf.FileFormat, lf.EOL, lf.Bomb, p.after[i].Len(), texts[i], parseOf(p.after[i], dos))
 		}
 	}
 	out.Diagnostics = e.after(ctx, baseline, failed)
@@ -553,6 +554,32 @@ func textOf(doc preview.Document, dos bool) func() string {
 		parsed.put(text, dos, doc.Within(text))
 		return text
 	})
+}
+
+// parseOf is what the session's text cache hands the next change in place
+// of doc's text (nvim.SnapshotOptions.Parsed: the text, 100,000 lines,
+// need not be joined to be split again): doc itself, which is what
+// documentOf makes of that text, unless the snapshot must see the text to
+// refuse it (a unix buffer whose every line ends in "\r", which
+// preview.ParseBuffer would read as a CRLF text).
+func parseOf(doc preview.Document, dos bool) any {
+	if !dos {
+		terminated := doc.Lines
+		if !doc.FinalNewline {
+			terminated = terminated[:len(terminated)-1]
+		}
+		crlf := len(terminated) > 0
+		for _, l := range terminated {
+			if !strings.HasSuffix(l, "\r") {
+				crlf = false
+				break
+			}
+		}
+		if crlf {
+			return nil
+		}
+	}
+	return doc
 }
 
 // expire drops stored previews past MaxAge (e.mu held).

@@ -357,3 +357,29 @@ func TestPlanBufferRandomDense(t *testing.T) {
 		checkPlan(t, d, randomEdits(r, d, 3*maxOpsPerRow))
 	}
 }
+
+// A line edit (a whole line and its line break replaced by a line and its
+// break) is planned as an op within its row: Neovim then replaces text in
+// one row, and apply.lua checks one row and splits no text.
+func TestPlanBufferWholeLineEditsStayInTheirRows(t *testing.T) {
+	for _, final := range []bool{true, false} {
+		doc := preview.Document{Lines: []string{"one", "two", "three", "four"}, EOL: "\n", FinalNewline: final}
+		edits := []preview.TextEdit{
+			{StartLine: 0, EndLine: 1, NewText: "ONE\n"},
+			{StartLine: 1, EndLine: 2, NewText: "TWO\n"}, // adjacent: no run to merge
+			{StartLine: 2, StartCol: 2, EndLine: 3, NewText: "REE\nand more\n"},
+		}
+		checkPlan(t, doc, edits)
+		sorted, _ := preview.Minimize(doc, edits)
+		after, _ := preview.Apply(doc, sorted)
+		p := planBuffer(doc, sorted, after)
+		want := []bufOp{
+			{SR: 2, SC: 2, ER: 2, EC: 5, Text: "REE\nand more"},
+			{SR: 1, SC: 0, ER: 1, EC: 3, Text: "TWO"},
+			{SR: 0, SC: 0, ER: 0, EC: 3, Text: "ONE"},
+		}
+		if !slices.Equal(p.Ops, want) {
+			t.Fatalf("final=%v: ops %+v, want %+v", final, p.Ops, want)
+		}
+	}
+}

@@ -207,7 +207,7 @@ func (e *Engine) prepare(ctx context.Context, cs preview.Changeset, snaps map[st
 		}
 	}
 	if len(missing) > 0 {
-		got, err := e.s.Snapshot(ctx, missing, nvim.SnapshotOptions{Reconcile: true})
+		got, err := e.s.Snapshot(ctx, missing, nvim.SnapshotOptions{Reconcile: true, Parsed: true})
 		if err != nil {
 			return nil, err
 		}
@@ -398,6 +398,9 @@ func (e *Engine) creatable(t target) error {
 // and a change is planned from it two or three times (its source, its
 // plan, a preview then its apply).
 func documentOf(s nvim.FileSnapshot) preview.Document {
+	if doc, ok := s.Parsed.(preview.Document); ok {
+		return doc // an apply's new text, remembered as its lines (parseOf)
+	}
 	dos := s.Loaded && s.FileFormat == "dos"
 	if len(s.Text) < parsedMin {
 		return preview.ParseBuffer(s.Text, dos)

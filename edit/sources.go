@@ -22,7 +22,7 @@ func (e *Engine) open(ctx context.Context, files ...string) ([]target, map[strin
 		targets[i] = target{abs: abs, rel: e.root.Rel(abs)}
 		paths[i] = abs
 	}
-	snaps, err := e.s.Snapshot(ctx, paths, nvim.SnapshotOptions{Reconcile: true})
+	snaps, err := e.s.Snapshot(ctx, paths, nvim.SnapshotOptions{Reconcile: true, Parsed: true})
 	if err != nil {
 		return nil, nil, err
 	}

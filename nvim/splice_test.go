@@ -5,12 +5,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/preview"
 )
 
 // TestSpliceLines checks the splice against the plain model (split, replace,
@@ -219,6 +221,110 @@ func TestAppliedTextIsKnown(t *testing.T) {
 	}
 	if spliced, _ := snap("a change after the apply"); !spliced {
 		t.Fatal("a change after the apply was not spliced: the line tracking did not resume")
+	}
+}
+
+// TestAppliedTextIsPlannedFromItsLines: after an apply, a snapshot that
+// takes a parse (SnapshotOptions.Parsed) gets the applied text as the
+// lines it was made of, and the text itself is never made (joining 100,000
+// lines to split them again was most of a preview's own time). Once a
+// reader needs the text it is made, and stands for the parse from then on;
+// the next change planned from the lines applies exactly.
+func TestAppliedTextIsPlannedFromItsLines(t *testing.T) {
+	testenv.Require(t, "nvim")
+	root := t.TempDir()
+	var text strings.Builder
+	for i := 1; i <= 20000; i++ {
+		fmt.Fprintf(&text, "line %d\n", i)
+	}
+	path := filepath.Join(root, "big.txt")
+	if err := os.WriteFile(path, []byte(text.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	if _, err := client.Info(ctx, "big.txt", false); err != nil {
+		t.Fatal(err)
+	}
+	e := edit.NewEngine(s)
+	apply := func(step string, from int) {
+		t.Helper()
+		var edits []edit.LineEdit
+		for line := from; line <= 20000; line += 1000 {
+			edits = append(edits, edit.LineEdit{LineStart: line, LineEnd: line, NewText: fmt.Sprintf("%s %d é", step, line)})
+		}
+		res, err := e.EditLines(ctx, "big.txt", edits, edit.Options{Preview: true})
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if _, err := e.ApplyStored(ctx, res.ChangesetID, false); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	snap := func(step string, parsed bool) nvim.FileSnapshot {
+		t.Helper()
+		got, err := s.Snapshot(ctx, []string{path}, nvim.SnapshotOptions{Parsed: parsed})
+		if err != nil || len(got) != 1 || got[0].Err != nil {
+			t.Fatalf("%s: snapshot %+v, %v", step, got, err)
+		}
+		return got[0]
+	}
+	apply("first", 7)
+	want := bufferLines(t, s, path)
+	f := snap("after the apply", true)
+	doc, ok := f.Parsed.(preview.Document)
+	if f.Text != "" || !ok {
+		t.Fatalf("after the apply a snapshot taking a parse got %d bytes of text and a %T", len(f.Text), f.Parsed)
+	}
+	if !slices.Equal(doc.Lines, want) || !doc.FinalNewline {
+		t.Fatal("the parse is not the buffer's lines")
+	}
+	// A second change planned from those lines, then its text read.
+	apply("second", 9)
+	want = bufferLines(t, s, path)
+	if f := snap("a reader of the text", false); f.Parsed != nil || f.Text != strings.Join(want, "\n")+"\n" {
+		t.Fatalf("a snapshot without Parsed got a %T and not the buffer's text", f.Parsed)
+	}
+	if f := snap("once the text is made", true); f.Parsed != nil || f.Text != strings.Join(want, "\n")+"\n" {
+		t.Fatalf("once made, the text was not what a snapshot taking a parse got (%T)", f.Parsed)
+	}
+}
+
+// TestAppliedCRLinesAreStillRefused: an apply that leaves a unix buffer
+// with every line ending in a carriage return (which would read back as a
+// CRLF text with shorter lines) is not handed out as its lines: the next
+// change is refused, as it is for such a buffer read from Neovim.
+func TestAppliedCRLinesAreStillRefused(t *testing.T) {
+	testenv.Require(t, "nvim")
+	root := t.TempDir()
+	var text strings.Builder
+	text.WriteString("first\n")
+	for i := 2; i <= 20000; i++ {
+		fmt.Fprintf(&text, "line %d\r\n", i)
+	}
+	path := filepath.Join(root, "cr.txt")
+	if err := os.WriteFile(path, []byte(text.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	if _, err := client.Info(ctx, "cr.txt", false); err != nil {
+		t.Fatal(err)
+	}
+	var ff string
+	if err := s.ExecLua(ctx, "return vim.bo[vim.fn.bufnr((...))].fileformat", &ff, path); err != nil || ff != "unix" {
+		t.Fatalf("fileformat %q, %v: the test needs a unix buffer", ff, err)
+	}
+	e := edit.NewEngine(s)
+	if _, err := e.EditLines(ctx, "cr.txt", []edit.LineEdit{{LineStart: 1, LineEnd: 1, NewText: "first\r"}}, edit.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Snapshot(ctx, []string{path}, nvim.SnapshotOptions{Parsed: true})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("snapshot %+v, %v", got, err)
+	}
+	if got[0].Err == nil || got[0].Err.Code != "UNSUPPORTED" {
+		t.Fatalf("a unix buffer whose every line ends in CR was not refused: %+v (parse %T)", got[0].Err, got[0].Parsed)
 	}
 }
 

@@ -51,6 +51,12 @@ type BigEditResult struct {
 	ApplySaveGoCPUMs []float64 `json:"apply_save_go_cpu_ms"` // nvbridge's process alone
 	NeovimWriteMs    []float64 `json:"neovim_write_ms"`
 	NeovimWriteCPUMs []float64 `json:"neovim_write_cpu_ms"`
+	// The request alone: edit_buffer with the same 1,000 edits (60 KB of
+	// arguments) refused at once (no file named): the MCP exchange and the
+	// decoding of the preview's request, which the preview cannot go
+	// under (wall, and CPU of nvbridge and its Neovim).
+	RequestMs    []float64 `json:"request_ms,omitempty"`
+	RequestCPUMs []float64 `json:"request_cpu_ms,omitempty"`
 	// The sizes of the preview's and the apply's answers (bytes of their
 	// structured content).
 	PreviewBytes int `json:"preview_bytes"`
@@ -166,11 +172,20 @@ return r.err and r.err.message or ''`
 		return len(b)
 	}
 	res := &BigEditResult{Rounds: rounds}
-	const kinds = 6
+	const kinds = 7
 	for r := -1; r < rounds; r++ { // round -1: warm-up
 		for k := range kinds {
 			for d := range 2 {
 				switch (r + kinds + k) % kinds {
+				case 6:
+					c0, start := cpuMs(bridgePIDs...), time.Now()
+					if _, err := br.Call(ctx, "edit_buffer", map[string]any{"file": "", "edits": lineEdits[d]}); err == nil {
+						return nil, fmt.Errorf("edit_buffer without a file was not refused")
+					}
+					if r >= 0 {
+						res.RequestMs = append(res.RequestMs, ms(time.Since(start)))
+						res.RequestCPUMs = append(res.RequestCPUMs, cpuMs(bridgePIDs...)-c0)
+					}
 				case 5:
 					plan := map[string]any{"id": fmt.Sprintf("cs_lua_%d_%d", r, d), "guard": map[string]any{"root": dir, "channel": 0},
 						"files": []any{map[string]any{"path": luaPath, "kind": "edit", "ops": planOps[d], "line_count": bigLines,
@@ -271,6 +286,7 @@ func BigEditTable(r *BigEditResult) string {
 	row("edit_buffer preview: false (nvbridge)", r.OneShotMs)
 	row("apply_workspace_edit over RPC (Neovim)", r.NeovimMs)
 	row("nvbridge's plan alone (apply.lua over RPC)", r.LuaPlanMs)
+	row("the preview's request alone (refused at once)", r.RequestMs)
 	row("apply_changeset save: true (nvbridge)", r.ApplySaveMs)
 	row("apply_workspace_edit + :write (Neovim)", r.NeovimWriteMs)
 	row("CPU: edit_buffer preview (nvbridge+its Neovim)", r.PreviewCPUMs)
@@ -280,6 +296,7 @@ func BigEditTable(r *BigEditResult) string {
 	row("CPU: preview: false (nvbridge+its Neovim)", r.OneShotCPUMs)
 	row("CPU: apply_workspace_edit (Neovim)", r.NeovimCPUMs)
 	row("CPU: nvbridge's plan alone (its Neovim)", r.LuaPlanCPUMs)
+	row("CPU: the preview's request alone (nvbridge+its Neovim)", r.RequestCPUMs)
 	row("CPU: apply_changeset save: true (nvbridge+its Neovim)", r.ApplySaveCPUMs)
 	row("CPU: apply_changeset save: true (nvbridge alone)", r.ApplySaveGoCPUMs)
 	row("CPU: apply_workspace_edit + :write (Neovim)", r.NeovimWriteCPUMs)

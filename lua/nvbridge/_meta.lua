@@ -142,8 +142,19 @@ error('nvbridge._meta is a type description, not a module')
 ---@class nvbridge.DiskOp
 ---@field kind string "write" | "remove"
 ---@field path string absolute
----@field data string the file's new bytes (write)
+---@field data string the file's new bytes (write), unless buffer
 ---@field create boolean the file must not exist
+---@field buffer? nvbridge.BufferSource the buffer whose bytes Go reads and writes (a write without data)
+
+--- A buffer's bytes as Neovim writes them, read by Go (Go: edit.luaBufferSource):
+--- its lines at changedtick, joined by nl, nl after the last when eol, after bom.
+---@class nvbridge.BufferSource
+---@field bufnr integer
+---@field changedtick integer
+---@field line_count integer
+---@field nl string
+---@field eol boolean
+---@field bom string
 
 --- Where one file of a commit stands (Go: edit.luaDiskState).
 ---@class nvbridge.DiskState

@@ -324,6 +324,7 @@ local function prepare(f, find, plan)
     if err then
       return nil, err
     end
+    t.compared = plan.save and vim.b[b].nvbridge_disk_hash and vim.b[b].nvbridge_disk or nil -- see disk_changed
     local tick = vim.b[b].changedtick
     if tick ~= e.changedtick then
       return nil,
@@ -454,7 +455,7 @@ function M._apply(plan)
       if b and t.f.kind ~= 'delete' and api.nvim_buf_is_loaded(b) then
         if modified_by_user(b) then
           table.insert(blocked, t.f.path .. ' has unsaved changes nvbridge did not make')
-        elseif not t.f.overwrite and disk_changed(b) then
+        elseif not t.f.overwrite and disk_changed(b, t.compared) then
           table.insert(blocked, t.f.path .. ' changed on disk since it was loaded')
         end
       end
@@ -528,11 +529,13 @@ function M._apply(plan)
     end
   end
   if plan.save then
+    -- prepare_write's lazy: no other write's BufWritePre runs before the commit.
+    local lazy = #targets == 1 or plan.noautocmd or #api.nvim_get_autocmds({ event = 'BufWritePre' }) == 0
     for _, t in ipairs(targets) do
       local f = t.f
       if f.kind ~= 'delete' and not t.user_modified then
         local dest = f.new_path or f.path
-        local w, err = prepare_write(t.b, dest, plan.noautocmd)
+        local w, err = prepare_write(t.b, dest, plan.noautocmd, lazy)
         if not w then
           rollback(targets)
           return { err = err }
@@ -544,7 +547,7 @@ function M._apply(plan)
         if replaced then
           ops[replaced] = false
         end
-        local op = { kind = 'write', path = dest, data = w.bytes }
+        local op = { kind = 'write', path = dest, data = w.bytes, buffer = w.source }
         op.create = (f.kind == 'create' or f.kind == 'rename') and not replaced and not f.overwrite
         table.insert(ops, op)
         if f.kind == 'rename' then

@@ -141,12 +141,13 @@ local function record_disk(b, path, data, hash)
     vim.b[b].nvbridge_disk_hash = nil
     return
   end
+  local key, w = stat_key(stat), M.just_written -- w: this disk state, as nvbridge's write of b just left it
+  hash = hash or (not data and w and w.b == b and w.key == key and w.hash) or nil -- (write.mark_written: not read back)
   if not hash then
     data = data or read_file(path)
     hash = data and fingerprint(data) or nil
   end
-  vim.b[b].nvbridge_disk = stat_key(stat)
-  vim.b[b].nvbridge_disk_hash = hash
+  vim.b[b].nvbridge_disk, vim.b[b].nvbridge_disk_hash = key, hash
 end
 
 --- Whether the file's content differs from the one recorded for b (its

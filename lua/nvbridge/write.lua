@@ -30,10 +30,15 @@ local modified_by_user = undo_log.modified_by_user
 local BOM = '\239\187\191'
 
 --- Whether the file changed on disk since the buffer was loaded or written,
---- by content (buffers.record_disk), right before a write.
+--- by content (buffers.record_disk), right before a write. compared: the
+--- stat key the buffer's record had when the caller compared the content
+--- itself earlier in the same call (apply.lua: a deep reconcile); while the
+--- file's stat key and the record are still that one, the file is not read
+--- and hashed again.
 ---@param b integer
+---@param compared string?
 ---@return boolean
-local function disk_changed(b)
+local function disk_changed(b, compared)
   if vim.b[b].nvbridge_conflict then
     return true
   end
@@ -41,6 +46,9 @@ local function disk_changed(b)
   local stat = uv.fs_stat(path)
   if not stat then
     return false -- deleted, or a new file: writing creates it
+  end
+  if compared and vim.b[b].nvbridge_disk == compared and buffers.stat_key(stat) == compared then
+    return false
   end
   local changed
   if vim.b[b].nvbridge_disk then
@@ -118,10 +126,33 @@ local function foreign_write_cmd(b)
   end
 end
 
+--- The bytes of b as file_bytes makes them, left for the commit to read
+--- (Go: nvim_buf_get_lines, serialized straight from the buffer, where the
+--- Lua strings of 100,000 lines and their join cost 30 ms and 9 MB of
+--- garbage): when b is UTF-8 and not empty, and the commit's fingerprint
+--- is buffers.fingerprint's (mark_written records it).
+---@param b integer
+---@return nvbridge.BufferSource?
+local function buffer_source(b)
+  local fenc = vim.bo[b].fileencoding
+  if buffers.fingerprint_kind ~= 'fnv64' or (fenc ~= '' and fenc ~= 'utf-8' and fenc ~= 'utf8') or is_empty(b) then
+    return nil
+  end
+  return {
+    bufnr = b,
+    changedtick = vim.b[b].changedtick,
+    line_count = api.nvim_buf_line_count(b),
+    nl = LINE_ENDINGS[vim.bo[b].fileformat] or '\n',
+    eol = vim.bo[b].eol,
+    bom = (vim.bo[b].bomb and not vim.bo[b].binary) and BOM or '',
+  }
+end
+
 ---@class nvbridge.Write a buffer ready to be written (prepare_write)
 ---@field b integer
 ---@field path string the file it is written to
----@field bytes string what the file will hold
+---@field bytes? string what the file will hold, unless source
+---@field source? nvbridge.BufferSource the buffer the commit reads them from
 ---@field tick integer b's changedtick when the bytes were taken
 ---@field before? string the buffer's text before the user's BufWritePre (taken only when such autocmds exist)
 ---@field written string? the text written, when those autocmds changed it
@@ -131,12 +162,16 @@ end
 --- Gets b ready to be written: checks it is a file buffer nvbridge may
 --- write, runs the user's BufWritePre (unless noautocmd) as :write would,
 --- in b's context, and takes the bytes. The returned write carries the
---- text before and after the autocmds (a format-on-save).
+--- text before and after the autocmds (a format-on-save). With lazy (the
+--- write goes to a commit in the same call, and nothing but its own
+--- BufWritePre changes b before it), the bytes are left for the commit to
+--- read from the buffer when it can (source: buffer_source).
 ---@param b integer
 ---@param path string the file b is written to
 ---@param noautocmd boolean? without the user's write autocmds
+---@param lazy boolean? the write goes to a commit, which may read the bytes
 ---@return nvbridge.Write? write, nvbridge.Error? err
-local function prepare_write(b, path, noautocmd)
+local function prepare_write(b, path, noautocmd, lazy)
   if vim.bo[b].buftype ~= '' then
     return nil, fail('PRECONDITION_FAILED', path .. " has 'buftype' " .. vim.bo[b].buftype .. ': not a file buffer', { path = path })
   end
@@ -169,11 +204,14 @@ local function prepare_write(b, path, noautocmd)
       w.written = after
     end
   end
-  local bytes, err = file_bytes(b)
-  if not bytes then
-    return nil, fail('OPERATION_FAILED', path .. ': ' .. err .. ' (nothing was written)', { path = path })
+  w.source = lazy and buffer_source(b) or nil
+  if not w.source then
+    local bytes, err = file_bytes(b)
+    if not bytes then
+      return nil, fail('OPERATION_FAILED', path .. ': ' .. err .. ' (nothing was written)', { path = path })
+    end
+    w.bytes = bytes
   end
-  w.bytes = bytes
   w.tick = vim.b[b].changedtick
   return w
 end
@@ -248,8 +286,9 @@ local function mark_written(w, noautocmd, root)
     note = 'saved; the buffer changed again while it was written and keeps that change unsaved'
   end
   -- The commit's own fingerprint of the bytes, when it is this one (a
-  -- 5 MB file took 3.5 ms to hash here).
-  record_disk(b, w.path, w.bytes, w.hash or fingerprint(w.bytes))
+  -- 5 MB file took 3.5 ms to hash here); bytes the commit read itself
+  -- without one are read back.
+  record_disk(b, w.path, w.bytes, w.hash or (w.bytes and fingerprint(w.bytes)))
   vim.b[b].nvbridge_conflict = nil
   vim.b[b].nvbridge_renamed_from = nil
   -- A write changes changedtick: keep the undo record current.
@@ -271,9 +310,14 @@ local function mark_written(w, noautocmd, root)
     end
   end
   if not noautocmd then
+    -- What a BufWritePost handler records of the disk (observe.lua's,
+    -- as for any write) is what was just recorded: not read back.
+    local disk, hash = vim.b[b].nvbridge_disk, vim.b[b].nvbridge_disk_hash
+    buffers.just_written = disk and hash and { b = b, key = disk, hash = hash } or nil
     pcall(api.nvim_buf_call, b, function()
       api.nvim_exec_autocmds('BufWritePost', { buffer = b, modeline = false })
     end)
+    buffers.just_written = nil
   end
   return note
 end
@@ -465,7 +509,7 @@ function M.save(path, g, id, opts)
     return reply
   end
   local mark = opts.expect and mark_state(b)
-  local w, err = prepare_write(b, path, noautocmd)
+  local w, err = prepare_write(b, path, noautocmd, not opts.expect)
   if not w then
     return { err = err }
   end
@@ -482,7 +526,7 @@ function M.save(path, g, id, opts)
   local name = api.nvim_buf_get_name(b)
   -- A file that does not exist (a new or renamed buffer) is created: never
   -- over one that appeared meanwhile.
-  local ops = { { kind = 'write', path = path, data = w.bytes, create = st == nil } }
+  local ops = { { kind = 'write', path = path, data = w.bytes, buffer = w.source, create = st == nil } }
   table.insert(ops, old_file_removal(vim.b[b].nvbridge_renamed_from, name))
   local cr = commit(g, id, ops)
   if cr.err then

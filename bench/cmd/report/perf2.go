@@ -79,17 +79,17 @@ func renderPerf2(rep, reads, before *side.Report) string {
 		lo, hi := side.RatioInterval(be.ApplyMs, be.NeovimMs)
 		clo, chi := side.RatioInterval(be.ApplyCPUMs, be.NeovimCPUMs)
 		ra := p50(be.ApplyMs) / p50(be.NeovimMs)
-		p("| 2. 1,000 edits in a 100k-line file over MCP: apply_changeset <= x1.0 of `apply_workspace_edit` over RPC | %.1f ms vs %.1f ms, x%.2f (90%%: x%.2f-x%.2f); CPU x%.2f (90%%: x%.2f-x%.2f) | Neovim's apply itself: nvbridge's apply is a Lua plan run in Neovim (%.1f of its %.1f ms CPU are Neovim's; nvim_buf_set_text once per edit, as `apply_workspace_edit` does, is most of it).%s Over MCP the apply adds the MCP exchange, the verifier's baseline calls and the engine, and its Neovim pays the Lua garbage collection the saving and one-shot calls of the same rounds leave behind (a 100,000-line text taken as Lua strings) | %s |\n",
+		p("| 2. 1,000 edits in a 100k-line file over MCP: apply_changeset <= x1.0 of `apply_workspace_edit` over RPC | %.1f ms vs %.1f ms, x%.2f (90%%: x%.2f-x%.2f); CPU x%.2f (90%%: x%.2f-x%.2f) | Neovim's apply itself: nvbridge's apply is a Lua plan run in Neovim (%.1f of its %.1f ms CPU are Neovim's; nvim_buf_set_text once per edit, as `apply_workspace_edit` does, is most of it).%s Over MCP the apply adds the MCP exchange, the verifier's baseline calls (made even when no server is attached to the file) and the engine | %s |\n",
 			p50(be.ApplyMs), p50(be.NeovimMs), ra, lo, hi, p50(be.ApplyCPUMs)/p50(be.NeovimCPUMs), clo, chi, p50(be.ApplyCPUMs)-p50(be.ApplyGoCPUMs), p50(be.ApplyCPUMs), planAlone(be), withNoise(ra <= 1, lo, hi, 1))
 		lo, hi = side.RatioInterval(both, be.NeovimMs)
 		rb := p50(both) / p50(be.NeovimMs)
-		p("| 2. same: edit_buffer preview + apply_changeset <= x2 | %.1f + %.1f ms, x%.2f (90%%: x%.2f-x%.2f); CPU: preview %.1f ms (nvbridge alone %.1f) | the preview answers %d B (the first 16 KiB of its 65 KB diff, the rest on request through get_changeset_diff), and the buffer's new text is known from the last apply (nothing is read back from Neovim); much of the preview's time is nvbridge decoding the 60 KB request (mcp-go's stdio server parses each request line about seven times: three response probes, its envelope, the request; its dispatch three more) and making the new text from its lines (100,000 lines joined); the apply answers %d B | %s |\n",
-			p50(be.PreviewMs), p50(be.ApplyMs), rb, lo, hi, p50(be.PreviewCPUMs), p50(be.PreviewGoCPUMs), be.PreviewBytes, be.ApplyBytes, withNoise(rb <= 2, lo, hi, 2))
+		p("| 2. same: edit_buffer preview + apply_changeset <= x2 | %.1f + %.1f ms, x%.2f (90%%: x%.2f-x%.2f); CPU: preview %.1f ms (nvbridge alone %.1f) | the preview answers %d B (the first 16 KiB of its 65 KB diff, the rest on request through get_changeset_diff), and plans from the lines the last apply left (nothing is read back from Neovim or joined); %sthe apply answers %d B | %s |\n",
+			p50(be.PreviewMs), p50(be.ApplyMs), rb, lo, hi, p50(be.PreviewCPUMs), p50(be.PreviewGoCPUMs), be.PreviewBytes, requestAlone(be), be.ApplyBytes, withNoise(rb <= 2, lo, hi, 2))
 	}
 	if be := rep.BigEdit; be != nil && len(be.NeovimWriteMs) > 0 && len(be.ApplySaveMs) > 0 {
 		lo, hi := side.RatioInterval(be.ApplySaveMs, be.NeovimWriteMs)
 		lo2, hi2 := side.RatioInterval(be.ApplySaveCPUMs, be.NeovimWriteCPUMs)
-		p("| 2. same, both saving: apply_changeset save: true against `apply_workspace_edit` + `:write` | %.1f ms vs %.1f ms: x%.2f (90%%: x%.2f-x%.2f); CPU %.1f vs %.1f ms, x%.2f (90%%: x%.2f-x%.2f), of which nvbridge's process %.1f ms | most of the rest is Neovim handing the buffer's bytes to the commit (the text of 100,000 lines taken as Lua strings and joined, the file read back and hashed to see it did not change on disk); the commit is crash-atomic (journal, sha256 of old and new, backup, fsyncs, rename), where Neovim's `:write` does not fsync by default | (for reference) |\n",
+		p("| 2. same, both saving: apply_changeset save: true against `apply_workspace_edit` + `:write` | %.1f ms vs %.1f ms: x%.2f (90%%: x%.2f-x%.2f); CPU %.1f vs %.1f ms, x%.2f (90%%: x%.2f-x%.2f), of which nvbridge's process %.1f ms | the commit reads the buffer's bytes from Neovim (nvim_buf_get_lines from Go) and is crash-atomic (journal, sha256 of old and new, backup, fsyncs, rename), where Neovim's `:write` does not fsync by default | (for reference) |\n",
 			p50(be.ApplySaveMs), p50(be.NeovimWriteMs), p50(be.ApplySaveMs)/p50(be.NeovimWriteMs), lo, hi,
 			p50(be.ApplySaveCPUMs), p50(be.NeovimWriteCPUMs), p50(be.ApplySaveCPUMs)/p50(be.NeovimWriteCPUMs), lo2, hi2, p50(be.ApplySaveGoCPUMs))
 	}
@@ -172,6 +172,16 @@ func planAlone(be *side.BigEditResult) string {
 	lo, hi := side.RatioInterval(be.LuaPlanMs, be.NeovimMs)
 	return fmt.Sprintf(" The plan alone (apply.lua called over RPC with the same plan in a Neovim of its own: no MCP, no engine): p50 %.1f ms, x%.2f of `apply_workspace_edit` (90%%: x%.2f-x%.2f), CPU %.1f ms.",
 		p50(be.LuaPlanMs), p50(be.LuaPlanMs)/p50(be.NeovimMs), lo, hi, p50(be.LuaPlanCPUMs))
+}
+
+// requestAlone says what the preview's request costs refused at once (the
+// MCP exchange and decoding of its 60 KB of arguments).
+func requestAlone(be *side.BigEditResult) string {
+	if len(be.RequestMs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the request alone (the same 60 KB of arguments refused at once: the MCP exchange and decoding them) takes %.1f ms (CPU %.1f ms), x%.2f of `apply_workspace_edit` on its own; ",
+		p50(be.RequestMs), p50(be.RequestCPUMs), p50(be.RequestMs)/p50(be.NeovimMs))
 }
 
 // withNoise is the verdict of a limit, said to be within noise when the
