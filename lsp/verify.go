@@ -73,6 +73,9 @@ type bufferInfo struct {
 		// (a user's gopls without verboseWorkDoneProgress): it publishes
 		// only diagnostics that changed, so no event says it is done.
 		Silent bool `json:"silent"`
+		// Sent: the versions of the client's buffers and nvbridge's
+		// writes (verify.lua's sent_state).
+		Sent string `json:"sent"`
 	} `json:"clients"`
 }
 
@@ -145,6 +148,10 @@ type baseline struct {
 	pulled    bool
 	pullFiles []string
 	pullIDs   []int
+	// pullUnchecked: the test files (not open) the change can affect,
+	// which the pull does not ask about.
+	pullUnchecked int
+	pullSetOf     pulled
 	// scope: the files whose diagnostics the change can affect.
 	scope *changeScope
 }
@@ -223,13 +230,16 @@ func (c *Client) before(ctx context.Context, paths []string, mode string, fixes 
 		b.silent = info.silent()
 		if b.silent && info.allSilent() {
 			// No event says such a server is done: ask it (pull) for the
-			// files that matter, now and after the change.
-			pulled, ok, err := c.pullAll(ctx, info.silentIDs(), b.pullSet(existing))
-			if err != nil {
-				return nil, err
+			// files the change can affect, now and after the change.
+			set := b.pullSet(existing)
+			pulled, ok := c.pullMemo(info.pullKey(set))
+			if !ok {
+				if pulled, ok, err = c.pullAll(ctx, info.clientIDs(), set.files); err != nil {
+					return nil, err
+				}
 			}
 			if ok {
-				b.pulled, b.pullIDs, b.pullFiles, b.before = true, info.silentIDs(), b.pullSet(existing), pulled
+				b.pulled, b.pullIDs, b.pullFiles, b.pullUnchecked, b.pullSetOf, b.before = true, info.clientIDs(), set.files, set.tests, set, pulled
 				if err := c.Session.PublishMark(ctx, &b.mark); err != nil {
 					return nil, err
 				}
@@ -375,7 +385,7 @@ func (b *baseline) After(ctx context.Context) (*diagdelta.Delta, error) {
 		}
 	}
 	if b.pulled {
-		return b.afterPulled(ctx, servers)
+		return b.afterPulled(ctx, info, servers)
 	}
 	complete, why := true, ""
 	if len(ids) == 0 {

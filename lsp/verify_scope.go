@@ -9,8 +9,14 @@ package lsp
 // not waited for.
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/nvbridge/nvbridge/lang"
@@ -129,4 +135,72 @@ func (s *changeScope) affects(abs string) bool {
 func (s *changeScope) sameLanguageFolder(f string) bool {
 	l := lang.ForFile(f)
 	return l != nil && l.Imports.Folder && !strings.HasSuffix(f, string(filepath.Separator))
+}
+
+// affected lists the workspace files of l (a Folder language) the change
+// can affect: those of the touched packages and of the packages importing
+// them, directly or not, test files included. A package is its folder: one
+// of its files importing a touched package can change the errors of every
+// other (a declaration's type), so all the folder's files are in (its test
+// files too: the package's test variant holds them). print fingerprints
+// the files scanned (path, size, modification time) and l's marker files
+// (go.mod). ok is false when the scan passes maxScopeReads files (the scope
+// is then unknown).
+func (s *changeScope) affected(l *lang.Language) (files []string, print string, ok bool) {
+	var all []string
+	h := sha256.New()
+	n := 0
+	err := filepath.WalkDir(s.scope.Root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if d != nil && d.IsDir() && p != s.scope.Root {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if p != s.scope.Root && l.SkipDir(d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		marker := slices.Contains(l.Markers, d.Name())
+		if !d.Type().IsRegular() || (lang.ForFile(p) != l && !marker) {
+			return nil
+		}
+		if n++; n > maxScopeReads {
+			return fs.SkipAll
+		}
+		if info, err := d.Info(); err == nil {
+			fmt.Fprintf(h, "%s\x00%d\x00%d\n", p, info.Size(), info.ModTime().UnixNano())
+		}
+		if !marker {
+			all = append(all, p)
+		}
+		return nil
+	})
+	if err != nil || n > maxScopeReads {
+		return nil, "", false
+	}
+	in := map[string]bool{}
+	for _, p := range all {
+		if !in[filepath.Dir(p)] && s.affects(p) {
+			in[filepath.Dir(p)] = true
+		}
+	}
+	if s.reads > maxScopeReads {
+		return nil, "", false
+	}
+	for _, p := range all {
+		if in[filepath.Dir(p)] {
+			files = append(files, p)
+		}
+	}
+	sort.Strings(files)
+	return files, hex.EncodeToString(h.Sum(nil)), true
+}
+
+// testFileOf reports whether p is a test file of l by its name (Go's
+// _test.go: a package's test variant), whatever its folder.
+func testFileOf(l *lang.Language, p string) bool {
+	return l.TestFile != nil && l.TestFile.MatchString(filepath.Base(p))
 }

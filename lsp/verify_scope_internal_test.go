@@ -7,7 +7,11 @@ package lsp
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/nvbridge/nvbridge/lang"
 )
 
 func TestChangeScope(t *testing.T) {
@@ -42,5 +46,73 @@ func TestChangeScope(t *testing.T) {
 		if got := s.affects(abs(rel)); got != want {
 			t.Errorf("affects(%s) = %v, want %v", rel, got, want)
 		}
+	}
+}
+
+// TestChangeScopeAffected: the workspace files a pulled delta asks about
+// (and counts, for test files): a package is its folder, so a file of an
+// importing package that does not itself import the touched one is in (a
+// declaration of the package may have a touched package's type); the
+// importers' importers too; not a package that imports none of them, nor
+// testdata. The fingerprint moves when a file scanned changes.
+func TestChangeScopeAffected(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":          "module example.com/m\n\ngo 1.22\n",
+		"a/a.go":          "package a\n\nfunc A() int { return 1 }\n",
+		"a/a_test.go":     "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) { _ = A() }\n",
+		"b/b.go":          "package b\n\nimport \"example.com/m/a\"\n\nvar V = a.A()\n",
+		"b/b2.go":         "package b\n\nfunc B() int { return V }\n",
+		"b/b_test.go":     "package b\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) { _ = B() }\n",
+		"c/c.go":          "package c\n\nimport \"example.com/m/b\"\n\nfunc C() int { return b.B() }\n",
+		"d/d.go":          "package d\n\nimport \"fmt\"\n\nfunc D() { fmt.Println() }\n",
+		"d/d_test.go":     "package d\n\nimport \"testing\"\n\nfunc TestD(t *testing.T) {}\n",
+		"testdata/x.go":   "package x\n\nimport \"example.com/m/a\"\n\nvar X = a.A()\n",
+		"e/test/e.go":     "package test\n\nimport \"example.com/m/a\"\n\nvar E = a.A()\n",
+		"py/pkg/user.py":  "from .mod import f\n",
+		"notes/readme.md": "a\n",
+	}
+	for rel, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	abs := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
+	got, print, ok := newChangeScope(dir, []string{abs("a/a.go")}).affected(lang.Go)
+	if !ok || print == "" {
+		t.Fatalf("affected: ok %v, print %q", ok, print)
+	}
+	var rels []string
+	for _, p := range got {
+		r, _ := filepath.Rel(dir, p)
+		rels = append(rels, filepath.ToSlash(r))
+	}
+	want := []string{"a/a.go", "a/a_test.go", "b/b.go", "b/b2.go", "b/b_test.go", "c/c.go", "e/test/e.go"}
+	if strings.Join(rels, " ") != strings.Join(want, " ") {
+		t.Fatalf("affected %v, want %v", rels, want)
+	}
+	tests := 0
+	for _, p := range got {
+		if testFileOf(lang.Go, p) {
+			tests++
+		}
+	}
+	if tests != 2 {
+		t.Fatalf("%d test files in %v, want 2 (a Go file in a folder named test is not one)", tests, rels)
+	}
+	_, again, _ := newChangeScope(dir, []string{abs("a/a.go")}).affected(lang.Go)
+	if again != print {
+		t.Fatalf("the fingerprint moved with nothing changed")
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(abs("d/d.go"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	if _, moved, _ := newChangeScope(dir, []string{abs("a/a.go")}).affected(lang.Go); moved == print {
+		t.Fatalf("the fingerprint did not move when d/d.go changed")
 	}
 }

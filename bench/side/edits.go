@@ -14,6 +14,8 @@ import (
 
 	"github.com/neovim/go-client/nvim"
 	"go.lsp.dev/protocol"
+
+	"github.com/nvbridge/nvbridge/internal/safego"
 )
 
 // EditsResult: verified edits on a module, timed through an MCP session
@@ -28,14 +30,38 @@ type EditsResult struct {
 	// The same edit previewed with check: true (the delta from the
 	// check's second Neovim, nothing applied).
 	CheckMs []float64 `json:"check_ms"`
-	// gopls straight (nvbridge's settings), the same one-line change as a
-	// didChange: until the publish for that version, and until its
-	// diagnosis of the change ended ($/progress "diagnosing" end).
+	// gopls straight (nvbridge's settings but diagnosticsDelay 0: its
+	// whole diagnosis of a change at once, the route by publishes), the
+	// same one-line change as a didChange: until the publish for that
+	// version, and until its diagnosis of the change ended ($/progress
+	// "diagnosing" end).
 	StraightPublishMs []float64 `json:"straight_publish_ms"`
 	StraightDoneMs    []float64 `json:"straight_done_ms"`
+	// gopls straight, the route by pulls (nvbridge's settings but gopls's
+	// default diagnosticsDelay, 1s, as a user's gopls has it: its whole
+	// diagnosis of the change starts after the answers): the same change
+	// as a didChange, then textDocument/diagnostic for every file it can
+	// affect, sent at once (PullFiles: the edited file, its package's
+	// files and those of the packages importing it, test files aside, as
+	// a pulled delta asks), until the last answer.
+	StraightPullMs []float64 `json:"straight_pull_ms,omitempty"`
+	PullFiles      int       `json:"pull_files,omitempty"`
+	// CPU during each call, in milliseconds (cpuMs: it moves far less with
+	// the load than wall time): the apply's and the check's (nvbridge, its
+	// Neovims and their servers), each straight gopls's.
+	ApplyCPUMs []float64 `json:"apply_cpu_ms,omitempty"`
+	// The same apply through the baseline build (Options.BaselineBinary),
+	// interleaved, on a copy of the module.
+	BaselineApplyMs    []float64 `json:"baseline_apply_ms,omitempty"`
+	BaselineApplyCPUMs []float64 `json:"baseline_apply_cpu_ms,omitempty"`
+	CheckCPUMs         []float64 `json:"check_cpu_ms,omitempty"`
+	StraightCPUMs      []float64 `json:"straight_cpu_ms,omitempty"`
+	StraightPullCPUMs  []float64 `json:"straight_pull_cpu_ms,omitempty"`
 	// Attached to a user's Neovim whose gopls was started by
 	// vim.lsp.start without nvbridge's settings: the same apply.
 	AttachedApplyMs []float64 `json:"attached_apply_ms,omitempty"`
+	// The same through the baseline build, interleaved with it.
+	BaselineAttachedApplyMs []float64 `json:"baseline_attached_apply_ms,omitempty"`
 	// How the deltas ended: "complete" counts, else the reasons.
 	Verdicts map[string]int `json:"verdicts"`
 	// What the attached deltas waited on (their waited_on).
@@ -89,18 +115,42 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool)
 		return nil, err
 	}
 	defer br.Close()
-	st, err := StartStraight(ctx, m.Root)
+	st, err := StartStraightWith(ctx, m.Root, map[string]any{"diagnosticsDelay": "0s"})
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
+	sp, err := StartStraightWith(ctx, m.Root, map[string]any{"diagnosticsDelay": "1s"})
+	if err != nil {
+		return nil, err
+	}
+	defer sp.Close()
+	var base *Bridge
+	if o.BaselineBinary != "" {
+		root := m.Root + "-baseline"
+		if err := copyTree(m.Root, root); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(root)
+		if base, err = StartBridge(ctx, o.BaselineBinary, o.BaselineRepo, root); err != nil {
+			return nil, err
+		}
+		defer base.Close()
+	}
+	pullSet, err := pullScope(ctx, o, m)
+	if err != nil {
+		return nil, err
+	}
+	res.PullFiles = len(pullSet)
 	loadCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	if err := st.WaitLoaded(loadCtx); err != nil {
-		return nil, fmt.Errorf("straight gopls load: %w", err)
-	}
-	if err := st.Open(ctx, m.File); err != nil {
-		return nil, err
+	for _, s := range []*Straight{st, sp} {
+		if err := s.WaitLoaded(loadCtx); err != nil {
+			return nil, fmt.Errorf("straight gopls load: %w", err)
+		}
+		if err := s.Open(ctx, m.File); err != nil {
+			return nil, err
+		}
 	}
 	text, err := os.ReadFile(filepath.Join(m.Root, m.File))
 	if err != nil {
@@ -136,6 +186,21 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool)
 		l[lineNo-1] = fmt.Sprintf("%s // nvbridge-bench %d straight %d", orig, nonce, r)
 		return st.ChangeAndWait(ctx, m.File, strings.Join(l, "\n"), version)
 	}
+	pullVersion := 0
+	straightPull := func(r int) (float64, error) {
+		pullVersion++
+		l := append([]string(nil), lines...)
+		l[lineNo-1] = fmt.Sprintf("%s // nvbridge-bench %d pull %d", orig, nonce, r)
+		return sp.ChangeAndPull(ctx, m.File, strings.Join(l, "\n"), pullVersion, pullSet)
+	}
+	if base != nil {
+		if _, err := base.Call(loadCtx, "get_diagnostics", map[string]any{"file": m.File}); err != nil {
+			return nil, err
+		}
+		if _, err := base.Call(loadCtx, "edit_buffer", edit(-1, false)); err != nil {
+			return nil, err
+		}
+	}
 	// One warm-up of each (the check starts its second Neovim).
 	if _, err := br.Call(loadCtx, "edit_buffer", edit(-1, false)); err != nil {
 		return nil, err
@@ -148,6 +213,9 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool)
 	if _, _, err := straight(-1); err != nil {
 		return nil, err
 	}
+	if _, err := straightPull(-1); err != nil {
+		return nil, err
+	}
 	verdict := func(out map[string]any) {
 		c, why, _ := deltaOf(out)
 		if c {
@@ -156,30 +224,62 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool)
 			res.Verdicts["incomplete: "+why]++
 		}
 	}
+	sides := 4
+	if base != nil {
+		sides = 5
+	}
 	for r := 0; r < rounds; r++ {
-		for k := range 3 {
-			switch (r + k) % 3 {
+		for k := range sides {
+			switch (r + k) % sides {
+			case 4:
+				pids := treePIDs(base.Cmd.Process.Pid)
+				c0, start := cpuMs(pids...), time.Now()
+				out, err := base.Call(ctx, "edit_buffer", edit(2000+r, false))
+				if err != nil {
+					return nil, err
+				}
+				res.BaselineApplyMs = append(res.BaselineApplyMs, ms(time.Since(start)))
+				res.BaselineApplyCPUMs = append(res.BaselineApplyCPUMs, cpuMs(pids...)-c0)
+				if c, why, _ := deltaOf(out); c {
+					res.Verdicts["baseline complete"]++
+				} else {
+					res.Verdicts["baseline incomplete: "+why]++
+				}
+			case 3:
+				c0 := cpuMs(sp.Cmd.Process.Pid)
+				d, err := straightPull(r)
+				if err != nil {
+					return nil, err
+				}
+				res.StraightPullMs = append(res.StraightPullMs, d)
+				res.StraightPullCPUMs = append(res.StraightPullCPUMs, cpuMs(sp.Cmd.Process.Pid)-c0)
 			case 0:
-				start := time.Now()
+				pids := treePIDs(br.Cmd.Process.Pid)
+				c0, start := cpuMs(pids...), time.Now()
 				out, err := br.Call(ctx, "edit_buffer", edit(r, false))
 				if err != nil {
 					return nil, err
 				}
 				res.ApplyMs = append(res.ApplyMs, ms(time.Since(start)))
+				res.ApplyCPUMs = append(res.ApplyCPUMs, cpuMs(pids...)-c0)
 				verdict(out)
 			case 1:
-				start := time.Now()
+				pids := treePIDs(br.Cmd.Process.Pid)
+				c0, start := cpuMs(pids...), time.Now()
 				out, err := br.Call(ctx, "edit_buffer", edit(1000+r, true))
 				if err != nil {
 					return nil, err
 				}
 				res.CheckMs = append(res.CheckMs, ms(time.Since(start)))
+				res.CheckCPUMs = append(res.CheckCPUMs, cpuMs(pids...)-c0)
 				verdict(out)
 				if id, _ := out["changeset_id"].(string); id != "" {
 					_, _ = br.Call(ctx, "discard_changeset", map[string]any{"changeset_id": id})
 				}
 			default:
+				c0 := cpuMs(st.Cmd.Process.Pid)
 				pub, done, err := straight(r)
+				res.StraightCPUMs = append(res.StraightCPUMs, cpuMs(st.Cmd.Process.Pid)-c0)
 				if err != nil {
 					return nil, err
 				}
@@ -187,8 +287,8 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool)
 				res.StraightDoneMs = append(res.StraightDoneMs, done)
 			}
 		}
-		o.Logf("%s: verified edits round %d/%d: apply %.0f ms, check %.0f ms, gopls publish %.0f ms, done %.0f ms", m.Name, r+1, rounds,
-			res.ApplyMs[r], res.CheckMs[r], res.StraightPublishMs[r], res.StraightDoneMs[r])
+		o.Logf("%s: verified edits round %d/%d: apply %.0f ms, check %.0f ms, gopls publish %.0f ms, done %.0f ms, pulls %.0f ms", m.Name, r+1, rounds,
+			res.ApplyMs[r], res.CheckMs[r], res.StraightPublishMs[r], res.StraightDoneMs[r], res.StraightPullMs[r])
 	}
 	if attached {
 		if err := attachedEdits(ctx, o, m, rounds, lineNo, orig, res); err != nil {
@@ -286,39 +386,66 @@ func startUserNeovim(o Options, m *Module) (*userNeovim, error) {
 }
 
 func attachedEdits(ctx context.Context, o Options, m *Module, rounds, lineNo int, orig string, res *EditsResult) error {
-	u, err := startUserNeovim(o, m)
+	type side struct {
+		br   *Bridge
+		name string
+		ms   *[]float64
+	}
+	start := func(binary, repo string, m *Module, name string, ms *[]float64) (side, func(), error) {
+		u, err := startUserNeovim(Options{Repo: repo}, m)
+		if err != nil {
+			return side{}, nil, err
+		}
+		br, err := StartBridge(ctx, binary, repo, m.Root, "--nvim", u.sock)
+		if err != nil {
+			u.close()
+			return side{}, nil, err
+		}
+		return side{br, name, ms}, func() { br.Close(); u.close() }, nil
+	}
+	this, stop, err := start(o.Binary, o.Repo, m, "attached", &res.AttachedApplyMs)
 	if err != nil {
 		return err
 	}
-	defer u.close()
-	sock := u.sock
-	br, err := StartBridge(ctx, o.Binary, o.Repo, m.Root, "--nvim", sock)
-	if err != nil {
-		return err
-	}
-	defer br.Close()
-	res.AttachedWaitedOn = map[string]int{}
-	for r := -1; r < rounds; r++ {
-		args := map[string]any{"file": m.File, "edits": []map[string]any{{"line_start": lineNo, "line_end": lineNo,
-			"new_text": fmt.Sprintf("%s // nvbridge-bench %d attached %d", orig, time.Now().UnixNano(), r)}}, "preview": false}
-		start := time.Now()
-		out, err := br.Call(ctx, "edit_buffer", args)
+	defer stop()
+	sides := []side{this}
+	if o.BaselineBinary != "" {
+		bm := *m
+		bm.Root = m.Root + "-baseline"
+		base, stop, err := start(o.BaselineBinary, o.BaselineRepo, &bm, "baseline attached", &res.BaselineAttachedApplyMs)
 		if err != nil {
 			return err
 		}
-		d := ms(time.Since(start))
-		if r < 0 {
-			continue // warm-up
+		defer stop()
+		sides = append(sides, base)
+	}
+	res.AttachedWaitedOn = map[string]int{}
+	for r := -1; r < rounds; r++ {
+		for k := range sides {
+			sd := sides[(r+1+k)%len(sides)]
+			args := map[string]any{"file": m.File, "edits": []map[string]any{{"line_start": lineNo, "line_end": lineNo,
+				"new_text": fmt.Sprintf("%s // nvbridge-bench %d %s %d", orig, time.Now().UnixNano(), sd.name, r)}}, "preview": false}
+			t0 := time.Now()
+			out, err := sd.br.Call(ctx, "edit_buffer", args)
+			if err != nil {
+				return err
+			}
+			d := ms(time.Since(t0))
+			if r < 0 {
+				continue // warm-up
+			}
+			*sd.ms = append(*sd.ms, d)
+			c, why, waited := deltaOf(out)
+			if sd.name == "attached" {
+				res.AttachedWaitedOn[waited]++
+			}
+			if c {
+				res.Verdicts[sd.name+" complete"]++
+			} else {
+				res.Verdicts[sd.name+" incomplete: "+why]++
+			}
+			o.Logf("%s: %s apply round %d/%d: %.0f ms (complete %v, waited on %q)", m.Name, sd.name, r+1, rounds, d, c, waited)
 		}
-		res.AttachedApplyMs = append(res.AttachedApplyMs, d)
-		c, why, waited := deltaOf(out)
-		res.AttachedWaitedOn[waited]++
-		if c {
-			res.Verdicts["attached complete"]++
-		} else {
-			res.Verdicts["attached incomplete: "+why]++
-		}
-		o.Logf("%s: attached apply round %d/%d: %.0f ms (complete %v, waited on %q)", m.Name, r+1, rounds, d, c, waited)
 	}
 	return nil
 }
@@ -337,7 +464,15 @@ func EditsTable(m *Module, r *EditsResult) string {
 	row("check preview (nvbridge)", r.CheckMs)
 	row("gopls straight: didChange to its publish", r.StraightPublishMs)
 	row("gopls straight: didChange to diagnosis end", r.StraightDoneMs)
+	row(fmt.Sprintf("gopls straight: didChange, pulls (%d files)", r.PullFiles), r.StraightPullMs)
+	row("apply, baseline build (interleaved)", r.BaselineApplyMs)
+	row("CPU: apply (nvbridge, Neovims, servers)", r.ApplyCPUMs)
+	row("CPU: apply, baseline build", r.BaselineApplyCPUMs)
+	row("CPU: check preview (same)", r.CheckCPUMs)
+	row("CPU: gopls straight, to diagnosis end", r.StraightCPUMs)
+	row("CPU: gopls straight, pulls", r.StraightPullCPUMs)
 	row("attached, user's plain gopls: apply", r.AttachedApplyMs)
+	row("attached, baseline build (interleaved)", r.BaselineAttachedApplyMs)
 	fmt.Fprintf(&b, "verdicts: %v; attached waited on: %v\n", r.Verdicts, r.AttachedWaitedOn)
 	return b.String()
 }
@@ -402,4 +537,94 @@ func publishVersion(params json.RawMessage) (string, int) {
 	}
 	_ = json.Unmarshal(params, &p)
 	return p.URI, p.Version
+}
+
+// ChangeAndPull sends rel's whole new text as a didChange at version, then
+// textDocument/diagnostic for each of files (relative), all at once, and
+// returns the milliseconds until the last answer.
+func (s *Straight) ChangeAndPull(ctx context.Context, rel, text string, version int, files []string) (float64, error) {
+	start := time.Now()
+	err := s.Conn.Notify(ctx, protocol.MethodTextDocumentDidChange, map[string]any{
+		"textDocument":   map[string]any{"uri": string(s.URI(rel)), "version": version},
+		"contentChanges": []map[string]any{{"text": text}},
+	})
+	if err != nil {
+		return 0, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	errs := make(chan error, len(files))
+	for _, f := range files {
+		safego.Go("pulling diagnostics", func() {
+			_, err := s.Call(wctx, "textDocument/diagnostic", map[string]any{"textDocument": map[string]any{"uri": s.URI(f)}})
+			errs <- err
+		}, nil)
+	}
+	for range files {
+		if err := <-errs; err != nil {
+			return 0, fmt.Errorf("pull: %w", err)
+		}
+	}
+	return ms(time.Since(start)), nil
+}
+
+// pullScope is what the apply's delta asks gopls about for an edit of
+// m.File: the file, its package's other files and the files of the
+// module's packages that import it, directly or not (test files aside),
+// from go list.
+func pullScope(ctx context.Context, o Options, m *Module) ([]string, error) {
+	cmd := exec.CommandContext(ctx, "go", "list", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}\t{{join .Imports \" \"}}", "./...")
+	cmd.Dir, cmd.Env = m.Root, Env(o.Repo)
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list in %s: %v", m.Root, err)
+	}
+	type pkg struct {
+		dir     string
+		files   []string
+		imports []string
+	}
+	pkgs := map[string]pkg{}
+	edited := ""
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 4 {
+			continue
+		}
+		pkgs[f[0]] = pkg{dir: f[1], files: strings.Fields(f[2]), imports: strings.Fields(f[3])}
+		if f[1] == filepath.Join(m.Root, filepath.Dir(m.File)) {
+			edited = f[0]
+		}
+	}
+	if edited == "" {
+		return nil, fmt.Errorf("go list: no package in %s", filepath.Dir(m.File))
+	}
+	in := map[string]bool{edited: true}
+	for grew := true; grew; {
+		grew = false
+		for path, p := range pkgs {
+			if in[path] {
+				continue
+			}
+			for _, imp := range p.imports {
+				if in[imp] {
+					in[path], grew = true, true
+					break
+				}
+			}
+		}
+	}
+	files := []string{m.File}
+	for path, p := range pkgs {
+		if !in[path] {
+			continue
+		}
+		for _, f := range p.files {
+			rel, _ := filepath.Rel(m.Root, filepath.Join(p.dir, f))
+			if rel != m.File {
+				files = append(files, rel)
+			}
+		}
+	}
+	return files, nil
 }

@@ -154,6 +154,11 @@ type Options struct {
 	Phases bool
 	// AgentLSP is the peer agent-lsp's binary ("": not measured).
 	AgentLSP string
+	// BaselineBinary, BaselineRepo: another build of nvbridge (a checkout
+	// of another revision: its binary and its Lua) whose verified apply
+	// the edits interleave with this one's, on a copy of the module ("":
+	// none).
+	BaselineBinary, BaselineRepo string
 }
 
 // RunModule starts the three sides on m, warms them up and measures every op in

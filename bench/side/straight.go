@@ -84,6 +84,13 @@ func (p pipes) Close() error {
 // StartStraight starts gopls in root and initializes it with the
 // capabilities Neovim 0.10 declares for the requests measured.
 func StartStraight(ctx context.Context, root string) (*Straight, error) {
+	return StartStraightWith(ctx, root, nil)
+}
+
+// StartStraightWith is StartStraight with some of nvbridge's gopls
+// settings replaced (the edits' reference for gopls's whole diagnosis of a
+// change: diagnosticsDelay 0).
+func StartStraightWith(ctx context.Context, root string, settings map[string]any) (*Straight, error) {
 	cmd := exec.Command("gopls", "serve")
 	cmd.Dir = root
 	cmd.Stderr = os.Stderr
@@ -97,9 +104,14 @@ func StartStraight(ctx context.Context, root string) (*Straight, error) {
 	for _, spec := range lang.ServerSpecs() {
 		if spec.Name == "gopls" {
 			if g, ok := spec.Settings["gopls"].(map[string]any); ok {
-				s.settings = g
+				for k, v := range g {
+					s.settings[k] = v
+				}
 			}
 		}
+	}
+	for k, v := range settings {
+		s.settings[k] = v
 	}
 	s.Conn.Go(context.Background(), s.handle)
 	rootURI := uri.File(root)

@@ -396,7 +396,9 @@ end
 
 --- The loaded buffers of some files (0 for a file without one), and the
 --- language servers attached to them: JSON {bufnrs, clients = [{id, name,
---- server, reports_progress, silent}]} (silent: servers.silent).
+--- server, reports_progress, silent, sent}]} (silent: servers.silent; sent:
+--- what its buffers' texts and nvbridge's writes are at, as far as it may
+--- diagnose them: equal states, equal diagnoses).
 ---@param paths string[] absolute paths
 ---@return string json
 function M.buffers(paths)
@@ -418,7 +420,7 @@ function M.buffers(paths)
           local spec = servers.spec_of(c)
           local server = type(c.server_info) == 'table' and c.server_info.name or (spec and spec.name) or c.name
           table.insert(clients, { id = c.id, name = c.name, server = server, reports_progress = reports,
-            silent = servers.silent(c, reports) })
+            silent = servers.silent(c, reports), sent = sent_state(c) })
         end
       end
     end

@@ -37,12 +37,13 @@ func main() {
 	responsive := flag.Int("responsive", 0, "windows (each kind, 3 s) of the user's Neovim idle and under agent load, attached, per module (0: skip)")
 	skipReads := flag.Bool("skip-reads", false, "skip the read ops (only -edits, -cold, -attached)")
 	agentLSP := flag.String("agent-lsp", side.DefaultAgentLSP(), "the peer agent-lsp's binary, measured beside on the shared ops (\"\": not measured)")
+	editsBaseline := flag.String("edits-baseline", "", "with -edits: a checkout of another revision (e.g. git archive main | tar -x -C DIR) whose nvbridge's apply is interleaved with this one's, on a copy of the module")
 	phases := flag.Bool("phases", false, "run nvbridge with --log and split each call's time by what it did (writing the log slows it: for where the time goes, not how much)")
 	flag.Parse()
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
 	}
-	x := extra{agentLSP: *agentLSP, edits: *edits, editsAttached: *editsAttached, skipReads: *skipReads, bigEdit: *bigEdit, responsive: *responsive}
+	x := extra{agentLSP: *agentLSP, edits: *edits, editsAttached: *editsAttached, skipReads: *skipReads, bigEdit: *bigEdit, responsive: *responsive, editsBaseline: *editsBaseline}
 	if err := run(*rounds, strings.Split(*modules, ","), *out, *coldRuns, *attachedRuns, *phases, x, logf); err != nil {
 		fmt.Fprintln(os.Stderr, "sidebyside:", err)
 		os.Exit(1)
@@ -57,6 +58,7 @@ type extra struct {
 	skipReads     bool
 	bigEdit       int
 	responsive    int
+	editsBaseline string
 }
 
 func run(rounds int, modules []string, out string, coldRuns, attachedRuns int, phases bool, x extra, logf func(string, ...any)) error {
@@ -84,6 +86,14 @@ func run(rounds int, modules []string, out string, coldRuns, attachedRuns int, p
 	rep := side.Report{Started: time.Now().UTC(), Rounds: rounds, Machine: side.Machine(), Versions: side.Versions(repo)}
 	rep.Command = "go run ./bench/cmd/sidebyside " + strings.Join(os.Args[1:], " ")
 	o := side.Options{Binary: binary, Repo: repo, Rounds: rounds, Logf: logf, Phases: phases, AgentLSP: x.agentLSP}
+	if x.editsBaseline != "" {
+		o.BaselineRepo, o.BaselineBinary = x.editsBaseline, filepath.Join(tmp, "nvbridge-baseline")
+		build := exec.Command("go", "build", "-o", o.BaselineBinary, "./cmd/nvbridge")
+		build.Dir, build.Env = o.BaselineRepo, side.Env(o.BaselineRepo)
+		if b, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build (baseline): %v: %s", err, b)
+		}
+	}
 	for _, name := range modules {
 		name = strings.TrimSpace(name)
 		if name == "" {
