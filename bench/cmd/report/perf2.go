@@ -52,6 +52,18 @@ func renderPerf2(rep, reads, before *side.Report) string {
 		if e := m.Edits; e != nil && len(e.ApplyMs) > 0 {
 			lo, hi := side.RatioInterval(e.ApplyMs, e.StraightPublishMs)
 			floor := fmt.Sprintf("gopls straight (nvbridge's settings, a minimal client) to its publish of a new text: p50 %.0f ms (p25-p75 %.0f-%.0f)", p50(e.StraightPublishMs), side.Quantile(e.StraightPublishMs, .25), side.Quantile(e.StraightPublishMs, .75))
+			if len(e.StraightPullMs) > 0 {
+				// gopls's other route to a delta: pulls of the files the
+				// change can affect (no test files: an incomplete answer,
+				// and still the cheaper one).
+				floor += fmt.Sprintf("; gopls by pulls of the %d files the change can affect, test files aside (incomplete), p50 %.0f ms (p25-p75 %.0f-%.0f)", e.PullFiles, p50(e.StraightPullMs), side.Quantile(e.StraightPullMs, .25), side.Quantile(e.StraightPullMs, .75))
+			}
+			if len(e.ApplyCPUMs) > 0 && len(e.StraightCPUMs) > 0 {
+				floor += fmt.Sprintf("; CPU per change: nvbridge's apply (nvbridge, its Neovim and gopls) %.0f ms, gopls straight by publishes %.0f ms", p50(e.ApplyCPUMs), p50(e.StraightCPUMs))
+				if len(e.StraightPullCPUMs) > 0 {
+					floor += fmt.Sprintf(", by pulls %.0f ms", p50(e.StraightPullCPUMs))
+				}
+			}
 			v := verdict(p50(e.ApplyMs) <= 100)
 			if p50(e.ApplyMs) > 100 && p50(e.StraightPublishMs) > 100 {
 				v += " (beyond the architecture here: gopls alone takes longer to diagnose the new text; nvbridge's apply is x" + fmt.Sprintf("%.2f", p50(e.ApplyMs)/p50(e.StraightPublishMs)) + " of it)"
