@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/lsp"
@@ -44,13 +45,19 @@ const maxScanFiles = 5000
 
 // languageFiles lists the workspace's files of l (workspace-relative,
 // sorted): .gitignore'd, hidden and sensitive files and node_modules left
-// out.
+// out. The list is shared (see languageLists): it must not be changed.
 func languageFiles(root workspace.Root, l *lang.Language) []string {
-	tree, err := root.Tree(".", workspaceTreeAll)
+	tree, err := root.TreeCached(".", workspaceTreeAll)
 	if err != nil || tree.Root == nil {
 		return nil
 	}
-	var out []string
+	key := languageListKey{tree: tree.Root, lang: l}
+	languageLists.Lock()
+	out, ok := languageLists.m[key]
+	languageLists.Unlock()
+	if ok {
+		return out
+	}
 	var walk func(n treeNode)
 	walk = func(n treeNode) {
 		if n.Type == "dir" && (n.Name == "node_modules" || n.Name == "vendor" && l != lang.Go) {
@@ -68,8 +75,31 @@ func languageFiles(root workspace.Root, l *lang.Language) []string {
 	if len(out) > maxScanFiles {
 		out = out[:maxScanFiles]
 	}
+	languageLists.Lock()
+	if len(languageLists.m) >= maxLanguageLists {
+		clear(languageLists.m)
+	}
+	languageLists.m[key] = out
+	languageLists.Unlock()
 	return out
 }
+
+// languageLists memoizes languageFiles by the tree it read (a tree
+// walked again is another): a workspace unchanged since the last rename
+// is not walked nor filtered again.
+var languageLists = struct {
+	sync.Mutex
+	m map[languageListKey][]string
+}{m: map[languageListKey][]string{}}
+
+type languageListKey struct {
+	tree *treeNode
+	lang *lang.Language
+}
+
+// maxLanguageLists bounds languageLists (the trees a workspace.Root
+// keeps, times the languages asked).
+const maxLanguageLists = 32
 
 // afterTexts is each changed file's text after cs (by path; a renamed
 // file under its new path).
@@ -111,22 +141,25 @@ func findLeftBehindMember(root workspace.Root, l *lang.Language, name string, cs
 	total := 0
 	for _, f := range languageFiles(root, l) {
 		text, changed := after[f]
+		var spans []lang.Span
 		if !changed {
+			if root.Policy().Denied(f) != "" {
+				continue
+			}
 			abs := filepath.Join(root.Dir(), filepath.FromSlash(f))
-			if root.Sensitive(abs) {
+			var ok bool
+			if text, spans, ok = readNaming(l, abs, name); !ok {
 				continue
 			}
-			data, err := os.ReadFile(abs)
-			if err != nil || !strings.Contains(string(data), name) {
-				continue
-			}
-			text = string(data)
 		}
 		if !strings.Contains(text, name) || keep != nil && !keep(f, text, changed) {
 			continue
 		}
+		if spans == nil {
+			spans = lang.Identifiers(l, text)
+		}
 		var m *preview.Mapper
-		for _, sp := range lang.Identifiers(l, text) {
+		for _, sp := range spans {
 			if text[sp.Start:sp.End] != name || member && (sp.Start == 0 || text[sp.Start-1] != '.') {
 				continue
 			}
