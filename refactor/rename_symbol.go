@@ -19,6 +19,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/preview"
@@ -183,6 +184,17 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 		return RenamePlan{}, apierr.Errorf(apierr.InvalidParameter, "pass a different new_name",
 			"the symbol at %s is already named %q", where, req.NewName)
 	}
+	// Where the symbol is declared and what it is there (reachOf) does not
+	// depend on the rename's answer: asked while the server computes it.
+	var reach chan symbolReach
+	if l := doc.Language(); l != nil && plan.OldName != "" {
+		reachCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		reach = make(chan symbolReach, 1)
+		name := plan.OldName
+		safego.Go("where the renamed symbol is declared", func() { reach <- reachOf(reachCtx, c, req.File, req.Target, name) },
+			func(error) { reach <- symbolReach{defRel: req.File} })
+	}
 	params := protocol.RenameParams{TextDocumentPositionParams: pos, NewName: req.NewName}
 	var raw json.RawMessage
 	if err := c.Request(ctx, doc, server, protocol.MethodTextDocumentRename, params, &raw); err != nil {
@@ -211,8 +223,8 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 	plan.Changeset = cs
 	// Uses the server did not see: in the files that import the symbol's
 	// file (a file the rename changed, the server saw whole).
-	if l := doc.Language(); l != nil && plan.OldName != "" {
-		r := reachOf(ctx, c, req.File, req.Target, plan.OldName)
+	if l := doc.Language(); reach != nil {
+		r := <-reach
 		if !r.local && !r.member {
 			if cs, err = renameImportersOutside(ctx, c, l, r, plan.OldName, req.NewName, cs); err != nil {
 				return RenamePlan{}, err
