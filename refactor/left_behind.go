@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/preview"
@@ -306,22 +307,66 @@ type symbolReach struct {
 // reachOf asks where the symbol at target of file is defined and what it
 // is there (its document symbol's container).
 func reachOf(ctx context.Context, c *lsp.Client, file string, target lsp.Target, name string) symbolReach {
+	return askReach(ctx, c, file, target).of(name)
+}
+
+// reachAnswer is what reachOf asks the server: the definition of the
+// symbol at a target and its file's document symbols.
+type reachAnswer struct {
+	file string
+	// def is the definition in the workspace (nil: none).
+	def *lsp.SourceLocation
+	// flat are def's file's symbols (nil with symbolsErr: not known).
+	flat       []lsp.FlatSymbol
+	symbolsErr error
+}
+
+// askReach asks where the symbol at target of file is defined and the
+// symbols of that file: file's own symbols beside the definition (a
+// symbol is most often renamed in the file that declares it), another
+// file's once the definition names it.
+func askReach(ctx context.Context, c *lsp.Client, file string, target lsp.Target) reachAnswer {
+	type symbols struct {
+		flat []lsp.FlatSymbol
+		err  error
+	}
+	ownCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	own := make(chan symbols, 1)
+	safego.Go("the symbols of the file a rename is asked in", func() {
+		flat, err := c.DeclaredSymbols(ownCtx, file)
+		own <- symbols{flat, err}
+	}, func(err error) { own <- symbols{nil, err} })
+	a := reachAnswer{file: file}
 	defs, err := c.Definition(ctx, file, target)
 	if err != nil || len(defs.Locations) == 0 || defs.Locations[0].File == "" || defs.Locations[0].OutsideWorkspace {
-		return symbolReach{defRel: file}
+		return a
 	}
-	def := defs.Locations[0]
-	r := symbolReach{defRel: def.File}
-	flat, err := c.DeclaredSymbols(ctx, def.File)
-	if err != nil {
+	a.def = &defs.Locations[0]
+	if a.def.File == file {
+		s := <-own
+		a.flat, a.symbolsErr = s.flat, s.err
+	} else {
+		a.flat, a.symbolsErr = c.DeclaredSymbols(ctx, a.def.File)
+	}
+	return a
+}
+
+// of is the reach of the symbol named name.
+func (a reachAnswer) of(name string) symbolReach {
+	if a.def == nil {
+		return symbolReach{defRel: a.file}
+	}
+	r := symbolReach{defRel: a.def.File}
+	if a.symbolsErr != nil {
 		return r
 	}
-	for _, s := range flat {
+	for _, s := range a.flat {
 		sel := s.Range
 		if s.Selection != nil {
 			sel = *s.Selection
 		}
-		if s.Name == name && int(sel.Start.Line) == def.Line-1 {
+		if s.Name == name && int(sel.Start.Line) == a.def.Line-1 {
 			r.member = s.Container != ""
 			return r
 		}
