@@ -128,12 +128,12 @@ func (r Root) tree(path string, opt TreeOptions, rec *stampRecord) (Tree, error)
 	var rules ignoreRules
 	if rel != "" {
 		dir, base := r.dir, ""
-		rules = readGitignore(rules, dir, base, rec)
+		rules = readGitignore(rules, dir, base, rec, false)
 		parts := strings.Split(rel, "/")
 		for _, part := range parts[:len(parts)-1] {
 			dir = filepath.Join(dir, part)
 			base = strings.TrimPrefix(base+"/"+part, "/")
-			rules = readGitignore(rules, dir, base, rec)
+			rules = readGitignore(rules, dir, base, rec, false)
 		}
 	}
 	w := &treeWalk{root: r, opt: opt, exclude: exclude, rec: rec}
@@ -164,8 +164,10 @@ type treeWalk struct {
 // the root) and counts what is below it; entries are listed while depth <
 // MaxDepth and the entry bound allows.
 func (w *treeWalk) walk(abs, rel string, node *TreeNode, rules ignoreRules, depth int) {
-	rules = readGitignore(rules, abs, rel, w.rec)
-	w.rec.add(abs)
+	// The folder is stamped before its .gitignore is read: a .gitignore
+	// created since changes the folder's stamp.
+	w.rec.add(abs, false)
+	rules = readGitignore(rules, abs, rel, w.rec, true)
 	entries, err := os.ReadDir(abs)
 	if err != nil {
 		return // unreadable folders count as empty

@@ -21,14 +21,18 @@ type stampRecord struct {
 	failed bool
 }
 
-// add stamps abs (symlinks followed, as reading it does).
-func (rec *stampRecord) add(abs string) {
+// add stamps abs (symlinks followed, as reading it does); nothing there
+// is not recorded when skipMissing.
+func (rec *stampRecord) add(abs string, skipMissing bool) {
 	if rec == nil || rec.failed {
 		return
 	}
 	s, ok := StampPath(abs, true)
 	if !ok {
 		rec.failed = true
+		return
+	}
+	if s.Missing && skipMissing {
 		return
 	}
 	rec.paths = append(rec.paths, abs)

@@ -68,6 +68,7 @@ func TestTreeCachedFollowsChanges(t *testing.T) {
 		{"file deleted", func() { os.Remove(filepath.Join(dir, "sub/b.go")) }},
 		{"file renamed", func() { os.Rename(filepath.Join(dir, "a.go"), filepath.Join(dir, "z.go")) }},
 		{"folder created", func() { put(t, dir, "fresh/f.go", "package fresh\n") }},
+		{"a .gitignore created in a subfolder", func() { put(t, dir, "sub/deep/.gitignore", "new.go\n") }},
 		{".gitignore edited (same size)", func() { put(t, dir, ".gitignore", "sub/\n") }},
 		{"file replaced by a folder", func() {
 			os.Remove(filepath.Join(dir, "z.go"))
