@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/lang"
@@ -229,4 +230,66 @@ func TestIdentFilter(t *testing.T) {
 	if yes > 300 {
 		t.Errorf("%d of 10000 other words pass the filter", yes)
 	}
+}
+
+// BenchmarkLeftBehindScan: the left-behind scan of a workspace of 400 Go
+// files in 20 folders (each naming 40 identifiers), with a change to one
+// of them: once its file list and identifiers are kept (warm), and with
+// nothing kept (cold: every folder walked, every file read and lexed).
+func BenchmarkLeftBehindScan(b *testing.B) {
+	defer workspace.SetRacyMargin(0)()
+	files := map[string]string{}
+	for i := range 400 {
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "package p%d\n\n// Use calls Target and others.\nfunc Use%d() {\n", i%20, i)
+		for j := range 40 {
+			fmt.Fprintf(&sb, "\tname%d_%d := %q\n\t_ = name%d_%d\n", j, i%7, "Target", j, i%7)
+		}
+		if i%50 == 0 {
+			sb.WriteString("\tTarget()\n")
+		}
+		sb.WriteString("}\n")
+		files[fmt.Sprintf("p%d/f%d.go", i%20, i)] = sb.String()
+	}
+	dir := b.TempDir()
+	for rel, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	root, err := workspace.New(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	old := preview.ParseDocument(files["p0/f0.go"])
+	cs := preview.Changeset{Files: []preview.FileChange{{Kind: preview.OpEdit, Path: "p0/f0.go", Old: old,
+		Edits: []preview.TextEdit{{StartLine: 0, EndLine: 0, NewText: "// edited\n"}}}}}
+	scan := func(b *testing.B) {
+		if _, n := findLeftBehind(root, lang.Go, "Target", cs, nil); n != 8 {
+			b.Fatalf("found %d, want 8", n)
+		}
+	}
+	b.Run("warm", func(b *testing.B) {
+		scan(b)
+		for b.Loop() {
+			scan(b)
+		}
+	})
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			identIndex.Lock()
+			clear(identIndex.m)
+			identIndex.bytes = 0
+			identIndex.Unlock()
+			workspace.SetRacyMargin(time.Hour) // nothing settles: nothing kept
+			b.StartTimer()
+			scan(b)
+		}
+		workspace.SetRacyMargin(0)
+	})
 }
