@@ -375,6 +375,13 @@ func (a reachAnswer) of(name string) symbolReach {
 	return r
 }
 
+// mayBeImported reports whether importers can keep any file: not for a
+// local, nor in a language whose imports nvbridge does not read (the
+// scan would then find nothing, and is not made).
+func (r symbolReach) mayBeImported(l *lang.Language) bool {
+	return !r.local && l.Imports.Parse != nil && l.Imports.Resolve != nil
+}
+
 // importers is a keep function for findLeftBehind: untouched files that
 // import the definition's file (or its folder, for a language whose
 // importers import folders, or that share its folder then).
@@ -383,7 +390,7 @@ func (r symbolReach) importers(root workspace.Root, l *lang.Language) func(file,
 	defAbs := filepath.Join(root.Dir(), filepath.FromSlash(r.defRel))
 	defDir := filepath.Dir(defAbs)
 	return func(file, text string, changed bool) bool {
-		if changed || r.local || l.Imports.Parse == nil || l.Imports.Resolve == nil {
+		if changed || !r.mayBeImported(l) {
 			return false
 		}
 		abs := filepath.Join(root.Dir(), filepath.FromSlash(file))

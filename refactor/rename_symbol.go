@@ -246,7 +246,10 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 			}
 			plan.Changeset = cs
 		}
-		plan.LeftBehind, plan.LeftBehindTotal = findLeftBehindMember(c.Session.Root(), l, plan.OldName, cs, r.importers(c.Session.Root(), l), r.member)
+		plan.LeftBehind = []LeftBehind{}
+		if r.mayBeImported(l) {
+			plan.LeftBehind, plan.LeftBehindTotal = findLeftBehindMember(c.Session.Root(), l, plan.OldName, cs, r.importers(c.Session.Root(), l), r.member)
+		}
 		if len(plan.LeftBehind) > 0 && !req.again && lang.RenamesFromDeclaration(server.Name) {
 			// Its background index had not reached those files (Lua from a
 			// fresh clangd: four of the eight files that call luaD_throw,
