@@ -244,6 +244,17 @@ func (c *Client) ToolRange(ctx context.Context, enc preview.Encoding, u protocol
 	return locs[0], nil
 }
 
+// ToolRangeAt is ToolRange for a range of doc about pt (located in doc,
+// its line read then): a range on pt's line costs no other round trip to
+// Neovim.
+func (c *Client) ToolRangeAt(ctx context.Context, enc preview.Encoding, doc *Document, pt Point, r protocol.Range) (Location, error) {
+	locs, err := c.toolLocationsKnown(ctx, position{doc: doc, server: Server{OffsetEncoding: enc}, point: pt}, []protocol.Location{{URI: doc.URI, Range: r}})
+	if err != nil {
+		return Location{}, err
+	}
+	return locs[0], nil
+}
+
 // SortLocations orders by file, then position, and drops exact duplicates.
 func SortLocations(locs []Location) []Location {
 	slices.SortStableFunc(locs, func(a, b Location) int {

@@ -17,7 +17,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
+	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/preview"
@@ -44,13 +46,19 @@ const maxScanFiles = 5000
 
 // languageFiles lists the workspace's files of l (workspace-relative,
 // sorted): .gitignore'd, hidden and sensitive files and node_modules left
-// out.
+// out. The list is shared (see languageLists): it must not be changed.
 func languageFiles(root workspace.Root, l *lang.Language) []string {
-	tree, err := root.Tree(".", workspaceTreeAll)
+	tree, err := root.TreeCached(".", workspaceTreeAll)
 	if err != nil || tree.Root == nil {
 		return nil
 	}
-	var out []string
+	key := languageListKey{tree: tree.Root, lang: l}
+	languageLists.Lock()
+	out, ok := languageLists.m[key]
+	languageLists.Unlock()
+	if ok {
+		return out
+	}
 	var walk func(n treeNode)
 	walk = func(n treeNode) {
 		if n.Type == "dir" && (n.Name == "node_modules" || n.Name == "vendor" && l != lang.Go) {
@@ -68,8 +76,31 @@ func languageFiles(root workspace.Root, l *lang.Language) []string {
 	if len(out) > maxScanFiles {
 		out = out[:maxScanFiles]
 	}
+	languageLists.Lock()
+	if len(languageLists.m) >= maxLanguageLists {
+		clear(languageLists.m)
+	}
+	languageLists.m[key] = out
+	languageLists.Unlock()
 	return out
 }
+
+// languageLists memoizes languageFiles by the tree it read (a tree
+// walked again is another): a workspace unchanged since the last rename
+// is not walked nor filtered again.
+var languageLists = struct {
+	sync.Mutex
+	m map[languageListKey][]string
+}{m: map[languageListKey][]string{}}
+
+type languageListKey struct {
+	tree *treeNode
+	lang *lang.Language
+}
+
+// maxLanguageLists bounds languageLists (the trees a workspace.Root
+// keeps, times the languages asked).
+const maxLanguageLists = 32
 
 // afterTexts is each changed file's text after cs (by path; a renamed
 // file under its new path).
@@ -111,22 +142,25 @@ func findLeftBehindMember(root workspace.Root, l *lang.Language, name string, cs
 	total := 0
 	for _, f := range languageFiles(root, l) {
 		text, changed := after[f]
+		var spans []lang.Span
 		if !changed {
+			if root.Policy().Denied(f) != "" {
+				continue
+			}
 			abs := filepath.Join(root.Dir(), filepath.FromSlash(f))
-			if root.Sensitive(abs) {
+			var ok bool
+			if text, spans, ok = readNaming(l, abs, name); !ok {
 				continue
 			}
-			data, err := os.ReadFile(abs)
-			if err != nil || !strings.Contains(string(data), name) {
-				continue
-			}
-			text = string(data)
 		}
 		if !strings.Contains(text, name) || keep != nil && !keep(f, text, changed) {
 			continue
 		}
+		if spans == nil {
+			spans = lang.Identifiers(l, text)
+		}
 		var m *preview.Mapper
-		for _, sp := range lang.Identifiers(l, text) {
+		for _, sp := range spans {
 			if text[sp.Start:sp.End] != name || member && (sp.Start == 0 || text[sp.Start-1] != '.') {
 				continue
 			}
@@ -273,28 +307,79 @@ type symbolReach struct {
 // reachOf asks where the symbol at target of file is defined and what it
 // is there (its document symbol's container).
 func reachOf(ctx context.Context, c *lsp.Client, file string, target lsp.Target, name string) symbolReach {
+	return askReach(ctx, c, file, target).of(name)
+}
+
+// reachAnswer is what reachOf asks the server: the definition of the
+// symbol at a target and its file's document symbols.
+type reachAnswer struct {
+	file string
+	// def is the definition in the workspace (nil: none).
+	def *lsp.SourceLocation
+	// flat are def's file's symbols (nil with symbolsErr: not known).
+	flat       []lsp.FlatSymbol
+	symbolsErr error
+}
+
+// askReach asks where the symbol at target of file is defined and the
+// symbols of that file: file's own symbols beside the definition (a
+// symbol is most often renamed in the file that declares it), another
+// file's once the definition names it.
+func askReach(ctx context.Context, c *lsp.Client, file string, target lsp.Target) reachAnswer {
+	type symbols struct {
+		flat []lsp.FlatSymbol
+		err  error
+	}
+	ownCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	own := make(chan symbols, 1)
+	safego.Go("the symbols of the file a rename is asked in", func() {
+		flat, err := c.DeclaredSymbols(ownCtx, file)
+		own <- symbols{flat, err}
+	}, func(err error) { own <- symbols{nil, err} })
+	a := reachAnswer{file: file}
 	defs, err := c.Definition(ctx, file, target)
 	if err != nil || len(defs.Locations) == 0 || defs.Locations[0].File == "" || defs.Locations[0].OutsideWorkspace {
-		return symbolReach{defRel: file}
+		return a
 	}
-	def := defs.Locations[0]
-	r := symbolReach{defRel: def.File}
-	flat, err := c.DeclaredSymbols(ctx, def.File)
-	if err != nil {
+	a.def = &defs.Locations[0]
+	if a.def.File == file {
+		s := <-own
+		a.flat, a.symbolsErr = s.flat, s.err
+	} else {
+		a.flat, a.symbolsErr = c.DeclaredSymbols(ctx, a.def.File)
+	}
+	return a
+}
+
+// of is the reach of the symbol named name.
+func (a reachAnswer) of(name string) symbolReach {
+	if a.def == nil {
+		return symbolReach{defRel: a.file}
+	}
+	r := symbolReach{defRel: a.def.File}
+	if a.symbolsErr != nil {
 		return r
 	}
-	for _, s := range flat {
+	for _, s := range a.flat {
 		sel := s.Range
 		if s.Selection != nil {
 			sel = *s.Selection
 		}
-		if s.Name == name && int(sel.Start.Line) == def.Line-1 {
+		if s.Name == name && int(sel.Start.Line) == a.def.Line-1 {
 			r.member = s.Container != ""
 			return r
 		}
 	}
 	r.local = true
 	return r
+}
+
+// mayBeImported reports whether importers can keep any file: not for a
+// local, nor in a language whose imports nvbridge does not read (the
+// scan would then find nothing, and is not made).
+func (r symbolReach) mayBeImported(l *lang.Language) bool {
+	return !r.local && l.Imports.Parse != nil && l.Imports.Resolve != nil
 }
 
 // importers is a keep function for findLeftBehind: untouched files that
@@ -305,7 +390,7 @@ func (r symbolReach) importers(root workspace.Root, l *lang.Language) func(file,
 	defAbs := filepath.Join(root.Dir(), filepath.FromSlash(r.defRel))
 	defDir := filepath.Dir(defAbs)
 	return func(file, text string, changed bool) bool {
-		if changed || r.local || l.Imports.Parse == nil || l.Imports.Resolve == nil {
+		if changed || !r.mayBeImported(l) {
 			return false
 		}
 		abs := filepath.Join(root.Dir(), filepath.FromSlash(file))

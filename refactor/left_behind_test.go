@@ -6,11 +6,15 @@ package refactor
 // the name is one of its parameters.
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/preview"
 	"github.com/nvbridge/nvbridge/workspace"
@@ -73,4 +77,219 @@ func TestMacroBodyEdits(t *testing.T) {
 	if after != want {
 		t.Errorf("mem.h:\n%s\nwant\n%s", after, want)
 	}
+}
+
+// The left-behind scan keeps, between renames, the workspace's file list
+// and each file's identifiers: a file edited on disk (to the same size),
+// created, deleted or moved between two scans, or a change's buffer text
+// that differs from the disk, is what the second scan sees. A stale
+// answer here would hide a use left behind.
+func TestLeftBehindFollowsChanges(t *testing.T) {
+	defer workspace.SetRacyMargin(0)()
+	root := writeTree(t, map[string]string{
+		"auth.go":        "package auth\n\nfunc GetAuth() {}\n",
+		"use.go":         "package auth\n\nvar x = GetAuth\n",
+		"other.go":       "package auth\n\nvar y = GetAutx\n",
+		"sub/use_sub.go": "package sub\n\nvar z = auth.GetAuth\n",
+	})
+	dir := root.Dir()
+	scan := func(cs preview.Changeset) string {
+		t.Helper()
+		lb, total := findLeftBehind(root, lang.Go, "GetAuth", cs, nil)
+		var got []string
+		for _, l := range lb {
+			got = append(got, fmt.Sprintf("%s:%d:%d %s", l.File, l.Line, l.Column, l.Context))
+		}
+		if total != len(lb) {
+			t.Fatalf("total %d for %d listed", total, len(lb))
+		}
+		return strings.Join(got, "; ")
+	}
+	put := func(rel, text string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "auth.go:3:5 func GetAuth() {}; sub/use_sub.go:3:13 var z = auth.GetAuth; use.go:3:8 var x = GetAuth"
+	if got := scan(preview.Changeset{}); got != want {
+		t.Fatalf("first scan: %s\nwant %s", got, want)
+	}
+	if got := scan(preview.Changeset{}); got != want {
+		t.Fatalf("second scan, nothing changed: %s\nwant %s", got, want)
+	}
+	// The scans above kept what they read (else this test tests nothing).
+	identIndex.Lock()
+	kept := identIndex.m[identKey{abs: filepath.Join(dir, "other.go"), lang: lang.Go}] != nil
+	identIndex.Unlock()
+	if !kept {
+		t.Fatal("other.go's identifiers were not kept")
+	}
+	steps := []struct {
+		name   string
+		change func()
+		cs     func() preview.Changeset
+		want   string
+	}{
+		{"a use added to an untouched file, same size", func() { put("other.go", "package auth\n\nvar y = GetAuth\n") }, nil,
+			"auth.go:3:5 func GetAuth() {}; other.go:3:8 var y = GetAuth; sub/use_sub.go:3:13 var z = auth.GetAuth; use.go:3:8 var x = GetAuth"},
+		{"a use removed, same size", func() { put("use.go", "package auth\n\nvar x = GetAuty\n") }, nil,
+			"auth.go:3:5 func GetAuth() {}; other.go:3:8 var y = GetAuth; sub/use_sub.go:3:13 var z = auth.GetAuth"},
+		{"a file created in a new folder", func() { put("new/n.go", "package n\n\n// x\nvar n = GetAuth\n") }, nil,
+			"auth.go:3:5 func GetAuth() {}; new/n.go:4:8 var n = GetAuth; other.go:3:8 var y = GetAuth; sub/use_sub.go:3:13 var z = auth.GetAuth"},
+		{"a file deleted", func() { os.Remove(filepath.Join(dir, "sub/use_sub.go")) }, nil,
+			"auth.go:3:5 func GetAuth() {}; new/n.go:4:8 var n = GetAuth; other.go:3:8 var y = GetAuth"},
+		{"a file moved", func() { os.Rename(filepath.Join(dir, "other.go"), filepath.Join(dir, "sub/other.go")) }, nil,
+			"auth.go:3:5 func GetAuth() {}; new/n.go:4:8 var n = GetAuth; sub/other.go:3:8 var y = GetAuth"},
+		{"a buffer's unsaved text in the change", nil, func() preview.Changeset {
+			// use.go on disk no longer names GetAuth (kept so); its buffer
+			// does, and the change edits another line of it.
+			old := preview.ParseDocument("package auth\n\nvar x = GetAuth\nvar w = 2\n")
+			return preview.Changeset{Files: []preview.FileChange{{Kind: preview.OpEdit, Path: "use.go", Old: old,
+				Edits: []preview.TextEdit{{StartLine: 3, StartCol: 8, EndLine: 3, EndCol: 9, NewText: "3"}}}}}
+		}, "auth.go:3:5 func GetAuth() {}; new/n.go:4:8 var n = GetAuth; sub/other.go:3:8 var y = GetAuth; use.go:3:8 var x = GetAuth"},
+	}
+	for _, st := range steps {
+		testenv.FileClockTick(t, dir)
+		cs := preview.Changeset{}
+		if st.change != nil {
+			st.change()
+		}
+		if st.cs != nil {
+			cs = st.cs()
+		}
+		if got := scan(cs); got != st.want {
+			t.Fatalf("%s: %s\nwant %s", st.name, got, st.want)
+		}
+	}
+}
+
+// Concurrent scans (run with -race) find what one scan finds.
+func TestLeftBehindConcurrent(t *testing.T) {
+	defer workspace.SetRacyMargin(0)()
+	files := map[string]string{}
+	for i := range 30 {
+		files[fmt.Sprintf("p%d/f%d.go", i%4, i)] = fmt.Sprintf("package p\n\nvar v%d = Shared + %d\n", i, i)
+	}
+	root := writeTree(t, files)
+	first, n := findLeftBehind(root, lang.Go, "Shared", preview.Changeset{}, nil)
+	if n != 30 {
+		t.Fatalf("found %d, want 30", n)
+	}
+	var wg sync.WaitGroup
+	bad := make(chan string, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 10 {
+				lb, n := findLeftBehind(root, lang.Go, "Shared", preview.Changeset{}, nil)
+				if n != 30 || fmt.Sprint(lb) != fmt.Sprint(first) {
+					bad <- fmt.Sprint(n, lb)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(bad)
+	for b := range bad {
+		t.Fatalf("concurrent scan: %s", b)
+	}
+}
+
+// A file's identifier filter answers yes for each of its identifiers (a
+// no would hide a use) and no for nearly every other word.
+func TestIdentFilter(t *testing.T) {
+	src, err := os.ReadFile("left_behind.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(src)
+	spans := lang.Identifiers(lang.Go, text)
+	f := newIdentFilter(text, spans)
+	idents := map[string]bool{}
+	for _, sp := range spans {
+		w := text[sp.Start:sp.End]
+		idents[w] = true
+		if !f.has(w) {
+			t.Fatalf("the filter says no for %q", w)
+		}
+	}
+	yes := 0
+	for i := range 10000 {
+		w := fmt.Sprintf("notAnIdent%d", i)
+		if !idents[w] && f.has(w) {
+			yes++
+		}
+	}
+	if yes > 300 {
+		t.Errorf("%d of 10000 other words pass the filter", yes)
+	}
+}
+
+// BenchmarkLeftBehindScan: the left-behind scan of a workspace of 400 Go
+// files in 20 folders (each naming 40 identifiers), with a change to one
+// of them: once its file list and identifiers are kept (warm), and with
+// nothing kept (cold: every folder walked, every file read and lexed).
+func BenchmarkLeftBehindScan(b *testing.B) {
+	defer workspace.SetRacyMargin(0)()
+	files := map[string]string{}
+	for i := range 400 {
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "package p%d\n\n// Use calls Target and others.\nfunc Use%d() {\n", i%20, i)
+		for j := range 40 {
+			fmt.Fprintf(&sb, "\tname%d_%d := %q\n\t_ = name%d_%d\n", j, i%7, "Target", j, i%7)
+		}
+		if i%50 == 0 {
+			sb.WriteString("\tTarget()\n")
+		}
+		sb.WriteString("}\n")
+		files[fmt.Sprintf("p%d/f%d.go", i%20, i)] = sb.String()
+	}
+	dir := b.TempDir()
+	for rel, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	root, err := workspace.New(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	old := preview.ParseDocument(files["p0/f0.go"])
+	cs := preview.Changeset{Files: []preview.FileChange{{Kind: preview.OpEdit, Path: "p0/f0.go", Old: old,
+		Edits: []preview.TextEdit{{StartLine: 0, EndLine: 0, NewText: "// edited\n"}}}}}
+	scan := func(b *testing.B) {
+		if _, n := findLeftBehind(root, lang.Go, "Target", cs, nil); n != 8 {
+			b.Fatalf("found %d, want 8", n)
+		}
+	}
+	b.Run("warm", func(b *testing.B) {
+		scan(b)
+		for b.Loop() {
+			scan(b)
+		}
+	})
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			identIndex.Lock()
+			clear(identIndex.m)
+			identIndex.bytes = 0
+			identIndex.Unlock()
+			workspace.SetRacyMargin(time.Hour) // nothing settles: nothing kept
+			b.StartTimer()
+			scan(b)
+		}
+		workspace.SetRacyMargin(0)
+	})
 }

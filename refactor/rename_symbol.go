@@ -1,10 +1,11 @@
 package refactor
 
-// rename_symbol's domain half: textDocument/prepareRename (when the server
+// rename_symbol's domain half: the new name checked against the
+// language's identifier rules, textDocument/prepareRename (when the server
 // offers it) to refuse positions that cannot be renamed before anything is
-// computed, the new name checked against the language's identifier rules,
-// then textDocument/rename, whose WorkspaceEdit becomes one changeset over
-// every affected file.
+// computed from the rename, then textDocument/rename (asked beside
+// prepareRename, its answer read once prepareRename accepts), whose
+// WorkspaceEdit becomes one changeset over every affected file.
 
 import (
 	"bytes"
@@ -19,6 +20,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/preview"
@@ -140,6 +142,31 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 	where := fmt.Sprintf("%s:%d:%d", doc.Rel, pt.Line+1, pt.Char)
 	plan := RenamePlan{Server: server.Name, NewName: req.NewName, OldName: identAround(pt.Text, pt.Byte)}
 	plan.At = lsp.Location{File: doc.Rel, Line: pt.Line + 1, Column: pt.Char, EndLine: pt.Line + 1, EndColumn: pt.Char, Context: strings.TrimSpace(pt.Text)}
+	// The rename, and where the symbol is declared and what it is there
+	// (for the uses the server did not see), are asked while the server
+	// answers prepareRename: neither depends on its answer, nor on each
+	// other. A position prepareRename refuses drops them (their answers
+	// are not read, their requests cancelled): nothing is computed from
+	// them.
+	asked, cancelAsked := context.WithCancel(ctx)
+	defer cancelAsked()
+	type answer struct {
+		raw json.RawMessage
+		err error
+	}
+	renamed := make(chan answer, 1)
+	params := protocol.RenameParams{TextDocumentPositionParams: pos, NewName: req.NewName}
+	safego.Go("the rename's request", func() {
+		var raw json.RawMessage
+		err := c.Request(asked, doc, server, protocol.MethodTextDocumentRename, params, &raw)
+		renamed <- answer{raw, err}
+	}, func(err error) { renamed <- answer{nil, err} })
+	var reach chan reachAnswer
+	if doc.Language() != nil {
+		reach = make(chan reachAnswer, 1)
+		safego.Go("where the renamed symbol is declared", func() { reach <- askReach(asked, c, req.File, req.Target) },
+			func(error) { reach <- reachAnswer{file: req.File} })
+	}
 	if server.Supports(protocol.MethodTextDocumentPrepareRename) {
 		var raw json.RawMessage
 		if err := c.Request(ctx, doc, server, protocol.MethodTextDocumentPrepareRename, pos, &raw); err != nil {
@@ -164,7 +191,7 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 				server.Name, what, where, strings.TrimSpace(pt.Text))
 		}
 		if p.Range != nil {
-			if loc, err := c.ToolRange(ctx, server.OffsetEncoding, doc.URI, *p.Range); err == nil {
+			if loc, err := c.ToolRangeAt(ctx, server.OffsetEncoding, doc, pt, *p.Range); err == nil {
 				plan.At = loc
 				if p.Range.Start.Line == p.Range.End.Line {
 					start, _ := preview.UnitsToByte(pt.Text, int(p.Range.Start.Character), server.OffsetEncoding)
@@ -183,9 +210,9 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 		return RenamePlan{}, apierr.Errorf(apierr.InvalidParameter, "pass a different new_name",
 			"the symbol at %s is already named %q", where, req.NewName)
 	}
-	params := protocol.RenameParams{TextDocumentPositionParams: pos, NewName: req.NewName}
-	var raw json.RawMessage
-	if err := c.Request(ctx, doc, server, protocol.MethodTextDocumentRename, params, &raw); err != nil {
+	a := <-renamed
+	raw := a.raw
+	if err := a.err; err != nil {
 		if e := apierr.As(err); e.Code == apierr.OperationFailed {
 			return RenamePlan{}, apierr.Errorf(apierr.PreconditionFailed, cannotRenameHint,
 				"%s refused to rename %q at %s to %q: %s", server.Name, plan.OldName, where, req.NewName, e.Message)
@@ -212,14 +239,17 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 	// Uses the server did not see: in the files that import the symbol's
 	// file (a file the rename changed, the server saw whole).
 	if l := doc.Language(); l != nil && plan.OldName != "" {
-		r := reachOf(ctx, c, req.File, req.Target, plan.OldName)
+		r := (<-reach).of(plan.OldName)
 		if !r.local && !r.member {
 			if cs, err = renameImportersOutside(ctx, c, l, r, plan.OldName, req.NewName, cs); err != nil {
 				return RenamePlan{}, err
 			}
 			plan.Changeset = cs
 		}
-		plan.LeftBehind, plan.LeftBehindTotal = findLeftBehindMember(c.Session.Root(), l, plan.OldName, cs, r.importers(c.Session.Root(), l), r.member)
+		plan.LeftBehind = []LeftBehind{}
+		if r.mayBeImported(l) {
+			plan.LeftBehind, plan.LeftBehindTotal = findLeftBehindMember(c.Session.Root(), l, plan.OldName, cs, r.importers(c.Session.Root(), l), r.member)
+		}
 		if len(plan.LeftBehind) > 0 && !req.again && lang.RenamesFromDeclaration(server.Name) {
 			// Its background index had not reached those files (Lua from a
 			// fresh clangd: four of the eight files that call luaD_throw,

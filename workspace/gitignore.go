@@ -25,9 +25,12 @@ type ignoreRules []ignoreRule
 
 // readGitignore appends the rules of dir's .gitignore (base is dir
 // relative to the root) to parent, returning parent itself when dir has
-// none.
-func readGitignore(parent ignoreRules, dir, base string) ignoreRules {
-	f, err := os.Open(filepath.Join(dir, ".gitignore"))
+// none; rec (when not nil) records the file's stamp (not its absence
+// when dirStamped: the folder's stamp, taken before, covers its creation).
+func readGitignore(parent ignoreRules, dir, base string, rec *stampRecord, dirStamped bool) ignoreRules {
+	p := filepath.Join(dir, ".gitignore")
+	rec.add(p, dirStamped)
+	f, err := os.Open(p)
 	if err != nil {
 		return parent
 	}

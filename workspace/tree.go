@@ -78,6 +78,13 @@ type Tree struct {
 // never listed (only counted). Symlinks are listed and never followed, so
 // the walk cannot leave the root.
 func (r Root) Tree(path string, opt TreeOptions) (Tree, error) {
+	return r.tree(path, opt, nil)
+}
+
+// tree is Tree, recording in rec (when not nil) the stamps of what it
+// reads: each folder before its entries, each .gitignore before its
+// rules.
+func (r Root) tree(path string, opt TreeOptions, rec *stampRecord) (Tree, error) {
 	if path == "" {
 		path = "."
 	}
@@ -121,15 +128,15 @@ func (r Root) Tree(path string, opt TreeOptions) (Tree, error) {
 	var rules ignoreRules
 	if rel != "" {
 		dir, base := r.dir, ""
-		rules = readGitignore(rules, dir, base)
+		rules = readGitignore(rules, dir, base, rec, false)
 		parts := strings.Split(rel, "/")
 		for _, part := range parts[:len(parts)-1] {
 			dir = filepath.Join(dir, part)
 			base = strings.TrimPrefix(base+"/"+part, "/")
-			rules = readGitignore(rules, dir, base)
+			rules = readGitignore(rules, dir, base, rec, false)
 		}
 	}
-	w := &treeWalk{root: r, opt: opt, exclude: exclude}
+	w := &treeWalk{root: r, opt: opt, exclude: exclude, rec: rec}
 	node := &TreeNode{Name: filepath.Base(start), Path: rel, Type: "dir"}
 	if rel == "" {
 		node.Path = "."
@@ -147,6 +154,7 @@ type treeWalk struct {
 	root                       Root
 	opt                        TreeOptions
 	exclude                    ignoreRules
+	rec                        *stampRecord
 	listed, visits             int
 	truncated                  bool
 	ignored, hidden, sensitive int
@@ -156,7 +164,10 @@ type treeWalk struct {
 // the root) and counts what is below it; entries are listed while depth <
 // MaxDepth and the entry bound allows.
 func (w *treeWalk) walk(abs, rel string, node *TreeNode, rules ignoreRules, depth int) {
-	rules = readGitignore(rules, abs, rel)
+	// The folder is stamped before its .gitignore is read: a .gitignore
+	// created since changes the folder's stamp.
+	w.rec.add(abs, false)
+	rules = readGitignore(rules, abs, rel, w.rec, true)
 	entries, err := os.ReadDir(abs)
 	if err != nil {
 		return // unreadable folders count as empty

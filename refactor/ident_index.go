@@ -1,0 +1,200 @@
+package refactor
+
+// Which identifiers a workspace file names, kept between renames so that
+// a file unchanged since is neither read nor lexed again: per file, a
+// Bloom filter of its identifiers (strings and comments skipped, by its
+// language's lexer) under the file's stamp (device, inode, size, mtime,
+// ctime). A filter never answers no for an identifier the file names; a
+// false yes (about 1 in 100) only costs the read the scan did before.
+// A file whose stamp is not settled (changed within a few seconds of
+// the read, when a further change could leave the same times) is not
+// kept: it is read every time until it is.
+
+import (
+	"hash/maphash"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/nvbridge/nvbridge/lang"
+	"github.com/nvbridge/nvbridge/workspace"
+)
+
+// identFilter is a Bloom filter of identifiers.
+type identFilter struct {
+	bits []uint64
+}
+
+// identHashes is the number of bits set per identifier; about 10 bits
+// an identifier keep false yeses near 1%.
+const identHashes = 4
+
+var identSeed = maphash.MakeSeed()
+
+func newIdentFilter(text string, spans []lang.Span) identFilter {
+	uniq := map[string]struct{}{}
+	for _, sp := range spans {
+		uniq[text[sp.Start:sp.End]] = struct{}{}
+	}
+	words := 1
+	for words*64 < len(uniq)*10 {
+		words *= 2
+	}
+	f := identFilter{bits: make([]uint64, words)}
+	for w := range uniq {
+		h1, h2 := identHash(w)
+		for i := range uint64(identHashes) {
+			b := (h1 + i*h2) & uint64(len(f.bits)*64-1)
+			f.bits[b/64] |= 1 << (b % 64)
+		}
+	}
+	return f
+}
+
+func identHash(w string) (uint64, uint64) {
+	h := maphash.String(identSeed, w)
+	return h, h>>32 | 1
+}
+
+// has reports whether w may be one of the identifiers (false: it is
+// not).
+func (f identFilter) has(w string) bool {
+	h1, h2 := identHash(w)
+	for i := range uint64(identHashes) {
+		b := (h1 + i*h2) & uint64(len(f.bits)*64-1)
+		if f.bits[b/64]&(1<<(b%64)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+type identKey struct {
+	abs  string
+	lang *lang.Language
+}
+
+type identEntry struct {
+	stamp  workspace.Stamp
+	filter identFilter
+	// spans are the file's identifiers, kept once a scan found the name
+	// it looked for in the file (such a file is read again, not lexed).
+	spans []lang.Span
+	used  uint64
+}
+
+func (e *identEntry) size() int { return len(e.filter.bits)*8 + len(e.spans)*16 }
+
+// Bounds of the index: its bytes in all, and one file's filter and spans
+// (a file with more identifiers is read and lexed every time).
+const (
+	maxIdentIndexBytes  = 16 << 20
+	maxIdentFilterBytes = 64 << 10
+	maxIdentSpans       = 32 << 10
+)
+
+var identIndex = struct {
+	sync.Mutex
+	m     map[identKey]*identEntry
+	bytes int
+	clock uint64
+}{m: map[identKey]*identEntry{}}
+
+// readNaming returns the text of the file at abs (of language l) and its
+// identifiers when it may name name as one; ok is false when it
+// certainly does not (its filter says so) or cannot be read. The text is
+// the file's as read now, the identifiers lexed from it (or kept from
+// when the file had the same settled stamp, the stamp the same after
+// this read too).
+func readNaming(l *lang.Language, abs, name string) (text string, spans []lang.Span, ok bool) {
+	key := identKey{abs: abs, lang: l}
+	now := time.Now()
+	stamp, stamped := workspace.StampPath(abs, true)
+	stamped = stamped && !stamp.Missing
+	if stamped {
+		identIndex.Lock()
+		e := identIndex.m[key]
+		if e != nil && e.stamp == stamp {
+			identIndex.clock++
+			e.used = identIndex.clock
+			has, kept := e.filter.has(name), e.spans
+			identIndex.Unlock()
+			if !has {
+				return "", nil, false
+			}
+			if text, ok = readText(abs); !ok {
+				return "", nil, false
+			}
+			same := int64(len(text)) == stamp.Size && unchangedSince(abs, stamp)
+			if kept != nil && same {
+				return text, kept, true
+			}
+			spans = lang.Identifiers(l, text)
+			if same && len(spans) <= maxIdentSpans {
+				storeIdent(key, &identEntry{stamp: stamp, filter: e.filter, spans: spans})
+			}
+			return text, spans, true
+		}
+		identIndex.Unlock()
+	}
+	if text, ok = readText(abs); !ok {
+		return "", nil, false
+	}
+	if !stamped || !stamp.Settled(now) || int64(len(text)) != stamp.Size {
+		return text, nil, true
+	}
+	spans = lang.Identifiers(l, text)
+	e := &identEntry{stamp: stamp, filter: newIdentFilter(text, spans)}
+	if e.filter.has(name) && len(spans) <= maxIdentSpans {
+		e.spans = spans
+	}
+	if len(e.filter.bits)*8 <= maxIdentFilterBytes && unchangedSince(abs, stamp) {
+		storeIdent(key, e)
+	}
+	return text, spans, true
+}
+
+// unchangedSince reports whether abs still has stamp (a file read
+// between two equal settled stamps is the one they stamp).
+func unchangedSince(abs string, stamp workspace.Stamp) bool {
+	s, ok := workspace.StampPath(abs, true)
+	return ok && s == stamp
+}
+
+func readText(abs string) (string, bool) {
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return "", false
+	}
+	return string(data), true
+}
+
+// storeIdent keeps e, dropping the least recently used entries past
+// maxIdentIndexBytes.
+func storeIdent(key identKey, e *identEntry) {
+	identIndex.Lock()
+	defer identIndex.Unlock()
+	if old := identIndex.m[key]; old != nil {
+		identIndex.bytes -= old.size()
+	}
+	identIndex.clock++
+	e.used = identIndex.clock
+	identIndex.m[key] = e
+	identIndex.bytes += e.size()
+	if identIndex.bytes <= maxIdentIndexBytes {
+		return
+	}
+	keys := make([]identKey, 0, len(identIndex.m))
+	for k := range identIndex.m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return identIndex.m[keys[i]].used < identIndex.m[keys[j]].used })
+	for _, k := range keys {
+		if identIndex.bytes <= maxIdentIndexBytes*3/4 {
+			break
+		}
+		identIndex.bytes -= identIndex.m[k].size()
+		delete(identIndex.m, k)
+	}
+}

@@ -1,0 +1,14 @@
+package workspace
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+func sysStat(info fs.FileInfo) (dev, ino uint64, ctime int64, ok bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	return uint64(st.Dev), st.Ino, st.Ctim.Nano(), true
+}
