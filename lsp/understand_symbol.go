@@ -423,7 +423,7 @@ func (c *Client) declarationSymbol(ctx context.Context, loc Location, name strin
 	best := -1
 	for i, s := range flat {
 		sel := symSel(s)
-		if int(sel.Start.Line)+1 != loc.Line || !symbolNamed(s.Name, name) {
+		if int(sel.Start.Line)+1 != loc.Line || !SymbolNamed(s.Name, name) {
 			continue
 		}
 		if best < 0 || rangeHas(flat[best].Range, s.Range.Start) && rangeHas(flat[best].Range, s.Range.End) {
@@ -436,9 +436,9 @@ func (c *Client) declarationSymbol(ctx context.Context, loc Location, name strin
 	return flat[best], true
 }
 
-// symbolNamed reports whether a server's symbol name (possibly qualified:
+// SymbolNamed reports whether a server's symbol name (possibly qualified:
 // "(*Total).Add", "Card.charge") names ident.
-func symbolNamed(symbol, ident string) bool {
+func SymbolNamed(symbol, ident string) bool {
 	if symbol == ident {
 		return true
 	}

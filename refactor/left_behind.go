@@ -366,8 +366,10 @@ func (a reachAnswer) of(name string) symbolReach {
 		if s.Selection != nil {
 			sel = *s.Selection
 		}
-		if s.Name == name && int(sel.Start.Line) == a.def.Line-1 {
-			r.member = s.Container != ""
+		// gopls names a method after its receiver ("(*Logger).check"),
+		// with no container: the qualified name makes it a member.
+		if lsp.SymbolNamed(s.Name, name) && int(sel.Start.Line) == a.def.Line-1 {
+			r.member = s.Container != "" || s.Name != name
 			return r
 		}
 	}
