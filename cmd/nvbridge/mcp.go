@@ -108,9 +108,8 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 	}, nil)
 	code = 0
 	if ln == nil {
-		stdio := server.NewStdioServer(srv)
-		stdio.SetErrorLogger(logger)
-		stdin, stdout, inFlight := limitLines(os.Stdin, stdout, int(*maxRequest))
+		stdio := newStdioServer(srv, stdout, int(*maxRequest), logger)
+		inFlight := stdio.inFlight()
 		// A signal (or Neovim leaving) stops the server once the calls in
 		// flight have answered: a change being applied finishes and says
 		// what it did, rather than being cut off mid-way (bounded).
@@ -126,7 +125,7 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 			case <-listenCtx.Done():
 			}
 		}, nil)
-		err := stdio.Listen(listenCtx, stdin, stdout)
+		err := stdio.Listen(listenCtx, os.Stdin)
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			logger.Printf("stdio: %v", err)
 			code = 1
