@@ -168,13 +168,18 @@ func (f *answerFilter) record(session string, m message) (request bool) {
 		}
 	case m.Method != "":
 		if k := idKey(session, m.ID); k != "" {
-			f.mu.Lock()
-			f.inflight[k] = false
-			f.mu.Unlock()
+			f.start(k)
 			return true
 		}
 	}
 	return false
+}
+
+// start puts the request keyed k (idKey) in flight.
+func (f *answerFilter) start(k string) {
+	f.mu.Lock()
+	f.inflight[k] = false
+	f.mu.Unlock()
 }
 
 // answerID is the id of an outgoing message that answers a request (it has

@@ -175,6 +175,7 @@ type envelope struct {
 
 	method    string // Method as a string ("" when absent or null)
 	methodErr bool   // Method is not a string
+	key       string // the answer filter's key of a request (idKey), "" for none
 }
 
 // present reports whether a member was sent as something other than null.
@@ -213,6 +214,9 @@ func (s *stdioServer) serve(ctx context.Context, line []byte) error {
 	}
 	if len(env.Method) > 0 {
 		env.methodErr = json.Unmarshal(env.Method, &env.method) != nil
+	}
+	if !env.methodErr && env.method != "" {
+		env.key = idKey("", env.ID)
 	}
 	if s.session.deliver(env) {
 		return nil
@@ -285,14 +289,16 @@ func (s *stdioServer) dispatch(ctx context.Context, env *envelope, message json.
 // incoming tells the answer filter of a request (in flight until
 // answered) or a cancellation.
 func (s *stdioServer) incoming(env *envelope) {
-	if env.methodErr || env.method == "" {
-		return
+	switch {
+	case env.method == "notifications/cancelled":
+		m := message{Method: env.method}
+		if len(env.Params) > 0 {
+			_ = json.Unmarshal(env.Params, &m.Params)
+		}
+		s.filter.record("", m)
+	case env.key != "":
+		s.filter.start(env.key)
 	}
-	m := message{Method: env.method, ID: env.ID}
-	if env.method == "notifications/cancelled" && len(env.Params) > 0 {
-		_ = json.Unmarshal(env.Params, &m.Params)
-	}
-	s.filter.record("", m)
 }
 
 // write sends one message as a line; when it answers env's request, the
@@ -300,8 +306,8 @@ func (s *stdioServer) incoming(env *envelope) {
 // cancelled the request.
 func (s *stdioServer) write(env *envelope, msg mcp.JSONRPCMessage) error {
 	key := ""
-	if env != nil && !env.methodErr && env.method != "" {
-		key = idKey("", env.ID)
+	if env != nil {
+		key = env.key
 	}
 	if msg == nil {
 		if key != "" {
