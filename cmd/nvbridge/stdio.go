@@ -383,6 +383,128 @@ func splitArguments(ctx context.Context, env *envelope, message json.RawMessage)
 // none, or another member whose name encoding/json would take for it too
 // (a duplicate, or the name in other case).
 func argumentsSpan(params []byte) (start, end int, ok bool) {
+	start, end, ok, sure := scanArguments(params)
+	if sure {
+		return start, end, ok
+	}
+	return decodeArguments(params)
+}
+
+// scanArguments is argumentsSpan by a walk over the bytes of params, which
+// the envelope's decoding has validated as JSON: the members' names are
+// read, their values skipped (strings, nesting) without being decoded.
+// sure is false when a name holds an escape or a non-ASCII byte (whose
+// folding encoding/json decides), or params is not an object: then
+// decodeArguments answers.
+func scanArguments(params []byte) (start, end int, ok, sure bool) {
+	i := skipSpace(params, 0)
+	if i >= len(params) || params[i] != '{' {
+		return 0, 0, false, false
+	}
+	i = skipSpace(params, i+1)
+	found := false
+	for i < len(params) && params[i] != '}' {
+		if params[i] != '"' {
+			return 0, 0, false, false
+		}
+		j := i + 1
+		for j < len(params) && params[j] != '"' {
+			if params[j] == '\\' || params[j] >= 0x80 {
+				return 0, 0, false, false
+			}
+			j++
+		}
+		if j >= len(params) {
+			return 0, 0, false, false
+		}
+		key := params[i+1 : j]
+		i = skipSpace(params, j+1)
+		if i >= len(params) || params[i] != ':' {
+			return 0, 0, false, false
+		}
+		i = skipSpace(params, i+1)
+		vstart := i
+		i = skipValue(params, i)
+		if i < 0 {
+			return 0, 0, false, false
+		}
+		if bytes.EqualFold(key, []byte("arguments")) {
+			if string(key) != "arguments" || found {
+				return 0, 0, false, true
+			}
+			start, end, found = vstart, i, true
+		}
+		i = skipSpace(params, i)
+		if i < len(params) && params[i] == ',' {
+			i = skipSpace(params, i+1)
+		}
+	}
+	return start, end, found, true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the offset just past the valid JSON value at b[i:]
+// (-1 when it runs off the end).
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				if i = skipString(b, i); i < 0 {
+					return -1
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	}
+	// A number or a literal.
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// skipString returns the offset just past the string at b[i:] (b[i] is
+// its opening quote), -1 when it runs off the end.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// decodeArguments is argumentsSpan through encoding/json's tokens.
+func decodeArguments(params []byte) (start, end int, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(params))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return 0, 0, false

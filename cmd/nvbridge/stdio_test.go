@@ -369,6 +369,32 @@ func TestArgumentsSpan(t *testing.T) {
 		if got != c.want {
 			t.Errorf("argumentsSpan(%s) = %q, want %q", c.params, got, c.want)
 		}
+		// The walk over the bytes answers as encoding/json's tokens do.
+		if s, e, ok, sure := scanArguments([]byte(c.params)); sure {
+			ds, de, dok := decodeArguments([]byte(c.params))
+			if s != ds || e != de || ok != dok {
+				t.Errorf("scanArguments(%s) = %d %d %v, decodeArguments %d %d %v", c.params, s, e, ok, ds, de, dok)
+			}
+		}
+	}
+	// Every shape of value before and after the arguments.
+	values := []string{`1`, `-2.5e3`, `true`, `null`, `"s"`, `"a\"}]"`, `{}`, `[]`, `{"a":[1,{"b":"}"}]}`, `[1, "x", {"y": null}]`, `"é😀\u00e9"`}
+	for _, before := range values {
+		for _, args := range values {
+			for _, after := range values {
+				for _, params := range []string{
+					`{"x":` + before + `,"arguments":` + args + `,"z":` + after + `}`,
+					"{ \"x\" :\t" + before + " ,\n\"arguments\"\r: " + args + " , \"z\":" + after + " }",
+					`{"arguments":` + args + `}`,
+				} {
+					s, e, ok, sure := scanArguments([]byte(params))
+					ds, de, dok := decodeArguments([]byte(params))
+					if !sure || s != ds || e != de || ok != dok || !ok || params[s:e] != args {
+						t.Errorf("%s: scan %d %d %v %v, decode %d %d %v", params, s, e, ok, sure, ds, de, dok)
+					}
+				}
+			}
+		}
 	}
 }
 
