@@ -112,6 +112,7 @@ func scriptServer(slowStarted chan<- struct{}) *server.MCPServer {
 		req := mcp.CreateMessageRequest{}
 		req.Messages = []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent("hi")}}
 		req.MaxTokens = 5
+		//lint:ignore SA1019 the transport must still carry sampling for clients of earlier protocol versions
 		r, err := server.ServerFromContext(ctx).RequestSampling(ctx, req)
 		if err != nil {
 			return mcp.NewToolResultText("sampling error: " + err.Error()), nil
