@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/tools"
 )
 
@@ -100,9 +101,9 @@ func (s *stdioServer) Listen(ctx context.Context, stdin io.Reader) error {
 	s.calls = make(chan stdioCall, stdioQueue)
 	for range stdioWorkers {
 		s.workers.Add(1)
-		go s.callWorker(ctx)
+		safego.Go("a stdio tool-call worker", func() { s.callWorker(ctx) }, nil)
 	}
-	go s.notify(ctx)
+	safego.Go("the stdio notifications", func() { s.notify(ctx) }, nil)
 
 	err := s.readLoop(ctx, stdin)
 
@@ -123,7 +124,7 @@ func (s *stdioServer) readLoop(ctx context.Context, stdin io.Reader) error {
 	lines := make(chan read)
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() {
+	safego.Go("the stdio reader", func() {
 		r := &lineReader{r: bufio.NewReaderSize(stdin, 64<<10), max: s.max, tooLong: func(prefix []byte) {
 			_, _ = s.out.Write(append(tooLargeMessage(int64(s.max), prefix), '\n'))
 		}}
@@ -138,7 +139,13 @@ func (s *stdioServer) readLoop(ctx context.Context, stdin io.Reader) error {
 				return
 			}
 		}
-	}()
+	}, func(err error) {
+		// The loop learns of it as of a read error, and ends.
+		select {
+		case lines <- read{nil, err}:
+		case <-stop:
+		}
+	})
 	for {
 		select {
 		case <-ctx.Done():
@@ -239,12 +246,12 @@ func (s *stdioServer) serve(ctx context.Context, line []byte) error {
 		}
 	case !env.methodErr && present(env.ID):
 		s.requests.Add(1)
-		go func() {
+		safego.Go("a stdio request", func() {
 			defer s.requests.Done()
 			if err := s.write(env, s.dispatch(ctx, env, msg)); err != nil {
 				s.logger.Printf("Error writing response: %v", err)
 			}
-		}()
+		}, nil)
 		return nil
 	}
 	// A notification carries no answer and is not queued behind a request.
