@@ -294,6 +294,9 @@ func NewServer(env *Env, version string) *server.MCPServer {
 	w.addHooks(hooks)
 	w.addAgentHooks(hooks)
 	hooks.AddAfterListResources(res.listHook)
+	// First of all: a transport's arguments handed beside the message
+	// (call_arguments.go) are back in the request before any hook reads it.
+	hooks.OnBeforeCallTool = append([]server.OnBeforeCallToolFunc{RestoreCallArguments}, hooks.OnBeforeCallTool...)
 	s := server.NewMCPServer("nvbridge", version,
 		// listChanged: set_mode changes the list.
 		server.WithToolCapabilities(true),

@@ -70,6 +70,11 @@ func StartBridge(ctx context.Context, binary, repo, root string, extra ...string
 		args = append(args, "--log", log)
 	}
 	args = append(args, "--root", root, "--timeout", "2m", "mcp")
+	if prof := os.Getenv("NVBRIDGE_SIDE_CPUPROFILE"); prof != "" {
+		// A CPU profile of the nvbridge process over the session (where
+		// its own time goes; written when the session ends).
+		args = append(args, "--cpuprofile", prof)
+	}
 	tr, cmd, err := startStdio(ctx, binary, env, args, root, &b.stderr)
 	b.Cmd = cmd
 	if err != nil {

@@ -145,24 +145,41 @@ func idKey(session string, raw json.RawMessage) string {
 // until answered) and the cancellations of requests in flight. It reports
 // whether the message holds a request.
 func (f *answerFilter) incoming(session string, body []byte) (requests bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	for _, m := range messages(body) {
-		switch {
-		case m.Method == "notifications/cancelled":
-			if k := idKey(session, m.Params.RequestID); k != "" {
-				if _, ok := f.inflight[k]; ok {
-					f.inflight[k] = true
-				}
-			}
-		case m.Method != "":
-			if k := idKey(session, m.ID); k != "" {
-				f.inflight[k] = false
-				requests = true
-			}
+		if f.record(session, m) {
+			requests = true
 		}
 	}
 	return requests
+}
+
+// record records one message: a request is in flight until answered, a
+// cancellation marks the request it names if that is in flight. It
+// reports whether the message is a request.
+func (f *answerFilter) record(session string, m message) (request bool) {
+	switch {
+	case m.Method == "notifications/cancelled":
+		if k := idKey(session, m.Params.RequestID); k != "" {
+			f.mu.Lock()
+			if _, ok := f.inflight[k]; ok {
+				f.inflight[k] = true
+			}
+			f.mu.Unlock()
+		}
+	case m.Method != "":
+		if k := idKey(session, m.ID); k != "" {
+			f.start(k)
+			return true
+		}
+	}
+	return false
+}
+
+// start puts the request keyed k (idKey) in flight.
+func (f *answerFilter) start(k string) {
+	f.mu.Lock()
+	f.inflight[k] = false
+	f.mu.Unlock()
 }
 
 // answerID is the id of an outgoing message that answers a request (it has
@@ -214,6 +231,12 @@ func (f *answerFilter) drop(session string, body []byte) bool {
 	if k == "" {
 		return false
 	}
+	return f.end(k)
+}
+
+// end ends the flight of the request keyed k (idKey) and reports whether
+// the client cancelled it (its answer is then not sent).
+func (f *answerFilter) end(k string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	cancelled, ok := f.inflight[k]
@@ -223,24 +246,6 @@ func (f *answerFilter) drop(session string, body []byte) bool {
 	default:
 	}
 	return ok && cancelled
-}
-
-// watchLine is called by the stdio line reader with each complete request
-// line before mcp-go reads it.
-func (f *answerFilter) watchLine(line []byte) { f.incoming("", line) }
-
-// filteredWriter is the stdio output: mcp-go writes each message as one
-// line in one Write; the answer to a cancelled request is dropped.
-type filteredWriter struct {
-	f *answerFilter
-	w io.Writer
-}
-
-func (w filteredWriter) Write(p []byte) (int, error) {
-	if w.f.drop("", p) {
-		return len(p), nil
-	}
-	return w.w.Write(p)
 }
 
 // dropCancelledAnswers is the streamable HTTP side of the filter: a POST

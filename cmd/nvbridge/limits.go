@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -258,22 +257,8 @@ func leadingID(prefix []byte) json.RawMessage {
 	return null
 }
 
-// limitLines bounds the stdio transport's request lines (mcp-go reads a
-// line with bufio.Reader.ReadString, which has no bound, and offers no
-// option for one). The returned reader hands mcp-go only lines of at most
-// max bytes; a longer line is skipped without being held (only its first
-// max bytes are, to find its id) and answered with a JSON-RPC error through
-// the returned writer, which serialises it with mcp-go's own writes.
-//
-// The pair also drops the answer to a request the client cancelled (see
-// answerFilter): the reader shows each line to the filter before mcp-go
-// reads it, the writer asks it about each answer.
-func limitLines(stdin io.Reader, stdout io.Writer, max int) (io.Reader, io.Writer, *answerFilter) {
-	w := &lockedWriter{w: stdout}
-	f := newAnswerFilter()
-	return &lineLimiter{r: bufio.NewReaderSize(stdin, 64<<10), out: w, max: max, watch: f.watchLine}, filteredWriter{f: f, w: w}, f
-}
-
+// lockedWriter serialises the writes of the messages sent on stdio (the
+// answers, notifications and requests to the client, each one Write).
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -283,65 +268,4 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
-}
-
-type lineLimiter struct {
-	r       *bufio.Reader
-	out     io.Writer
-	max     int
-	watch   func(line []byte) // sees each complete line mcp-go will read
-	line    []byte            // the line being assembled
-	pending []byte            // a complete line not yet read
-	err     error             // from r, returned once pending is drained
-}
-
-func (l *lineLimiter) Read(p []byte) (int, error) {
-	for len(l.pending) == 0 {
-		if l.err != nil {
-			return 0, l.err
-		}
-		l.next()
-	}
-	n := copy(p, l.pending)
-	l.pending = l.pending[n:]
-	return n, nil
-}
-
-// next reads one line into pending, or skips and answers one too long.
-func (l *lineLimiter) next() {
-	l.line = l.line[:0]
-	for {
-		chunk, err := l.r.ReadSlice('\n')
-		if len(l.line)+len(chunk) > l.max {
-			l.skip(chunk, err)
-			return
-		}
-		l.line = append(l.line, chunk...)
-		switch {
-		case err == nil:
-			l.pending = l.line
-			if l.watch != nil {
-				l.watch(l.line)
-			}
-			return
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		default:
-			l.pending, l.err = l.line, err
-			return
-		}
-	}
-}
-
-// skip discards the rest of a line past the limit and answers it.
-func (l *lineLimiter) skip(chunk []byte, err error) {
-	room := l.max - len(l.line)
-	l.line = append(l.line, chunk[:min(room, len(chunk))]...)
-	for errors.Is(err, bufio.ErrBufferFull) {
-		_, err = l.r.ReadSlice('\n')
-	}
-	if err != nil {
-		l.err = err
-	}
-	_, _ = l.out.Write(append(tooLargeMessage(int64(l.max), l.line), '\n'))
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -168,9 +169,8 @@ func TestStdioLineLimit(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		stdin, stdout, _ := limitLines(inR, outW, 1000)
-		stdio := server.NewStdioServer(srv)
-		done <- stdio.Listen(ctx, stdin, stdout)
+		stdio := newStdioServer(srv, outW, 1000, log.New(io.Discard, "", 0))
+		done <- stdio.Listen(ctx, inR)
 		outW.Close()
 	}()
 	go func() {

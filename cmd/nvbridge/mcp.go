@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -23,7 +24,7 @@ import (
 	"github.com/nvbridge/nvbridge/tools"
 )
 
-const mcpUsage = `usage: nvbridge [global flags] mcp [--http ADDR] [--token T | --no-auth] [--allow-remote] [--max-request-bytes N] [--mode M] [--read-only]
+const mcpUsage = `usage: nvbridge [global flags] mcp [--http ADDR] [--token T | --no-auth] [--allow-remote] [--max-request-bytes N] [--mode M] [--read-only] [--cpuprofile FILE]
 
 Serves every tool over MCP: on stdio by default, or streamable HTTP at
 http://ADDR/mcp with a bearer token (printed to stderr unless given).
@@ -43,6 +44,7 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 	maxRequest := fs.Int64("max-request-bytes", defaultMaxRequestBytes, "refuse a request (an HTTP body, a stdio line) larger than this many bytes")
 	mode := fs.String("mode", tools.ModeAll, "tools shown: explore (read-only), edit (adds editing and refactoring), debug (adds debugging), all; set_mode may not go wider")
 	readOnly := fs.Bool("read-only", false, "refuse every tool that changes buffers or files, even when called by name")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process to this file while it serves (where nvbridge's own time goes; go tool pprof reads it)")
 	rest, code, ok := parseFlags(fs, args, mcpUsage, stdout, stderr)
 	if !ok {
 		return code
@@ -59,6 +61,14 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 	if *maxRequest < 1024 {
 		fmt.Fprintf(stderr, "nvbridge: --max-request-bytes %d is too small (at least 1024)\n", *maxRequest)
 		return 2
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "nvbridge: --cpuprofile: %v\n", err)
+			return 1
+		}
+		defer stop()
 	}
 	logger, closeLog, err := openLog(g.logFile, stderr)
 	if err != nil {
@@ -108,9 +118,8 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 	}, nil)
 	code = 0
 	if ln == nil {
-		stdio := server.NewStdioServer(srv)
-		stdio.SetErrorLogger(logger)
-		stdin, stdout, inFlight := limitLines(os.Stdin, stdout, int(*maxRequest))
+		stdio := newStdioServer(srv, stdout, int(*maxRequest), logger)
+		inFlight := stdio.inFlight()
 		// A signal (or Neovim leaving) stops the server once the calls in
 		// flight have answered: a change being applied finishes and says
 		// what it did, rather than being cut off mid-way (bounded).
@@ -126,7 +135,7 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 			case <-listenCtx.Done():
 			}
 		}, nil)
-		err := stdio.Listen(listenCtx, stdin, stdout)
+		err := stdio.Listen(listenCtx, os.Stdin)
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			logger.Printf("stdio: %v", err)
 			code = 1
@@ -143,6 +152,22 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 	default:
 		return code
 	}
+}
+
+// startCPUProfile profiles the process into path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // shutdownDrain bounds how long a stopping server waits for the calls in

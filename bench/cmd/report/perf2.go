@@ -95,7 +95,7 @@ func renderPerf2(rep, reads, before *side.Report) string {
 			p50(be.ApplyMs), p50(be.NeovimMs), ra, lo, hi, p50(be.ApplyCPUMs)/p50(be.NeovimCPUMs), clo, chi, p50(be.ApplyCPUMs)-p50(be.ApplyGoCPUMs), p50(be.ApplyCPUMs), planAlone(be), withNoise(ra <= 1, lo, hi, 1))
 		lo, hi = side.RatioInterval(both, be.NeovimMs)
 		rb := p50(both) / p50(be.NeovimMs)
-		p("| 2. same: edit_buffer preview + apply_changeset <= x2 | %.1f + %.1f ms, x%.2f (90%%: x%.2f-x%.2f); CPU: preview %.1f ms (nvbridge alone %.1f) | the preview answers %d B (the first 16 KiB of its 65 KB diff, the rest on request through get_changeset_diff), and plans from the lines the last apply left (nothing is read back from Neovim or joined); %sthe apply answers %d B | %s |\n",
+		p("| 2. same: edit_buffer preview + apply_changeset <= x2 | %.1f + %.1f ms, x%.2f (90%%: x%.2f-x%.2f); CPU: preview %.1f ms (nvbridge alone %.1f) | the preview answers %d B (the first 16 KiB of its 65 KB diff, the rest on request through get_changeset_diff), and plans from the lines the last apply left (nothing is read back from Neovim or joined); nvbridge's stdio transport reads the 60 KB request once and hands its arguments to the tool beside the message (mcp-go's stdio server parsed each request line about seven times and its dispatch four more: in BenchmarkStdioBigCall a 60 KB call costs about 5 ms of CPU through it, 1.4 ms through nvbridge's, the tool's own strict decoding of the arguments included); %sthe apply answers %d B | %s |\n",
 			p50(be.PreviewMs), p50(be.ApplyMs), rb, lo, hi, p50(be.PreviewCPUMs), p50(be.PreviewGoCPUMs), be.PreviewBytes, requestAlone(be), be.ApplyBytes, withNoise(rb <= 2, lo, hi, 2))
 	}
 	if be := rep.BigEdit; be != nil && len(be.NeovimWriteMs) > 0 && len(be.ApplySaveMs) > 0 {

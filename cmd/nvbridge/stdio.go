@@ -1,0 +1,794 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nvbridge/nvbridge/internal/safego"
+	"github.com/nvbridge/nvbridge/tools"
+)
+
+// stdioServer is the MCP transport on stdio: one JSON-RPC message a line
+// in, one a line out, each request dispatched by mcp-go's MCPServer
+// (HandleMessage). It does what mcp-go v1.2.1's StdioServer does, with the
+// same concurrency (tool calls on a pool of stdioWorkers behind a queue of
+// stdioQueue, other requests on their own goroutine, notifications in
+// order on the read loop), the same answers to a line that is not JSON or
+// whose handler panics, and the same session (id "stdio": client info,
+// logging level, and the sampling, elicitation and roots requests the
+// server sends the client, matched with their responses), and adds
+// nvbridge's own: the bound on a line (limits.go) and the dropped answer to
+// a cancelled request (cancelled.go).
+//
+// What it does not do is read each line over and over: mcp-go's server
+// decoded a request line about seven times before its dispatch decoded it
+// three or four more (three probes for a response to a server request, its
+// envelope, its method and id), and the dispatch decodes a tool call's
+// arguments twice more (raw, then into a map nobody reads). Here a line is
+// decoded once into its envelope, which answers every question the
+// routing asks; and a tool call with large arguments (an edit_buffer of
+// 1,000 edits is 60 KB) reaches the dispatch with its arguments cut out,
+// handed to the tool beside the message (tools.WithCallArguments) instead
+// of being decoded by every pass over the message.
+type stdioServer struct {
+	srv     *server.MCPServer
+	logger  *log.Logger
+	max     int
+	filter  *answerFilter
+	out     *lockedWriter
+	session *stdioSession
+
+	calls    chan stdioCall
+	workers  sync.WaitGroup
+	requests sync.WaitGroup
+}
+
+// The tool-call pool, as mcp-go's stdio server has it: at most
+// stdioWorkers calls at once, stdioQueue more waiting; past that a call is
+// served on the read loop.
+const (
+	stdioWorkers = 5
+	stdioQueue   = 100
+)
+
+// splitArgumentsAt is the size of a tool call's params from which its
+// arguments are cut out of the message the dispatch decodes.
+const splitArgumentsAt = 1024
+
+type stdioCall struct {
+	ctx     context.Context
+	env     *envelope
+	message json.RawMessage
+}
+
+// newStdioServer serves srv on stdio, writing to stdout; a line longer than
+// max bytes is refused.
+func newStdioServer(srv *server.MCPServer, stdout io.Writer, max int, logger *log.Logger) *stdioServer {
+	s := &stdioServer{srv: srv, logger: logger, max: max, filter: newAnswerFilter(), out: &lockedWriter{w: stdout}}
+	s.session = &stdioSession{out: s.out, pending: map[int64]func(*envelope){}, notifications: make(chan mcp.JSONRPCNotification, 100)}
+	return s
+}
+
+// inFlight is the filter that knows the requests not yet answered.
+func (s *stdioServer) inFlight() *answerFilter { return s.filter }
+
+// Listen serves the lines of stdin until it ends (nil) or ctx does
+// (ctx's error); the calls in flight are then cancelled and waited for.
+func (s *stdioServer) Listen(ctx context.Context, stdin io.Reader) error {
+	if err := s.srv.RegisterSession(ctx, s.session); err != nil {
+		return fmt.Errorf("register session: %w", err)
+	}
+	defer s.srv.UnregisterSession(ctx, s.session.SessionID())
+	ctx = s.srv.WithContext(ctx, s.session)
+	// Handlers are served on their own goroutines; ending the session
+	// cancels them, so none outlives it.
+	ctx, cancelRequests := context.WithCancel(ctx)
+	defer cancelRequests()
+
+	s.calls = make(chan stdioCall, stdioQueue)
+	for range stdioWorkers {
+		s.workers.Add(1)
+		safego.Go("a stdio tool-call worker", func() { s.callWorker(ctx) }, nil)
+	}
+	safego.Go("the stdio notifications", func() { s.notify(ctx) }, nil)
+
+	err := s.readLoop(ctx, stdin)
+
+	cancelRequests()
+	close(s.calls)
+	s.workers.Wait()
+	s.requests.Wait()
+	return err
+}
+
+// readLoop reads lines on a goroutine of its own (a read blocked on stdin
+// does not hold up the end of ctx) and serves each in turn.
+func (s *stdioServer) readLoop(ctx context.Context, stdin io.Reader) error {
+	type read struct {
+		line []byte
+		err  error
+	}
+	lines := make(chan read)
+	stop := make(chan struct{})
+	defer close(stop)
+	safego.Go("the stdio reader", func() {
+		r := &lineReader{r: bufio.NewReaderSize(stdin, 64<<10), max: s.max, tooLong: func(prefix []byte) {
+			_, _ = s.out.Write(append(tooLargeMessage(int64(s.max), prefix), '\n'))
+		}}
+		for {
+			line, err := r.next()
+			select {
+			case lines <- read{line, err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}, func(err error) {
+		// The loop learns of it as of a read error, and ends.
+		select {
+		case lines <- read{nil, err}:
+		case <-stop:
+		}
+	})
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case r := <-lines:
+			if r.err != nil {
+				// A last line without its newline is not served, as
+				// mcp-go's server does not serve it.
+				if errors.Is(r.err, io.EOF) {
+					return nil
+				}
+				s.logger.Printf("Error reading input: %v", r.err)
+				return r.err
+			}
+			if err := s.serve(ctx, r.line); err != nil {
+				s.logger.Printf("Error handling message: %v", err)
+				return err
+			}
+		}
+	}
+}
+
+// envelope is a JSON-RPC message's top level, each member as sent: every
+// question the transport asks of a message is answered from it. The
+// members match their names as encoding/json matches them for mcp-go's
+// structs (a later duplicate wins, case folded).
+type envelope struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+
+	method    string // Method as a string ("" when absent or null)
+	methodErr bool   // Method is not a string
+	key       string // the answer filter's key of a request (idKey), "" for none
+}
+
+// present reports whether a member was sent as something other than null.
+func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
+// id is the request id as mcp-go decodes it (float64, string, ...), nil for
+// none.
+func (e *envelope) id() any {
+	if !present(e.ID) {
+		return nil
+	}
+	var v any
+	_ = json.Unmarshal(e.ID, &v)
+	return v
+}
+
+// serve routes one line: a response to a request the server sent the
+// client, a tool call (to the pool), another request (its own goroutine),
+// or a notification (here, in order).
+func (s *stdioServer) serve(ctx context.Context, line []byte) error {
+	line = bytes.TrimSpace(line)
+	env := &envelope{}
+	if len(line) == 0 || line[0] != '{' {
+		// Not an object: a batch, a scalar, or not JSON. A valid one goes
+		// to the dispatch, which answers it as mcp-go's server did; the
+		// rest is a parse error.
+		if !json.Valid(line) {
+			return s.write(nil, mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(nil),
+				Error: mcp.NewJSONRPCErrorDetails(mcp.PARSE_ERROR, "Parse error", nil)})
+		}
+		return s.write(nil, s.dispatch(ctx, nil, line))
+	}
+	if err := json.Unmarshal(line, env); err != nil {
+		return s.write(nil, mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(nil),
+			Error: mcp.NewJSONRPCErrorDetails(mcp.PARSE_ERROR, "Parse error", nil)})
+	}
+	if len(env.Method) > 0 {
+		env.methodErr = json.Unmarshal(env.Method, &env.method) != nil
+	}
+	if !env.methodErr && env.method != "" {
+		env.key = idKey("", env.ID)
+	}
+	if s.session.deliver(env) {
+		return nil
+	}
+	s.incoming(env)
+	msg := json.RawMessage(line)
+	switch {
+	case !env.methodErr && env.method == string(mcp.MethodToolsCall):
+		if present(env.ID) {
+			msg, ctx = splitArguments(ctx, env, msg)
+		}
+		select {
+		case s.calls <- stdioCall{ctx: ctx, env: env, message: msg}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+			s.logger.Printf("Tool call queue full, processing synchronously")
+			return s.write(env, s.dispatch(ctx, env, msg))
+		}
+	case !env.methodErr && present(env.ID):
+		s.requests.Add(1)
+		safego.Go("a stdio request", func() {
+			defer s.requests.Done()
+			if err := s.write(env, s.dispatch(ctx, env, msg)); err != nil {
+				s.logger.Printf("Error writing response: %v", err)
+			}
+		}, nil)
+		return nil
+	}
+	// A notification carries no answer and is not queued behind a request.
+	if err := s.write(env, s.dispatch(ctx, env, msg)); err != nil {
+		return fmt.Errorf("failed to write response: %w", err)
+	}
+	return nil
+}
+
+func (s *stdioServer) callWorker(ctx context.Context) {
+	defer s.workers.Done()
+	for {
+		select {
+		case c, ok := <-s.calls:
+			if !ok {
+				return
+			}
+			if err := s.write(c.env, s.dispatch(c.ctx, c.env, c.message)); err != nil {
+				s.logger.Printf("Error writing tool response: %v", err)
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// dispatch runs mcp-go's HandleMessage; a panicking handler is one failed
+// request (INTERNAL_ERROR with its id), or nothing for a notification.
+func (s *stdioServer) dispatch(ctx context.Context, env *envelope, message json.RawMessage) (response mcp.JSONRPCMessage) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.logger.Printf("panic recovered in stdio message handler: %v", r)
+			if env != nil && env.id() != nil {
+				response = mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(env.id()),
+					Error: mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, fmt.Sprintf("internal panic: %v", r), nil)}
+			}
+		}
+	}()
+	return s.srv.HandleMessage(ctx, message)
+}
+
+// incoming tells the answer filter of a request (in flight until
+// answered) or a cancellation.
+func (s *stdioServer) incoming(env *envelope) {
+	switch {
+	case env.method == "notifications/cancelled":
+		m := message{Method: env.method}
+		if len(env.Params) > 0 {
+			_ = json.Unmarshal(env.Params, &m.Params)
+		}
+		s.filter.record("", m)
+	case env.key != "":
+		s.filter.start(env.key)
+	}
+}
+
+// write sends one message as a line; when it answers env's request, the
+// request's flight ends, and the answer is dropped if the client
+// cancelled the request.
+func (s *stdioServer) write(env *envelope, msg mcp.JSONRPCMessage) error {
+	key := ""
+	if env != nil {
+		key = env.key
+	}
+	if msg == nil {
+		if key != "" {
+			s.filter.end(key)
+		}
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(msg); err != nil { // the line's newline too
+		if key != "" {
+			s.filter.end(key)
+		}
+		return err
+	}
+	if key != "" && s.filter.end(key) {
+		return nil // cancelled: no answer (cancelled.go)
+	}
+	_, err := s.out.Write(buf.Bytes())
+	return err
+}
+
+// notify writes the notifications mcp-go queues for the session.
+func (s *stdioServer) notify(ctx context.Context) {
+	for {
+		select {
+		case n := <-s.session.notifications:
+			if err := s.write(nil, n); err != nil {
+				s.logger.Printf("Error writing notification: %v", err)
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// splitArguments cuts a tool call's arguments out of the message the
+// dispatch decodes (several times over) and hands them to the tool through
+// ctx: the message keeps every other member as sent, its arguments become
+// null, and tools' first before-call hook puts the arguments back as they
+// were sent before any tool or middleware sees the request. A call with
+// small params, or whose params are not a plain object with one member
+// named arguments, is left whole.
+func splitArguments(ctx context.Context, env *envelope, message json.RawMessage) (json.RawMessage, context.Context) {
+	if len(env.Params) < splitArgumentsAt || env.Params[0] != '{' {
+		return message, ctx
+	}
+	start, end, ok := argumentsSpan(env.Params)
+	if !ok {
+		return message, ctx
+	}
+	args := env.Params[start:end]
+	params := make([]byte, 0, len(env.Params)-len(args)+4)
+	params = append(params, env.Params[:start]...)
+	params = append(params, "null"...)
+	params = append(params, env.Params[end:]...)
+	out := struct {
+		JSONRPC json.RawMessage `json:"jsonrpc,omitempty"`
+		ID      json.RawMessage `json:"id,omitempty"`
+		Method  json.RawMessage `json:"method,omitempty"`
+		Params  json.RawMessage `json:"params"`
+		Result  json.RawMessage `json:"result,omitempty"`
+		Error   json.RawMessage `json:"error,omitempty"`
+	}{env.JSONRPC, env.ID, env.Method, params, env.Result, env.Error}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return message, ctx
+	}
+	return b, tools.WithCallArguments(ctx, args)
+}
+
+// argumentsSpan finds the value of the member "arguments" in params (a
+// JSON object): its start and end offsets. It answers false when there is
+// none, or another member whose name encoding/json would take for it too
+// (a duplicate, or the name in other case).
+func argumentsSpan(params []byte) (start, end int, ok bool) {
+	start, end, ok, sure := scanArguments(params)
+	if sure {
+		return start, end, ok
+	}
+	return decodeArguments(params)
+}
+
+// scanArguments is argumentsSpan by a walk over the bytes of params, which
+// the envelope's decoding has validated as JSON: the members' names are
+// read, their values skipped (strings, nesting) without being decoded.
+// sure is false when a name holds an escape or a non-ASCII byte (whose
+// folding encoding/json decides), or params is not an object: then
+// decodeArguments answers.
+func scanArguments(params []byte) (start, end int, ok, sure bool) {
+	i := skipSpace(params, 0)
+	if i >= len(params) || params[i] != '{' {
+		return 0, 0, false, false
+	}
+	i = skipSpace(params, i+1)
+	found := false
+	for i < len(params) && params[i] != '}' {
+		if params[i] != '"' {
+			return 0, 0, false, false
+		}
+		j := i + 1
+		for j < len(params) && params[j] != '"' {
+			if params[j] == '\\' || params[j] >= 0x80 {
+				return 0, 0, false, false
+			}
+			j++
+		}
+		if j >= len(params) {
+			return 0, 0, false, false
+		}
+		key := params[i+1 : j]
+		i = skipSpace(params, j+1)
+		if i >= len(params) || params[i] != ':' {
+			return 0, 0, false, false
+		}
+		i = skipSpace(params, i+1)
+		vstart := i
+		i = skipValue(params, i)
+		if i < 0 {
+			return 0, 0, false, false
+		}
+		if bytes.EqualFold(key, []byte("arguments")) {
+			if string(key) != "arguments" || found {
+				return 0, 0, false, true
+			}
+			start, end, found = vstart, i, true
+		}
+		i = skipSpace(params, i)
+		if i < len(params) && params[i] == ',' {
+			i = skipSpace(params, i+1)
+		}
+	}
+	return start, end, found, true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the offset just past the valid JSON value at b[i:]
+// (-1 when it runs off the end).
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				if i = skipString(b, i); i < 0 {
+					return -1
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	}
+	// A number or a literal.
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// skipString returns the offset just past the string at b[i:] (b[i] is
+// its opening quote), -1 when it runs off the end.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// decodeArguments is argumentsSpan through encoding/json's tokens.
+func decodeArguments(params []byte) (start, end int, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(params))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return 0, 0, false
+	}
+	found := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return 0, 0, false
+		}
+		key, _ := tok.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return 0, 0, false
+		}
+		if !strings.EqualFold(key, "arguments") {
+			continue
+		}
+		if key != "arguments" || found {
+			return 0, 0, false
+		}
+		end = int(dec.InputOffset())
+		start = end - len(value)
+		if start < 0 || !bytes.Equal(params[start:end], value) {
+			return 0, 0, false
+		}
+		found = true
+	}
+	return start, end, found
+}
+
+// lineReader reads the lines of stdin, each at most max bytes; a longer
+// line is skipped without being held (only its first max bytes are, to
+// find its id) and answered through tooLong.
+type lineReader struct {
+	r       *bufio.Reader
+	max     int
+	tooLong func(prefix []byte)
+}
+
+// next returns the next line of at most max bytes (with its newline), in
+// a slice of its own; at the end of the input, the error (and what came
+// before it on the last line).
+func (l *lineReader) next() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := l.r.ReadSlice('\n')
+		if len(line)+len(chunk) > l.max {
+			room := l.max - len(line)
+			line = append(line, chunk[:min(room, len(chunk))]...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = l.r.ReadSlice('\n')
+			}
+			l.tooLong(line)
+			if err != nil {
+				return nil, err
+			}
+			line = line[:0:0]
+			continue
+		}
+		line = append(line, chunk...)
+		switch {
+		case err == nil:
+			return line, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			return line, err
+		}
+	}
+}
+
+// stdioSession is the one client session on stdio (mcp-go's own is not
+// exported): what the server knows of its client, its logging level, the
+// notifications queued for it, and the requests sent to it.
+type stdioSession struct {
+	out           io.Writer
+	notifications chan mcp.JSONRPCNotification
+	initialized   atomic.Bool
+	logLevel      atomic.Value // mcp.LoggingLevel
+	clientInfo    atomic.Value // mcp.Implementation
+	clientCaps    atomic.Value // mcp.ClientCapabilities
+	protocol      atomic.Value // string
+
+	requestID atomic.Int64
+	mu        sync.Mutex
+	pending   map[int64]func(*envelope) // request id → what takes its response
+}
+
+var (
+	_ server.ClientSession              = (*stdioSession)(nil)
+	_ server.SessionWithLogging         = (*stdioSession)(nil)
+	_ server.SessionWithClientInfo      = (*stdioSession)(nil)
+	_ server.SessionWithProtocolVersion = (*stdioSession)(nil)
+	_ server.SessionWithSampling        = (*stdioSession)(nil)
+	_ server.SessionWithElicitation     = (*stdioSession)(nil)
+	_ server.SessionWithRoots           = (*stdioSession)(nil)
+)
+
+func (s *stdioSession) SessionID() string { return "stdio" }
+
+func (s *stdioSession) NotificationChannel() chan<- mcp.JSONRPCNotification {
+	return s.notifications
+}
+
+func (s *stdioSession) Initialize() {
+	s.logLevel.Store(mcp.LoggingLevelError)
+	s.initialized.Store(true)
+}
+
+func (s *stdioSession) Initialized() bool { return s.initialized.Load() }
+
+func (s *stdioSession) SetLogLevel(level mcp.LoggingLevel) { s.logLevel.Store(level) }
+
+func (s *stdioSession) GetLogLevel() mcp.LoggingLevel {
+	if l, ok := s.logLevel.Load().(mcp.LoggingLevel); ok {
+		return l
+	}
+	return mcp.LoggingLevelError
+}
+
+func (s *stdioSession) GetClientInfo() mcp.Implementation {
+	v, _ := s.clientInfo.Load().(mcp.Implementation)
+	return v
+}
+
+func (s *stdioSession) SetClientInfo(info mcp.Implementation) { s.clientInfo.Store(info) }
+
+func (s *stdioSession) GetClientCapabilities() mcp.ClientCapabilities {
+	v, _ := s.clientCaps.Load().(mcp.ClientCapabilities)
+	return v
+}
+
+func (s *stdioSession) SetClientCapabilities(caps mcp.ClientCapabilities) { s.clientCaps.Store(caps) }
+
+func (s *stdioSession) ProtocolVersion() string {
+	v, _ := s.protocol.Load().(string)
+	return v
+}
+
+func (s *stdioSession) SetProtocolVersion(version string) { s.protocol.Store(version) }
+
+// responseError is a JSON-RPC error in a client's response.
+type responseError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+// deliver hands a response to a request the server sent the client to
+// what waits for it; false when env is no such response. A response is
+// recognised as mcp-go's server recognises it: an id that reads as an
+// integer, a result or an error, and a jsonrpc member that is a string
+// when present.
+func (s *stdioSession) deliver(env *envelope) bool {
+	if len(env.Result) == 0 && !present(env.Error) {
+		return false
+	}
+	if len(env.JSONRPC) > 0 {
+		var v string
+		if json.Unmarshal(env.JSONRPC, &v) != nil {
+			return false
+		}
+	}
+	if len(env.Error) > 0 {
+		var e *responseError
+		if json.Unmarshal(env.Error, &e) != nil {
+			return false
+		}
+	}
+	id, ok := responseID(env.ID)
+	if !ok {
+		return false
+	}
+	s.mu.Lock()
+	take, ok := s.pending[id]
+	s.mu.Unlock()
+	if !ok {
+		return false
+	}
+	take(env)
+	return true
+}
+
+// responseID reads a response's id as mcp-go's server does (json.Number:
+// a number, or a string holding one), when it is an integer.
+func responseID(raw json.RawMessage) (int64, bool) {
+	var n json.Number
+	if len(raw) == 0 || json.Unmarshal(raw, &n) != nil {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(string(n), 10, 64)
+	return id, err == nil
+}
+
+// askClient sends the client a request and waits for its response (or ctx).
+func askClient[R any](ctx context.Context, s *stdioSession, method mcp.MCPMethod, params any, what, failed string, parse func(json.RawMessage) (*R, error)) (*R, error) {
+	id := s.requestID.Add(1)
+	type answer struct {
+		result *R
+		err    error
+	}
+	got := make(chan answer, 1)
+	s.mu.Lock()
+	s.pending[id] = func(env *envelope) {
+		var a answer
+		var e *responseError
+		if len(env.Error) > 0 {
+			_ = json.Unmarshal(env.Error, &e)
+		}
+		if e != nil {
+			a.err = fmt.Errorf("%s: %s", failed, e.Message)
+		} else {
+			a.result, a.err = parse(env.Result)
+		}
+		select {
+		case got <- a:
+		default:
+		}
+	}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+	}()
+	msg := struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      int64  `json:"id"`
+		Method  string `json:"method"`
+		Params  any    `json:"params,omitempty"`
+	}{mcp.JSONRPC_VERSION, id, string(method), params}
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return nil, fmt.Errorf("failed to marshal %s request: %w", what, err)
+	}
+	if _, err := s.out.Write(append(b, '\n')); err != nil {
+		return nil, fmt.Errorf("failed to write %s request: %w", what, err)
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case a := <-got:
+		return a.result, a.err
+	}
+}
+
+func (s *stdioSession) RequestSampling(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	return askClient(ctx, s, mcp.MethodSamplingCreateMessage, req.CreateMessageParams, "sampling", "sampling request failed", func(raw json.RawMessage) (*mcp.CreateMessageResult, error) {
+		var r mcp.CreateMessageResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("failed to unmarshal sampling response: %w", err)
+		}
+		content, err := mcp.ParseSamplingContent(r.Content)
+		if err != nil {
+			return nil, fmt.Errorf("failed to parse sampling response content: %w", err)
+		}
+		r.Content = content
+		return &r, nil
+	})
+}
+
+func (s *stdioSession) RequestElicitation(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	return askClient(ctx, s, mcp.MethodElicitationCreate, req.Params, "elicitation", "elicitation request failed", func(raw json.RawMessage) (*mcp.ElicitationResult, error) {
+		var r mcp.ElicitationResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("failed to unmarshal elicitation response: %w", err)
+		}
+		return &r, nil
+	})
+}
+
+func (s *stdioSession) ListRoots(ctx context.Context, _ mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	return askClient(ctx, s, mcp.MethodListRoots, nil, "list roots", "list root request failed", func(raw json.RawMessage) (*mcp.ListRootsResult, error) {
+		var r mcp.ListRootsResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("failed to unmarshal list root response: %w", err)
+		}
+		return &r, nil
+	})
+}
