@@ -187,11 +187,11 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool)
 		return st.ChangeAndWait(ctx, m.File, strings.Join(l, "\n"), version)
 	}
 	pullVersion := 0
-	straightPull := func(r int) (float64, error) {
+	straightPull := func(r int, answered func()) (float64, error) {
 		pullVersion++
 		l := append([]string(nil), lines...)
 		l[lineNo-1] = fmt.Sprintf("%s // nvbridge-bench %d pull %d", orig, nonce, r)
-		return sp.ChangeAndPull(ctx, m.File, strings.Join(l, "\n"), pullVersion, pullSet)
+		return sp.ChangeAndPull(ctx, m.File, strings.Join(l, "\n"), pullVersion, pullSet, answered)
 	}
 	if base != nil {
 		if _, err := base.Call(loadCtx, "get_diagnostics", map[string]any{"file": m.File}); err != nil {
@@ -213,7 +213,7 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool)
 	if _, _, err := straight(-1); err != nil {
 		return nil, err
 	}
-	if _, err := straightPull(-1); err != nil {
+	if _, err := straightPull(-1, nil); err != nil {
 		return nil, err
 	}
 	verdict := func(out map[string]any) {
@@ -246,13 +246,13 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool)
 					res.Verdicts["baseline incomplete: "+why]++
 				}
 			case 3:
-				c0 := cpuMs(sp.Cmd.Process.Pid)
-				d, err := straightPull(r)
+				c0, c1 := cpuMs(sp.Cmd.Process.Pid), 0.0
+				d, err := straightPull(r, func() { c1 = cpuMs(sp.Cmd.Process.Pid) })
 				if err != nil {
 					return nil, err
 				}
 				res.StraightPullMs = append(res.StraightPullMs, d)
-				res.StraightPullCPUMs = append(res.StraightPullCPUMs, cpuMs(sp.Cmd.Process.Pid)-c0)
+				res.StraightPullCPUMs = append(res.StraightPullCPUMs, c1-c0)
 			case 0:
 				pids := treePIDs(br.Cmd.Process.Pid)
 				c0, start := cpuMs(pids...), time.Now()
@@ -541,8 +541,31 @@ func publishVersion(params json.RawMessage) (string, int) {
 
 // ChangeAndPull sends rel's whole new text as a didChange at version, then
 // textDocument/diagnostic for each of files (relative), all at once, and
-// returns the milliseconds until the last answer.
-func (s *Straight) ChangeAndPull(ctx context.Context, rel, text string, version int, files []string) (float64, error) {
+// returns the milliseconds until the last answer (answered is called
+// then, before the wait for the full pass).
+func (s *Straight) ChangeAndPull(ctx context.Context, rel, text string, version int, files []string, answered func()) (float64, error) {
+	// gopls's full pass of the change comes after its diagnosticsDelay,
+	// once the pulls are answered: it is waited for after the timing, so
+	// that it does not run into the next side's measurement.
+	ended := make(chan struct{})
+	began := false
+	s.mu.Lock()
+	s.waitProgress = func(kind, title string) {
+		if strings.HasPrefix(title, "diagnosing") && kind == "begin" {
+			began = true
+		}
+		if kind == "end-diagnosing" && began && ended != nil {
+			close(ended)
+			ended = nil
+		}
+	}
+	endCh := ended
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.waitProgress = nil
+		s.mu.Unlock()
+	}()
 	start := time.Now()
 	err := s.Conn.Notify(ctx, protocol.MethodTextDocumentDidChange, map[string]any{
 		"textDocument":   map[string]any{"uri": string(s.URI(rel)), "version": version},
@@ -565,7 +588,14 @@ func (s *Straight) ChangeAndPull(ctx context.Context, rel, text string, version 
 			return 0, fmt.Errorf("pull: %w", err)
 		}
 	}
-	return ms(time.Since(start)), nil
+	took := ms(time.Since(start))
+	if answered != nil {
+		answered()
+	}
+	if err := waitClosed(wctx, endCh); err != nil {
+		return took, fmt.Errorf("no end of the full diagnosis of version %d: %w", version, err)
+	}
+	return took, nil
 }
 
 // pullScope is what the apply's delta asks gopls about for an edit of
