@@ -64,7 +64,12 @@ func run(sidePath, microPath, microCmd, phasesPath, perf2Path, readsPath, before
 		}
 		// Runs after the first add their modules and big edit.
 		perf2.Command += "` and `" + r.Command
-		perf2.Finished = r.Finished
+		if r.Started.Before(perf2.Started) {
+			perf2.Started, perf2.Machine = r.Started, r.Machine
+		}
+		if r.Finished.After(perf2.Finished) {
+			perf2.Finished = r.Finished
+		}
 		perf2.Modules = append(perf2.Modules, r.Modules...)
 		if r.BigEdit != nil {
 			perf2.BigEdit = r.BigEdit
@@ -116,7 +121,7 @@ func renderPhases(rep *side.Report) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("## Where nvbridge's time goes within a call\n\n")
-	p("A separate run, `%s` (%d rounds), with nvbridge's log on: every exchange with Neovim stamped to the microsecond, split by the harness's own start and end of each call. Writing the log slows nvbridge, so read the parts against each other and against the same run's straight and through-Neovim figures, not against the tables above. p50s in ms. **open**: `bridge.open_wait` (reconcile the buffer with the disk, wait for the servers, the target line); **requests**: first LSP request sent to last answer; **after**: last answer to the last exchange with Neovim (the lines the answer shows); **outside**: the call minus its time with Neovim (MCP exchange, arguments, shaping and encoding the answer), of which the MCP exchange (`mcp_ping`) and carrying the answer are any bridge's; **rest** is outside minus those two.\n\n", rep.Command, rep.Rounds)
+	p("A separate run, `%s` (%d rounds), with nvbridge's log on: every exchange with Neovim stamped to the microsecond, split by the harness's own start and end of each call. Writing the log slows nvbridge, so read the parts against each other and against the same run's straight and through-Neovim figures, not against the tables above. p50s in ms. **open**: `bridge.open_wait` (reconcile the buffer with the disk, wait for the servers, the target line); **requests**: first LSP request sent to last answer; **after**: last answer to the last exchange with Neovim (the lines the answer shows); **outside**: the call minus its time with Neovim (MCP exchange, arguments, shaping and encoding the answer), of which the MCP exchange (`mcp_ping`) and carrying the answer are any bridge's; **rest** is outside minus those two. A read made in one Neovim call (definition, references, hover, implementations, the first step of a hierarchy, the first request in a new file: `lua/nvbridge/read.lua` opens and reconciles the buffer, waits for the servers, sends the request and reads the answer's lines) has its open and after inside **requests** (0 and -): for those, requests less the through-Neovim figure is nvbridge's own work in Neovim.\n\n", rep.Command, rep.Rounds)
 	for _, m := range rep.Modules {
 		ping, _ := op(m, "mcp_ping")
 		p("### %s\n\n| op | nvbridge | gopls straight | through Neovim | open | requests | after | outside | MCP exchange + carrying | rest |\n|---|---|---|---|---|---|---|---|---|---|\n", m.Module)
