@@ -543,6 +543,8 @@ fi
 
 if want env; then
 	piece=env.sh
+	# The physical path: a worktree whose .deps links to another checkout's
+	# must not point that checkout's env.sh at itself (gone with it).
 	# shellcheck disable=SC2016 # $PATH is meant to expand when env.sh is sourced
-	printf 'export PATH="%s:$PATH"\n' "$BIN" >"$DEPS/env.sh"
+	printf 'export PATH="%s:$PATH"\n' "$(cd "$BIN" && pwd -P)" >"$DEPS/env.sh"
 fi
