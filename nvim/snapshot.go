@@ -278,13 +278,26 @@ type linesBytes struct {
 }
 
 func (j *linesBytes) UnmarshalMsgPack(d *msgpack.Decoder) error {
+	return eachLine(d, func(n int) {
+		j.lines = n
+		j.b = make([]byte, 0, len(j.head)+j.size+n*(len(j.nl)-1)+len(j.nl))
+		j.b = append(j.b, j.head...)
+	}, func(i int, line []byte) {
+		if i > 0 {
+			j.b = append(j.b, j.nl...)
+		}
+		j.b = append(j.b, line...)
+	})
+}
+
+// eachLine walks nvim_buf_get_lines' answer: begin is told how many lines
+// there are, then line is given each one's bytes (valid until the next).
+func eachLine(d *msgpack.Decoder, begin func(n int), line func(i int, b []byte)) error {
 	if d.Type() != msgpack.ArrayLen {
 		return fmt.Errorf("nvim_buf_get_lines answered %v, not an array", d.Type())
 	}
 	n := d.Len()
-	j.lines = n
-	j.b = make([]byte, 0, len(j.head)+j.size+n*(len(j.nl)-1)+len(j.nl))
-	j.b = append(j.b, j.head...)
+	begin(n)
 	for i := range n {
 		if err := d.Unpack(); err != nil {
 			return err
@@ -292,10 +305,7 @@ func (j *linesBytes) UnmarshalMsgPack(d *msgpack.Decoder) error {
 		if t := d.Type(); t != msgpack.String && t != msgpack.Binary {
 			return fmt.Errorf("nvim_buf_get_lines answered a line of type %v", t)
 		}
-		if i > 0 {
-			j.b = append(j.b, j.nl...)
-		}
-		j.b = append(j.b, d.BytesNoCopy()...)
+		line(i, d.BytesNoCopy())
 	}
 	return nil
 }
@@ -311,24 +321,14 @@ type joinedLines struct {
 }
 
 func (j *joinedLines) UnmarshalMsgPack(d *msgpack.Decoder) error {
-	if d.Type() != msgpack.ArrayLen {
-		return fmt.Errorf("nvim_buf_get_lines answered %v, not an array", d.Type())
-	}
-	n := d.Len()
-	j.b.Grow(j.size + n*(len(j.nl)-1) + len(j.nl))
-	for i := range n {
-		if err := d.Unpack(); err != nil {
-			return err
-		}
-		if t := d.Type(); t != msgpack.String && t != msgpack.Binary {
-			return fmt.Errorf("nvim_buf_get_lines answered a line of type %v", t)
-		}
+	return eachLine(d, func(n int) {
+		j.b.Grow(j.size + n*(len(j.nl)-1) + len(j.nl))
+	}, func(i int, line []byte) {
 		if i > 0 {
 			j.b.WriteString(j.nl)
 		}
-		j.b.Write(d.BytesNoCopy())
-	}
-	return nil
+		j.b.Write(line)
+	})
 }
 
 // spliceFromCache makes f's text from the cached text at known and the
