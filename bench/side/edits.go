@@ -232,14 +232,12 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool)
 		for k := range sides {
 			switch (r + k) % sides {
 			case 4:
-				pids := treePIDs(base.Cmd.Process.Pid)
-				c0, start := cpuMs(pids...), time.Now()
-				out, err := base.Call(ctx, "edit_buffer", edit(2000+r, false))
+				out, wall, cpu, err := base.timedCall(ctx, "edit_buffer", edit(2000+r, false))
 				if err != nil {
 					return nil, err
 				}
-				res.BaselineApplyMs = append(res.BaselineApplyMs, ms(time.Since(start)))
-				res.BaselineApplyCPUMs = append(res.BaselineApplyCPUMs, cpuMs(pids...)-c0)
+				res.BaselineApplyMs = append(res.BaselineApplyMs, wall)
+				res.BaselineApplyCPUMs = append(res.BaselineApplyCPUMs, cpu)
 				if c, why, _ := deltaOf(out); c {
 					res.Verdicts["baseline complete"]++
 				} else {
@@ -254,24 +252,20 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool)
 				res.StraightPullMs = append(res.StraightPullMs, d)
 				res.StraightPullCPUMs = append(res.StraightPullCPUMs, c1-c0)
 			case 0:
-				pids := treePIDs(br.Cmd.Process.Pid)
-				c0, start := cpuMs(pids...), time.Now()
-				out, err := br.Call(ctx, "edit_buffer", edit(r, false))
+				out, wall, cpu, err := br.timedCall(ctx, "edit_buffer", edit(r, false))
 				if err != nil {
 					return nil, err
 				}
-				res.ApplyMs = append(res.ApplyMs, ms(time.Since(start)))
-				res.ApplyCPUMs = append(res.ApplyCPUMs, cpuMs(pids...)-c0)
+				res.ApplyMs = append(res.ApplyMs, wall)
+				res.ApplyCPUMs = append(res.ApplyCPUMs, cpu)
 				verdict(out)
 			case 1:
-				pids := treePIDs(br.Cmd.Process.Pid)
-				c0, start := cpuMs(pids...), time.Now()
-				out, err := br.Call(ctx, "edit_buffer", edit(1000+r, true))
+				out, wall, cpu, err := br.timedCall(ctx, "edit_buffer", edit(1000+r, true))
 				if err != nil {
 					return nil, err
 				}
-				res.CheckMs = append(res.CheckMs, ms(time.Since(start)))
-				res.CheckCPUMs = append(res.CheckCPUMs, cpuMs(pids...)-c0)
+				res.CheckMs = append(res.CheckMs, wall)
+				res.CheckCPUMs = append(res.CheckCPUMs, cpu)
 				verdict(out)
 				if id, _ := out["changeset_id"].(string); id != "" {
 					_, _ = br.Call(ctx, "discard_changeset", map[string]any{"changeset_id": id})
@@ -537,6 +531,16 @@ func publishVersion(params json.RawMessage) (string, int) {
 	}
 	_ = json.Unmarshal(params, &p)
 	return p.URI, p.Version
+}
+
+// timedCall calls tool on b and answers its result with the call's wall
+// time and the CPU of b's process tree (nvbridge, its Neovims and their
+// servers) during it, in milliseconds.
+func (b *Bridge) timedCall(ctx context.Context, tool string, args map[string]any) (map[string]any, float64, float64, error) {
+	pids := treePIDs(b.Cmd.Process.Pid)
+	c0, start := cpuMs(pids...), time.Now()
+	out, err := b.Call(ctx, tool, args)
+	return out, ms(time.Since(start)), cpuMs(pids...) - c0, err
 }
 
 // ChangeAndPull sends rel's whole new text as a didChange at version, then
