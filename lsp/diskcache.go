@@ -7,12 +7,12 @@ package lsp
 // read up to the line and split on every call (a tenth of a reference
 // search's own time). A kept file is used only while its identity and
 // times (device, inode, size, modification and change times) are those it
-// was read with, and is kept only once it has not changed for
-// diskStableAge: a change made within the file system's timestamp
-// granularity of the read would otherwise leave the times as they were
-// (git's "racy" entries). The change time cannot be set back by a tool
-// (touch sets the modification time only), so a changed file is a new
-// read.
+// was read with (workspace.Stamp, as the left-behind scan's index keeps
+// files), and is kept only once that stamp is settled: a change made
+// within the file system's timestamp granularity of the read would
+// otherwise leave the times as they were (git's "racy" entries). The
+// change time cannot be set back by a tool (touch sets the modification
+// time only), so a changed file is a new read.
 
 import (
 	"bytes"
@@ -20,6 +20,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/nvbridge/nvbridge/workspace"
 )
 
 const (
@@ -29,8 +31,6 @@ const (
 	// diskCacheFileBytes: a larger file is read as before, up to the
 	// lines wanted.
 	diskCacheFileBytes = 512 << 10
-	// diskStableAge: a file changed more recently than this is not kept.
-	diskStableAge = 2 * time.Second
 )
 
 // diskNow is the clock a file's settledness is judged by (tests move it).
@@ -38,7 +38,7 @@ var diskNow = time.Now
 
 // diskFile is a file's text as read, and where each of its lines starts.
 type diskFile struct {
-	stamp  fileStamp
+	stamp  workspace.Stamp
 	data   []byte
 	starts []int
 }
@@ -64,7 +64,7 @@ func (f *diskFile) line(n int) (string, bool) {
 	return string(bytes.TrimSuffix(f.data[f.starts[n]:end], []byte("\r"))), true
 }
 
-func newDiskFile(stamp fileStamp, data []byte) *diskFile {
+func newDiskFile(stamp workspace.Stamp, data []byte) *diskFile {
 	f := &diskFile{stamp: stamp, data: data}
 	if len(data) > 0 {
 		f.starts = append(f.starts, 0)
@@ -80,7 +80,7 @@ func newDiskFile(stamp fileStamp, data []byte) *diskFile {
 // cachedDisk is path's kept text when st (its stat, just taken) says it
 // has not changed since; else nil.
 func cachedDisk(path string, st os.FileInfo) *diskFile {
-	stamp, ok := stampOf(st)
+	stamp, ok := workspace.StampOf(st)
 	if !ok {
 		return nil
 	}
@@ -94,13 +94,13 @@ func cachedDisk(path string, st os.FileInfo) *diskFile {
 }
 
 // readKept reads path whole and keeps it, when st allows (a small file,
-// unchanged for diskStableAge); nil when it does not, or the read fails.
+// its stamp settled); nil when it does not, or the read fails.
 // The text read may be newer than st (a change between the stat and the
 // read): it is then kept under the older stamp, which the next stat no
 // longer matches.
 func readKept(path string, st os.FileInfo) *diskFile {
-	stamp, ok := stampOf(st)
-	if !ok || st.Size() > diskCacheFileBytes || diskNow().Sub(stamp.changed()) < diskStableAge {
+	stamp, ok := workspace.StampOf(st)
+	if !ok || st.Size() > diskCacheFileBytes || !stamp.Settled(diskNow()) {
 		return nil
 	}
 	fh, err := os.Open(path)
