@@ -216,12 +216,14 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool)
 	if _, err := straightPull(-1, nil); err != nil {
 		return nil, err
 	}
-	verdict := func(out map[string]any) {
+	// verdict counts how a delta ended, under side's prefix ("" for this
+	// build's, "baseline " for the baseline build's).
+	verdict := func(side string, out map[string]any) {
 		c, why, _ := deltaOf(out)
 		if c {
-			res.Verdicts["complete"]++
+			res.Verdicts[side+"complete"]++
 		} else {
-			res.Verdicts["incomplete: "+why]++
+			res.Verdicts[side+"incomplete: "+why]++
 		}
 	}
 	sides := 4
@@ -238,11 +240,7 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool)
 				}
 				res.BaselineApplyMs = append(res.BaselineApplyMs, wall)
 				res.BaselineApplyCPUMs = append(res.BaselineApplyCPUMs, cpu)
-				if c, why, _ := deltaOf(out); c {
-					res.Verdicts["baseline complete"]++
-				} else {
-					res.Verdicts["baseline incomplete: "+why]++
-				}
+				verdict("baseline ", out)
 			case 3:
 				c0, c1 := cpuMs(sp.Cmd.Process.Pid), 0.0
 				d, err := straightPull(r, func() { c1 = cpuMs(sp.Cmd.Process.Pid) })
@@ -258,7 +256,7 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool)
 				}
 				res.ApplyMs = append(res.ApplyMs, wall)
 				res.ApplyCPUMs = append(res.ApplyCPUMs, cpu)
-				verdict(out)
+				verdict("", out)
 			case 1:
 				out, wall, cpu, err := br.timedCall(ctx, "edit_buffer", edit(1000+r, true))
 				if err != nil {
@@ -266,7 +264,7 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, attached bool)
 				}
 				res.CheckMs = append(res.CheckMs, wall)
 				res.CheckCPUMs = append(res.CheckCPUMs, cpu)
-				verdict(out)
+				verdict("", out)
 				if id, _ := out["changeset_id"].(string); id != "" {
 					_, _ = br.Call(ctx, "discard_changeset", map[string]any{"changeset_id": id})
 				}
