@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -39,6 +40,10 @@ type Client struct {
 	// waited for the server's first analysis of the buffer (awaitAnalysis).
 	analysedMu sync.Mutex
 	analysed   map[analysisKey]bool
+
+	// lastPull is the last pulled delta's answers and the state they
+	// describe (verify_pull.go), nil when none holds.
+	lastPull atomic.Pointer[pullRecord]
 }
 
 type analysisKey struct{ bufnr, client int }

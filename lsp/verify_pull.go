@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/diagdelta"
@@ -170,15 +169,14 @@ func (c *Client) pullAll(ctx context.Context, ids []int, paths []string) (out []
 	return out, err == nil, err
 }
 
-// The last pulled answers of a client, and the state they describe
-// (pullKey): a baseline taken in that same state (the next change's, when
-// nothing changed in between) is that answer, without asking again.
+// The last pulled answers of a client (Client.lastPull), and the state
+// they describe (pullKey): a baseline taken in that same state (the next
+// change's, when nothing changed in between) is that answer, without
+// asking again.
 type pullRecord struct {
 	key   string
 	diags []Diagnostic
 }
-
-var pullMemos sync.Map // *Client -> pullRecord
 
 // pullKey is the state pulled answers describe: the clients and what they
 // were sent (their buffers' versions, nvbridge's writes), the files asked
@@ -199,8 +197,8 @@ func (c *Client) pullMemo(key string) ([]Diagnostic, bool) {
 	if key == "" {
 		return nil, false
 	}
-	if r, ok := pullMemos.Load(c); ok && r.(pullRecord).key == key {
-		return r.(pullRecord).diags, true
+	if r := c.lastPull.Load(); r != nil && r.key == key {
+		return r.diags, true
 	}
 	return nil, false
 }
@@ -223,9 +221,9 @@ func (b *baseline) afterPulled(ctx context.Context, info bufferInfo, servers []s
 		return nil, err
 	}
 	if ok && key != "" {
-		pullMemos.Store(c, pullRecord{key: key, diags: after})
+		c.lastPull.Store(&pullRecord{key: key, diags: after})
 	} else {
-		pullMemos.Delete(c)
+		c.lastPull.Store(nil)
 	}
 	complete, why := ok, ""
 	if !ok {
