@@ -563,21 +563,8 @@ func textOf(doc preview.Document, dos bool) func() string {
 // refuse it (a unix buffer whose every line ends in "\r", which
 // preview.ParseBuffer would read as a CRLF text).
 func parseOf(doc preview.Document, dos bool) any {
-	if !dos {
-		terminated := doc.Lines
-		if !doc.FinalNewline {
-			terminated = terminated[:len(terminated)-1]
-		}
-		crlf := len(terminated) > 0
-		for _, l := range terminated {
-			if !strings.HasSuffix(l, "\r") {
-				crlf = false
-				break
-			}
-		}
-		if crlf {
-			return nil
-		}
+	if !dos && preview.CRTerminated(doc.Lines, doc.FinalNewline) {
+		return nil
 	}
 	return doc
 }

@@ -30,25 +30,35 @@ func ParseDocument(s string) Document {
 		s = s[:len(s)-1]
 	}
 	lines := strings.Split(s, "\n")
-	terminated := len(lines)
-	if !final {
-		terminated--
-	}
-	crlf := terminated > 0
-	for _, l := range lines[:terminated] {
-		if !strings.HasSuffix(l, "\r") {
-			crlf = false
-			break
-		}
-	}
 	eol := "\n"
-	if crlf {
+	if CRTerminated(lines, final) {
 		eol = "\r\n"
-		for i := range lines[:terminated] {
+		for i := range terminatedOf(lines, final) {
 			lines[i] = strings.TrimSuffix(lines[i], "\r")
 		}
 	}
 	return Document{Lines: lines, EOL: eol, FinalNewline: final}
+}
+
+// CRTerminated reports whether lines (a text cut at "\n"; its last line
+// terminated when final) has a terminated line and every one ends in
+// "\r": what ParseDocument reads as a CRLF text.
+func CRTerminated(lines []string, final bool) bool {
+	terminated := terminatedOf(lines, final)
+	for _, l := range terminated {
+		if !strings.HasSuffix(l, "\r") {
+			return false
+		}
+	}
+	return len(terminated) > 0
+}
+
+// terminatedOf is lines less the last unless final.
+func terminatedOf(lines []string, final bool) []string {
+	if !final && len(lines) > 0 {
+		return lines[:len(lines)-1]
+	}
+	return lines
 }
 
 // ParseBuffer is ParseDocument for the text of a Neovim buffer: a buffer
