@@ -52,7 +52,14 @@ func planBuffer(doc preview.Document, edits []preview.TextEdit, after preview.Do
 	}
 	switch {
 	case len(after.Lines) == 0:
-		p.Clear = n > 0
+		// No ops, as an empty list (a nil one reaches Lua as vim.NIL, and
+		// the apply failed). A cleared buffer still holds one empty line:
+		// with 'eol' it would be written "\n", so 'eol' goes off and it is
+		// written empty, the text the preview showed.
+		p.Clear, p.Ops = n > 0, []bufOp{}
+		if p.Clear {
+			setEOL(false)
+		}
 		return p
 	case n == 0:
 		// An empty buffer holds one empty line: insert the whole text there.

@@ -311,3 +311,35 @@ return { vim.b[b].nvbridge_disk_hash or '', B.fingerprint(B.read_file(path)), vi
 		}
 	}
 }
+
+// Deleting every line of a file empties it: the apply succeeds (the
+// plan's empty op list once reached Lua as vim.NIL, and it failed), the
+// buffer and the disk are the empty text the preview showed (not "\n":
+// a cleared buffer keeps one empty line, so 'eol' goes off), the next
+// line written makes "x\n", and undo brings back each text in turn
+// ('eol' with it).
+func TestDeleteEveryLine(t *testing.T) {
+	v := newEnv(t, map[string]string{"a.txt": "one\ntwo\n"})
+	v.open("a.txt")
+	res, err := v.e.EditLines(v.ctx, "a.txt", []edit.LineEdit{{LineStart: 1, LineEnd: 2, NewText: ""}}, edit.Options{Save: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Diff, "-one\n-two\n") || v.buffer("a.txt").Text != "" || v.disk("a.txt") != "" {
+		t.Fatalf("after deleting every line: buffer %q, disk %q, diff\n%s", v.buffer("a.txt").Text, v.disk("a.txt"), res.Diff)
+	}
+	if _, err := v.e.EditLines(v.ctx, "a.txt", []edit.LineEdit{{LineStart: 1, LineEnd: 0, NewText: "x"}}, edit.Options{Save: true}); err != nil {
+		t.Fatal(err)
+	}
+	if b, d := v.buffer("a.txt").Text, v.disk("a.txt"); b != "x\n" || d != "x\n" {
+		t.Fatalf("a line written into the emptied file: buffer %q, disk %q, want \"x\\n\"", b, d)
+	}
+	for _, want := range []string{"", "one\ntwo\n"} {
+		if _, err := v.e.Undo(v.ctx, "a.txt"); err != nil {
+			t.Fatal(err)
+		}
+		if got := v.buffer("a.txt").Text; got != want {
+			t.Fatalf("undone: buffer %q, want %q", got, want)
+		}
+	}
+}
