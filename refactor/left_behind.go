@@ -410,6 +410,56 @@ func (r symbolReach) importers(root workspace.Root, l *lang.Language) func(file,
 	}
 }
 
+// mayLeaveBehind reports whether the scans a rename makes for the uses
+// its server did not see (findLeftBehindMember kept to a symbolReach's
+// importers, and renameImportersOutside) could find any, before the server
+// is asked where the symbol is declared: whether a file cs leaves untouched
+// names name as an identifier and imports one of the files cs changes or
+// asked (the file the rename was asked in), or, in a language whose
+// importers import folders, one of their folders or lies in one. The
+// symbol's declaration is one of those files (the rename changes it; the
+// reach falls back on asked when the server names none), so every file
+// those scans keep is kept here: when none is, they find nothing whatever
+// the server would answer, and it need not be asked.
+func mayLeaveBehind(root workspace.Root, l *lang.Language, name string, cs preview.Changeset, asked string) bool {
+	if l.Imports.Parse == nil || l.Imports.Resolve == nil {
+		return false // neither scan is made (symbolReach.mayBeImported)
+	}
+	files, dirs := map[string]bool{}, map[string]bool{}
+	add := func(rel string) {
+		if rel == "" {
+			return
+		}
+		abs := filepath.Join(root.Dir(), filepath.FromSlash(rel))
+		files[abs], dirs[filepath.Dir(abs)] = true, true
+	}
+	add(asked)
+	for _, fc := range cs.Files {
+		add(fc.Path)
+		add(fc.NewPath)
+	}
+	scope := lang.NewScope(root.Dir())
+	keep := func(file, text string, changed bool) bool {
+		if changed {
+			return false
+		}
+		abs := filepath.Join(root.Dir(), filepath.FromSlash(file))
+		if l.Imports.Folder && dirs[filepath.Dir(abs)] {
+			return true
+		}
+		for _, imp := range l.Imports.Parse(text) {
+			for _, res := range l.Imports.Resolve(scope, abs, imp) {
+				if files[res] || l.Imports.Folder && dirs[res] {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	_, total := findLeftBehind(root, l, name, cs, keep)
+	return total > 0
+}
+
 // maxOpenLeftBehind bounds the files openLeftBehind opens.
 const maxOpenLeftBehind = 8
 
