@@ -524,6 +524,13 @@ func RenamesFromDeclaration(client string) bool {
 	return false
 }
 
+// RenamesFromDeclaration reports whether one of l's servers renames
+// across files only from a symbol's declaration (a rename in l's files is
+// then asked where the symbol is declared).
+func (l *Language) RenamesFromDeclaration() bool {
+	return slices.ContainsFunc(l.Servers, func(s ServerSpec) bool { return s.RenamesFromDeclaration })
+}
+
 // ServerSpecsFor is ServerSpecs for the workspace at root: a spec with a
 // FormattingSection gets the project's indentation there (ProjectIndent
 // of its language) as {tabSize, insertSpaces}.

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -134,7 +135,7 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 			string(preview.UTF32): preview.ByteToUnits(text, pt.Byte, preview.UTF32),
 		},
 		Method: req.method, Params: string(params), Also: req.also, Block: req.block,
-		Methods: positionMethods(req.method), GraceMs: int(c.AttachGrace / time.Millisecond),
+		Methods: slices.Concat(positionMethods(req.method), req.also), GraceMs: int(c.AttachGrace / time.Millisecond),
 		ReadyNames: readyNames(), Analysed: c.analysedKeys(),
 	}
 	raw, err := c.Session.Read(ctx, spec)
@@ -165,10 +166,9 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 		return readAnswer{}, fmt.Errorf("read: the answer names client %d of %d and has %d answers", reply.Client, len(doc.Servers), len(reply.Answers))
 	}
 	out := readAnswer{pos: position{doc: doc, server: server, point: pt}, raw: reply.Answers[0].Result}
-	if e := reply.Answers[0].Err; e != nil {
-		return out, e.APIError()
-	}
-	// The also methods were sent where the server offers them, in order.
+	// The also methods were sent where the server offers them, in order
+	// (read beside an error answer to the method: a rename's prepareRename
+	// says why the position cannot be renamed).
 	next := 1
 	for _, m := range req.also {
 		if !server.Supports(m) {
@@ -185,6 +185,9 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 		} else {
 			out.also = append(out.also, alsoAnswer{raw: a.Result})
 		}
+	}
+	if e := reply.Answers[0].Err; e != nil {
+		return out, e.APIError()
 	}
 	if req.block > 0 {
 		// Sensitive files' lines are dropped here, as Lines never reads
