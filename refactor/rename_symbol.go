@@ -98,6 +98,30 @@ func decodePrepareRename(raw json.RawMessage) (p prepared, ok bool, err error) {
 // Rename computes the changeset renaming the symbol at req.Target to
 // req.NewName. Nothing is changed.
 func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, error) {
+	if l := lang.ForFile(req.File); l != nil && !l.RenamesFromDeclaration() {
+		// The open, prepareRename and the rename in one call to Neovim.
+		if err := lang.ValidateIdentifier(l, req.NewName); err != nil {
+			return RenamePlan{}, err
+		}
+		r, err := c.RenameAt(ctx, req.File, req.Target, req.NewName)
+		if err != nil {
+			return RenamePlan{}, err
+		}
+		if r.Doc.Language() == l && !lang.RenamesFromDeclaration(r.Server.Name) {
+			return planRename(ctx, c, req, renameAsked{doc: r.Doc, server: r.Server, pt: r.Point, askedIn: r.Doc.Rel,
+				prepared: r.Prepared, prepare: r.Prepare, prepareErr: r.PrepareErr,
+				rename: func() (json.RawMessage, error) { return r.Rename, r.RenameErr }})
+		}
+		// Another language by its filetype, or a server that renames from
+		// the declaration: as below (the answers are dropped).
+	}
+	return renameSlow(ctx, c, req)
+}
+
+// renameSlow is Rename in steps: the open, the position, then the
+// requests (and, for a server that renames from the declaration, the
+// state of its index and where the symbol is declared before them).
+func renameSlow(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, error) {
 	doc, err := c.Open(ctx, req.File)
 	if err != nil {
 		return RenamePlan{}, err
@@ -140,17 +164,10 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 		TextDocument: protocol.TextDocumentIdentifier{URI: doc.URI},
 		Position:     pt.In(server.OffsetEncoding),
 	}
-	where := fmt.Sprintf("%s:%d:%d", doc.Rel, pt.Line+1, pt.Char)
-	plan := RenamePlan{Server: server.Name, NewName: req.NewName, OldName: identAround(pt.Text, pt.Byte)}
-	plan.At = lsp.Location{File: doc.Rel, Line: pt.Line + 1, Column: pt.Char, EndLine: pt.Line + 1, EndColumn: pt.Char, Context: strings.TrimSpace(pt.Text)}
 	// The rename is asked while the server answers prepareRename: it does
 	// not depend on its answer. A position prepareRename refuses drops it
 	// (its answer is not read, its request cancelled): nothing is computed
-	// from it. Where the symbol is declared and what it is there (for the
-	// uses the server did not see) is asked only once the rename's answer
-	// shows the scan could find any (rename reach): most renames have no
-	// such file, and the two requests cost the server a quarter of the
-	// rename's time.
+	// from it.
 	asked, cancelAsked := context.WithCancel(ctx)
 	defer cancelAsked()
 	type answer struct {
@@ -164,9 +181,42 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 		err := c.Request(asked, doc, server, protocol.MethodTextDocumentRename, params, &raw)
 		renamed <- answer{raw, err}
 	}, func(err error) { renamed <- answer{nil, err} })
+	a := renameAsked{doc: doc, server: server, pt: pt, askedIn: askedIn, rename: func() (json.RawMessage, error) {
+		r := <-renamed
+		return r.raw, r.err
+	}}
 	if server.Supports(protocol.MethodTextDocumentPrepareRename) {
-		var raw json.RawMessage
-		if err := c.Request(ctx, doc, server, protocol.MethodTextDocumentPrepareRename, pos, &raw); err != nil {
+		a.prepared = true
+		a.prepareErr = c.Request(ctx, doc, server, protocol.MethodTextDocumentPrepareRename, pos, &a.prepare)
+	}
+	return planRename(ctx, c, req, a)
+}
+
+// renameAsked is a rename sent: where, to which server, prepareRename's
+// answer when it was asked, and the rename's answer (rename waits for
+// it; it is not read when prepareRename refuses the position).
+type renameAsked struct {
+	doc    *lsp.Document
+	server lsp.Server
+	pt     lsp.Point
+	// askedIn is the file the rename was asked in (doc's, unless the
+	// server renames from the declaration, which lies in another).
+	askedIn    string
+	prepared   bool
+	prepare    json.RawMessage
+	prepareErr error
+	rename     func() (json.RawMessage, error)
+}
+
+// planRename computes the plan from a's answers.
+func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameAsked) (RenamePlan, error) {
+	doc, server, pt := a.doc, a.server, a.pt
+	where := fmt.Sprintf("%s:%d:%d", doc.Rel, pt.Line+1, pt.Char)
+	plan := RenamePlan{Server: server.Name, NewName: req.NewName, OldName: identAround(pt.Text, pt.Byte)}
+	plan.At = lsp.Location{File: doc.Rel, Line: pt.Line + 1, Column: pt.Char, EndLine: pt.Line + 1, EndColumn: pt.Char, Context: strings.TrimSpace(pt.Text)}
+	if a.prepared {
+		raw := a.prepare
+		if err := a.prepareErr; err != nil {
 			if e := apierr.As(err); e.Code == apierr.OperationFailed {
 				return RenamePlan{}, apierr.Errorf(apierr.PreconditionFailed, cannotRenameHint,
 					"%s cannot rename at %s (%q): %s", server.Name, where, strings.TrimSpace(pt.Text), e.Message)
@@ -207,9 +257,8 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 		return RenamePlan{}, apierr.Errorf(apierr.InvalidParameter, "pass a different new_name",
 			"the symbol at %s is already named %q", where, req.NewName)
 	}
-	a := <-renamed
-	raw := a.raw
-	if err := a.err; err != nil {
+	raw, err := a.rename()
+	if err != nil {
 		if e := apierr.As(err); e.Code == apierr.OperationFailed {
 			return RenamePlan{}, apierr.Errorf(apierr.PreconditionFailed, cannotRenameHint,
 				"%s refused to rename %q at %s to %q: %s", server.Name, plan.OldName, where, req.NewName, e.Message)
@@ -229,14 +278,17 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 			return RenamePlan{}, apierr.Errorf(apierr.OperationFailed, "report this", "renaming %s in macro bodies: %v", plan.OldName, err)
 		}
 	}
-	if cs, err = formatTouched(cs); err != nil {
-		return RenamePlan{}, err
-	}
+	// The server's edit formatted (formatTouched) while the scans below
+	// read the files it leaves untouched: neither reads what the other
+	// makes.
+	formatted := make(chan map[string]string, 1)
+	edited := cs
+	safego.Go("formatting the renamed files", func() { formatted <- formattedTexts(edited) }, func(error) { formatted <- nil })
 	plan.Changeset = cs
 	// Uses the server did not see: in the files that import the symbol's
 	// file (a file the rename changed, the server saw whole).
 	plan.LeftBehind = []LeftBehind{}
-	if l := doc.Language(); l != nil && plan.OldName != "" && mayLeaveBehind(c.Session.Root(), l, plan.OldName, cs, askedIn) {
+	if l := doc.Language(); l != nil && plan.OldName != "" && mayLeaveBehind(c.Session.Root(), l, plan.OldName, cs, a.askedIn) {
 		r := reachOf(ctx, c, req.File, req.Target, plan.OldName)
 		if !r.local && !r.member {
 			if cs, err = renameImportersOutside(ctx, c, l, r, plan.OldName, req.NewName, cs); err != nil {
@@ -260,6 +312,12 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 		}
 		openLeftBehind(ctx, c, plan.LeftBehind)
 	}
+	if texts := <-formatted; len(texts) > 0 {
+		if cs, err = withTexts(cs, texts); err != nil {
+			return RenamePlan{}, err
+		}
+	}
+	plan.Changeset = cs
 	plan.Files, plan.EditCount = changesetStats(cs)
 	if plan.EditCount == 0 {
 		return RenamePlan{}, apierr.Errorf(apierr.OperationFailed, "check the position: it should be on the symbol's name",
