@@ -346,9 +346,15 @@ func (p position) where() string {
 // checked before anything is sent) and locates the target. unsupportedHint
 // is the remediation given when no attached server offers method.
 func (c *Client) resolve(ctx context.Context, file string, t Target, method, unsupportedHint string) (position, error) {
+	return c.resolveAlso(ctx, file, t, method, unsupportedHint, nil)
+}
+
+// resolveAlso is resolve with the servers' support of the also methods
+// known too (asked at the same position after method).
+func (c *Client) resolveAlso(ctx context.Context, file string, t Target, method, unsupportedHint string, also []string) (position, error) {
 	// The open, the wait for the servers and the target's line: one round
 	// trip to Neovim.
-	doc, line, err := c.openAt(ctx, file, max(t.Line-1, -1), positionMethods(method))
+	doc, line, err := c.openAt(ctx, file, max(t.Line-1, -1), slices.Concat(positionMethods(method), also))
 	if err != nil {
 		return position{}, err
 	}

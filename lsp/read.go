@@ -213,7 +213,7 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 // readSlow is read as resolve and Request make it: the open, then the
 // request.
 func (c *Client) readSlow(ctx context.Context, file string, t Target, req readRequest) (readAnswer, error) {
-	pos, err := c.resolve(ctx, file, t, req.method, req.hint)
+	pos, err := c.resolveAlso(ctx, file, t, req.method, req.hint, req.also)
 	if err != nil {
 		return readAnswer{}, err
 	}
