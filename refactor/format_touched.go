@@ -19,7 +19,7 @@ import (
 // has a formatter (lang.Language.Format): the whole file when it was clean
 // before, else the lines the change touched.
 func formatTouched(cs preview.Changeset) (preview.Changeset, error) {
-	texts := formattedTexts(cs)
+	texts := formattedTexts(cs, "")
 	if len(texts) == 0 {
 		return cs, nil
 	}
@@ -28,8 +28,12 @@ func formatTouched(cs preview.Changeset) (preview.Changeset, error) {
 
 // formattedTexts are the texts formatTouched gives the files of cs it
 // changes, by path (withTexts makes them the changeset's), files formatted
-// side by side.
-func formattedTexts(cs preview.Changeset) map[string]string {
+// side by side. With renamed (a rename's new name), a file whose edits
+// only put renamed in place of identifiers where the language's formatter
+// lays nothing out by width (lang.Language.FormatKeeps: most of a Go
+// rename's uses) is not formatted: formatted before, it still is; a file
+// that was not keeps its lines as they were, the name aside.
+func formattedTexts(cs preview.Changeset, renamed string) map[string]string {
 	texts := map[string]string{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -46,6 +50,11 @@ func formattedTexts(cs preview.Changeset) map[string]string {
 		slots <- struct{}{}
 		safego.Go("formatting a changed file", func() {
 			defer func() { <-slots; wg.Done() }()
+			if renamed != "" && l.FormatKeeps != nil && fc.Kind == preview.OpEdit {
+				if text, at, ok := renamedAt(fc, renamed); ok && l.FormatKeeps(text, at) {
+					return
+				}
+			}
 			doc, err := preview.Apply(fc.Old, fc.Edits)
 			if err != nil {
 				return
@@ -73,4 +82,30 @@ func formattedTexts(cs preview.Changeset) map[string]string {
 	}
 	wg.Wait()
 	return texts
+}
+
+// renamedAt is fc's old text ("\n" line breaks) and the byte offsets in
+// it of the identifiers fc's edits replace, when each edit puts renamed in
+// place of one whole identifier on its line (ok false otherwise).
+func renamedAt(fc preview.FileChange, renamed string) (string, []int, bool) {
+	if len(fc.Edits) == 0 {
+		return "", nil, false
+	}
+	m := fc.Old.Mapper()
+	at := make([]int, 0, len(fc.Edits))
+	for _, e := range fc.Edits {
+		if e.NewText != renamed || e.StartLine != e.EndLine || e.StartLine >= len(fc.Old.Lines) {
+			return "", nil, false
+		}
+		line := fc.Old.Lines[e.StartLine]
+		if e.StartCol >= e.EndCol || e.EndCol > len(line) || identAround(line, e.StartCol) != line[e.StartCol:e.EndCol] {
+			return "", nil, false
+		}
+		off, err := m.Offset(e.StartLine, e.StartCol)
+		if err != nil {
+			return "", nil, false
+		}
+		at = append(at, off)
+	}
+	return m.Text(), at, true
 }

@@ -283,7 +283,7 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 	// makes.
 	formatted := make(chan map[string]string, 1)
 	edited := cs
-	safego.Go("formatting the renamed files", func() { formatted <- formattedTexts(edited) }, func(error) { formatted <- nil })
+	safego.Go("formatting the renamed files", func() { formatted <- formattedTexts(edited, req.NewName) }, func(error) { formatted <- nil })
 	plan.Changeset = cs
 	// Uses the server did not see: in the files that import the symbol's
 	// file (a file the rename changed, the server saw whole).
