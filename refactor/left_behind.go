@@ -15,6 +15,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -413,37 +414,45 @@ func (r symbolReach) importers(root workspace.Root, l *lang.Language) func(file,
 // mayLeaveBehind reports whether the scans a rename makes for the uses
 // its server did not see (findLeftBehindMember kept to a symbolReach's
 // importers, and renameImportersOutside) could find any, before the server
-// is asked where the symbol is declared: whether a file cs leaves untouched
-// names name as an identifier and imports one of the files cs changes or
-// asked (the file the rename was asked in), or, in a language whose
-// importers import folders, one of their folders or lies in one. The
-// symbol's declaration is one of those files (the rename changes it; the
-// reach falls back on asked when the server names none), so every file
-// those scans keep is kept here: when none is, they find nothing whatever
-// the server would answer, and it need not be asked.
-func mayLeaveBehind(root workspace.Root, l *lang.Language, name string, cs preview.Changeset, asked string) bool {
+// is asked where the symbol is declared: whether a file the rename leaves
+// untouched (not in changed, its workspace-relative paths) names name as
+// an identifier and imports one of the files in changed or asked (the file
+// the rename was asked in), or, in a language whose importers import
+// folders, one of their folders or lies in one. The symbol's declaration
+// is one of those files (the rename changes it; the reach falls back on
+// asked when the server names none), so every file those scans keep is
+// kept here: when none is, they find nothing whatever the server would
+// answer, and it need not be asked.
+func mayLeaveBehind(root workspace.Root, l *lang.Language, name string, changed []string, asked string) bool {
 	if l.Imports.Parse == nil || l.Imports.Resolve == nil {
 		return false // neither scan is made (symbolReach.mayBeImported)
 	}
-	files, dirs := map[string]bool{}, map[string]bool{}
+	files, dirs, skip := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	add := func(rel string) {
-		if rel == "" {
-			return
-		}
 		abs := filepath.Join(root.Dir(), filepath.FromSlash(rel))
 		files[abs], dirs[filepath.Dir(abs)] = true, true
 	}
 	add(asked)
-	for _, fc := range cs.Files {
-		add(fc.Path)
-		add(fc.NewPath)
+	for _, p := range changed {
+		skip[p] = true
+		add(p)
 	}
 	scope := lang.NewScope(root.Dir())
-	keep := func(file, text string, changed bool) bool {
-		if changed {
-			return false
+	for _, f := range languageFiles(root, l) {
+		if skip[f] || root.Policy().Denied(f) != "" {
+			continue
 		}
-		abs := filepath.Join(root.Dir(), filepath.FromSlash(file))
+		abs := filepath.Join(root.Dir(), filepath.FromSlash(f))
+		text, spans, ok := readNaming(l, abs, name)
+		if !ok {
+			continue
+		}
+		if spans == nil {
+			spans = lang.Identifiers(l, text)
+		}
+		if !slices.ContainsFunc(spans, func(sp lang.Span) bool { return text[sp.Start:sp.End] == name }) {
+			continue
+		}
 		if l.Imports.Folder && dirs[filepath.Dir(abs)] {
 			return true
 		}
@@ -454,10 +463,22 @@ func mayLeaveBehind(root workspace.Root, l *lang.Language, name string, cs previ
 				}
 			}
 		}
-		return false
 	}
-	_, total := findLeftBehind(root, l, name, cs, keep)
-	return total > 0
+	return false
+}
+
+// changedPaths lists the workspace-relative paths cs changes (a renamed
+// file by both).
+func changedPaths(cs preview.Changeset) []string {
+	var out []string
+	for _, fc := range cs.Files {
+		out = append(out, fc.Path)
+		if fc.NewPath != "" {
+			out = append(out, fc.NewPath)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // maxOpenLeftBehind bounds the files openLeftBehind opens.

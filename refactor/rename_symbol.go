@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -269,6 +270,19 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 		return RenamePlan{}, apierr.Errorf(apierr.PreconditionFailed, cannotRenameHint,
 			"%s returned no edit for renaming %q at %s", server.Name, plan.OldName, where)
 	}
+	// Whether the scans below could find anything, while Neovim is asked
+	// for the texts the edit changes: it reads only the files the edit
+	// leaves untouched.
+	l := doc.Language()
+	root := c.Session.Root()
+	edited := editedPaths(root, raw)
+	var leaves chan bool
+	if l != nil && plan.OldName != "" {
+		leaves = make(chan bool, 1)
+		safego.Go("looking for the renamed symbol's uses left behind", func() {
+			leaves <- mayLeaveBehind(root, l, plan.OldName, edited, a.askedIn)
+		}, func(error) { leaves <- true })
+	}
 	cs, err := workspaceChangeset(ctx, c, server.OffsetEncoding, raw)
 	if err != nil {
 		return RenamePlan{}, err
@@ -282,13 +296,22 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 	// read the files it leaves untouched: neither reads what the other
 	// makes.
 	formatted := make(chan map[string]string, 1)
-	edited := cs
-	safego.Go("formatting the renamed files", func() { formatted <- formattedTexts(edited, req.NewName) }, func(error) { formatted <- nil })
+	unformatted := cs
+	safego.Go("formatting the renamed files", func() { formatted <- formattedTexts(unformatted, req.NewName) }, func(error) { formatted <- nil })
 	plan.Changeset = cs
 	// Uses the server did not see: in the files that import the symbol's
 	// file (a file the rename changed, the server saw whole).
 	plan.LeftBehind = []LeftBehind{}
-	if l := doc.Language(); l != nil && plan.OldName != "" && mayLeaveBehind(c.Session.Root(), l, plan.OldName, cs, a.askedIn) {
+	mayLeave := false
+	if leaves != nil {
+		mayLeave = <-leaves
+		if changed := changedPaths(cs); !slices.Equal(changed, edited) {
+			// The changeset changes other files than the edit names (C
+			// macro bodies): asked again of those.
+			mayLeave = mayLeaveBehind(root, l, plan.OldName, changed, a.askedIn)
+		}
+	}
+	if mayLeave {
 		r := reachOf(ctx, c, req.File, req.Target, plan.OldName)
 		if !r.local && !r.member {
 			if cs, err = renameImportersOutside(ctx, c, l, r, plan.OldName, req.NewName, cs); err != nil {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/preview"
+	"github.com/nvbridge/nvbridge/workspace"
 )
 
 // WorkspaceEdit as servers send it. documentChanges is decoded entry by
@@ -481,4 +483,24 @@ func mergeChangesets(a, b preview.Changeset) preview.Changeset {
 		}
 	}
 	return a
+}
+
+// editedPaths lists the workspace-relative paths a WorkspaceEdit names
+// (sorted; nil when it does not decode): the files its changeset will
+// change, before their texts are read.
+func editedPaths(root workspace.Root, raw json.RawMessage) []string {
+	ops, err := decodeWorkspaceEdit(raw)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, op := range ops {
+		for _, u := range op.uris() {
+			if p := lsp.PathOf(u); p != "" && root.Contains(p) {
+				out = append(out, root.Rel(p))
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
