@@ -192,7 +192,7 @@ local function load(path)
     table.insert(M.loaded_order, b)
   end
   record_disk(b, path)
-  M.release_extra(b)
+  M.release_later(b)
   return b
 end
 
@@ -261,6 +261,32 @@ function M.release_extra(keep, max)
     end
   end
   M.loaded_order = kept
+end
+
+-- The buffer the last load asked release_later to keep; nil when no release
+-- is pending.
+local release_keep
+
+--- Wipes the read-only buffers beyond the limit (release_extra, keeping
+--- keep) once the call that loaded keep is done, not at once: wiping a
+--- buffer sends its servers didClose, which they handle before the
+--- requests the call then sends about the file it loaded (gopls answers
+--- nothing queued behind a didClose until it has asked the client for a
+--- progress token and re-diagnosed the closed file's package). Scheduled,
+--- the didClose follows those requests. Loads within one call release once,
+--- keeping the last.
+---@param keep integer the buffer just loaded
+function M.release_later(keep)
+  local pending = release_keep ~= nil
+  release_keep = keep
+  if pending then
+    return
+  end
+  vim.schedule(function()
+    local k = release_keep
+    release_keep = nil
+    M.release_extra(k)
+  end)
 end
 
 -- Line changes since a cached text ------------------------------------------
