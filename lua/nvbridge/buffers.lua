@@ -270,11 +270,12 @@ local release_keep
 --- Wipes the read-only buffers beyond the limit (release_extra, keeping
 --- keep) once the call that loaded keep is done, not at once: wiping a
 --- buffer sends its servers didClose, which they handle before the
---- requests the call then sends about the file it loaded (gopls answers
---- nothing queued behind a didClose until it has asked the client for a
---- progress token and re-diagnosed the closed file's package). Scheduled,
---- the didClose follows those requests. Loads within one call release once,
---- keeping the last.
+--- requests the call then sends about the file it loaded (gopls handles
+--- them in order: before the next one, it asks the client for a progress
+--- token, which Neovim answers from a scheduled callback, and it starts
+--- re-diagnosing the closed file's package, which competes with them).
+--- Scheduled, the didClose follows those requests. Loads within one call
+--- release once, keeping the last.
 ---@param keep integer the buffer just loaded
 function M.release_later(keep)
   local pending = release_keep ~= nil
