@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"strings"
 	"sync"
@@ -45,6 +46,10 @@ type watcher struct {
 
 	// relist asks the list loop to compare the resources again.
 	relist chan struct{}
+	// calls: the tool calls in flight, by session and request id; idle
+	// is signalled when the last one ends (the list loop waits for it).
+	calls map[string]bool
+	idle  chan struct{}
 	// debugChanged asks the debug loop to tell the debug resources' subscribers.
 	debugChanged chan struct{}
 }
@@ -52,7 +57,92 @@ type watcher struct {
 func newWatcher(env *Env, res *resourceSet) *watcher {
 	return &watcher{env: env, res: res, subs: map[string]map[string]bool{}, sessions: map[string]bool{},
 		agents: map[string]map[string]any{}, events: make(chan agentEvent, 64), listeners: map[*listener]bool{},
-		relist: make(chan struct{}, 1), debugChanged: make(chan struct{}, 1)}
+		relist: make(chan struct{}, 1), debugChanged: make(chan struct{}, 1),
+		calls: map[string]bool{}, idle: make(chan struct{}, 1)}
+}
+
+// relistWait bounds how long the list loop waits for the tool calls in
+// flight to end before it compares the resources anyway; relistQuiet is how
+// long none must be in flight first (mcp-go ends a call, by its hook, before
+// it writes the call's answer).
+const (
+	relistWait  = 500 * time.Millisecond
+	relistQuiet = 20 * time.Millisecond
+)
+
+// inFlightKey names a tool call: its session and request id.
+func inFlightKey(ctx context.Context, id any) string {
+	sid := ""
+	if s := server.ClientSessionFromContext(ctx); s != nil {
+		sid = s.SessionID()
+	}
+	return fmt.Sprintf("%s\x00%v", sid, id)
+}
+
+func (w *watcher) callStarted(key string) {
+	w.mu.Lock()
+	w.calls[key] = true
+	w.mu.Unlock()
+}
+
+func (w *watcher) callEnded(key string) {
+	w.mu.Lock()
+	delete(w.calls, key)
+	none := len(w.calls) == 0
+	w.mu.Unlock()
+	if none {
+		select {
+		case w.idle <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// waitIdle returns true once no tool call is in flight, false after bound
+// or when done is closed while one still is.
+func (w *watcher) waitIdle(done <-chan struct{}, bound time.Duration) bool {
+	deadline := time.NewTimer(bound)
+	defer deadline.Stop()
+	for {
+		w.mu.Lock()
+		busy := len(w.calls) > 0
+		w.mu.Unlock()
+		if !busy {
+			return true
+		}
+		select {
+		case <-w.idle:
+		case <-deadline.C:
+			return false
+		case <-done:
+			return false
+		}
+	}
+}
+
+// settle returns once no tool call has been in flight for relistQuiet, or
+// after relistWait, or when done is closed.
+func (w *watcher) settle(done <-chan struct{}) {
+	deadline := time.Now().Add(relistWait)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 || !w.waitIdle(done, left) {
+			return
+		}
+		quiet := time.NewTimer(min(relistQuiet, left))
+		select {
+		case <-quiet.C:
+		case <-done:
+			quiet.Stop()
+			return
+		}
+		w.mu.Lock()
+		busy := len(w.calls) > 0
+		w.mu.Unlock()
+		if !busy {
+			return
+		}
+	}
 }
 
 // addHooks records sessions and subscriptions.
@@ -67,6 +157,20 @@ func (w *watcher) addHooks(h *server.Hooks) {
 		delete(w.sessions, s.SessionID())
 		delete(w.subs, s.SessionID())
 		w.mu.Unlock()
+	})
+	// The tool calls in flight (the list loop waits for them to end). A
+	// call mcp-go refuses before its handler (arguments that do not
+	// decode) ends without having started: callEnded forgets nothing.
+	h.AddBeforeCallTool(func(ctx context.Context, id any, _ *mcp.CallToolRequest) {
+		w.callStarted(inFlightKey(ctx, id))
+	})
+	h.AddAfterCallTool(func(ctx context.Context, id any, _ *mcp.CallToolRequest, _ any) {
+		w.callEnded(inFlightKey(ctx, id))
+	})
+	h.AddOnError(func(ctx context.Context, id any, method mcp.MCPMethod, _ any, _ error) {
+		if method == mcp.MethodToolsCall {
+			w.callEnded(inFlightKey(ctx, id))
+		}
 	})
 	h.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
 		s := server.ClientSessionFromContext(ctx)
@@ -267,13 +371,23 @@ func (l *listener) send(uri string) {
 }
 
 // listLoop compares the listed resources after each change that may move
-// them, and tells the clients when they moved.
+// them, and tells the clients when they moved. It compares them once no
+// tool call is in flight (settle): the comparison asks Neovim for its
+// buffers and its diagnostics' files, and a call that loads a file (a
+// change of the buffer list, then the servers' publishes) would otherwise
+// share Neovim's main loop with them while its requests are answered.
 func (w *watcher) listLoop() {
 	for {
 		select {
 		case <-w.relist:
 		case <-w.env.Session.Done():
 			return
+		}
+		w.settle(w.env.Session.Done())
+		// Changes made while waiting are compared now.
+		select {
+		case <-w.relist:
+		default:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		set, err := w.res.uris(ctx)

@@ -12,7 +12,7 @@ local M = {}
 local api = vim.api
 local uv = vim.uv or vim.loop
 
-local buffers = require('nvbridge.buffers')
+local buffers, loaded = require('nvbridge.buffers'), require('nvbridge.loaded')
 local compat = require('nvbridge._compat')
 local fail = require('nvbridge._error').fail
 local guard = require('nvbridge.guard').guard
@@ -305,7 +305,7 @@ local function prepare(f, find, plan)
     return t
   end
   local b = loaded_buffer(find, f.path)
-  local released = buffers.released[f.path]
+  local released = loaded.released[f.path]
   if e.loaded and not b and released and released.bufnr == e.bufnr and released.changedtick == e.changedtick and released.hash then
     -- nvbridge unloaded this read-only buffer since the preview: the
     -- file must still hold what that buffer held.
@@ -401,7 +401,7 @@ end
 function M.apply(plan)
   -- Buffers this apply loads must not make buffers.load release others it
   -- holds: releasing waits until the apply is over.
-  buffers.hold()
+  loaded.hold()
   -- An apply may run inside another's wait for its disk commit (a second
   -- nvbridge on this Neovim): each keeps its own list.
   local outer = paused
@@ -419,15 +419,15 @@ function M.apply(plan)
       extensions.resume(p.b)
     end
   end
-  buffers.let_go()
+  loaded.let_go()
   if not ok then
     error(reply, 0)
   end
-  buffers.release_extra()
+  loaded.release_extra()
   return reply
 end
 
---- apply's work, run under pcall while buffers.hold keeps every buffer it loads.
+--- apply's work, run under pcall while loaded.hold keeps every buffer it loads.
 ---@param plan nvbridge.Plan
 ---@return nvbridge.ApplyReply
 function M._apply(plan)

@@ -18,6 +18,7 @@ local M = {}
 local api = vim.api
 
 local buffers = require('nvbridge.buffers')
+local loaded = require('nvbridge.loaded')
 
 --- Installs the event hooks once per Neovim (idempotent: the Go side calls
 --- it on every connect and several bridges may share one Neovim). Both
@@ -42,7 +43,7 @@ function M.teardown()
   require('nvbridge.extensions').teardown()
   local observe, async = require('nvbridge.observe'), require('nvbridge.async')
   observe.installed, async.installed = false, false
-  buffers.release_extra(nil, 0)
+  loaded.release_extra(nil, 0)
   buffers.untrack()
   async.cancel_all()
 end

@@ -10,6 +10,7 @@ local api = vim.api
 local uv = vim.uv or vim.loop
 
 local buffers = require('nvbridge.buffers')
+local loaded = require('nvbridge.loaded')
 local fail = require('nvbridge._error').fail
 local undo_log = require('nvbridge.undo_log')
 local user = require('nvbridge.user')
@@ -58,8 +59,8 @@ function M.settle(b)
   vim.b[b].nvbridge_listed = nil
   vim.bo[b].buflisted = false
   vim.b[b].nvbridge_loaded = true
-  table.insert(buffers.loaded_order, b)
-  buffers.release_extra()
+  table.insert(loaded.loaded_order, b)
+  loaded.release_extra()
 end
 
 --- Lists b: nvbridge left changes unsaved in it, which the user must see

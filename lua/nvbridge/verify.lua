@@ -19,6 +19,7 @@ local api = vim.api
 local uv = vim.uv or vim.loop
 local async = require('nvbridge.async')
 local buffers = require('nvbridge.buffers')
+local loaded = require('nvbridge.loaded')
 local compat = require('nvbridge._compat')
 local observe = require('nvbridge.observe')
 local servers = require('nvbridge.servers')
@@ -524,10 +525,10 @@ end
 ---@param on boolean
 function M.hold(on)
   if on then
-    buffers.hold()
+    loaded.hold()
   else
-    buffers.let_go()
-    buffers.release_extra()
+    loaded.let_go()
+    loaded.release_extra()
   end
 end
 
