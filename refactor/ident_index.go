@@ -16,6 +16,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/workspace"
@@ -162,12 +163,14 @@ func unchangedSince(abs string, stamp workspace.Stamp) bool {
 	return ok && s == stamp
 }
 
+// readText is the text of the file at abs, read once: the bytes read
+// become the string (nothing else holds them), not a copy of them.
 func readText(abs string) (string, bool) {
 	data, err := os.ReadFile(abs)
 	if err != nil {
 		return "", false
 	}
-	return string(data), true
+	return unsafe.String(unsafe.SliceData(data), len(data)), true
 }
 
 // storeIdent keeps e, dropping the least recently used entries past
