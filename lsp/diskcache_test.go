@@ -190,3 +190,48 @@ func TestReadSized(t *testing.T) {
 		}
 	}
 }
+
+// Past the bound, the least recently read files go first: a file read
+// again stays while files read once after it are pushed out.
+func TestDiskCacheLeastRecentFirst(t *testing.T) {
+	keeps := runtime.GOOS == "linux" || runtime.GOOS == "darwin" // workspace.StampOf; elsewhere nothing is kept
+	settleFiles(t)
+	dir := t.TempDir()
+	text := []byte(strings.Repeat("line\n", 400<<10/5)) // 400 KiB
+	var paths []string
+	t.Cleanup(func() {
+		for _, p := range paths {
+			forget(p)
+		}
+	})
+	hot := ""
+	for i := range 2 * diskCacheBytes / len(text) {
+		path := filepath.Join(dir, fmt.Sprintf("f%d.go", i))
+		if err := os.WriteFile(path, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+		if got := diskLines(path, []int{0}); got[0] != "line" {
+			t.Fatalf("%s: first line %q", path, got[0])
+		}
+		if i == 0 {
+			hot = path
+		}
+		// The first file is read again after each other one.
+		if got := diskLines(hot, []int{1}); got[1] != "line" {
+			t.Fatalf("%s: second line %q", hot, got[1])
+		}
+		if !keeps {
+			if kept(path) || kept(hot) {
+				t.Fatal("a file kept where nothing is")
+			}
+			return
+		}
+	}
+	if !kept(hot) {
+		t.Errorf("the file read after every other one was pushed out")
+	}
+	if kept(paths[1]) || !kept(paths[len(paths)-1]) {
+		t.Errorf("the oldest file read once kept: %v, the newest: %v; want the oldest pushed out first", kept(paths[1]), kept(paths[len(paths)-1]))
+	}
+}
