@@ -2,8 +2,6 @@ package edit
 
 import (
 	"context"
-	"encoding/binary"
-	"fmt"
 	"sync"
 	"time"
 
@@ -153,23 +151,8 @@ func commitOps(s *nvim.Session, root workspace.Root, id string, ops []luaDiskOp)
 	return reply
 }
 
-// fingerprint is buffers.lua's content fingerprint under LuaJIT: FNV-1a
-// over the data's 64-bit words in the machine's byte order (as LuaJIT
-// reads them), then its remaining bytes one by one, "fnv64:" 16 hex
-// digits ":" length.
-func fingerprint(data []byte) string {
-	const prime, basis = 0x100000001b3, 0xcbf29ce484222325
-	h := uint64(basis)
-	n := len(data)
-	words := n / 8
-	for i := range words {
-		h = (h ^ binary.NativeEndian.Uint64(data[i*8:])) * prime
-	}
-	for _, c := range data[words*8:] {
-		h = (h ^ uint64(c)) * prime
-	}
-	return fmt.Sprintf("fnv64:%016x:%d", h, n)
-}
+// fingerprint is buffers.lua's content fingerprint (nvim.Fingerprint).
+func fingerprint(data []byte) string { return nvim.Fingerprint(data) }
 
 // takeCommit returns and forgets the record of commit id, once that commit
 // ended; nil when no commit ran under it. After a failed apply call

@@ -19,6 +19,21 @@ func TextCacheCounts(s *Session) (spliced, fetched int64) {
 	return c.spliced.Load(), c.fetched.Load()
 }
 
+// DiskTextCounts: the texts of files not loaded read from the disk by
+// Snapshot, and those Neovim sent again (the file changed in between).
+func DiskTextCounts(s *Session) (read, again int64) {
+	c := textCacheOf(s)
+	return c.diskRead.Load(), c.diskAgain.Load()
+}
+
+// SetReadDiskText replaces how Snapshot reads a file's text, until the
+// returned function puts it back.
+func SetReadDiskText(f func(string) ([]byte, error)) (restore func()) {
+	saved := readDiskText
+	readDiskText = f
+	return func() { readDiskText = saved }
+}
+
 // The asynchronous operations the tests start together.
 var (
 	LuaOpenWait = luaOpenWait.f

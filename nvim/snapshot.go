@@ -3,9 +3,11 @@ package nvim
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/neovim/go-client/msgpack"
 	"github.com/neovim/go-client/nvim"
@@ -63,6 +65,9 @@ type FileSnapshot struct {
 	// delta: Neovim sent only the lines changed since the text the cache
 	// holds (Known), for Snapshot to splice in (spliceLines).
 	Delta *LineDelta `msgpack:"delta"`
+	// diskText: a file not loaded whose text is its bytes on disk (UTF-8,
+	// no BOM), which Snapshot reads (readDiskText).
+	DiskText bool `msgpack:"disk_text"`
 	// Parsed, with SnapshotOptions.Parsed, stands for Text (then empty): a
 	// text never made, as the caller that remembered it parsed it
 	// (RememberTextOf).
@@ -85,6 +90,9 @@ type SnapshotOptions struct {
 	// TrackMin: Neovim follows the line changes of buffers of at least
 	// this many bytes, the texts the cache keeps (textCacheMin).
 	TrackMin int `msgpack:"track_min,omitempty"`
+	// DiskText: Neovim leaves the text of a file not loaded that is its
+	// bytes on disk for Snapshot to read (FileSnapshot.DiskText).
+	DiskText bool `msgpack:"disk_text,omitempty"`
 	// Parsed: the caller takes a remembered text's parse (FileSnapshot.
 	// Parsed) in place of its text, which is then not made (an apply's
 	// new text, remembered as lines: joining 100,000 of them is most of
@@ -164,8 +172,12 @@ func (s *Session) snapshot(ctx context.Context, paths []string, opts SnapshotOpt
 	opts.Known = cache.known(paths)
 	opts.APILinesMin = apiLinesMin
 	opts.TrackMin = textCacheMin
+	opts.DiskText = !opts.WithDisk
 	var out []FileSnapshot
 	if err := luaSnapshot.call(ctx, s, &out, paths, opts); err != nil {
+		return nil, err
+	}
+	if err := s.readDiskTexts(ctx, cache, out, opts); err != nil {
 		return nil, err
 	}
 	for i := range out {
@@ -205,6 +217,52 @@ func (s *Session) snapshot(ctx context.Context, paths []string, opts SnapshotOpt
 		}
 	}
 	return out, nil
+}
+
+// readDiskText reads a file's text for readDiskTexts (tests change the
+// file first).
+var readDiskText = os.ReadFile
+
+// readDiskTexts reads the texts Neovim left to read from the disk
+// (FileSnapshot.DiskText): a file's bytes now, when they are the ones
+// Neovim read (its fingerprint); a file changed in between is
+// snapshotted again, its text sent by Neovim this time.
+func (s *Session) readDiskTexts(ctx context.Context, cache *textCache, out []FileSnapshot, opts SnapshotOptions) error {
+	var again []int
+	for i := range out {
+		f := &out[i]
+		if !f.DiskText {
+			continue
+		}
+		f.DiskText = false
+		data, err := readDiskText(f.Path)
+		if err != nil || Fingerprint(data) != f.Fingerprint {
+			again = append(again, i)
+			continue
+		}
+		cache.diskRead.Add(1)
+		f.Text = unsafe.String(unsafe.SliceData(data), len(data)) // the bytes read are the text's alone
+	}
+	if len(again) == 0 {
+		return nil
+	}
+	cache.diskAgain.Add(int64(len(again)))
+	paths := make([]string, len(again))
+	for k, i := range again {
+		paths[k] = out[i].Path
+	}
+	opts.DiskText = false
+	var read []FileSnapshot
+	if err := luaSnapshot.call(ctx, s, &read, paths, opts); err != nil {
+		return err
+	}
+	if len(read) != len(again) {
+		return fmt.Errorf("snapshot: %d files read again, %d answered", len(again), len(read))
+	}
+	for k, i := range again {
+		out[i] = read[k]
+	}
+	return nil
 }
 
 // readLines fills f.Text from the buffer's lines, read with
@@ -448,8 +506,10 @@ type textCache struct {
 	entries []cachedText
 	size    int
 	// spliced counts the texts made from a cached one and Neovim's line
-	// changes, fetched the large buffers read whole (both for tests).
-	spliced, fetched atomic.Int64
+	// changes, fetched the large buffers read whole; diskRead the texts
+	// of files not loaded read from the disk here, diskAgain those sent
+	// again by Neovim, the file changed in between (all for tests).
+	spliced, fetched, diskRead, diskAgain atomic.Int64
 }
 
 type cachedText struct {

@@ -12,10 +12,12 @@ package refactor
 
 import (
 	"hash/maphash"
+	"math"
 	"os"
 	"sort"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/workspace"
@@ -80,11 +82,36 @@ type identEntry struct {
 	filter identFilter
 	// spans are the file's identifiers, kept once a scan found the name
 	// it looked for in the file (such a file is read again, not lexed).
-	spans []lang.Span
+	spans packedSpans
 	used  uint64
 }
 
-func (e *identEntry) size() int { return len(e.filter.bits)*8 + len(e.spans)*16 }
+func (e *identEntry) size() int { return len(e.filter.bits)*8 + len(e.spans)*4 }
+
+// packedSpans are spans as start and end offsets in 32 bits each, in a
+// slice of their exact length: 8 bytes a span where the lexer's []Span,
+// 16 bytes a span in a slice grown by appends, held up to 32.
+type packedSpans []uint32
+
+// packSpans packs spans; nil when an offset does not fit in 32 bits.
+func packSpans(spans []lang.Span) packedSpans {
+	out := make(packedSpans, 2*len(spans))
+	for i, sp := range spans {
+		if sp.End > math.MaxUint32 {
+			return nil
+		}
+		out[2*i], out[2*i+1] = uint32(sp.Start), uint32(sp.End)
+	}
+	return out
+}
+
+func (p packedSpans) unpack() []lang.Span {
+	out := make([]lang.Span, len(p)/2)
+	for i := range out {
+		out[i] = lang.Span{Start: int(p[2*i]), End: int(p[2*i+1])}
+	}
+	return out
+}
 
 // Bounds of the index: its bytes in all, and one file's filter and spans
 // (a file with more identifiers is read and lexed every time).
@@ -128,11 +155,11 @@ func readNaming(l *lang.Language, abs, name string) (text string, spans []lang.S
 			}
 			same := int64(len(text)) == stamp.Size && unchangedSince(abs, stamp)
 			if kept != nil && same {
-				return text, kept, true
+				return text, kept.unpack(), true
 			}
 			spans = lang.Identifiers(l, text)
 			if same && len(spans) <= maxIdentSpans {
-				storeIdent(key, &identEntry{stamp: stamp, filter: e.filter, spans: spans})
+				storeIdent(key, &identEntry{stamp: stamp, filter: e.filter, spans: packSpans(spans)})
 			}
 			return text, spans, true
 		}
@@ -147,7 +174,7 @@ func readNaming(l *lang.Language, abs, name string) (text string, spans []lang.S
 	spans = lang.Identifiers(l, text)
 	e := &identEntry{stamp: stamp, filter: newIdentFilter(text, spans)}
 	if e.filter.has(name) && len(spans) <= maxIdentSpans {
-		e.spans = spans
+		e.spans = packSpans(spans)
 	}
 	if len(e.filter.bits)*8 <= maxIdentFilterBytes && unchangedSince(abs, stamp) {
 		storeIdent(key, e)
@@ -162,12 +189,14 @@ func unchangedSince(abs string, stamp workspace.Stamp) bool {
 	return ok && s == stamp
 }
 
+// readText is the text of the file at abs, read once: the bytes read
+// become the string (nothing else holds them), not a copy of them.
 func readText(abs string) (string, bool) {
 	data, err := os.ReadFile(abs)
 	if err != nil {
 		return "", false
 	}
-	return string(data), true
+	return unsafe.String(unsafe.SliceData(data), len(data)), true
 }
 
 // storeIdent keeps e, dropping the least recently used entries past

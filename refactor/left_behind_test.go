@@ -129,6 +129,15 @@ func TestLeftBehindFollowsChanges(t *testing.T) {
 	if !kept {
 		t.Fatal("other.go's identifiers were not kept")
 	}
+	// use.go names GetAuth: its identifiers (auth, x, GetAuth) are kept,
+	// packed in 8 bytes each, the slice of their exact length.
+	identIndex.Lock()
+	e := identIndex.m[identKey{abs: filepath.Join(dir, "use.go"), lang: lang.Go}]
+	identIndex.Unlock()
+	if e == nil || len(e.spans) != 6 || cap(e.spans) != 6 || e.size() != len(e.filter.bits)*8+24 ||
+		fmt.Sprint(e.spans.unpack()) != "[{8 12} {18 19} {22 29}]" {
+		t.Fatalf("use.go's kept identifiers: %+v", e)
+	}
 	steps := []struct {
 		name   string
 		change func()

@@ -39,6 +39,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/memtrim"
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/nvim"
@@ -655,6 +656,8 @@ func (d *daemon) leave() {
 // while serving it is logged and answered with OPERATION_FAILED (unless the
 // reply was already sent); the daemon keeps serving other connections.
 func (d *daemon) handle(conn *net.UnixConn) {
+	call := memtrim.Begin()
+	defer call.End() // deferred first: runs once the connection is closed
 	defer conn.Close()
 	if uid, pid, err := peerUID(conn); err != nil || uid != os.Getuid() {
 		d.logger.Printf("refused a connection from uid %d pid %d (%v)", uid, pid, err)

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nvbridge/nvbridge/internal/memtrim"
 )
 
 // defaultMaxRequestBytes bounds one request (an HTTP body, a stdio line):
@@ -75,6 +77,7 @@ func httpHandler(srv *server.MCPServer, o httpOptions) http.Handler {
 	var h http.Handler = server.NewStreamableHTTPServer(srv, server.WithEndpointPath(mcpPath),
 		server.WithSessionIdManager(&sessionIDs{live: map[string]struct{}{}}),
 		server.WithSessionIdleTTL(sessionIdleTTL))
+	h = trimAfter(h)
 	// Inside limitBody, which buffers and bounds the body it reads.
 	h = dropCancelledAnswers(newAnswerFilter(), h)
 	h = limitBody(o.maxRequestBytes, h)
@@ -83,6 +86,16 @@ func httpHandler(srv *server.MCPServer, o httpOptions) http.Handler {
 		h = requireToken(o.token, h)
 	}
 	return requireLoopbackOrigin(h)
+}
+
+// trimAfter returns to the OS what a large request left behind, once it
+// is answered (memtrim).
+func trimAfter(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		call := memtrim.Begin()
+		next.ServeHTTP(w, r)
+		call.End()
+	})
 }
 
 // onlyMCPEndpoint answers what is not for the MCP endpoint: 404 for another

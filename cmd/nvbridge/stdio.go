@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nvbridge/nvbridge/internal/memtrim"
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/tools"
 )
@@ -269,9 +270,11 @@ func (s *stdioServer) callWorker(ctx context.Context) {
 			if !ok {
 				return
 			}
+			call := memtrim.Begin()
 			if err := s.write(c.env, s.dispatch(c.ctx, c.env, c.message)); err != nil {
 				s.logger.Printf("Error writing tool response: %v", err)
 			}
+			call.End() // answered: what a large call left is garbage now
 		case <-ctx.Done():
 			return
 		}

@@ -37,6 +37,7 @@ var layers = map[string][]string{
 	"internal/progress": nil,
 	"internal/tailbuf":  nil,
 	"internal/safego":   {"apierr"},
+	"internal/memtrim":  {"internal/safego"},
 
 	// Neovim, then what talks to it.
 	"nvim":   with("lua"),
@@ -56,7 +57,7 @@ var layers = map[string][]string{
 
 	// The top: tool handlers and the command.
 	"tools":        with("refactor", "testrun", "review", "lsp", "dap", "edit", "nvim", "preview", "syntax", "diagdelta", "websearch"),
-	"cmd/nvbridge": with("tools", "refactor", "testrun", "review", "lsp", "dap", "edit", "nvim", "preview", "syntax", "diagdelta", "websearch"),
+	"cmd/nvbridge": with("internal/memtrim", "tools", "refactor", "testrun", "review", "lsp", "dap", "edit", "nvim", "preview", "syntax", "diagdelta", "websearch"),
 
 	// Test-only packages: anything of the module, and no production package
 	// imports them (testOnly).

@@ -59,6 +59,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field known? table<string, nvbridge.BufferKey> texts the Go side already holds
 ---@field api_lines_min? integer buffers of at least this many lines are read by the Go side (nvim_buf_get_lines)
 ---@field track_min? integer follow the line changes of buffers of at least this many bytes (the texts the Go side caches)
+---@field disk_text? boolean leave the text of a file not loaded that is its bytes on disk to the Go side
 
 --- The lines of a buffer changed since a text the Go side holds (Go:
 --- nvim.LineDelta): lines [first, old_end) of that text (base_count lines)
@@ -93,6 +94,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field same boolean the Go side's cached text is current (text left out)
 ---@field fetch boolean the Go side reads the lines itself (text left out)
 ---@field delta? nvbridge.LineDelta only the lines changed since the Go side's text (text left out)
+---@field disk_text boolean the text is the file's bytes on disk, which the Go side reads (text left out)
 ---@field err? nvbridge.Error
 
 --- One nvim_buf_set_text call, as an array (Go: edit.bufOp with

@@ -185,6 +185,13 @@ function M.files(paths, opts)
         s.fingerprint = fingerprint(data)
         s.text, s.bomb, s.fileencoding = as_loaded(data)
         s.disk = opts.with_disk and data or nil
+        if opts.disk_text and s.text == data and not opts.with_disk and buffers.fingerprint_kind == 'fnv64' then
+          -- The text is the file's bytes: the Go side reads them itself
+          -- (and checks them against the fingerprint), rather than
+          -- Neovim copying them into the answer (its C heap kept what a
+          -- rename's 80 files cost it, 5 MB).
+          s.text, s.disk_text = nil, true
+        end
       end
     end
     out[i] = s
