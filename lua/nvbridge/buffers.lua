@@ -379,6 +379,10 @@ local function neovim_sees_conflict(bufnr)
   return reason == 'conflict' or reason == 'changed'
 end
 
+--- How many times reconcile ran (a request on files that did not change
+--- runs none: open and refresh_others pass them on their stat).
+M.reconciles = M.reconciles or 0
+
 --- Makes the buffer agree with the disk before a request runs against it, as
 --- :checktime would, but without prompts: an unmodified buffer whose file
 --- changed is reloaded (the servers see didClose/didOpen); a modified buffer
@@ -394,6 +398,7 @@ end
 ---@return string state "same" | "reloaded" | "conflict" | "deleted"
 ---@param bufnr integer
 local function reconcile(bufnr, deep)
+  M.reconciles = M.reconciles + 1
   local path = api.nvim_buf_get_name(bufnr)
   local stat = uv.fs_stat(path)
   if not stat then
@@ -486,6 +491,10 @@ end
 -- API). Its fields are compared as numbers, not formatted as a key.
 local agreed = {}
 local refreshes = 0
+-- The buffer open found for a path: bufadd looks the name up (and stats
+-- the file, to match it by inode) on every call, where the buffer it
+-- found still holds that name.
+local bufnr_of = {}
 
 --- What agreed keeps of a buffer: its changedtick and its file's stat.
 local function agreement(tick, stat)
@@ -507,13 +516,19 @@ end
 -- conflict); a buffer is a stat when nothing changed.
 local function refresh_others(except)
   for _, b in ipairs(api.nvim_list_bufs()) do
-    if b ~= except and api.nvim_buf_is_loaded(b) then
+    if b == except then
+      -- open keeps (or drops) its own agreement: clearing it here made
+      -- every request reconcile its own buffer in full.
+    elseif api.nvim_buf_is_loaded(b) then
       local name = api.nvim_buf_get_name(b)
       local seen = agreed[b]
       local stat = seen and uv.fs_stat(name)
-      if not (stat and seen.tick == api.nvim_buf_get_changedtick(b) and same_stat(seen, stat)) then
+      if name == '' then
+        -- No file (the first buffer, a scratch buffer): nothing to agree with.
         agreed[b] = nil
-        if vim.bo[b].buftype == '' and not vim.bo[b].modified and name ~= '' then
+      elseif not (stat and seen.tick == api.nvim_buf_get_changedtick(b) and same_stat(seen, stat)) then
+        agreed[b] = nil
+        if get_option('buftype', { buf = b }) == '' and not get_option('modified', { buf = b }) then
           local ok, state = pcall(reconcile, b)
           stat = ok and state == 'same' and uv.fs_stat(name)
           if stat then
@@ -531,6 +546,11 @@ local function refresh_others(except)
     for b in pairs(agreed) do
       if not api.nvim_buf_is_valid(b) then
         agreed[b] = nil
+      end
+    end
+    for path, b in pairs(bufnr_of) do
+      if not api.nvim_buf_is_valid(b) then
+        bufnr_of[path] = nil
       end
     end
   end
@@ -657,7 +677,11 @@ function M.open(path, must_exist)
   if must_exist and not stat and vim.fn.bufexists(path) == 0 then
     return { err = fail('RESOURCE_NOT_FOUND', 'no such file: ' .. path) }
   end
-  local bufnr = vim.fn.bufadd(path)
+  local bufnr = bufnr_of[path]
+  if not (bufnr and api.nvim_buf_is_valid(bufnr) and api.nvim_buf_get_name(bufnr) == path) then
+    bufnr = vim.fn.bufadd(path)
+    bufnr_of[path] = bufnr
+  end
   local state = 'loaded'
   if api.nvim_buf_is_loaded(bufnr) then
     -- Neither text nor file moved since they last agreed: reconcile would
