@@ -37,7 +37,23 @@ function M.supports(client, method, bufnr)
       if not capability then
         return true -- a method Neovim does not know: it assumes support
       end
-      return vim.tbl_get(client.server_capabilities or {}, unpack(capability)) and true or false
+      -- vim.tbl_get(server_capabilities, unpack(capability)), without its
+      -- argument checks: nil through a missing key or a value that is no
+      -- table before the last key.
+      local v = client.server_capabilities
+      if #capability == 0 or type(v) ~= 'table' then
+        return false
+      end
+      for i = 1, #capability do
+        if type(v) ~= 'table' then
+          return false
+        end
+        v = v[capability[i]]
+        if v == nil then
+          return false
+        end
+      end
+      return v and true or false
     end
   end
   return client.supports_method(method, { bufnr = bufnr })
