@@ -85,11 +85,11 @@ function M.on_final(chan, id, final)
   finals[key(chan, id)] = final
 end
 
--- The relays in place (relay_progress), by a key of their own: {chan,
--- id, bufnr}. async.install's one LspProgress autocmd relays for them all:
--- an autocmd made and deleted per request cost more than the rest of its
--- relay (nvim_del_autocmd alone takes tens of microseconds).
----@type table<table, {chan: integer, id: integer, bufnr: integer}>
+-- The relays in place (relay_progress) as keys: {chan, id, bufnr}.
+-- async.install's one LspProgress autocmd relays for them all: an autocmd
+-- made and deleted per request cost more than the rest of its relay
+-- (nvim_del_autocmd alone takes tens of microseconds).
+---@type table<{chan: integer, id: integer, bufnr: integer}, true>
 local relaying = {}
 
 --- Sends one piece of a client's work to the caller of operation id.
@@ -105,26 +105,31 @@ local function relay(chan, id, client, work)
   })
 end
 
---- An LspProgress event, relayed to the operations waiting on a buffer
---- the reporting client is attached to.
+--- An LspProgress event, relayed to operation r if the reporting client is
+--- attached to its buffer.
+---@param r {chan: integer, id: integer, bufnr: integer}
 ---@param ev table
-local function on_progress(ev)
-  if next(relaying) == nil then
-    return
-  end
+local function relay_event(r, ev)
   local data = ev.data or {}
   local params = data.params or {}
   if not data.client_id or params.token == nil then
     return
   end
-  for _, r in pairs(relaying) do
-    for _, client in ipairs(get_clients({ bufnr = r.bufnr })) do
-      if client.id == data.client_id then
-        local value = params.value or {}
-        local work = observe.work(client.id)[params.token]
-        relay(r.chan, r.id, client, work or { title = value.title, message = value.message or (value.kind == 'end' and 'finished' or nil) })
-      end
+  for _, client in ipairs(get_clients({ bufnr = r.bufnr })) do
+    if client.id == data.client_id then
+      local value = params.value or {}
+      local work = observe.work(client.id)[params.token]
+      relay(r.chan, r.id, client, work or { title = value.title, message = value.message or (value.kind == 'end' and 'finished' or nil) })
     end
+  end
+end
+
+--- install's LspProgress autocmd: the event, relayed to every operation
+--- relaying.
+---@param ev table
+local function on_progress(ev)
+  for r in pairs(relaying) do
+    relay_event(r, ev)
   end
 end
 
@@ -145,13 +150,23 @@ function M.relay_progress(chan, id, bufnr)
       end
     end
   end
-  local k = {}
-  relaying[k] = { chan = chan, id = id, bufnr = bufnr }
-  -- Without install's autocmd (a module loaded on its own), one of its own.
-  local autocmd = not M.installed and api.nvim_create_autocmd('LspProgress', { callback = on_progress }) or nil
+  local r = { chan = chan, id = id, bufnr = bufnr }
+  local autocmd
+  if M.installed then
+    relaying[r] = true
+  else
+    -- Without install's autocmd (a module loaded on its own), one of its own.
+    autocmd = api.nvim_create_autocmd('LspProgress', {
+      callback = function(ev)
+        relay_event(r, ev)
+      end,
+    })
+  end
+  local stopped = false
   return function()
-    if relaying[k] then
-      relaying[k] = nil
+    if not stopped then
+      stopped = true
+      relaying[r] = nil
       if autocmd then
         pcall(api.nvim_del_autocmd, autocmd)
       end
