@@ -261,8 +261,7 @@ func (s *jsonScan) skip() bool {
 	}
 	switch c := s.b[s.i]; {
 	case c == '"':
-		_, ok := s.str()
-		return ok
+		return s.skipStr()
 	case c == '{':
 		return s.object(func(string) bool { return s.skip() })
 	case c == '[':
@@ -276,6 +275,45 @@ func (s *jsonScan) skip() bool {
 	default:
 		return s.number()
 	}
+}
+
+// skipStr reads a string without decoding it: any escape JSON has, no
+// control character.
+func (s *jsonScan) skipStr() bool {
+	if !s.byte('"') {
+		return false
+	}
+	b := s.b
+	for i := s.i; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			s.i = i + 1
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			if i+1 >= len(b) {
+				return false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if i+5 >= len(b) {
+					return false
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return false
+					}
+				}
+				i += 5
+			default:
+				return false
+			}
+		}
+	}
+	return false
 }
 
 // number reads a number as JSON writes it.

@@ -40,6 +40,8 @@ type Client struct {
 	// waited for the server's first analysis of the buffer (awaitAnalysis).
 	analysedMu sync.Mutex
 	analysed   map[analysisKey]bool
+	// readClients is the servers of the last read's answer (read_decode.go).
+	readClients clientsMemo
 
 	// lastPull is the last pulled delta's answers and the state they
 	// describe (verify_pull.go), nil when none holds.

@@ -73,13 +73,10 @@ type alsoAnswer struct {
 type readReply struct {
 	openWaitReply
 	// Client is the server asked (0: nothing was sent; Unsent says why).
-	Client  int    `json:"client"`
-	Unsent  string `json:"unsent"`
-	Answers []struct {
-		Result json.RawMessage `json:"result"`
-		Err    *nvim.LuaError  `json:"err"`
-	} `json:"answers"`
-	Lines map[string]map[string]string `json:"lines"`
+	Client  int                          `json:"client"`
+	Unsent  string                       `json:"unsent"`
+	Answers []readAnswerWire             `json:"answers"`
+	Lines   map[string]map[string]string `json:"lines"`
 }
 
 // readyNames are the servers that answer about a file once it is open
@@ -143,7 +140,7 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 		return readAnswer{}, c.relativeMessage(err)
 	}
 	var reply readReply
-	if err := json.Unmarshal(raw, &reply); err != nil {
+	if err := decodeReadReply(raw, &reply, &c.readClients); err != nil {
 		return readAnswer{}, fmt.Errorf("decode read: %w", err)
 	}
 	doc := c.documentOf(abs, reply.openWaitReply)

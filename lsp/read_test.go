@@ -188,3 +188,86 @@ func TestReadErrorAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestReadPassesUnchangedFiles: once a buffer and its file agree, a read
+// of it (and of the other loaded files) reconciles nothing while neither
+// its text nor its file moves; a rewrite of the file that keeps its size
+// and puts its mtime back (as cp -p, rsync, tar or git do) still moves its
+// stat, and the next read answers from the new text.
+func TestReadPassesUnchangedFiles(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	reconciles := func() int {
+		t.Helper()
+		var n int
+		if err := s.ExecLua(ctx, "return require('nvbridge.buffers').reconciles", &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	refs := func(line int) *lsp.Reference {
+		t.Helper()
+		r, err := client.References(ctx, "orders/orders.go", lsp.Target{Line: line, Symbol: "Process"}, lsp.ReferencesOptions{IncludeDeclaration: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range r.Files {
+			for i, ref := range f.References {
+				if f.File == "orders/orders.go" && ref.Context == "func Process(o Order) (Total, error) {" {
+					return &f.References[i]
+				}
+			}
+		}
+		t.Fatalf("no declaration of Process in %+v", r.Files)
+		return nil
+	}
+	// The first reads load the files and find them in agreement.
+	for range 2 {
+		refs(33)
+		if _, err := client.Definition(ctx, "main.go", lsp.Target{Line: 27, Symbol: "Process"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := reconciles()
+	for range 3 {
+		if d := refs(33); d.Line != 33 {
+			t.Fatalf("declaration at line %d, want 33", d.Line)
+		}
+	}
+	if n := reconciles() - before; n != 0 {
+		t.Errorf("three reads of unchanged files reconciled %d times, want 0", n)
+	}
+	// One line more at the top, four bytes fewer in Process's comment: the
+	// same size, and the mtime put back.
+	path := filepath.Join(root, "orders", "orders.go")
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := "//x\n" + strings.Replace(string(src), "// Process validates o and computes its total.", "// Process validates o, computes its total", 1)
+	if len(moved) != len(src) || moved == "//x\n"+string(src) {
+		t.Fatalf("the rewrite is %d bytes, the file %d", len(moved), len(src))
+	}
+	if err := os.WriteFile(path, []byte(moved), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if now, err := os.Stat(path); err != nil || now.Size() != st.Size() || !now.ModTime().Equal(st.ModTime()) {
+		t.Fatalf("the rewrite did not keep size and mtime: %v %v", now, err)
+	}
+	before = reconciles()
+	if d := refs(34); d.Line != 34 || d.Column != 5 {
+		t.Fatalf("after the rewrite: declaration at %d:%d, want 34:5", d.Line, d.Column)
+	}
+	if reconciles() == before {
+		t.Error("the read after the rewrite reconciled nothing")
+	}
+}

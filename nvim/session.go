@@ -559,7 +559,7 @@ func (s *Session) start(ctx context.Context, f *luaFunc, args ...any) (json.RawM
 	// The result's start only (the trace keeps no more, and marks the
 	// cut): converting a result of megabytes whole copied it all.
 	head := r.result[:min(len(r.result), 4*TraceTextLimit+1)]
-	e := TraceEntry{Kind: kind, Text: fmt.Sprintf("#%d ← %s", id, head), Took: time.Since(start)}
+	e := TraceEntry{Kind: kind, Text: "#" + strconv.FormatInt(id, 10) + " ← " + string(head), Took: time.Since(start)}
 	if r.err != nil {
 		e.Text, e.Err = fmt.Sprintf("#%d ← %s", id, r.err.Code), r.err.Message
 	}

@@ -78,8 +78,10 @@ func withName(env *Env, t Tool) Tool {
 		if err != nil {
 			return inner(ctx, req)
 		}
+		// Most calls give a position: their arguments are not decoded here
+		// as well.
 		var args map[string]any
-		if json.Unmarshal(body, &args) != nil {
+		if mayName(body, "name") && json.Unmarshal(body, &args) != nil {
 			return inner(ctx, req)
 		}
 		raw, given := args["name"]

@@ -68,6 +68,7 @@ var layers = map[string][]string{
 	"bench/side":           anything,
 	"bench/cmd/report":     anything,
 	"bench/cmd/sidebyside": anything,
+	"bench/cmd/readsab":    anything,
 }
 
 // anything marks a package that may import every other package of the module.

@@ -22,6 +22,40 @@ function M.supports(client, method, bufnr)
   if M.has_011 then
     return client:supports_method(method, bufnr)
   end
+  -- 0.10 checks the static capability, then, for a method the server does
+  -- not offer statically, whether it may register it dynamically (a
+  -- vim.split and two table walks: ten times the static check, and a read
+  -- asks about eleven methods) before looking for a registration. With
+  -- none registered for the method, its answer is the static one: the
+  -- same check, without the detour.
+  local to_capability = vim.lsp._request_name_to_capability
+  local dynamic = client.dynamic_capabilities
+  if type(to_capability) == 'table' and type(dynamic) == 'table' and type(dynamic.capabilities) == 'table' then
+    local registered = dynamic.capabilities[method]
+    if not (type(registered) == 'table' and registered[1] ~= nil) then
+      local capability = to_capability[method]
+      if not capability then
+        return true -- a method Neovim does not know: it assumes support
+      end
+      -- vim.tbl_get(server_capabilities, unpack(capability)), without its
+      -- argument checks: nil through a missing key or a value that is no
+      -- table before the last key.
+      local v = client.server_capabilities
+      if #capability == 0 or type(v) ~= 'table' then
+        return false
+      end
+      for i = 1, #capability do
+        if type(v) ~= 'table' then
+          return false
+        end
+        v = v[capability[i]]
+        if v == nil then
+          return false
+        end
+      end
+      return v and true or false
+    end
+  end
   return client.supports_method(method, { bufnr = bufnr })
 end
 

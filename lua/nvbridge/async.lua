@@ -85,6 +85,54 @@ function M.on_final(chan, id, final)
   finals[key(chan, id)] = final
 end
 
+-- The relays in place (relay_progress) as keys: {chan, id, bufnr}.
+-- async.install's one LspProgress autocmd relays for them all: an autocmd
+-- made and deleted per request cost more than the rest of its relay
+-- (nvim_del_autocmd alone takes tens of microseconds).
+---@type table<{chan: integer, id: integer, bufnr: integer}, true>
+local relaying = {}
+
+--- Sends one piece of a client's work to the caller of operation id.
+local function relay(chan, id, client, work)
+  if type(work) ~= 'table' then
+    return
+  end
+  vim.rpcnotify(chan, 'nvbridge_progress', id, {
+    server = client.name,
+    title = work.title,
+    message = work.message,
+    percentage = work.percentage,
+  })
+end
+
+--- An LspProgress event, relayed to operation r if the reporting client is
+--- attached to its buffer.
+---@param r {chan: integer, id: integer, bufnr: integer}
+---@param ev table
+local function relay_event(r, ev)
+  local data = ev.data or {}
+  local params = data.params or {}
+  if not data.client_id or params.token == nil then
+    return
+  end
+  for _, client in ipairs(get_clients({ bufnr = r.bufnr })) do
+    if client.id == data.client_id then
+      local value = params.value or {}
+      local work = observe.work(client.id)[params.token]
+      relay(r.chan, r.id, client, work or { title = value.title, message = value.message or (value.kind == 'end' and 'finished' or nil) })
+    end
+  end
+end
+
+--- install's LspProgress autocmd: the event, relayed to every operation
+--- relaying.
+---@param ev table
+local function on_progress(ev)
+  for r in pairs(relaying) do
+    relay_event(r, ev)
+  end
+end
+
 --- Relays the $/progress of the buffer's clients to the caller of async
 --- operation id while it waits (a server indexing before it can answer), as
 --- nvbridge_progress(id, {server, title, message, percentage}): the work
@@ -95,43 +143,33 @@ end
 ---@param bufnr integer
 ---@return fun() stop
 function M.relay_progress(chan, id, bufnr)
-  local stopped = false
-  local function relay(client, work)
-    if stopped or type(work) ~= 'table' then
-      return
+  if observe.any_work() then
+    for _, client in ipairs(get_clients({ bufnr = bufnr })) do
+      for _, work in pairs(observe.work(client.id)) do
+        relay(chan, id, client, work)
+      end
     end
-    vim.rpcnotify(chan, 'nvbridge_progress', id, {
-      server = client.name,
-      title = work.title,
-      message = work.message,
-      percentage = work.percentage,
+  end
+  local r = { chan = chan, id = id, bufnr = bufnr }
+  local autocmd
+  if M.installed then
+    relaying[r] = true
+  else
+    -- Without install's autocmd (a module loaded on its own), one of its own.
+    autocmd = api.nvim_create_autocmd('LspProgress', {
+      callback = function(ev)
+        relay_event(r, ev)
+      end,
     })
   end
-  for _, client in ipairs(get_clients({ bufnr = bufnr })) do
-    for _, work in pairs(observe.work(client.id)) do
-      relay(client, work)
-    end
-  end
-  local autocmd = api.nvim_create_autocmd('LspProgress', {
-    callback = function(ev)
-      local data = ev.data or {}
-      local params = data.params or {}
-      if not data.client_id or params.token == nil then
-        return
-      end
-      for _, client in ipairs(get_clients({ bufnr = bufnr })) do
-        if client.id == data.client_id then
-          local value = params.value or {}
-          local work = observe.work(client.id)[params.token]
-          relay(client, work or { title = value.title, message = value.message or (value.kind == 'end' and 'finished' or nil) })
-        end
-      end
-    end,
-  })
+  local stopped = false
   return function()
     if not stopped then
       stopped = true
-      pcall(api.nvim_del_autocmd, autocmd)
+      relaying[r] = nil
+      if autocmd then
+        pcall(api.nvim_del_autocmd, autocmd)
+      end
     end
   end
 end
@@ -318,6 +356,7 @@ end
 ---@param group integer
 function M.install(group)
   M.installed = true
+  api.nvim_create_autocmd('LspProgress', { group = group, callback = on_progress })
   -- Neovim drops the result callback of a request the server answers with
   -- RequestCancelled (-32800): it assumes it cancelled the request itself.
   -- Both the reply notice (LspRequest "complete", which runs this autocmd)

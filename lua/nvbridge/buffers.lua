@@ -197,100 +197,10 @@ local function load(path)
   return b
 end
 
--- Line changes since a cached text ------------------------------------------
--- The Go side caches a large buffer's text at a changedtick (nvim/snapshot.go).
--- Once the tick moves, Neovim's on_lines (what its LSP client's incremental
--- sync reads too) says which lines changed: a snapshot sends those lines
--- and Go splices them into its cached text, instead of reading the whole
--- buffer again (about 10 ms for 100,000 lines).
-
---- tracked[b]: since changedtick `tick` (when b had `count` lines), the
---- current lines [lo, new_hi) replaced lines [lo, old_hi) of that text;
---- lo is nil while nothing changed. One envelope over every change: lines
---- inside it that did not change are sent again, which is harmless.
-local tracked = {}
-local attached = {} -- buffers whose on_lines callback is still registered
-
-local function on_lines(_, b, _, first, last_old, last_new)
-  local t = tracked[b]
-  if not t then
-    attached[b] = nil
-    return true -- detach: nothing to track any more
-  end
-  if not t.lo then
-    t.lo, t.old_hi, t.new_hi = first, last_old, last_new
-    return
-  end
-  -- first..last_old are current lines; past new_hi they are base lines
-  -- shifted by (new_hi - old_hi).
-  local reach = math.max(t.new_hi, last_old)
-  t.old_hi = t.old_hi + math.max(0, last_old - t.new_hi)
-  t.new_hi = reach + (last_new - last_old)
-  t.lo = math.min(t.lo, first)
-end
-
-local function forget(_, b)
-  tracked[b] = nil
-end
-
---- Starts (or restarts) tracking b's changes from its current changedtick:
---- the Go side now holds its text at that tick.
----@param b integer
-function M.track(b)
-  tracked[b] = { tick = vim.b[b].changedtick, count = api.nvim_buf_line_count(b) }
-  if not attached[b] then
-    attached[b] = api.nvim_buf_attach(b, false, {
-      on_lines = on_lines,
-      on_reload = forget, -- the whole text may have changed
-      on_detach = function(_, buf)
-        tracked[buf], attached[buf] = nil, nil
-      end,
-    }) or nil
-    if not attached[b] then
-      tracked[b] = nil
-    end
-  end
-end
-
---- The lines of b that changed since changedtick `since`, as
---- {first, old_end, base_count, lines}: lines [first, old_end) of the text
---- at that tick (base_count lines) are now `lines`. nil when b's changes
---- are not tracked from that tick.
----@param b integer
----@param since integer changedtick
----@return nvbridge.LineDelta?
-function M.changes(b, since)
-  local t = tracked[b]
-  if not t or t.tick ~= since then
-    return nil
-  end
-  if not t.lo then
-    return { first = 0, old_end = 0, base_count = t.count, lines = {} }
-  end
-  if t.new_hi - t.lo > api.nvim_buf_line_count(b) / 4 then
-    return nil -- most of the buffer: reading it whole is faster
-  end
-  return {
-    first = t.lo,
-    old_end = t.old_hi,
-    base_count = t.count,
-    lines = api.nvim_buf_get_lines(b, t.lo, t.new_hi, true),
-  }
-end
-
---- Stops tracking b, or every buffer when b is nil (teardown): each
---- callback detaches at its buffer's next change. Returns whether b was
---- tracked (apply.lua tracks it again from the changedtick after a change).
----@param b integer?
----@return boolean
-function M.untrack(b)
-  local was = b ~= nil and tracked[b] ~= nil
-  if b == nil then
-    tracked = {}
-  end
-  tracked[b or 0] = nil
-  return was
-end
+-- Line changes since a cached text (linetrack.lua): snapshot and apply use
+-- them through buffers.
+local linetrack = require('nvbridge.linetrack')
+M.track, M.changes, M.untrack = linetrack.track, linetrack.changes, linetrack.untrack
 
 --- Runs :checktime for one modified buffer with a FileChangedShell handler
 --- that only records what Neovim found (no prompt, no reload): whether
@@ -313,6 +223,8 @@ local function neovim_sees_conflict(bufnr)
   return reason == 'conflict' or reason == 'changed'
 end
 
+M.reconciles = M.reconciles or 0 -- runs of reconcile (unchanged files have none)
+
 --- Makes the buffer agree with the disk before a request runs against it, as
 --- :checktime would, but without prompts: an unmodified buffer whose file
 --- changed is reloaded (the servers see didClose/didOpen); a modified buffer
@@ -328,6 +240,7 @@ end
 ---@return string state "same" | "reloaded" | "conflict" | "deleted"
 ---@param bufnr integer
 local function reconcile(bufnr, deep)
+  M.reconciles = M.reconciles + 1
   local path = api.nvim_buf_get_name(bufnr)
   local stat = uv.fs_stat(path)
   if not stat then
@@ -412,14 +325,14 @@ function M.tell_stale(bufnr, path, hash)
   end)
 end
 
--- Buffers last found in agreement with their file: the file's stat (the
--- fields of its stat key) and the buffer's changedtick then. While both
--- still hold, neither the text nor the file moved, and refresh_others
--- passes the buffer with one stat (reconcile would agree the same way, at
--- three times the cost: a buffer variable and options read through the
--- API). Its fields are compared as numbers, not formatted as a key.
+-- Buffers last found in agreement with their file: the file's stat (its
+-- stat key's fields, as numbers) and the buffer's changedtick then. While
+-- both hold, neither moved: open and refresh_others pass the buffer on one
+-- stat (reconcile would agree the same way at several times the cost).
 local agreed = {}
 local refreshes = 0
+-- path -> the buffer open found for it (bufadd stats the file every call).
+local bufnr_of = {}
 
 --- What agreed keeps of a buffer: its changedtick and its file's stat.
 local function agreement(tick, stat)
@@ -441,13 +354,14 @@ end
 -- conflict); a buffer is a stat when nothing changed.
 local function refresh_others(except)
   for _, b in ipairs(api.nvim_list_bufs()) do
-    if b ~= except and api.nvim_buf_is_loaded(b) then
+    if b == except then -- open keeps (or drops) its own agreement
+    elseif api.nvim_buf_is_loaded(b) then
       local name = api.nvim_buf_get_name(b)
       local seen = agreed[b]
       local stat = seen and uv.fs_stat(name)
-      if not (stat and seen.tick == api.nvim_buf_get_changedtick(b) and same_stat(seen, stat)) then
+      if name ~= '' and not (stat and seen.tick == api.nvim_buf_get_changedtick(b) and same_stat(seen, stat)) then
         agreed[b] = nil
-        if vim.bo[b].buftype == '' and not vim.bo[b].modified and name ~= '' then
+        if get_option('buftype', { buf = b }) == '' and not get_option('modified', { buf = b }) then
           local ok, state = pcall(reconcile, b)
           stat = ok and state == 'same' and uv.fs_stat(name)
           if stat then
@@ -591,7 +505,11 @@ function M.open(path, must_exist)
   if must_exist and not stat and vim.fn.bufexists(path) == 0 then
     return { err = fail('RESOURCE_NOT_FOUND', 'no such file: ' .. path) }
   end
-  local bufnr = vim.fn.bufadd(path)
+  local bufnr = bufnr_of[path]
+  if not (bufnr and api.nvim_buf_is_valid(bufnr) and api.nvim_buf_get_name(bufnr) == path) then
+    bufnr = vim.fn.bufadd(path)
+    bufnr_of[path] = bufnr
+  end
   local state = 'loaded'
   if api.nvim_buf_is_loaded(bufnr) then
     -- Neither text nor file moved since they last agreed: reconcile would

@@ -371,6 +371,18 @@ function M.work(client_id)
   return progress[client_id] or {}
 end
 
+--- Whether any client has $/progress work under way (a relay of the work
+--- under way looks no further when none has).
+---@return boolean
+function M.any_work()
+  for _, tokens in pairs(progress) do
+    if next(tokens) ~= nil then
+      return true
+    end
+  end
+  return false
+end
+
 --- Counts a client's first $/progress work as ended: a wait gave up on it
 --- (the bound is spent once per client, so a server that never ends its
 --- work does not stall every later request).

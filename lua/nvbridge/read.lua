@@ -125,6 +125,9 @@ function M.read(chan, id, spec)
     return done(chan, id, st.err)
   end
   local bufnr = st.bufnr
+  -- While true, when_ready answers at once (the servers were ready): the
+  -- buffer is as open described it.
+  local at_once = true
   wait.when_ready(chan, id, bufnr, spec.grace_ms, 10000, function(err, cancelled)
     if cancelled then
       return done(chan, id, require('nvbridge._error').fail('TIMEOUT', 'request cancelled'))
@@ -135,7 +138,7 @@ function M.read(chan, id, spec)
     local clients = status.ready_clients(bufnr, spec.methods)
     local text = api.nvim_buf_get_lines(bufnr, spec.line, spec.line + 1, false)[1]
     local reply = {
-      buffer = buffers.state(bufnr, st.state),
+      buffer = at_once and st or buffers.state(bufnr, st.state),
       -- vim.json.encode has no empty array: none is null.
       clients = #clients > 0 and clients or vim.NIL,
       line = text == nil and vim.NIL or text,
@@ -189,6 +192,7 @@ function M.read(chan, id, spec)
       done(chan, id, nil, '{"answers":' .. vim.json.encode(answers) .. ',"lines":' .. vim.json.encode(lines) .. ',' .. vim.json.encode(reply):sub(2))
     end)
   end)
+  at_once = false
 end
 
 --- Reads some lines of the files loaded in buffers (what the servers see);

@@ -33,6 +33,12 @@ local ready_clients, busy, down_error = status.ready_clients, observe.busy, obse
 ---@param ready fun(err: nvbridge.Error?, cancelled: boolean?)
 ---@return nil # calls ready
 function M.when_ready(chan, id, bufnr, grace_ms, progress_ms, ready)
+  -- The usual case, at the cost of one look at the clients: one is ready
+  -- and none is busy (what settled() below finds first).
+  local now = ready_clients(bufnr)
+  if #now > 0 and not busy(now) then
+    return ready(nil)
+  end
   local expected = vim.b[bufnr].nvbridge_lsp_expected
   -- The grace period is spent once per buffer: a filetype no configured
   -- server handles must not cost it on every call.

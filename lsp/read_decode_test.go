@@ -1,0 +1,100 @@
+package lsp
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// TestDecodeReadReplyAsJSON: read.lua's answer decodes as encoding/json
+// decodes it, for the shapes read.lua writes (escapes of every kind in the
+// lines, null results, error answers, an answer that sent nothing) and for
+// shapes it does not (names in other case, duplicates, null members,
+// broken JSON), which the scanner leaves to encoding/json.
+func TestDecodeReadReplyAsJSON(t *testing.T) {
+	const clients = `"clients":[{"root_dir":"\/tmp\/m\/zap","initialized":true,"name":"gopls","id":1,"methods":{"textDocument\/definition":true,"textDocument\/hover":true},"offset_encoding":"utf-16"}]`
+	const buffer = `"buffer":{"state":"same","eol":true,"bufnr":2,"fileformat":"unix","modified":false,"changedtick":2,"filetype":"go","line_count":363}`
+	cases := map[string]string{
+		"definition":   `{"answers":[{"result":[{"range":{"end":{"character":12,"line":32},"start":{"character":5,"line":32}},"uri":"file:\/\/\/tmp\/o.go"}]}],"lines":{"file:\/\/\/tmp\/o.go":{"32":"func Process(o Order) (Total, error) {","33":"\tif len(o.Lines) == 0 {"}},"client":1,"line":"\tif ce := log.check(InfoLevel, msg); ce != nil {",` + clients + `,` + buffer + `}`,
+		"escapes":      `{"answers":[{"result":{"contents":{"kind":"markdown","value":"a\nb\t\"c\" \\ \/ \u00e9 \ud83d\ude00 😀 \u0001"}}},{"result":null}],"lines":{},"client":3,"line":"x := \"😀é𝄞\"\t\r\b\f",` + clients + `,` + buffer + `}`,
+		"error answer": `{"answers":[{"err":{"code":"OPERATION_FAILED","message":"gopls: no identifier found","remediation":"move"}}],"lines":{},"client":1,"line":"x",` + clients + `,` + buffer + `}`,
+		"unsent":       `{"unsent":"line",` + buffer + `,"line":null,"clients":null}`,
+		"no methods":   `{"unsent":"no server","clients":[{"root_dir":null,"name":"x","id":2,"methods":{},"offset_encoding":"utf-8"}],"line":"","buffer":{"bufnr":1}}`,
+		"spaces":       " {\n \"answers\" : [ { \"result\" : [ ] } ] ,\t\"lines\" : { } , \"client\" : 7 , " + clients + " , " + buffer + " } \n",
+		"other case":   `{"Answers":[{"result":1}],"client":1}`,
+		"inner case":   `{"answers":[{"Result":1}],"buffer":{"BUFNR":4},"client":1}`,
+		"duplicates":   `{"client":1,"client":2,"lines":{"u":{"1":"a"},"u":{"2":"b"}},"answers":[{"result":1}],"answers":[{"result":2},{"result":3}]}`,
+		"null members": `{"answers":null,"lines":null,"client":null,"unsent":null,"line":null,"clients":null,"buffer":null}`,
+		"null lines":   `{"lines":{"u":null},"answers":[{"result":null,"err":null}]}`,
+		"unknown":      `{"answers":[{"result":1,"extra":{"a":[1,2,{"b":null}]}}],"more":[true,false,-1.5e3],"client":1}`,
+		"negative":     `{"client":-1}`,
+		"float":        `{"client":1.5}`,
+		"broken":       `{"answers":[{"result":1}],"client":1`,
+		"trailing":     `{"client":1} x`,
+		"not object":   `[1,2]`,
+		"bad escape":   `{"line":"\x"}`,
+	}
+	scanned := map[string]bool{"definition": true, "escapes": true, "error answer": true, "unsent": true, "no methods": true, "spaces": true, "null lines": true, "unknown": true}
+	for name, raw := range cases {
+		t.Run(name, func(t *testing.T) {
+			var want readReply
+			wantErr := json.Unmarshal([]byte(raw), &want)
+			var got readReply
+			gotErr := decodeReadReply([]byte(raw), &got, &clientsMemo{})
+			if (wantErr == nil) != (gotErr == nil) {
+				t.Fatalf("error %v, encoding/json's %v", gotErr, wantErr)
+			}
+			if wantErr == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("decoded\n%#v\nencoding/json\n%#v", got, want)
+			}
+			// read.lua's own shapes are the scanner's, not left to
+			// encoding/json.
+			if scanned[name] && !scanReadReply([]byte(raw), &readReply{}, &clientsMemo{}) {
+				t.Error("read.lua's shape was left to encoding/json")
+			}
+		})
+	}
+}
+
+// TestClientsMemo: the same servers' text decodes once and is reused; other
+// text is decoded anew.
+func TestClientsMemo(t *testing.T) {
+	var m clientsMemo
+	a := []byte(`[{"id":1,"name":"gopls","methods":{"textDocument/hover":true},"offset_encoding":"utf-16"}]`)
+	first, err := m.decode(a)
+	if err != nil || len(first) != 1 || !first[0].Methods["textDocument/hover"] {
+		t.Fatalf("%+v %v", first, err)
+	}
+	again, err := m.decode(append([]byte(nil), a...))
+	if err != nil || &again[0] != &first[0] {
+		t.Fatalf("the same text was decoded again: %p %p %v", &again[0], &first[0], err)
+	}
+	other, err := m.decode([]byte(`[{"id":2,"name":"pyright","methods":{},"offset_encoding":"utf-16"}]`))
+	if err != nil || len(other) != 1 || other[0].Name != "pyright" || len(other[0].Methods) != 0 {
+		t.Fatalf("%+v %v", other, err)
+	}
+	if _, err := m.decode([]byte(`[{"id":"x"}]`)); err == nil {
+		t.Fatal("a server with a string id decoded")
+	}
+}
+
+// FuzzScanReadReply: whatever the scanner takes from an answer, encoding/json
+// takes too, with the same result (what it refuses goes there anyway).
+func FuzzScanReadReply(f *testing.F) {
+	f.Add(`{"answers":[{"result":[{"uri":"file:\/\/\/a.go"}]}],"lines":{"file:\/\/\/a.go":{"1":"\tx"}},"client":1,"line":"\ty","clients":[{"id":1,"name":"g","methods":{"m":true},"offset_encoding":"utf-16","root_dir":null}],"buffer":{"bufnr":2,"modified":false,"filetype":"go"}}`)
+	f.Add(`{"unsent":"line","line":null,"clients":null,"buffer":{"state":"same","eol":true}}`)
+	f.Add(`{"answers":[{"err":{"code":"X","message":"m \u00e9"}},{"result":null}]}`)
+	f.Fuzz(func(t *testing.T, raw string) {
+		var fast readReply
+		if !scanReadReply([]byte(raw), &fast, &clientsMemo{}) {
+			return
+		}
+		var std readReply
+		if err := json.Unmarshal([]byte(raw), &std); err != nil {
+			t.Fatalf("the scanner took what encoding/json refuses (%v): %q", err, raw)
+		}
+		if !reflect.DeepEqual(fast, std) {
+			t.Fatalf("%q\nscanner:       %#v\nencoding/json: %#v", raw, fast, std)
+		}
+	})
+}
