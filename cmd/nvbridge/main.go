@@ -28,7 +28,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -124,16 +123,6 @@ func main() {
 	// held its bucket table and records, 1.5 MB after a rename over the
 	// standard library.
 	runtime.MemProfileRate = 0
-	// The heap grows to half again what the last collection found live,
-	// not twice it (unless GOGC says otherwise): nvbridge's live heap is
-	// small (its caches, 10-20 MB on the standard library), and what it
-	// holds is taken from what the machine has left for the language
-	// servers. On the std run, after the warm-up: 45 MB resident instead
-	// of 50, at most 57 MB instead of 70; the file work of a rename over
-	// std (BenchmarkStdRenameFiles) takes 5-15% more CPU.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(50)
-	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
