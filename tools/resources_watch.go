@@ -62,13 +62,8 @@ func newWatcher(env *Env, res *resourceSet) *watcher {
 }
 
 // relistWait bounds how long the list loop waits for the tool calls in
-// flight to end before it compares the resources anyway; relistQuiet is how
-// long none must be in flight first (mcp-go ends a call, by its hook, before
-// it writes the call's answer).
-const (
-	relistWait  = 500 * time.Millisecond
-	relistQuiet = 20 * time.Millisecond
-)
+// flight to end before it compares the resources anyway.
+const relistWait = 500 * time.Millisecond
 
 // inFlightKey names a tool call: its session and request id.
 func inFlightKey(ctx context.Context, id any) string {
@@ -116,31 +111,6 @@ func (w *watcher) waitIdle(done <-chan struct{}, bound time.Duration) bool {
 			return false
 		case <-done:
 			return false
-		}
-	}
-}
-
-// settle returns once no tool call has been in flight for relistQuiet, or
-// after relistWait, or when done is closed.
-func (w *watcher) settle(done <-chan struct{}) {
-	deadline := time.Now().Add(relistWait)
-	for {
-		left := time.Until(deadline)
-		if left <= 0 || !w.waitIdle(done, left) {
-			return
-		}
-		quiet := time.NewTimer(min(relistQuiet, left))
-		select {
-		case <-quiet.C:
-		case <-done:
-			quiet.Stop()
-			return
-		}
-		w.mu.Lock()
-		busy := len(w.calls) > 0
-		w.mu.Unlock()
-		if !busy {
-			return
 		}
 	}
 }
@@ -372,7 +342,7 @@ func (l *listener) send(uri string) {
 
 // listLoop compares the listed resources after each change that may move
 // them, and tells the clients when they moved. It compares them once no
-// tool call is in flight (settle): the comparison asks Neovim for its
+// tool call is in flight (waitIdle): the comparison asks Neovim for its
 // buffers and its diagnostics' files, and a call that loads a file (a
 // change of the buffer list, then the servers' publishes) would otherwise
 // share Neovim's main loop with them while its requests are answered.
@@ -383,7 +353,7 @@ func (w *watcher) listLoop() {
 		case <-w.env.Session.Done():
 			return
 		}
-		w.settle(w.env.Session.Done())
+		w.waitIdle(w.env.Session.Done(), relistWait)
 		// Changes made while waiting are compared now.
 		select {
 		case <-w.relist:
