@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"strings"
 	"sync"
@@ -46,10 +45,6 @@ type watcher struct {
 
 	// relist asks the list loop to compare the resources again.
 	relist chan struct{}
-	// calls: the tool calls in flight, by session and request id; idle
-	// is signalled when the last one ends (the list loop waits for it).
-	calls map[string]bool
-	idle  chan struct{}
 	// debugChanged asks the debug loop to tell the debug resources' subscribers.
 	debugChanged chan struct{}
 }
@@ -57,62 +52,7 @@ type watcher struct {
 func newWatcher(env *Env, res *resourceSet) *watcher {
 	return &watcher{env: env, res: res, subs: map[string]map[string]bool{}, sessions: map[string]bool{},
 		agents: map[string]map[string]any{}, events: make(chan agentEvent, 64), listeners: map[*listener]bool{},
-		relist: make(chan struct{}, 1), debugChanged: make(chan struct{}, 1),
-		calls: map[string]bool{}, idle: make(chan struct{}, 1)}
-}
-
-// relistWait bounds how long the list loop waits for the tool calls in
-// flight to end before it compares the resources anyway.
-const relistWait = 500 * time.Millisecond
-
-// inFlightKey names a tool call: its session and request id.
-func inFlightKey(ctx context.Context, id any) string {
-	sid := ""
-	if s := server.ClientSessionFromContext(ctx); s != nil {
-		sid = s.SessionID()
-	}
-	return fmt.Sprintf("%s\x00%v", sid, id)
-}
-
-func (w *watcher) callStarted(key string) {
-	w.mu.Lock()
-	w.calls[key] = true
-	w.mu.Unlock()
-}
-
-func (w *watcher) callEnded(key string) {
-	w.mu.Lock()
-	delete(w.calls, key)
-	none := len(w.calls) == 0
-	w.mu.Unlock()
-	if none {
-		select {
-		case w.idle <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// waitIdle returns true once no tool call is in flight, false after bound
-// or when done is closed while one still is.
-func (w *watcher) waitIdle(done <-chan struct{}, bound time.Duration) bool {
-	deadline := time.NewTimer(bound)
-	defer deadline.Stop()
-	for {
-		w.mu.Lock()
-		busy := len(w.calls) > 0
-		w.mu.Unlock()
-		if !busy {
-			return true
-		}
-		select {
-		case <-w.idle:
-		case <-deadline.C:
-			return false
-		case <-done:
-			return false
-		}
-	}
+		relist: make(chan struct{}, 1), debugChanged: make(chan struct{}, 1)}
 }
 
 // addHooks records sessions and subscriptions.
@@ -127,20 +67,6 @@ func (w *watcher) addHooks(h *server.Hooks) {
 		delete(w.sessions, s.SessionID())
 		delete(w.subs, s.SessionID())
 		w.mu.Unlock()
-	})
-	// The tool calls in flight (the list loop waits for them to end). A
-	// call mcp-go refuses before its handler (arguments that do not
-	// decode) ends without having started: callEnded forgets nothing.
-	h.AddBeforeCallTool(func(ctx context.Context, id any, _ *mcp.CallToolRequest) {
-		w.callStarted(inFlightKey(ctx, id))
-	})
-	h.AddAfterCallTool(func(ctx context.Context, id any, _ *mcp.CallToolRequest, _ any) {
-		w.callEnded(inFlightKey(ctx, id))
-	})
-	h.AddOnError(func(ctx context.Context, id any, method mcp.MCPMethod, _ any, _ error) {
-		if method == mcp.MethodToolsCall {
-			w.callEnded(inFlightKey(ctx, id))
-		}
 	})
 	h.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
 		s := server.ClientSessionFromContext(ctx)
@@ -341,23 +267,13 @@ func (l *listener) send(uri string) {
 }
 
 // listLoop compares the listed resources after each change that may move
-// them, and tells the clients when they moved. It compares them once no
-// tool call is in flight (waitIdle): the comparison asks Neovim for its
-// buffers and its diagnostics' files, and a call that loads a file (a
-// change of the buffer list, then the servers' publishes) would otherwise
-// share Neovim's main loop with them while its requests are answered.
+// them, and tells the clients when they moved.
 func (w *watcher) listLoop() {
 	for {
 		select {
 		case <-w.relist:
 		case <-w.env.Session.Done():
 			return
-		}
-		w.waitIdle(w.env.Session.Done(), relistWait)
-		// Changes made while waiting are compared now.
-		select {
-		case <-w.relist:
-		default:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		set, err := w.res.uris(ctx)
