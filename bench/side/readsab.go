@@ -68,6 +68,7 @@ func ReadsAB(ctx context.Context, m *Module, builds []ABBuild, rounds int, only 
 		{"find_references", "find_references", with(pos(m.Decl), "max_results", 1000)},
 		{"hover", "get_hover_info", pos(m.Decl)},
 		{"calls_incoming_depth1", "get_call_hierarchy", with(pos(m.Decl), "direction", "incoming", "depth", 1)},
+		{"rename_preview", "rename_symbol", with(pos(m.Decl), "new_name", renameTo(m.Decl))},
 	}
 	if len(only) > 0 {
 		var kept []op
