@@ -70,7 +70,7 @@ var Go = &Language{
 		out, err := format.Source([]byte(src))
 		return string(out), err
 	},
-	FormatKeeps: goFormatKeeps,
+	FormatKeeps: goFormatKeepsOf,
 	CheckSyntax: func(file, src string) error {
 		_, err := parser.ParseFile(token.NewFileSet(), file, src, parser.SkipObjectResolution)
 		return err

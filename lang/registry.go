@@ -107,13 +107,14 @@ type Language struct {
 	// refactoring leaves the files it touches clean with where they were
 	// clean before; nil when nvbridge runs none.
 	Format func(src string) (string, error)
-	// FormatKeeps reports, without formatting, that Format leaves a
-	// formatted src as it is once the identifiers starting at the byte
-	// offsets at are renamed (another width): none lies where the
-	// formatter aligns columns or lays out by width. False when it cannot
-	// tell (src does not parse, an offset is on no identifier). Nil: not
-	// known (Format decides).
-	FormatKeeps func(src string, at []int) bool
+	// FormatKeeps parses src once and returns what reports, without
+	// formatting, that Format leaves a formatted src as it is once the
+	// identifiers starting at the byte offsets at are renamed (another
+	// width): none lies where the formatter aligns columns or lays out by
+	// width. False when it cannot tell (src does not parse, an offset is
+	// on no identifier). A rename parses the file it was asked in while
+	// the server computes it. Nil: not known (Format decides).
+	FormatKeeps func(src string) func(at []int) bool
 	// CheckSyntax reports whether src still parses (after nvbridge renamed
 	// an extracted symbol). Nil: not checked.
 	CheckSyntax func(file, src string) error

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"go.lsp.dev/protocol"
 
@@ -236,6 +237,19 @@ type ahead struct {
 	snapshotted chan struct{}
 	name        string
 	names       chan naming
+	// rel is the file's workspace-relative path; parsed, when its
+	// language has a FormatKeeps, is its text parsed for it once
+	// snapshotted.
+	rel    string
+	parsed chan parsedFile
+	got    func() parsedFile
+}
+
+// parsedFile is a file's text (as a changeset's document of it makes it)
+// and its language's FormatKeeps of it (nil: not made).
+type parsedFile struct {
+	text  string
+	keeps func(at []int) bool
 }
 
 // start starts them for a rename asked in file (workspace-relative) at
@@ -252,11 +266,51 @@ func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Po
 		return
 	}
 	done := make(chan struct{})
-	h.snapshotted = done
+	h.snapshotted, h.rel = done, root.Rel(abs)
+	var parsed chan parsedFile
+	if l := lang.ForFile(file); l != nil && l.FormatKeeps != nil {
+		parsed = make(chan parsedFile, 1)
+		h.parsed = parsed
+		h.got = sync.OnceValue(func() parsedFile { return <-parsed })
+	}
 	safego.Go("snapshotting the file a rename was asked in", func() {
-		defer close(done)
-		_, _ = c.Session.Snapshot(ctx, []string{abs}, nvim.SnapshotOptions{})
-	}, nil)
+		snaps, err := c.Session.Snapshot(ctx, []string{abs}, nvim.SnapshotOptions{})
+		close(done)
+		if parsed == nil {
+			return
+		}
+		var pf parsedFile
+		if s := snaps; err == nil && len(s) == 1 && s[0].Err == nil && (s[0].Loaded || s[0].Exists) {
+			// The text renamedAt gives FormatKeeps.
+			pf.text = snapshotDoc(s[0]).Mapper().Text()
+			pf.keeps = lang.ForFile(file).FormatKeeps(pf.text)
+		}
+		parsed <- pf
+	}, func(error) {
+		select {
+		case <-done:
+		default:
+			close(done)
+		}
+		if parsed != nil {
+			select {
+			case parsed <- parsedFile{}:
+			default:
+			}
+		}
+	})
+}
+
+// formatKeeps is the FormatKeeps made ahead of path's text, when it was
+// made of that text (nil otherwise).
+func (h ahead) formatKeeps(path, text string) func([]int) bool {
+	if h.got == nil || path != h.rel {
+		return nil
+	}
+	if pf := h.got(); pf.keeps != nil && pf.text == text {
+		return pf.keeps
+	}
+	return nil
 }
 
 // naming is the files naming name, when started for that name (nil
@@ -383,7 +437,7 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 	// makes.
 	formatted := make(chan map[string]string, 1)
 	unformatted := cs
-	safego.Go("formatting the renamed files", func() { formatted <- formattedTexts(unformatted, req.NewName) }, func(error) { formatted <- nil })
+	safego.Go("formatting the renamed files", func() { formatted <- formattedTexts(unformatted, req.NewName, a.ahead.formatKeeps) }, func(error) { formatted <- nil })
 	plan.Changeset = cs
 	// Uses the server did not see: in the files that import the symbol's
 	// file (a file the rename changed, the server saw whole).
