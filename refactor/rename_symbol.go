@@ -237,12 +237,11 @@ type ahead struct {
 	snapshotted chan struct{}
 	name        string
 	names       chan naming
-	// rel is the file's workspace-relative path; parsed, when its
-	// language has a FormatKeeps, is its text parsed for it once
+	// rel is the file's workspace-relative path; got, when its language
+	// has a FormatKeeps, waits for its text parsed for it once
 	// snapshotted.
-	rel    string
-	parsed chan parsedFile
-	got    func() parsedFile
+	rel string
+	got func() parsedFile
 }
 
 // parsedFile is a file's text (as a changeset's document of it makes it)
@@ -270,7 +269,6 @@ func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Po
 	var parsed chan parsedFile
 	if l := lang.ForFile(file); l != nil && l.FormatKeeps != nil {
 		parsed = make(chan parsedFile, 1)
-		h.parsed = parsed
 		h.got = sync.OnceValue(func() parsedFile { return <-parsed })
 	}
 	safego.Go("snapshotting the file a rename was asked in", func() {
