@@ -411,23 +411,7 @@ func (r symbolReach) importers(root workspace.Root, l *lang.Language) func(file,
 	}
 }
 
-// mayLeaveBehind reports whether the scans a rename makes for the uses
-// its server did not see (findLeftBehindMember kept to a symbolReach's
-// importers, and renameImportersOutside) could find any, before the server
-// is asked where the symbol is declared: whether a file the rename leaves
-// untouched (not in changed, its workspace-relative paths) names name as
-// an identifier and imports one of the files in changed or asked (the file
-// the rename was asked in), or, in a language whose importers import
-// folders, one of their folders or lies in one. The symbol's declaration
-// is one of those files (the rename changes it; the reach falls back on
-// asked when the server names none), so every file those scans keep is
-// kept here: when none is, they find nothing whatever the server would
-// answer, and it need not be asked.
-func mayLeaveBehind(root workspace.Root, l *lang.Language, name string, changed []string, asked string) bool {
-	return namingFiles(root, l, name).mayLeaveBehind(root, l, changed, asked)
-}
-
-// naming is what mayLeaveBehind needs of the workspace's files of a
+// naming is what naming.mayLeaveBehind needs of the workspace's files of a
 // language before the rename's edit is known: those that name a name as
 // an identifier, each with the files (or folders) its imports resolve
 // to. Made while the server computes the rename (planRename), it leaves
@@ -476,7 +460,18 @@ func namingFiles(root workspace.Root, l *lang.Language, name string) naming {
 	return n
 }
 
-// mayLeaveBehind is the package's mayLeaveBehind for n's name.
+// mayLeaveBehind reports, for n's name, whether the scans a rename makes
+// for the uses its server did not see (findLeftBehindMember kept to a
+// symbolReach's importers, and renameImportersOutside) could find any, before the server
+// is asked where the symbol is declared: whether a file the rename leaves
+// untouched (not in changed, its workspace-relative paths) names the name as
+// an identifier and imports one of the files in changed or asked (the file
+// the rename was asked in), or, in a language whose importers import
+// folders, one of their folders or lies in one. The symbol's declaration
+// is one of those files (the rename changes it; the reach falls back on
+// asked when the server names none), so every file those scans keep is
+// kept here: when none is, they find nothing whatever the server would
+// answer, and it need not be asked.
 func (n naming) mayLeaveBehind(root workspace.Root, l *lang.Language, changed []string, asked string) bool {
 	if l.Imports.Parse == nil || l.Imports.Resolve == nil {
 		return false // neither scan is made (symbolReach.mayBeImported)
