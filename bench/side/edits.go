@@ -476,7 +476,6 @@ func EditsTable(m *Module, r *EditsResult) string {
 func (s *Straight) ChangeAndWait(ctx context.Context, rel, text string, version int) (pub, done float64, err error) {
 	uri := string(s.URI(rel))
 	published := make(chan struct{})
-	ended := make(chan struct{})
 	s.mu.Lock()
 	s.waitPub = func(u string, v int) {
 		if u == uri && v == version && published != nil {
@@ -484,17 +483,9 @@ func (s *Straight) ChangeAndWait(ctx context.Context, rel, text string, version 
 			published = nil
 		}
 	}
-	began := false
-	s.waitProgress = func(kind, title string) {
-		if strings.HasPrefix(title, "diagnosing") && kind == "begin" {
-			began = true
-		}
-		if kind == "end-diagnosing" && began && ended != nil {
-			close(ended)
-			ended = nil
-		}
-	}
-	pubCh, endCh := published, ended
+	var endCh <-chan struct{}
+	s.waitProgress, endCh = diagnosisEnd()
+	pubCh := published
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -519,6 +510,24 @@ func (s *Straight) ChangeAndWait(ctx context.Context, rel, text string, version 
 		return pub, 0, fmt.Errorf("no end of the diagnosis of version %d: %w", version, err)
 	}
 	return pub, ms(time.Since(start)), nil
+}
+
+// diagnosisEnd is a Straight.waitProgress (called under s.mu) and the
+// channel it closes at the first end of a "diagnosing" run once such a run
+// has begun after it was set (the end of a run already under way then does
+// not count): the end of gopls's diagnosis of a change.
+func diagnosisEnd() (func(kind, title string), <-chan struct{}) {
+	ended := make(chan struct{})
+	began, closed := false, false
+	return func(kind, title string) {
+		if strings.HasPrefix(title, "diagnosing") && kind == "begin" {
+			began = true
+		}
+		if kind == "end-diagnosing" && began && !closed {
+			close(ended)
+			closed = true
+		}
+	}, ended
 }
 
 // publishVersion reads a publish's URI and version (0 when it has none).
@@ -549,19 +558,9 @@ func (s *Straight) ChangeAndPull(ctx context.Context, rel, text string, version 
 	// gopls's full pass of the change comes after its diagnosticsDelay,
 	// once the pulls are answered: it is waited for after the timing, so
 	// that it does not run into the next side's measurement.
-	ended := make(chan struct{})
-	began := false
 	s.mu.Lock()
-	s.waitProgress = func(kind, title string) {
-		if strings.HasPrefix(title, "diagnosing") && kind == "begin" {
-			began = true
-		}
-		if kind == "end-diagnosing" && began && ended != nil {
-			close(ended)
-			ended = nil
-		}
-	}
-	endCh := ended
+	var endCh <-chan struct{}
+	s.waitProgress, endCh = diagnosisEnd()
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
