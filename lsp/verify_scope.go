@@ -75,9 +75,13 @@ func (s *changeScope) importsOf(abs string) ([]string, bool) {
 		}
 		for _, r := range l.Imports.Resolve(s.scope, abs, imp) {
 			if st, err := os.Stat(r); err == nil && st.IsDir() {
+				// A folder's test files are no part of what importing it
+				// brings in (Go: a package's _test.go files build only
+				// its test variant, and an external test package may
+				// import the very package whose change is scoped).
 				entries, _ := os.ReadDir(r)
 				for _, e := range entries {
-					if !e.IsDir() && lang.ForFile(e.Name()) == l {
+					if !e.IsDir() && lang.ForFile(e.Name()) == l && !(l.Imports.Folder && testFileOf(l, e.Name())) {
 						out = append(out, filepath.Join(r, e.Name()))
 					}
 				}
@@ -142,7 +146,10 @@ func (s *changeScope) sameLanguageFolder(f string) bool {
 // them, directly or not, test files included. A package is its folder: one
 // of its files importing a touched package can change the errors of every
 // other (a declaration's type), so all the folder's files are in (its test
-// files too: the package's test variant holds them). print fingerprints
+// files too: the package's test variant holds them). A test file that
+// imports them in a folder whose package does not (Go: an external test
+// package, zapcore_test importing zap) is in alone: its package's other
+// files build without it. print fingerprints
 // the files scanned (path, size, modification time) and l's marker files
 // (go.mod). ok is false when the scan passes maxScopeReads files (the scope
 // is then unknown).
@@ -183,17 +190,17 @@ func (s *changeScope) affected(l *lang.Language) (files []string, print string, 
 	}
 	in := map[string]bool{}
 	for _, p := range all {
-		if !in[filepath.Dir(p)] && s.affects(p) {
+		if !in[filepath.Dir(p)] && !testFileOf(l, p) && s.affects(p) {
 			in[filepath.Dir(p)] = true
+		}
+	}
+	for _, p := range all {
+		if in[filepath.Dir(p)] || testFileOf(l, p) && s.affects(p) {
+			files = append(files, p)
 		}
 	}
 	if s.reads > maxScopeReads {
 		return nil, "", false
-	}
-	for _, p := range all {
-		if in[filepath.Dir(p)] {
-			files = append(files, p)
-		}
 	}
 	sort.Strings(files)
 	return files, hex.EncodeToString(h.Sum(nil)), true

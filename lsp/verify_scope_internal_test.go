@@ -71,6 +71,12 @@ func TestChangeScopeAffected(t *testing.T) {
 		"e/test/e.go":     "package test\n\nimport \"example.com/m/a\"\n\nvar E = a.A()\n",
 		"py/pkg/user.py":  "from .mod import f\n",
 		"notes/readme.md": "a\n",
+		// An external test package imports a; its package does not (zap's
+		// zapcore: zapcore_test imports zap, which imports zapcore), nor
+		// does g, which imports f.
+		"f/f.go":          "package f\n\nfunc F() int { return 2 }\n",
+		"f/f_ext_test.go": "package f_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/a\"\n\t\"example.com/m/f\"\n)\n\nfunc TestF(t *testing.T) { _ = a.A() + f.F() }\n",
+		"g/g.go":          "package g\n\nimport \"example.com/m/f\"\n\nvar G = f.F()\n",
 	}
 	for rel, text := range files {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
@@ -91,7 +97,7 @@ func TestChangeScopeAffected(t *testing.T) {
 		r, _ := filepath.Rel(dir, p)
 		rels = append(rels, filepath.ToSlash(r))
 	}
-	want := []string{"a/a.go", "a/a_test.go", "b/b.go", "b/b2.go", "b/b_test.go", "c/c.go", "e/test/e.go"}
+	want := []string{"a/a.go", "a/a_test.go", "b/b.go", "b/b2.go", "b/b_test.go", "c/c.go", "e/test/e.go", "f/f_ext_test.go"}
 	if strings.Join(rels, " ") != strings.Join(want, " ") {
 		t.Fatalf("affected %v, want %v", rels, want)
 	}
@@ -101,8 +107,8 @@ func TestChangeScopeAffected(t *testing.T) {
 			tests++
 		}
 	}
-	if tests != 2 {
-		t.Fatalf("%d test files in %v, want 2 (a Go file in a folder named test is not one)", tests, rels)
+	if tests != 3 {
+		t.Fatalf("%d test files in %v, want 3 (a Go file in a folder named test is not one)", tests, rels)
 	}
 	_, again, _ := newChangeScope(dir, []string{abs("a/a.go")}).affected(lang.Go)
 	if again != print {
