@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -120,5 +121,65 @@ func TestChangeScopeAffected(t *testing.T) {
 	}
 	if _, moved, _ := newChangeScope(dir, []string{abs("a/a.go")}).affected(lang.Go); moved == print {
 		t.Fatalf("the fingerprint did not move when d/d.go changed")
+	}
+}
+
+// TestChangeScopeMemo: a client's scopes keep the last answer: the same
+// touched files with nothing changed on disk reuse it without reading a
+// file; a file added (or changed) anywhere in the workspace, or other
+// touched files, find the scope again.
+func TestChangeScopeMemo(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"a/a.go": "package a\n\nfunc A() int { return 1 }\n",
+		"b/b.go": "package b\n\nimport \"example.com/m/a\"\n\nvar V = a.A()\n",
+		"c/c.go": "package c\n\nfunc C() int { return 3 }\n",
+	}
+	write := func(rel, text string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for rel, text := range files {
+		write(rel, text)
+	}
+	abs := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
+	var memo atomic.Pointer[scopeRecord]
+	scope := func(touched string) (*changeScope, []string) {
+		s := newChangeScope(dir, []string{abs(touched)})
+		s.memo = &memo
+		got, _, ok := s.affected(lang.Go)
+		if !ok {
+			t.Fatal("affected: not ok")
+		}
+		var rels []string
+		for _, p := range got {
+			r, _ := filepath.Rel(dir, p)
+			rels = append(rels, filepath.ToSlash(r))
+		}
+		return s, rels
+	}
+	first, got := scope("a/a.go")
+	if strings.Join(got, " ") != "a/a.go b/b.go" || first.reads == 0 {
+		t.Fatalf("first: %v, %d files read", got, first.reads)
+	}
+	again, got := scope("a/a.go")
+	if strings.Join(got, " ") != "a/a.go b/b.go" || again.reads != 0 {
+		t.Fatalf("again: %v, %d files read (want the memo's answer, none read)", got, again.reads)
+	}
+	other, got := scope("c/c.go")
+	if strings.Join(got, " ") != "c/c.go" || other.reads == 0 {
+		t.Fatalf("other touched files: %v, %d files read", got, other.reads)
+	}
+	scope("a/a.go")
+	write("d/d.go", "package d\n\nimport \"example.com/m/b\"\n\nvar D = b.V\n")
+	added, got := scope("a/a.go")
+	if strings.Join(got, " ") != "a/a.go b/b.go d/d.go" || added.reads == 0 {
+		t.Fatalf("after d/d.go was added: %v, %d files read", got, added.reads)
 	}
 }
