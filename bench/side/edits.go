@@ -75,7 +75,8 @@ type EditsResult struct {
 	// AttachedPullScope: those files against go list's scope of the change.
 	AttachedPullScope string `json:"attached_pull_scope,omitempty"`
 	// The same through the baseline build, interleaved with it.
-	BaselineAttachedApplyMs []float64 `json:"baseline_attached_apply_ms,omitempty"`
+	BaselineAttachedApplyMs    []float64 `json:"baseline_attached_apply_ms,omitempty"`
+	BaselineAttachedApplyCPUMs []float64 `json:"baseline_attached_apply_cpu_ms,omitempty"`
 	// How the deltas ended: "complete" counts, else the reasons.
 	Verdicts map[string]int `json:"verdicts"`
 	// What the attached deltas waited on (their waited_on).
@@ -473,7 +474,14 @@ func attachedEdits(ctx context.Context, o Options, m *Module, rounds, lineNo int
 	if o.BaselineBinary != "" {
 		bm := *m
 		bm.Root = m.Root + "-baseline"
-		base, stop, err := start(o.BaselineBinary, o.BaselineRepo, &bm, "baseline attached", &res.BaselineAttachedApplyMs, nil)
+		if _, err := os.Stat(bm.Root); err != nil {
+			// No embedded rounds made the baseline's copy (-edits-embedded=false).
+			if err := copyTree(m.Root, bm.Root); err != nil {
+				return err
+			}
+			defer os.RemoveAll(bm.Root)
+		}
+		base, stop, err := start(o.BaselineBinary, o.BaselineRepo, &bm, "baseline attached", &res.BaselineAttachedApplyMs, &res.BaselineAttachedApplyCPUMs)
 		if err != nil {
 			return err
 		}
@@ -610,6 +618,7 @@ func EditsTable(m *Module, r *EditsResult) string {
 	row("CPU: attached apply (nvbridge, user's nvim+gopls)", r.AttachedApplyCPUMs)
 	row("CPU: floor (its gopls)", r.AttachedFloorCPUMs)
 	row("attached, baseline build (interleaved)", r.BaselineAttachedApplyMs)
+	row("CPU: attached, baseline build", r.BaselineAttachedApplyCPUMs)
 	fmt.Fprintf(&b, "verdicts: %v; attached waited on: %v\n", r.Verdicts, r.AttachedWaitedOn)
 	if len(r.AttachedFloorMs) > 0 {
 		lo, hi := RatioInterval(r.AttachedApplyMs, r.AttachedFloorMs)
