@@ -187,6 +187,12 @@ func attachedRow(module string, e *side.EditsResult) string {
 			module, measured, e.AttachedWaitedOn, v)
 	}
 	floor := p50(e.AttachedFloorMs)
+	plo, phi := bootstrap(func(x [][]float64) float64 { return p50(x[0]) }, e.AttachedApplyMs)
+	measured = fmt.Sprintf("p50 %.0f ms (90%%: %.0f-%.0f; p25-p75 %.0f-%.0f)", apply, plo, phi, side.Quantile(e.AttachedApplyMs, .25), side.Quantile(e.AttachedApplyMs, .75))
+	var notes []string
+	if plo <= 100 && 100 < phi {
+		notes = append(notes, "the limit is inside the 90% interval: within noise")
+	}
 	lo, hi := side.RatioInterval(e.AttachedApplyMs, e.AttachedFloorMs)
 	r := apply / floor
 	measured += fmt.Sprintf(", x%.2f of its floor (90%%: x%.2f-x%.2f); %d rounds; waited on %v", r, lo, hi, len(e.AttachedApplyMs), e.AttachedWaitedOn)
@@ -197,18 +203,22 @@ func attachedRow(module string, e *side.EditsResult) string {
 		floorText += fmt.Sprintf("; CPU per change: nvbridge's attached apply (nvbridge, the user's Neovim and its gopls) %.0f ms, the floor's gopls %.0f ms, x%.2f (90%%: x%.2f-x%.2f)",
 			p50(e.AttachedApplyCPUMs), p50(e.AttachedFloorCPUMs), p50(e.AttachedApplyCPUMs)/p50(e.AttachedFloorCPUMs), clo, chi)
 	}
-	if apply > 100 && floor > 100 {
-		v += fmt.Sprintf(" (beyond the architecture here: gopls alone, asked for the same files' diagnostics of the new text, takes longer than the goal; nvbridge's attached apply is x%.2f of it", r)
-		switch {
-		case hi < 1:
-			v += ", below it)"
-		case lo <= 1:
-			v += ", within noise of it)"
-		default:
-			v += ")"
+	switch {
+	case apply > 100 && floor > 100:
+		n := fmt.Sprintf("beyond the architecture here: gopls alone, asked for the same files' diagnostics of the new text, takes longer than the goal; nvbridge's attached apply is x%.2f of it", r)
+		if hi < 1 {
+			n += ", below it"
+		} else if lo <= 1 {
+			n += ", within noise of it"
 		}
-	} else if apply > 100 && lo <= 1 {
-		v += " (within noise of its floor)"
+		notes = append(notes, n)
+	case apply > 100 && hi < 1:
+		notes = append(notes, "below its floor")
+	case apply > 100 && lo <= 1:
+		notes = append(notes, "within noise of its floor")
+	}
+	if len(notes) > 0 {
+		v += " (" + strings.Join(notes, "; ") + ")"
 	}
 	return fmt.Sprintf("| 1. verified apply, attached to a user's Neovim whose gopls has none of nvbridge's settings (pull diagnostics), %s | %s | %s | %s |\n", module, measured, floorText, v)
 }
