@@ -46,6 +46,9 @@ type Client struct {
 	// lastPull is the last pulled delta's answers and the state they
 	// describe (verify_pull.go), nil when none holds.
 	lastPull atomic.Pointer[pullRecord]
+	// lastScope is the last change scope's files and the state of the
+	// workspace they were found in (verify_scope.go).
+	lastScope atomic.Pointer[scopeRecord]
 }
 
 type analysisKey struct{ bufnr, client int }

@@ -168,6 +168,7 @@ func (c *Client) before(ctx context.Context, paths []string, mode string, fixes 
 	b := &baseline{c: c, mode: mode, paths: paths, fixes: fixes}
 	root := c.Session.Root()
 	b.scope = newChangeScope(root.Dir(), paths)
+	b.scope.memo = &c.lastScope
 	var existing []string
 	for _, p := range paths {
 		if root.Sensitive(p) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,6 +72,12 @@ func TestChangeScopeAffected(t *testing.T) {
 		"e/test/e.go":     "package test\n\nimport \"example.com/m/a\"\n\nvar E = a.A()\n",
 		"py/pkg/user.py":  "from .mod import f\n",
 		"notes/readme.md": "a\n",
+		// An external test package imports a; its package does not (zap's
+		// zapcore: zapcore_test imports zap, which imports zapcore), nor
+		// does g, which imports f.
+		"f/f.go":          "package f\n\nfunc F() int { return 2 }\n",
+		"f/f_ext_test.go": "package f_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/a\"\n\t\"example.com/m/f\"\n)\n\nfunc TestF(t *testing.T) { _ = a.A() + f.F() }\n",
+		"g/g.go":          "package g\n\nimport \"example.com/m/f\"\n\nvar G = f.F()\n",
 	}
 	for rel, text := range files {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
@@ -91,7 +98,7 @@ func TestChangeScopeAffected(t *testing.T) {
 		r, _ := filepath.Rel(dir, p)
 		rels = append(rels, filepath.ToSlash(r))
 	}
-	want := []string{"a/a.go", "a/a_test.go", "b/b.go", "b/b2.go", "b/b_test.go", "c/c.go", "e/test/e.go"}
+	want := []string{"a/a.go", "a/a_test.go", "b/b.go", "b/b2.go", "b/b_test.go", "c/c.go", "e/test/e.go", "f/f_ext_test.go"}
 	if strings.Join(rels, " ") != strings.Join(want, " ") {
 		t.Fatalf("affected %v, want %v", rels, want)
 	}
@@ -101,8 +108,8 @@ func TestChangeScopeAffected(t *testing.T) {
 			tests++
 		}
 	}
-	if tests != 2 {
-		t.Fatalf("%d test files in %v, want 2 (a Go file in a folder named test is not one)", tests, rels)
+	if tests != 3 {
+		t.Fatalf("%d test files in %v, want 3 (a Go file in a folder named test is not one)", tests, rels)
 	}
 	_, again, _ := newChangeScope(dir, []string{abs("a/a.go")}).affected(lang.Go)
 	if again != print {
@@ -114,5 +121,65 @@ func TestChangeScopeAffected(t *testing.T) {
 	}
 	if _, moved, _ := newChangeScope(dir, []string{abs("a/a.go")}).affected(lang.Go); moved == print {
 		t.Fatalf("the fingerprint did not move when d/d.go changed")
+	}
+}
+
+// TestChangeScopeMemo: a client's scopes keep the last answer: the same
+// touched files with nothing changed on disk reuse it without reading a
+// file; a file added (or changed) anywhere in the workspace, or other
+// touched files, find the scope again.
+func TestChangeScopeMemo(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"a/a.go": "package a\n\nfunc A() int { return 1 }\n",
+		"b/b.go": "package b\n\nimport \"example.com/m/a\"\n\nvar V = a.A()\n",
+		"c/c.go": "package c\n\nfunc C() int { return 3 }\n",
+	}
+	write := func(rel, text string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for rel, text := range files {
+		write(rel, text)
+	}
+	abs := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
+	var memo atomic.Pointer[scopeRecord]
+	scope := func(touched string) (*changeScope, []string) {
+		s := newChangeScope(dir, []string{abs(touched)})
+		s.memo = &memo
+		got, _, ok := s.affected(lang.Go)
+		if !ok {
+			t.Fatal("affected: not ok")
+		}
+		var rels []string
+		for _, p := range got {
+			r, _ := filepath.Rel(dir, p)
+			rels = append(rels, filepath.ToSlash(r))
+		}
+		return s, rels
+	}
+	first, got := scope("a/a.go")
+	if strings.Join(got, " ") != "a/a.go b/b.go" || first.reads == 0 {
+		t.Fatalf("first: %v, %d files read", got, first.reads)
+	}
+	again, got := scope("a/a.go")
+	if strings.Join(got, " ") != "a/a.go b/b.go" || again.reads != 0 {
+		t.Fatalf("again: %v, %d files read (want the memo's answer, none read)", got, again.reads)
+	}
+	other, got := scope("c/c.go")
+	if strings.Join(got, " ") != "c/c.go" || other.reads == 0 {
+		t.Fatalf("other touched files: %v, %d files read", got, other.reads)
+	}
+	scope("a/a.go")
+	write("d/d.go", "package d\n\nimport \"example.com/m/b\"\n\nvar D = b.V\n")
+	added, got := scope("a/a.go")
+	if strings.Join(got, " ") != "a/a.go b/b.go d/d.go" || added.reads == 0 {
+		t.Fatalf("after d/d.go was added: %v, %d files read", got, added.reads)
 	}
 }

@@ -465,6 +465,10 @@ func (s *Session) SyntaxErrors(ctx context.Context, result any, src any, limit i
 	return luaSyntaxErrors.call(ctx, s, result, src, limit)
 }
 
+// embedded.lua: how the embedded Neovim is configured (its options; the
+// capabilities and on_init its servers start with, used by servers.lua).
+var luaEmbeddedConfigure = fn1[string]("nvbridge.embedded", "configure")
+
 // servers.lua: the servers the embedded Neovim starts.
 var (
 	luaServersSetup = fn2[string, string]("nvbridge.servers", "setup")

@@ -12,6 +12,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/neovim/go-client/nvim"
 )
 
 // luaFunc is one Lua function Go calls.
@@ -71,6 +73,12 @@ func (l lua0) call(ctx context.Context, s *Session, result any) error {
 }
 func (l lua1[A]) call(ctx context.Context, s *Session, result any, a A) error {
 	return s.call(ctx, l.f, result, a)
+}
+
+// callOn runs l on a Neovim without a Session (ConfigureAsEmbedded: one
+// the caller started itself).
+func (l lua1[A]) callOn(v *nvim.Nvim, result any, a A) error {
+	return v.ExecLua(callCode, result, l.f.module, l.f.name, a)
 }
 func (l lua2[A, B]) call(ctx context.Context, s *Session, result any, a A, b B) error {
 	return s.call(ctx, l.f, result, a, b)

@@ -321,6 +321,9 @@ require('nvbridge.bridge').setup()
 		return err
 	}
 	if s.embedded {
+		if err := luaEmbeddedConfigure.call(ctx, s, nil, s.root.Dir()); err != nil {
+			return fmt.Errorf("configure the embedded Neovim: %w", err)
+		}
 		if err := luaServersSetup.call(ctx, s, nil, s.root.Dir(), specs); err != nil {
 			return fmt.Errorf("set up the embedded Neovim: %w", err)
 		}

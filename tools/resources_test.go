@@ -497,3 +497,32 @@ func TestServerCrashWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestReadListsLoadedBuffer: a read that loads a file changes the resource
+// list (its buffer is listed), and the client is told (list_changed) once
+// the read has answered. A preview first has the list compared and
+// notified (a change of nvbridge's own), so the read's is a change from a
+// list the client was told of.
+func TestReadListsLoadedBuffer(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls")
+	root := testenv.CopySample(t, "go")
+	s, lspClient := testenv.Embedded(t, root)
+	env := tools.NewEnv(s, lspClient, t.Logf)
+	t.Cleanup(env.Close)
+	c := mcpLegacyClient(t, env)
+	log := watchNotifications(c)
+
+	from := log.mark()
+	okContent(t, c, "edit_buffer", `{"file":"text/normalize.go","edits":[{"line_start":1,"line_end":0,"new_text":"// previewed"}]}`)
+	log.await(t, from, "list_changed after the preview", isMethod(mcp.MethodNotificationResourcesListChanged))
+	const loaded = "nvbridge://buffer/orders/orders.go"
+	if slices.Contains(listURIs(t, c), loaded) {
+		t.Fatalf("%s is listed before any tool loaded it", loaded)
+	}
+	from = log.mark()
+	okContent(t, c, "get_hover_info", `{"file":"orders/orders.go","line":33,"symbol":"Process"}`)
+	log.await(t, from, "list_changed after the read loaded orders.go", isMethod(mcp.MethodNotificationResourcesListChanged))
+	if !slices.Contains(listURIs(t, c), loaded) {
+		t.Fatalf("%s is not listed after the read loaded it", loaded)
+	}
+}

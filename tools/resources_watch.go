@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"strings"
 	"sync"
@@ -43,8 +44,19 @@ type watcher struct {
 	// events: agent events on their way to Neovim (extensions.go).
 	events chan agentEvent
 
-	// relist asks the list loop to compare the resources again.
+	// relist asks the list loop to compare the resources again now (a
+	// change nvbridge made: a changeset, a debug session).
 	relist chan struct{}
+	// relistNeovim asks the same for a change Neovim reported (a buffer
+	// loaded or unloaded, 'modified' flipped, diagnostics published): it
+	// is compared once no tool call is in flight (or relistWait after
+	// it), as the comparison asks Neovim twice and a read that loads a
+	// file brings such changes while its own request is being answered.
+	relistNeovim chan struct{}
+	// calls: the tool calls in flight, by session and request id; idle
+	// is signalled when the last one ends.
+	calls map[string]bool
+	idle  chan struct{}
 	// debugChanged asks the debug loop to tell the debug resources' subscribers.
 	debugChanged chan struct{}
 }
@@ -52,7 +64,47 @@ type watcher struct {
 func newWatcher(env *Env, res *resourceSet) *watcher {
 	return &watcher{env: env, res: res, subs: map[string]map[string]bool{}, sessions: map[string]bool{},
 		agents: map[string]map[string]any{}, events: make(chan agentEvent, 64), listeners: map[*listener]bool{},
-		relist: make(chan struct{}, 1), debugChanged: make(chan struct{}, 1)}
+		relist: make(chan struct{}, 1), relistNeovim: make(chan struct{}, 1), debugChanged: make(chan struct{}, 1),
+		calls: map[string]bool{}, idle: make(chan struct{}, 1)}
+}
+
+// relistWait bounds how long a change Neovim reported waits for the tool
+// calls in flight to end before the list is compared anyway.
+const relistWait = 500 * time.Millisecond
+
+// inFlightKey names a tool call: its session and request id.
+func inFlightKey(ctx context.Context, id any) string {
+	sid := ""
+	if s := server.ClientSessionFromContext(ctx); s != nil {
+		sid = s.SessionID()
+	}
+	return fmt.Sprintf("%s\x00%v", sid, id)
+}
+
+func (w *watcher) callStarted(key string) {
+	w.mu.Lock()
+	w.calls[key] = true
+	w.mu.Unlock()
+}
+
+func (w *watcher) callEnded(key string) {
+	w.mu.Lock()
+	delete(w.calls, key)
+	none := len(w.calls) == 0
+	w.mu.Unlock()
+	if none {
+		select {
+		case w.idle <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// busy reports whether a tool call is in flight.
+func (w *watcher) busy() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.calls) > 0
 }
 
 // addHooks records sessions and subscriptions.
@@ -67,6 +119,21 @@ func (w *watcher) addHooks(h *server.Hooks) {
 		delete(w.sessions, s.SessionID())
 		delete(w.subs, s.SessionID())
 		w.mu.Unlock()
+	})
+	// The tool calls in flight (a change Neovim reported is compared once
+	// none is). A call mcp-go refuses before its handler (arguments that
+	// do not decode) ends without having started: callEnded forgets
+	// nothing.
+	h.AddBeforeCallTool(func(ctx context.Context, id any, _ *mcp.CallToolRequest) {
+		w.callStarted(inFlightKey(ctx, id))
+	})
+	h.AddAfterCallTool(func(ctx context.Context, id any, _ *mcp.CallToolRequest, _ any) {
+		w.callEnded(inFlightKey(ctx, id))
+	})
+	h.AddOnError(func(ctx context.Context, id any, method mcp.MCPMethod, _ any, _ error) {
+		if method == mcp.MethodToolsCall {
+			w.callEnded(inFlightKey(ctx, id))
+		}
 	})
 	h.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
 		s := server.ClientSessionFromContext(ctx)
@@ -160,6 +227,10 @@ func (w *watcher) start(srv *server.MCPServer) {
 			}
 		})
 	}
+	// The list as of now, before any call: a change made by the first
+	// call is then a change from it (compared in the loop, it could be
+	// taken for the list itself and never notified).
+	w.compareListed()
 	safego.Go("the resource list watcher", w.listLoop, nil)
 	safego.Go("the debug resource watcher", w.debugLoop, nil)
 	safego.Go("the agent events", w.eventLoop, nil)
@@ -169,13 +240,21 @@ func (w *watcher) start(srv *server.MCPServer) {
 		watchers.CompareAndDelete(w.env, w)
 		transports.Delete(w.env)
 	}, nil)
-	w.requestRelist()
 	w.refreshUserTools()
 }
 
 func (w *watcher) requestRelist() {
 	select {
 	case w.relist <- struct{}{}:
+	default:
+	}
+}
+
+// neovimChanged asks for a comparison of a change Neovim reported (see
+// relistNeovim).
+func (w *watcher) neovimChanged() {
+	select {
+	case w.relistNeovim <- struct{}{}:
 	default:
 	}
 }
@@ -200,11 +279,11 @@ func (w *watcher) onEvent(ev nvim.Event) {
 			}
 		}
 		w.updated(uris...)
-		w.requestRelist()
+		w.neovimChanged()
 	case nvim.EventBufferList:
 		// A buffer loaded or unloaded, or 'modified' flipped (the unsaved
 		// diff is listed while modified).
-		w.requestRelist()
+		w.neovimChanged()
 	case nvim.EventEditor:
 		w.updated(uriEditor)
 	case nvim.EventServer:
@@ -267,27 +346,79 @@ func (l *listener) send(uri string) {
 }
 
 // listLoop compares the listed resources after each change that may move
-// them, and tells the clients when they moved.
+// them, and tells the clients when they moved. A change nvbridge made is
+// compared at once; one Neovim reported waits until no tool call is in
+// flight (at most relistWait): its comparison would otherwise share
+// Neovim's main loop and the cores with the call that brought it (a read
+// that loads a file, then the servers' publishes for it). Every
+// comparison is against the set last compared, which the clients were
+// told of, so a change coalesced with others is still notified (one
+// undone before the comparison leaves the list as the clients know it).
 func (w *watcher) listLoop() {
+	w.runListLoop(w.env.Session.Done(), w.compareListed)
+}
+
+// runListLoop is listLoop's scheduling, with compare the comparison.
+func (w *watcher) runListLoop(done <-chan struct{}, compare func()) {
+	waiting := false // a change Neovim reported awaits its comparison
+	var bound *time.Timer
+	var boundC <-chan time.Time
 	for {
+		var idle <-chan struct{}
+		if waiting {
+			idle = w.idle
+		}
 		select {
 		case <-w.relist:
-		case <-w.env.Session.Done():
+		case <-w.relistNeovim:
+			if w.busy() {
+				if !waiting {
+					waiting = true
+					bound = time.NewTimer(relistWait)
+					boundC = bound.C
+				}
+				continue
+			}
+		case <-idle:
+			if w.busy() {
+				continue
+			}
+		case <-boundC:
+		case <-done:
+			if bound != nil {
+				bound.Stop()
+			}
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		set, err := w.res.uris(ctx)
-		cancel()
-		if err != nil {
-			continue
+		if bound != nil {
+			bound.Stop()
+			bound, boundC = nil, nil
 		}
-		w.mu.Lock()
-		changed := w.listed != nil && !maps.Equal(set, w.listed)
-		w.listed = set
-		w.mu.Unlock()
-		if changed {
-			w.srv.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil)
+		waiting = false
+		// A change Neovim reported before this comparison is in it.
+		select {
+		case <-w.relistNeovim:
+		default:
 		}
+		compare()
+	}
+}
+
+// compareListed lists the resources and tells the clients when the set
+// moved since the last comparison.
+func (w *watcher) compareListed() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	set, err := w.res.uris(ctx)
+	cancel()
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	changed := w.listed != nil && !maps.Equal(set, w.listed)
+	w.listed = set
+	w.mu.Unlock()
+	if changed {
+		w.srv.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil)
 	}
 }
 

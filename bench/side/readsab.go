@@ -61,14 +61,18 @@ func ReadsAB(ctx context.Context, m *Module, builds []ABBuild, rounds int, only 
 	type op struct {
 		name, tool string
 		args       map[string]any
+		// fresh: a position in a file no call has opened, one a round
+		// (the first request in a new file; as many rounds as files).
+		fresh []Pos
 	}
 	ops := []op{
-		{"mcp_ping", "", nil},
-		{"find_definition", "find_definition", pos(m.Call)},
-		{"find_references", "find_references", with(pos(m.Decl), "max_results", 1000)},
-		{"hover", "get_hover_info", pos(m.Decl)},
-		{"calls_incoming_depth1", "get_call_hierarchy", with(pos(m.Decl), "direction", "incoming", "depth", 1)},
-		{"rename_preview", "rename_symbol", with(pos(m.Decl), "new_name", renameTo(m.Decl))},
+		{"mcp_ping", "", nil, nil},
+		{"find_definition", "find_definition", pos(m.Call), nil},
+		{"find_references", "find_references", with(pos(m.Decl), "max_results", 1000), nil},
+		{"hover", "get_hover_info", pos(m.Decl), nil},
+		{"calls_incoming_depth1", "get_call_hierarchy", with(pos(m.Decl), "direction", "incoming", "depth", 1), nil},
+		{"rename_preview", "rename_symbol", with(pos(m.Decl), "new_name", renameTo(m.Decl)), nil},
+		{"first_request_new_file", "get_hover_info", nil, freshPositions(m, rounds)},
 	}
 	if len(only) > 0 {
 		var kept []op
@@ -87,11 +91,20 @@ func ReadsAB(ctx context.Context, m *Module, builds []ABBuild, rounds int, only 
 		_, err := r.b.Call(ctx, o.tool, o.args)
 		return err
 	}
+	callAt := func(ctx context.Context, r running, o op, round int) error {
+		if o.fresh != nil {
+			o.args = pos(o.fresh[round])
+		}
+		return call(ctx, r, o)
+	}
 	// Warm up: the first answers wait for the workspace load.
 	loadCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	for i := range rs {
 		for _, o := range ops {
+			if o.fresh != nil {
+				continue // a new file each round: none to warm up on
+			}
 			for range 3 {
 				if err := call(loadCtx, rs[i], o); err != nil {
 					return nil, fmt.Errorf("%s warm-up %s: %w", rs[i].buildName, o.name, err)
@@ -113,6 +126,9 @@ func ReadsAB(ctx context.Context, m *Module, builds []ABBuild, rounds int, only 
 	rng := rand.New(rand.NewPCG(3, 4))
 	for round := range rounds {
 		for i, o := range ops {
+			if o.fresh != nil && round >= len(o.fresh) {
+				continue
+			}
 			for k := range rs {
 				j := (round + k) % len(rs)
 				if len(rs) > 2 {
@@ -121,7 +137,7 @@ func ReadsAB(ctx context.Context, m *Module, builds []ABBuild, rounds int, only 
 				r := rs[j]
 				g0, n0 := cpuMs(r.goPID), cpuMs(r.nvimPIDs...)
 				start := time.Now()
-				if err := call(ctx, r, o); err != nil {
+				if err := callAt(ctx, r, o, round); err != nil {
 					return nil, fmt.Errorf("%s round %d %s: %w", r.buildName, round, o.name, err)
 				}
 				d := ms(time.Since(start))

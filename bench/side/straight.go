@@ -91,6 +91,19 @@ func StartStraight(ctx context.Context, root string) (*Straight, error) {
 // settings replaced (the edits' reference for gopls's whole diagnosis of a
 // change: diagnosticsDelay 0).
 func StartStraightWith(ctx context.Context, root string, settings map[string]any) (*Straight, error) {
+	return startStraight(ctx, root, true, settings)
+}
+
+// StartStraightPlain is StartStraight with none of nvbridge's settings:
+// gopls's defaults, as a user's Neovim that starts it with vim.lsp.start
+// and no settings has it (the attached apply's floor).
+func StartStraightPlain(ctx context.Context, root string) (*Straight, error) {
+	return startStraight(ctx, root, false, nil)
+}
+
+// startStraight starts gopls in root with settings over lang's (withLang)
+// or over gopls's defaults.
+func startStraight(ctx context.Context, root string, withLang bool, settings map[string]any) (*Straight, error) {
 	cmd := exec.Command("gopls", "serve")
 	cmd.Dir = root
 	cmd.Stderr = os.Stderr
@@ -102,7 +115,7 @@ func StartStraightWith(ctx context.Context, root string, settings map[string]any
 		opened: map[string]bool{}, diags: map[string]json.RawMessage{}, loaded: make(chan struct{}), tokens: map[string]bool{},
 		settings: map[string]any{}}
 	for _, spec := range lang.ServerSpecs() {
-		if spec.Name == "gopls" {
+		if spec.Name == "gopls" && withLang {
 			if g, ok := spec.Settings["gopls"].(map[string]any); ok {
 				for k, v := range g {
 					s.settings[k] = v

@@ -21,9 +21,10 @@ import (
 )
 
 // ViaNeovim sends the same requests as Straight, but through Neovim's own
-// LSP client: an embedded Neovim of its own, set up as nvbridge sets up
-// its embedded Neovim (no syntax, filetype plugins or indent scripts; the
-// client capabilities it declares; gopls's settings from lang), gopls
+// LSP client: an embedded Neovim of its own, set up by the very code that
+// sets up nvbridge's embedded Neovim (lua/nvbridge/embedded.lua: no
+// syntax, filetype plugins or indent scripts; the client capabilities it
+// declares and its on_init; gopls's settings from lang), gopls
 // started with vim.lsp.start, one nvim_exec_lua per request and the answer
 // back as a notification, with nothing else on the way (no MCP, no
 // open/reconcile, no context lines, no shaping). It is the floor of the
@@ -53,19 +54,14 @@ type viaAnswer struct {
 const viaLua = `
 local chan, root, settings, init_options = ...
 local S = { client = nil }
--- nvbridge's embedded Neovim as lua/nvbridge/servers.lua sets it up: no
+-- nvbridge's embedded Neovim as it is set up (lua/nvbridge/embedded.lua,
+-- configured by Go before this runs: nvbnvim.ConfigureAsEmbedded): no
 -- remote plugin providers, filetype detection without syntax, filetype
--- plugins or indent scripts, no LSP log. The floor is Neovim's client as
--- nvbridge configures it, not Neovim's defaults (syntax and the Go
--- filetype plugin cost a file's load about 2 ms more).
-vim.g.loaded_python3_provider = 0
-vim.g.loaded_ruby_provider = 0
-vim.g.loaded_perl_provider = 0
-vim.g.loaded_node_provider = 0
-vim.cmd('filetype on')
-vim.cmd('syntax off')
-vim.cmd('filetype plugin indent off')
-vim.lsp.set_log_level('OFF')
+-- plugins or indent scripts, no LSP log; its client capabilities and
+-- on_init below. The floor is Neovim's client as nvbridge configures it,
+-- not Neovim's defaults (syntax and the Go filetype plugin cost a file's
+-- load about 2 ms more).
+local embedded = require('nvbridge.embedded')
 -- gopls answers "no views" until its workspace load is under way: say when
 -- its first work-done progress ends (as Straight.WaitLoaded waits).
 vim.api.nvim_create_autocmd('LspProgress', {
@@ -87,18 +83,11 @@ function S.open(path)
   local b = vim.fn.bufadd(path)
   vim.fn.bufload(b)
   if not S.client then
-    -- The capabilities nvbridge's embedded Neovim declares (servers.lua):
-    -- without semantic tokens (they only colour windows; a bridge need not
-    -- pay for them) and pull diagnostics, with type hierarchy and
-    -- rust-analyzer's server status.
-    local caps = vim.lsp.protocol.make_client_capabilities()
-    caps.textDocument.typeHierarchy = caps.textDocument.typeHierarchy or { dynamicRegistration = false }
-    caps.textDocument.semanticTokens = nil
-    caps.textDocument.diagnostic = nil
-    caps.experimental = vim.tbl_extend('force', caps.experimental or {}, { serverStatusNotification = true })
+    -- The capabilities and on_init nvbridge's embedded Neovim starts its
+    -- servers with (servers.lua takes them from the same module).
     S.client = vim.lsp.start({ name = 'gopls', cmd = { 'gopls' }, root_dir = root,
-      settings = settings, init_options = init_options, capabilities = caps,
-      on_init = function(client) client.server_capabilities.semanticTokensProvider = nil end }, { bufnr = b })
+      settings = settings, init_options = init_options, capabilities = embedded.capabilities(),
+      on_init = embedded.on_init }, { bufnr = b })
   else
     vim.lsp.buf_attach_client(b, S.client)
   end
@@ -158,6 +147,10 @@ func StartViaNeovim(ctx context.Context, root string) (*ViaNeovim, error) {
 	}
 	if init == nil {
 		init = map[string]any{}
+	}
+	if err := nvbnvim.ConfigureAsEmbedded(v, root); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("via Neovim: configure as nvbridge's embedded Neovim: %w", err)
 	}
 	if err := v.ExecLua(viaLua, nil, v.ChannelID(), root, settings, init); err != nil {
 		s.Close()

@@ -5,6 +5,9 @@
 local M = {}
 
 local api = vim.api
+-- The embedded Neovim's options (set by Go before setup), capabilities and
+-- on_init: one module, which the bench's floor uses too.
+local embedded = require('nvbridge.embedded')
 
 -- nvbridge.ServerSpec: see _meta.lua (Go: lang.ServerSpec).
 
@@ -20,35 +23,6 @@ local function find_root(bufnr, markers, fallback)
     return vim.fs.dirname(found)
   end
   return fallback
-end
-
--- Neovim's client capabilities, plus what nvbridge handles that Neovim
--- 0.10 does not declare (LSP 3.17 type hierarchy: nvbridge sends those
--- requests itself), minus semantic tokens: they only colour a window, and
--- this Neovim has none to colour.
-local function capabilities()
-  local caps = vim.lsp.protocol.make_client_capabilities()
-  caps.textDocument = caps.textDocument or {}
-  caps.textDocument.typeHierarchy = caps.textDocument.typeHierarchy or { dynamicRegistration = false }
-  caps.textDocument.semanticTokens = nil
-  -- Diagnostics are waited for as publishes (bridge.lua). A server that
-  -- sees pull support registers it dynamically, which Neovim 0.10 does
-  -- not take (dynamicRegistration = false), and then publishes nothing
-  -- (vscode-langservers-extracted's JSON, CSS and HTML servers).
-  caps.textDocument.diagnostic = nil
-  -- rust-analyzer then says when it is loading or indexing the project
-  -- (experimental/serverStatus, quiescent); the bridge waits on it.
-  caps.experimental = vim.tbl_extend('force', caps.experimental or {}, { serverStatusNotification = true })
-  return caps
-end
-
--- Neovim asks a server that offers semantic tokens for every buffer it
--- attaches to, and again 200 ms after every change: in a headless Neovim,
--- work for the server that nobody sees, competing with the requests that
--- follow an open or an edit (gopls tokenizes the whole file). Removing the
--- provider before any attach is Neovim's documented opt-out.
-local function on_init(client)
-  client.server_capabilities.semanticTokensProvider = nil
 end
 
 --- Restarts of crashed servers: the first after restart_delay_ms, each
@@ -196,8 +170,8 @@ local function start_for(bufnr, workspace_root)
         init_options = spec.init_options,
         settings = spec.settings,
         cmd_env = spec.env,
-        capabilities = capabilities(),
-        on_init = on_init,
+        capabilities = embedded.capabilities(),
+        on_init = embedded.on_init,
         handlers = handlers,
       }, bufnr)
       return
@@ -205,30 +179,15 @@ local function start_for(bufnr, workspace_root)
   end
 end
 
---- Sets up the embedded Neovim nvbridge started (nobody sees it; nothing
---- here runs in a user's Neovim) and installs the FileType autocmd that
---- starts servers for the buffers that load.
+--- Sets up the servers of the embedded Neovim nvbridge started (nobody
+--- sees it; nothing here runs in a user's Neovim; Go configures it first:
+--- embedded.configure) and installs the FileType autocmd that starts
+--- servers for the buffers that load.
 ---@param workspace_root string
 ---@param specs_json string nvbridge.ServerSpec[] as JSON, the servers to try, first match wins
 ---  (data from Go: nvim.Options.ExtraServers, then lang.ServerSpecs())
 function M.setup(workspace_root, specs_json)
   vim.validate({ workspace_root = { workspace_root, 'string' }, specs_json = { specs_json, 'string' } })
-  -- No remote plugin providers: Python's ftplugin asks has('python3'), which
-  -- otherwise probes python3 for pynvim in subprocesses, synchronously (a
-  -- minute on a busy machine with a pyenv shim), on every first .py buffer.
-  vim.g.loaded_python3_provider = 0
-  vim.g.loaded_ruby_provider = 0
-  vim.g.loaded_perl_provider = 0
-  vim.g.loaded_node_provider = 0
-  vim.cmd('filetype on')
-  -- Filetype detection only (servers attach on FileType): no syntax
-  -- highlighting, filetype plugins or indent scripts. Nobody sees this
-  -- Neovim and nothing here reads what they set; they were three quarters of
-  -- what loading a file costs (zap's 39 files: 2.2 ms each, 0.45 without).
-  vim.cmd('syntax off')
-  vim.cmd('filetype plugin indent off')
-  vim.cmd.cd(vim.fn.fnameescape(workspace_root))
-  vim.lsp.set_log_level('OFF')
   M.specs = vim.json.decode(specs_json)
   for _, spec in ipairs(M.specs) do
     spec.markers = spec.markers or {}

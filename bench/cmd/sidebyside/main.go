@@ -32,7 +32,8 @@ func main() {
 	coldRuns := flag.Int("cold", 3, "cold start runs per module (0: skip)")
 	attachedRuns := flag.Int("attached", 3, "runs of the first call on a buffer opened before attaching (0: skip)")
 	edits := flag.Int("edits", 0, "rounds of verified edits per module (a one-line apply with its complete delta, a check preview, gopls straight on the same change; 0: skip)")
-	editsAttached := flag.Bool("edits-attached", true, "with -edits: also the apply in a user's Neovim whose gopls has none of nvbridge's settings")
+	editsAttached := flag.Bool("edits-attached", true, "with -edits: also the apply in a user's Neovim whose gopls has none of nvbridge's settings, interleaved with its floor (gopls straight, its defaults, pulled)")
+	editsEmbedded := flag.Bool("edits-embedded", true, "with -edits: the apply and the check preview of nvbridge's embedded Neovim, interleaved with gopls straight (false: only -edits-attached)")
 	bigEdit := flag.Int("bigedit", 0, "rounds of 1,000 edits in a 100,000-line file through MCP against Neovim's apply_workspace_edit (0: skip)")
 	responsive := flag.Int("responsive", 0, "windows (each kind, 3 s) of the user's Neovim idle and under agent load, attached, per module (0: skip)")
 	skipReads := flag.Bool("skip-reads", false, "skip the read ops (only -edits, -cold, -attached)")
@@ -43,7 +44,7 @@ func main() {
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
 	}
-	x := extra{agentLSP: *agentLSP, edits: *edits, editsAttached: *editsAttached, skipReads: *skipReads, bigEdit: *bigEdit, responsive: *responsive, editsBaseline: *editsBaseline}
+	x := extra{agentLSP: *agentLSP, edits: *edits, editsAttached: *editsAttached, editsEmbedded: *editsEmbedded, skipReads: *skipReads, bigEdit: *bigEdit, responsive: *responsive, editsBaseline: *editsBaseline}
 	if err := run(*rounds, strings.Split(*modules, ","), *out, *coldRuns, *attachedRuns, *phases, x, logf); err != nil {
 		fmt.Fprintln(os.Stderr, "sidebyside:", err)
 		os.Exit(1)
@@ -55,6 +56,7 @@ type extra struct {
 	agentLSP      string
 	edits         int
 	editsAttached bool
+	editsEmbedded bool
 	skipReads     bool
 	bigEdit       int
 	responsive    int
@@ -111,7 +113,7 @@ func run(rounds int, modules []string, out string, coldRuns, attachedRuns int, p
 			}
 		}
 		if x.edits > 0 && !m.ReadOnly {
-			if res.Edits, err = side.Edits(ctx, o, m, x.edits, x.editsAttached); err != nil {
+			if res.Edits, err = side.Edits(ctx, o, m, x.edits, x.editsEmbedded, x.editsAttached); err != nil {
 				return err
 			}
 			fmt.Print(side.EditsTable(m, res.Edits))
