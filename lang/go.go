@@ -39,7 +39,8 @@ var Go = &Language{
 	Servers: []ServerSpec{{Name: "gopls", Cmd: []string{"gopls"}, AnswersAfterOpen: true,
 		Settings: map[string]any{"gopls": map[string]any{"verboseWorkDoneProgress": true, "diagnosticsDelay": "0s"}},
 		// "diagnosing ..." work ends once every file is re-diagnosed.
-		DiagnosisProgress: &DiagnosisProgress{Title: "diagnosing", Setting: []string{"gopls", "verboseWorkDoneProgress"}}}},
+		DiagnosisProgress: &DiagnosisProgress{Title: "diagnosing", Setting: []string{"gopls", "verboseWorkDoneProgress"}},
+		RenameAsPrepared:  goRenameAsPrepared}},
 	Ident: Ident{
 		Keywords: WordSet(`break case chan const continue default defer else fallthrough for func go goto if
 			import interface map package range return select struct switch type var`),
@@ -69,7 +70,7 @@ var Go = &Language{
 		out, err := format.Source([]byte(src))
 		return string(out), err
 	},
-	FormatKeeps: goFormatKeeps,
+	FormatKeeps: goFormatKeepsOf,
 	CheckSyntax: func(file, src string) error {
 		_, err := parser.ParseFile(token.NewFileSet(), file, src, parser.SkipObjectResolution)
 		return err
@@ -89,6 +90,13 @@ var Go = &Language{
 		EvaluateContext: "watch",
 		Launch:          goLaunch,
 	},
+}
+
+// goRenameAsPrepared is gopls's RenameAsPrepared: any line but a package
+// clause (whose prepareRename placeholder is the package's path, not its
+// name). A line that names package anywhere is taken for one.
+func goRenameAsPrepared(line string) bool {
+	return !strings.Contains(line, "package")
 }
 
 // goLaunch is dlv's launch configuration: debug mode for a program, test

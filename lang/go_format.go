@@ -16,12 +16,15 @@ import (
 	"go/token"
 )
 
-// goFormatKeeps is Go's FormatKeeps.
-func goFormatKeeps(src string, at []int) bool {
+// goFormatKeeps is Go's FormatKeeps in one step.
+func goFormatKeeps(src string, at []int) bool { return goFormatKeepsOf(src)(at) }
+
+// goFormatKeepsOf is Go's FormatKeeps.
+func goFormatKeepsOf(src string) func(at []int) bool {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
-		return false
+		return func([]int) bool { return false }
 	}
 	tf := fset.File(f.Pos())
 	line := func(p token.Pos) int { return tf.Line(p) }
@@ -33,16 +36,18 @@ func goFormatKeeps(src string, at []int) bool {
 			}
 		}
 	}
-	for _, off := range at {
-		if off < 0 || off >= tf.Size() {
-			return false
+	return func(at []int) bool {
+		for _, off := range at {
+			if off < 0 || off >= tf.Size() {
+				return false
+			}
+			pos := tf.Pos(off)
+			if commented[line(pos)] || !layoutFree(f, pos, line) {
+				return false
+			}
 		}
-		pos := tf.Pos(off)
-		if commented[line(pos)] || !layoutFree(f, pos, line) {
-			return false
-		}
+		return true
 	}
-	return true
 }
 
 // layoutFree reports whether no node around pos is laid out by width.

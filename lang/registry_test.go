@@ -147,3 +147,29 @@ func TestForTreeSitter(t *testing.T) {
 		t.Errorf("grammars: python %v, typescript %v, c %v", Python.Grammar, TypeScript.Grammar, C.Grammar)
 	}
 }
+
+// TestRenameAsPrepared: gopls's rename stands for its prepareRename on
+// any line but a package clause (whose placeholder is the package's path);
+// a server without RenameAsPrepared, by name or client name, never does.
+func TestRenameAsPrepared(t *testing.T) {
+	cases := []struct {
+		client, line string
+		want         bool
+	}{
+		{"gopls", "func (log *Logger) check(lvl zapcore.Level, msg string) *zapcore.CheckedEntry {", true},
+		{"gopls", "\tgreeting := \"héllo 世界 🎉 \" + name", true},
+		{"gopls", "package widgets", false},
+		{"gopls", "package widgets // import \"example.com/shop/widgets\"", false},
+		{"pyright", "def check(self):", false},
+		{"clangd", "void luaD_throw (lua_State *L, int errcode) {", false},
+		{"nosuchserver", "x := 1", false},
+	}
+	for _, c := range cases {
+		if got := RenameAsPrepared(c.client, c.line); got != c.want {
+			t.Errorf("RenameAsPrepared(%q, %q) = %v, want %v", c.client, c.line, got, c.want)
+		}
+	}
+	if !Go.RenamesAsPrepared() || Python.RenamesAsPrepared() {
+		t.Errorf("RenamesAsPrepared: Go %v, Python %v", Go.RenamesAsPrepared(), Python.RenamesAsPrepared())
+	}
+}

@@ -49,6 +49,14 @@ type readRequest struct {
 	// also are methods asked at the same position through the same server
 	// (hover's: where the symbol is declared).
 	also []string
+	// known are methods not sent whose support the answer tells
+	// (Server.Supports): the caller may ask them after.
+	known []string
+	// sent, when not nil, is called with the position once Neovim has
+	// opened the file and sent the request (nvim.Session.ReadThen), while
+	// the answer is awaited; not called when the read goes in steps
+	// (readSlow).
+	sent func(Point)
 }
 
 // readAnswer is what a read found: the position asked (its doc nil when
@@ -132,10 +140,14 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 			string(preview.UTF32): preview.ByteToUnits(text, pt.Byte, preview.UTF32),
 		},
 		Method: req.method, Params: string(params), Also: req.also, Block: req.block,
-		Methods: slices.Concat(positionMethods(req.method), req.also), GraceMs: int(c.AttachGrace / time.Millisecond),
+		Methods: slices.Concat(positionMethods(req.method), req.also, req.known), GraceMs: int(c.AttachGrace / time.Millisecond),
 		ReadyNames: readyNames(), Analysed: c.analysedKeys(),
 	}
-	raw, err := c.Session.Read(ctx, spec)
+	var sent func()
+	if req.sent != nil {
+		sent = func() { req.sent(pt) }
+	}
+	raw, err := c.Session.ReadThen(ctx, spec, sent)
 	if err != nil {
 		return readAnswer{}, c.relativeMessage(err)
 	}
@@ -210,7 +222,7 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 // readSlow is read as resolve and Request make it: the open, then the
 // request.
 func (c *Client) readSlow(ctx context.Context, file string, t Target, req readRequest) (readAnswer, error) {
-	pos, err := c.resolveAlso(ctx, file, t, req.method, req.hint, req.also)
+	pos, err := c.resolveAlso(ctx, file, t, req.method, req.hint, slices.Concat(req.also, req.known))
 	if err != nil {
 		return readAnswer{}, err
 	}

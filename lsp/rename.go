@@ -19,34 +19,54 @@ type RenameAnswer struct {
 	// answer.
 	Rename    json.RawMessage
 	RenameErr error
-	// Prepared: prepareRename was asked (the server offers it); Prepare is
-	// its answer, PrepareErr its error answer.
+	// Prepared: prepareRename was asked (the server offers it, and the
+	// caller asked for it); Prepare is its answer, PrepareErr its error
+	// answer.
 	Prepared   bool
 	Prepare    json.RawMessage
 	PrepareErr error
 }
 
-// RenameAt asks textDocument/rename at t in file to newName, and
-// textDocument/prepareRename at the same position when the server offers
-// it: with the open, the wait for the servers and the target's line in
+// RenameAt asks textDocument/rename at t in file to newName, and, with
+// prepare, textDocument/prepareRename at the same position when the server
+// offers it (without, the caller asks it when it needs its answer:
+// PrepareRename): with the open, the wait for the servers and the target's line in
 // one call to Neovim when the disk's line locates t (read), the two
 // requests sent together. Neither answer is read for the other: the
 // caller decides from prepareRename whether the rename's stands. An error
 // is one of the open or the position (nothing was asked); an error answer
 // of either request is in RenameErr or PrepareErr.
-func (c *Client) RenameAt(ctx context.Context, file string, t Target, newName string) (RenameAnswer, error) {
+func (c *Client) RenameAt(ctx context.Context, file string, t Target, newName string, prepare bool) (RenameAnswer, error) {
+	return c.RenameAtThen(ctx, file, t, newName, prepare, nil)
+}
+
+// RenameAtThen is RenameAt, calling sent (when not nil) with the position
+// once the requests are on their way, while their answers are awaited (a
+// call to Neovim from sent reaches it after the open): the caller starts
+// there what does not need the answers. sent must not block; it is not
+// called when the open and the requests go in steps.
+func (c *Client) RenameAtThen(ctx context.Context, file string, t Target, newName string, prepare bool, sent func(Point)) (RenameAnswer, error) {
+	var also, known []string
+	if prepare {
+		also = []string{protocol.MethodTextDocumentPrepareRename}
+	} else {
+		// Not sent, but whether the server offers it, for PrepareRename.
+		known = []string{protocol.MethodTextDocumentPrepareRename}
+	}
 	a, err := c.read(ctx, file, t, readRequest{
 		method: protocol.MethodTextDocumentRename,
 		params: func(at protocol.TextDocumentPositionParams) any {
 			return protocol.RenameParams{TextDocumentPositionParams: at, NewName: newName}
 		},
-		also: []string{protocol.MethodTextDocumentPrepareRename},
+		also:  also,
+		known: known,
+		sent:  sent,
 	})
 	if a.pos.doc == nil {
 		return RenameAnswer{}, err
 	}
 	out := RenameAnswer{Doc: a.pos.doc, Server: a.pos.server, Point: a.pos.point, Rename: a.raw, RenameErr: err}
-	if !out.Server.Supports(protocol.MethodTextDocumentPrepareRename) {
+	if !prepare || !out.Server.Supports(protocol.MethodTextDocumentPrepareRename) {
 		return out, nil
 	}
 	out.Prepared = true
@@ -56,6 +76,15 @@ func (c *Client) RenameAt(ctx context.Context, file string, t Target, newName st
 	}
 	// Not sent with the rename (the call went on as resolve does): asked
 	// now.
-	out.PrepareErr = c.Request(ctx, out.Doc, out.Server, protocol.MethodTextDocumentPrepareRename, a.pos.params(), &out.Prepare)
+	out.Prepare, out.PrepareErr = c.PrepareRename(ctx, out)
 	return out, nil
+}
+
+// PrepareRename asks textDocument/prepareRename where a (a rename asked
+// without it) was asked: its answer, or its error answer.
+func (c *Client) PrepareRename(ctx context.Context, a RenameAnswer) (json.RawMessage, error) {
+	var raw json.RawMessage
+	pos := position{doc: a.Doc, server: a.Server, point: a.Point}
+	err := c.Request(ctx, a.Doc, a.Server, protocol.MethodTextDocumentPrepareRename, pos.params(), &raw)
+	return raw, err
 }

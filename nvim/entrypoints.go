@@ -115,6 +115,14 @@ func (s *Session) Read(ctx context.Context, spec ReadSpec) (json.RawMessage, err
 	return luaRead.start(ctx, s, spec)
 }
 
+// ReadThen is Read, calling sent once Neovim has run the read's first
+// part (the open, and the requests when the servers were ready) and the
+// answer is awaited, or with the answer when it came first: a call made
+// from sent reaches Neovim after that part. sent must not block.
+func (s *Session) ReadThen(ctx context.Context, spec ReadSpec, sent func()) (json.RawMessage, error) {
+	return s.startThen(ctx, luaRead.f, sent, spec)
+}
+
 // buffers.lua: loading files; read.lua: reading lines as the servers see
 // them.
 var (

@@ -499,6 +499,13 @@ func ctxError(ctx context.Context) error {
 // async.cancel stops the operation in Neovim (sending $/cancelRequest for
 // LSP requests).
 func (s *Session) start(ctx context.Context, f *luaFunc, args ...any) (json.RawMessage, error) {
+	return s.startThen(ctx, f, nil, args...)
+}
+
+// startThen is start, calling sent (when not nil) once the start's call
+// returned (Lua ran the operation's first part) and before its answer is
+// waited for, or, when the answer came first, with it.
+func (s *Session) startThen(ctx context.Context, f *luaFunc, sent func(), args ...any) (json.RawMessage, error) {
 	if !f.async || len(args) != f.nargs {
 		return nil, fmt.Errorf("nvim: %s started with %d arguments, declared with %d", f, len(args), f.nargs)
 	}
@@ -542,13 +549,16 @@ func (s *Session) start(ctx context.Context, f *luaFunc, args ...any) (json.RawM
 	// The answer may come before the start's call is seen to return (the
 	// goroutine that sent it has yet to run): it is taken as it comes,
 	// the call's return not waited for (Lua answered, so it ran).
-	sent := s.queueStart(f, id, args).sent
+	started := s.queueStart(f, id, args).sent
 	var r asyncResult
 	select {
-	case err := <-sent:
+	case err := <-started:
 		if err != nil {
 			forget()
 			return nil, err
+		}
+		if sent != nil {
+			sent()
 		}
 		select {
 		case r = <-ch:
@@ -556,6 +566,9 @@ func (s *Session) start(ctx context.Context, f *luaFunc, args ...any) (json.RawM
 			return cancelled()
 		}
 	case r = <-ch:
+		if sent != nil {
+			sent()
+		}
 	case <-ctx.Done():
 		return cancelled()
 	}

@@ -34,6 +34,10 @@ func ForgetSnapshots(ctx context.Context) {
 	}
 }
 
+// HasSnapshotMemo reports whether ctx carries a snapshot memo: a snapshot
+// taken with ctx ahead of the plan that needs it is kept for it.
+func HasSnapshotMemo(ctx context.Context) bool { return memoOf(ctx) != nil }
+
 func memoOf(ctx context.Context) *snapshotMemo {
 	m, _ := ctx.Value(snapshotMemoKey{}).(*snapshotMemo)
 	return m

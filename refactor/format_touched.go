@@ -19,7 +19,7 @@ import (
 // has a formatter (lang.Language.Format): the whole file when it was clean
 // before, else the lines the change touched.
 func formatTouched(cs preview.Changeset) (preview.Changeset, error) {
-	texts := formattedTexts(cs, "")
+	texts := formattedTexts(cs, "", nil)
 	if len(texts) == 0 {
 		return cs, nil
 	}
@@ -32,8 +32,9 @@ func formatTouched(cs preview.Changeset) (preview.Changeset, error) {
 // only put renamed in place of identifiers where the language's formatter
 // lays nothing out by width (lang.Language.FormatKeeps: most of a Go
 // rename's uses) is not formatted: formatted before, it still is; a file
-// that was not keeps its lines as they were, the name aside.
-func formattedTexts(cs preview.Changeset, renamed string) map[string]string {
+// that was not keeps its lines as they were, the name aside. ready, when
+// not nil, gives a FormatKeeps made ahead of a file's text (nil: none).
+func formattedTexts(cs preview.Changeset, renamed string, ready func(path, text string) func([]int) bool) map[string]string {
 	texts := map[string]string{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -51,8 +52,17 @@ func formattedTexts(cs preview.Changeset, renamed string) map[string]string {
 		safego.Go("formatting a changed file", func() {
 			defer func() { <-slots; wg.Done() }()
 			if renamed != "" && l.FormatKeeps != nil && fc.Kind == preview.OpEdit {
-				if text, at, ok := renamedAt(fc, renamed); ok && l.FormatKeeps(text, at) {
-					return
+				if text, at, ok := renamedAt(fc, renamed); ok {
+					var keeps func([]int) bool
+					if ready != nil {
+						keeps = ready(fc.Path, text)
+					}
+					if keeps == nil {
+						keeps = l.FormatKeeps(text)
+					}
+					if keeps(at) {
+						return
+					}
 				}
 			}
 			doc, err := preview.Apply(fc.Old, fc.Edits)

@@ -411,35 +411,33 @@ func (r symbolReach) importers(root workspace.Root, l *lang.Language) func(file,
 	}
 }
 
-// mayLeaveBehind reports whether the scans a rename makes for the uses
-// its server did not see (findLeftBehindMember kept to a symbolReach's
-// importers, and renameImportersOutside) could find any, before the server
-// is asked where the symbol is declared: whether a file the rename leaves
-// untouched (not in changed, its workspace-relative paths) names name as
-// an identifier and imports one of the files in changed or asked (the file
-// the rename was asked in), or, in a language whose importers import
-// folders, one of their folders or lies in one. The symbol's declaration
-// is one of those files (the rename changes it; the reach falls back on
-// asked when the server names none), so every file those scans keep is
-// kept here: when none is, they find nothing whatever the server would
-// answer, and it need not be asked.
-func mayLeaveBehind(root workspace.Root, l *lang.Language, name string, changed []string, asked string) bool {
+// naming is what naming.mayLeaveBehind needs of the workspace's files of a
+// language before the rename's edit is known: those that name a name as
+// an identifier, each with the files (or folders) its imports resolve
+// to. Made while the server computes the rename (planRename), it leaves
+// to the edit only the comparison with the files it changes.
+type naming struct {
+	name  string
+	files []namingFile
+	// unknown: the files could not be told (the scans may find some).
+	unknown bool
+}
+
+type namingFile struct {
+	rel, abs string
+	imports  []string
+}
+
+// namingFiles is naming for name among l's files (none when l has no
+// import syntax: neither scan is made, symbolReach.mayBeImported).
+func namingFiles(root workspace.Root, l *lang.Language, name string) naming {
+	n := naming{name: name}
 	if l.Imports.Parse == nil || l.Imports.Resolve == nil {
-		return false // neither scan is made (symbolReach.mayBeImported)
-	}
-	files, dirs, skip := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	add := func(rel string) {
-		abs := filepath.Join(root.Dir(), filepath.FromSlash(rel))
-		files[abs], dirs[filepath.Dir(abs)] = true, true
-	}
-	add(asked)
-	for _, p := range changed {
-		skip[p] = true
-		add(p)
+		return n
 	}
 	scope := lang.NewScope(root.Dir())
 	for _, f := range languageFiles(root, l) {
-		if skip[f] || root.Policy().Denied(f) != "" {
+		if root.Policy().Denied(f) != "" {
 			continue
 		}
 		abs := filepath.Join(root.Dir(), filepath.FromSlash(f))
@@ -453,14 +451,54 @@ func mayLeaveBehind(root workspace.Root, l *lang.Language, name string, changed 
 		if !slices.ContainsFunc(spans, func(sp lang.Span) bool { return text[sp.Start:sp.End] == name }) {
 			continue
 		}
-		if l.Imports.Folder && dirs[filepath.Dir(abs)] {
+		nf := namingFile{rel: f, abs: abs}
+		for _, imp := range l.Imports.Parse(text) {
+			nf.imports = append(nf.imports, l.Imports.Resolve(scope, abs, imp)...)
+		}
+		n.files = append(n.files, nf)
+	}
+	return n
+}
+
+// mayLeaveBehind reports, for n's name, whether the scans a rename makes
+// for the uses its server did not see (findLeftBehindMember kept to a
+// symbolReach's importers, and renameImportersOutside) could find any, before the server
+// is asked where the symbol is declared: whether a file the rename leaves
+// untouched (not in changed, its workspace-relative paths) names the name as
+// an identifier and imports one of the files in changed or asked (the file
+// the rename was asked in), or, in a language whose importers import
+// folders, one of their folders or lies in one. The symbol's declaration
+// is one of those files (the rename changes it; the reach falls back on
+// asked when the server names none), so every file those scans keep is
+// kept here: when none is, they find nothing whatever the server would
+// answer, and it need not be asked.
+func (n naming) mayLeaveBehind(root workspace.Root, l *lang.Language, changed []string, asked string) bool {
+	if l.Imports.Parse == nil || l.Imports.Resolve == nil {
+		return false // neither scan is made (symbolReach.mayBeImported)
+	}
+	if n.unknown {
+		return true
+	}
+	files, dirs, skip := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	add := func(rel string) {
+		abs := filepath.Join(root.Dir(), filepath.FromSlash(rel))
+		files[abs], dirs[filepath.Dir(abs)] = true, true
+	}
+	add(asked)
+	for _, p := range changed {
+		skip[p] = true
+		add(p)
+	}
+	for _, f := range n.files {
+		if skip[f.rel] {
+			continue
+		}
+		if l.Imports.Folder && dirs[filepath.Dir(f.abs)] {
 			return true
 		}
-		for _, imp := range l.Imports.Parse(text) {
-			for _, res := range l.Imports.Resolve(scope, abs, imp) {
-				if files[res] || l.Imports.Folder && dirs[res] {
-					return true
-				}
+		for _, res := range f.imports {
+			if files[res] || l.Imports.Folder && dirs[res] {
+				return true
 			}
 		}
 	}

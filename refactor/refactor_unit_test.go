@@ -248,3 +248,28 @@ func BenchmarkNameIntroduced(b *testing.B) {
 		}
 	}
 }
+
+// TestAheadFormatKeeps: the FormatKeeps a rename made ahead of the file
+// it was asked in stands for that file's text only; any other file or
+// text is parsed as before. formattedTexts takes it: a rename that would
+// realign a struct's fields is still formatted when the check made ahead
+// says so.
+func TestAheadFormatKeeps(t *testing.T) {
+	src := "package p\n\ntype T struct {\n\tA  int\n\tBB int\n}\n"
+	keeps := lang.Go.FormatKeeps(src)
+	h := ahead{rel: "p/t.go", got: func() parsedFile { return parsedFile{text: src, keeps: keeps} }}
+	if h.formatKeeps("p/t.go", src) == nil {
+		t.Errorf("the check made ahead is not taken for its own text")
+	}
+	if h.formatKeeps("p/u.go", src) != nil || h.formatKeeps("p/t.go", src+"\n") != nil || (ahead{}).formatKeeps("p/t.go", src) != nil {
+		t.Errorf("a check made ahead stands for another file or text")
+	}
+	// A renamed to AAAA: gofmt realigns the fields.
+	old := preview.ParseDocument(src)
+	cs := preview.Changeset{Files: []preview.FileChange{{Kind: preview.OpEdit, Path: "p/t.go", Old: old,
+		Edits: []preview.TextEdit{{StartLine: 3, StartCol: 1, EndLine: 3, EndCol: 2, NewText: "AAAA"}}}}}
+	texts := formattedTexts(cs, "AAAA", h.formatKeeps)
+	if want := "package p\n\ntype T struct {\n\tAAAA int\n\tBB   int\n}\n"; texts["p/t.go"] != want {
+		t.Errorf("formatted: %q, want %q", texts["p/t.go"], want)
+	}
+}

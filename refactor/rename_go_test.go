@@ -1,14 +1,18 @@
 package refactor_test
 
 import (
+	"encoding/json"
 	"go/format"
 	"strings"
 	"testing"
+
+	"go.lsp.dev/protocol"
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/preview"
 	"github.com/nvbridge/nvbridge/refactor"
 )
@@ -95,5 +99,96 @@ func TestRenameFormats(t *testing.T) {
 	}
 	if !strings.Contains(after["main.go"], "orders.Order{Identifier: \"A-1\"") || !strings.Contains(after["orders/format.go"], "Normalize(o.Identifier)") {
 		t.Errorf("uses not renamed: %v", plan.Files)
+	}
+}
+
+// TestRenameAsPrepared: gopls renames as its prepareRename would have it
+// (lang.RenameAsPrepared), so a rename is asked without prepareRename
+// and takes where it stands and the old name from its edit at the
+// position: the same range as prepareRename gives (multibyte lines
+// included) and the same name.
+func TestRenameAsPrepared(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	_, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	cases := []struct {
+		file   string
+		target lsp.Target
+		to     string
+		old    string
+	}{
+		// name follows é, CJK and an emoji (char 29, UTF-16 30, byte 37).
+		{"text/unicode.go", lsp.Target{Line: 15, Symbol: "name"}, "who", "name"},
+		{"widgets/widget.go", lsp.Target{Line: 7, Symbol: "Widget"}, "Gadget", "Widget"},
+		{"orders/orders.go", lsp.Target{Line: 18, Symbol: "ID"}, "Identifier", "ID"},
+		{"orders/orders.go", lsp.Target{Line: 33, Symbol: "Process"}, "Handle", "Process"},
+	}
+	for _, tc := range cases {
+		plan, err := refactor.Rename(ctx, client, refactor.RenameRequest{File: tc.file, Target: tc.target, NewName: tc.to})
+		if err != nil {
+			t.Fatalf("%s:%d %s: %v", tc.file, tc.target.Line, tc.target.Symbol, err)
+		}
+		// The same rename with prepareRename asked beside it.
+		a, err := client.RenameAt(ctx, tc.file, tc.target, tc.to, true)
+		if err != nil || !a.Prepared || a.PrepareErr != nil {
+			t.Fatalf("%s:%d: prepareRename: asked %v, %v, %v", tc.file, tc.target.Line, a.Prepared, err, a.PrepareErr)
+		}
+		var p struct {
+			Range       protocol.Range `json:"range"`
+			Placeholder string         `json:"placeholder"`
+		}
+		if err := json.Unmarshal(a.Prepare, &p); err != nil {
+			t.Fatalf("prepareRename answered %s: %v", a.Prepare, err)
+		}
+		want, err := client.ToolRangeAt(ctx, a.Server.OffsetEncoding, a.Doc, a.Point, p.Range)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plan.At != want || plan.OldName != p.Placeholder || plan.OldName != tc.old {
+			t.Errorf("%s:%d %s: the rename stands at %+v as %q; prepareRename says %+v as %q (want %q)",
+				tc.file, tc.target.Line, tc.target.Symbol, plan.At, plan.OldName, want, p.Placeholder, tc.old)
+		}
+	}
+}
+
+// TestRenameSnapshotsAhead: within a call that keeps its snapshots for
+// the plan (a refactoring tool's), the file a rename is asked in is
+// snapshotted once its request is on its way, while the server computes
+// it, and not again once it has answered: the edit's changeset reads that
+// snapshot. (Whether the answer comes before that snapshot's return is
+// the server's speed and the machine's load: not asserted.)
+func TestRenameSnapshotsAhead(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	s, client := testenv.Embedded(t, root)
+	ctx := nvim.WithSnapshotMemo(testenv.Context(t))
+	// Loaded and analysed first: the rename is then one read.
+	if _, err := refactor.Rename(testenv.Context(t), client, refactor.RenameRequest{File: "orders/orders.go", Target: lsp.Target{Line: 33, Symbol: "Process"}, NewName: "Handle"}); err != nil {
+		t.Fatal(err)
+	}
+	mark := len(s.Trace())
+	plan, err := refactor.Rename(ctx, client, refactor.RenameRequest{File: "orders/orders.go", Target: lsp.Target{Line: 33, Symbol: "Process"}, NewName: "Handle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Files) != 4 {
+		t.Fatalf("renamed in %v", plan.Files)
+	}
+	var order []string
+	for _, e := range s.Trace()[mark:] {
+		switch {
+		case strings.Contains(e.Text, "textDocument/rename") && strings.Contains(e.Text, "→"):
+			order = append(order, "asked")
+		case strings.HasPrefix(e.Text, "nvbridge.snapshot.files([1 strings]"):
+			order = append(order, "snapshot 1")
+		case strings.HasPrefix(e.Text, "nvbridge.snapshot.files("):
+			order = append(order, "snapshot")
+		}
+	}
+	// orders.go was snapshotted ahead, the three other files the edit
+	// changes after the answer.
+	if want := "asked snapshot 1 snapshot"; strings.Join(order, " ") != want {
+		t.Errorf("exchanges: %q, want %q", strings.Join(order, " "), want)
 	}
 }

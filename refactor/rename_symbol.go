@@ -17,6 +17,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"go.lsp.dev/protocol"
 
@@ -24,7 +25,9 @@ import (
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/preview"
+	"github.com/nvbridge/nvbridge/workspace"
 )
 
 // RenameRequest is what rename_symbol asks.
@@ -104,14 +107,22 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 		if err := lang.ValidateIdentifier(l, req.NewName); err != nil {
 			return RenamePlan{}, err
 		}
-		r, err := c.RenameAt(ctx, req.File, req.Target, req.NewName)
+		// prepareRename beside the rename, unless the server renames as
+		// it would have it: then asked after the rename, when needed.
+		var early ahead
+		r, err := c.RenameAtThen(ctx, req.File, req.Target, req.NewName, !l.RenamesAsPrepared(),
+			func(pt lsp.Point) { early.start(ctx, c, req.File, pt) })
 		if err != nil {
 			return RenamePlan{}, err
 		}
 		if r.Doc.Language() == l && !lang.RenamesFromDeclaration(r.Server.Name) {
-			return planRename(ctx, c, req, renameAsked{doc: r.Doc, server: r.Server, pt: r.Point, askedIn: r.Doc.Rel,
+			a := renameAsked{doc: r.Doc, server: r.Server, pt: r.Point, askedIn: r.Doc.Rel,
 				prepared: r.Prepared, prepare: r.Prepare, prepareErr: r.PrepareErr,
-				rename: func() (json.RawMessage, error) { return r.Rename, r.RenameErr }})
+				rename: func() (json.RawMessage, error) { return r.Rename, r.RenameErr }, ahead: early}
+			if !r.Prepared && r.Server.Supports(protocol.MethodTextDocumentPrepareRename) {
+				a.prepareLater = func() (json.RawMessage, error) { return c.PrepareRename(ctx, r) }
+			}
+			return planRename(ctx, c, req, a)
 		}
 		// Another language by its filetype, or a server that renames from
 		// the declaration: as below (the answers are dropped).
@@ -206,7 +217,124 @@ type renameAsked struct {
 	prepared   bool
 	prepare    json.RawMessage
 	prepareErr error
-	rename     func() (json.RawMessage, error)
+	// prepareLater asks prepareRename, when it was not asked with the
+	// rename (lang.RenameAsPrepared) and the rename's answer does not say
+	// what it would (nameRenamedAt).
+	prepareLater func() (json.RawMessage, error)
+	// rename is the rename's answer (called again, the same answer).
+	rename func() (json.RawMessage, error)
+	// ahead is what was started while the server computed the rename.
+	ahead ahead
+}
+
+// ahead is what a rename starts once its request is on its way, while
+// the server computes it (lsp.Client.RenameAtThen): the snapshot of the
+// file it was asked in, which the changeset of its edit reads (kept in
+// the call's snapshot memo: taken after the open, like the one it
+// saves; the apply compares the file with it as with any), and the files
+// naming the name at the position (namingFiles).
+type ahead struct {
+	snapshotted chan struct{}
+	name        string
+	names       chan naming
+	// rel is the file's workspace-relative path; got, when its language
+	// has a FormatKeeps, waits for its text parsed for it once
+	// snapshotted.
+	rel string
+	got func() parsedFile
+}
+
+// parsedFile is a file's text (as a changeset's document of it makes it)
+// and its language's FormatKeeps of it (nil: not made).
+type parsedFile struct {
+	text  string
+	keeps func(at []int) bool
+}
+
+// start starts them for a rename asked in file (workspace-relative) at
+// pt, in ctx (a snapshot only when ctx keeps snapshots for the plan).
+func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Point) {
+	root := c.Session.Root()
+	if l := lang.ForFile(file); l != nil {
+		if name := identAround(pt.Text, pt.Byte); name != "" {
+			h.name, h.names = name, namingFilesAsync(root, l, name)
+		}
+	}
+	abs, err := root.Resolve(file)
+	if err != nil || !nvim.HasSnapshotMemo(ctx) {
+		return
+	}
+	done := make(chan struct{})
+	h.snapshotted, h.rel = done, root.Rel(abs)
+	var parsed chan parsedFile
+	if l := lang.ForFile(file); l != nil && l.FormatKeeps != nil {
+		parsed = make(chan parsedFile, 1)
+		h.got = sync.OnceValue(func() parsedFile { return <-parsed })
+	}
+	safego.Go("snapshotting the file a rename was asked in", func() {
+		snaps, err := c.Session.Snapshot(ctx, []string{abs}, nvim.SnapshotOptions{})
+		close(done)
+		if parsed == nil {
+			return
+		}
+		var pf parsedFile
+		if s := snaps; err == nil && len(s) == 1 && s[0].Err == nil && (s[0].Loaded || s[0].Exists) {
+			// The text renamedAt gives FormatKeeps.
+			pf.text = snapshotDoc(s[0]).Mapper().Text()
+			pf.keeps = lang.ForFile(file).FormatKeeps(pf.text)
+		}
+		parsed <- pf
+	}, func(error) {
+		select {
+		case <-done:
+		default:
+			close(done)
+		}
+		if parsed != nil {
+			select {
+			case parsed <- parsedFile{}:
+			default:
+			}
+		}
+	})
+}
+
+// formatKeeps is the FormatKeeps made ahead of path's text, when it was
+// made of that text (nil otherwise).
+func (h ahead) formatKeeps(path, text string) func([]int) bool {
+	if h.got == nil || path != h.rel {
+		return nil
+	}
+	if pf := h.got(); pf.keeps != nil && pf.text == text {
+		return pf.keeps
+	}
+	return nil
+}
+
+// naming is the files naming name, when started for that name (nil
+// otherwise).
+func (h ahead) naming(name string) chan naming {
+	if h.names == nil || h.name != name {
+		return nil
+	}
+	return h.names
+}
+
+// wait waits for the snapshot started, if any.
+func (h ahead) wait() {
+	if h.snapshotted != nil {
+		<-h.snapshotted
+	}
+}
+
+// namingFilesAsync is namingFiles in a goroutine of its own; a panic
+// there makes a naming that says the scans may find something.
+func namingFilesAsync(root workspace.Root, l *lang.Language, name string) chan naming {
+	out := make(chan naming, 1)
+	safego.Go("looking for the renamed symbol's uses left behind", func() {
+		out <- namingFiles(root, l, name)
+	}, func(error) { out <- naming{name: name, unknown: true} })
+	return out
 }
 
 // planRename computes the plan from a's answers.
@@ -215,6 +343,15 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 	where := fmt.Sprintf("%s:%d:%d", doc.Rel, pt.Line+1, pt.Char)
 	plan := RenamePlan{Server: server.Name, NewName: req.NewName, OldName: identAround(pt.Text, pt.Byte)}
 	plan.At = lsp.Location{File: doc.Rel, Line: pt.Line + 1, Column: pt.Char, EndLine: pt.Line + 1, EndColumn: pt.Char, Context: strings.TrimSpace(pt.Text)}
+	if !a.prepared && a.prepareLater != nil {
+		if at, name, ok := nameRenamedAt(ctx, c, a, req.NewName); ok {
+			// What prepareRename would have said: the rename stands.
+			plan.At, plan.OldName = at, name
+		} else {
+			a.prepared = true
+			a.prepare, a.prepareErr = a.prepareLater()
+		}
+	}
 	if a.prepared {
 		raw := a.prepare
 		if err := a.prepareErr; err != nil {
@@ -270,19 +407,20 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 		return RenamePlan{}, apierr.Errorf(apierr.PreconditionFailed, cannotRenameHint,
 			"%s returned no edit for renaming %q at %s", server.Name, plan.OldName, where)
 	}
-	// Whether the scans below could find anything, while Neovim is asked
-	// for the texts the edit changes: it reads only the files the edit
-	// leaves untouched.
+	// Whether the scans below could find anything: the files that name
+	// the old name, found while the server computed the rename when the
+	// name was known then (a.ahead), else while Neovim is asked for the
+	// texts the edit changes.
 	l := doc.Language()
 	root := c.Session.Root()
 	edited := editedPaths(root, raw)
-	var leaves chan bool
+	var names chan naming
 	if l != nil && plan.OldName != "" {
-		leaves = make(chan bool, 1)
-		safego.Go("looking for the renamed symbol's uses left behind", func() {
-			leaves <- mayLeaveBehind(root, l, plan.OldName, edited, a.askedIn)
-		}, func(error) { leaves <- true })
+		if names = a.ahead.naming(plan.OldName); names == nil {
+			names = namingFilesAsync(root, l, plan.OldName)
+		}
 	}
+	a.ahead.wait()
 	cs, err := workspaceChangeset(ctx, c, server.OffsetEncoding, raw)
 	if err != nil {
 		return RenamePlan{}, err
@@ -297,19 +435,21 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 	// makes.
 	formatted := make(chan map[string]string, 1)
 	unformatted := cs
-	safego.Go("formatting the renamed files", func() { formatted <- formattedTexts(unformatted, req.NewName) }, func(error) { formatted <- nil })
+	safego.Go("formatting the renamed files", func() { formatted <- formattedTexts(unformatted, req.NewName, a.ahead.formatKeeps) }, func(error) { formatted <- nil })
 	plan.Changeset = cs
 	// Uses the server did not see: in the files that import the symbol's
 	// file (a file the rename changed, the server saw whole).
 	plan.LeftBehind = []LeftBehind{}
 	mayLeave := false
-	if leaves != nil {
-		mayLeave = <-leaves
-		if changed := changedPaths(cs); !slices.Equal(changed, edited) {
+	if names != nil {
+		n := <-names
+		changed := changedPaths(cs)
+		if !slices.Equal(changed, edited) {
 			// The changeset changes other files than the edit names (C
-			// macro bodies): asked again of those.
-			mayLeave = mayLeaveBehind(root, l, plan.OldName, changed, a.askedIn)
+			// macro bodies): asked of those.
+			edited = changed
 		}
+		mayLeave = n.mayLeaveBehind(root, l, edited, a.askedIn)
 	}
 	if mayLeave {
 		r := reachOf(ctx, c, req.File, req.Target, plan.OldName)
@@ -347,6 +487,64 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 			"%s returned an empty edit for renaming %q at %s", server.Name, plan.OldName, where)
 	}
 	return plan, nil
+}
+
+// nameRenamedAt is, for a server that renames as its prepareRename would
+// have it (lang.RenameAsPrepared) and a rename it answered, what that
+// prepareRename would have answered: the range of the name its edit
+// replaces with newName at the position (as a tool range) and that name.
+// ok is false unless exactly one edit of the asked document replaces the
+// whole identifier at the position, on its line, with newName (an
+// import's name inserted, a signature changed, a package renamed from its
+// clause: prepareRename is asked).
+func nameRenamedAt(ctx context.Context, c *lsp.Client, a renameAsked, newName string) (lsp.Location, string, bool) {
+	pt, enc := a.pt, a.server.OffsetEncoding
+	name := identAround(pt.Text, pt.Byte)
+	if name == "" || !lang.RenameAsPrepared(a.server.Name, pt.Text) {
+		return lsp.Location{}, "", false
+	}
+	raw, err := a.rename()
+	if err != nil || lsp.IsNullJSON(raw) {
+		return lsp.Location{}, "", false
+	}
+	ops, err := decodeWorkspaceEdit(raw)
+	if err != nil {
+		return lsp.Location{}, "", false
+	}
+	self := lsp.PathOf(a.doc.URI)
+	var at *protocol.Range
+	for _, op := range ops {
+		if op.kind != "edit" || lsp.PathOf(op.uri) != self {
+			continue
+		}
+		for _, e := range op.edits {
+			r := e.Range
+			if r == nil || e.NewText == nil || *e.NewText != newName || e.Snippet != nil ||
+				int(r.Start.Line) != pt.Line || int(r.End.Line) != pt.Line {
+				continue
+			}
+			start, exact := preview.UnitsToByte(pt.Text, int(r.Start.Character), enc)
+			if !exact {
+				continue
+			}
+			end, exact := preview.UnitsToByte(pt.Text, int(r.End.Character), enc)
+			if !exact || start > pt.Byte || pt.Byte > end || end > len(pt.Text) || pt.Text[start:end] != name {
+				continue
+			}
+			if at != nil {
+				return lsp.Location{}, "", false
+			}
+			at = r
+		}
+	}
+	if at == nil {
+		return lsp.Location{}, "", false
+	}
+	loc, err := c.ToolRangeAt(ctx, enc, a.doc, pt, *at)
+	if err != nil {
+		return lsp.Location{}, "", false
+	}
+	return loc, name, true
 }
 
 // renameImportersOutside renames oldName in the files the server's edit

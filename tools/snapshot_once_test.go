@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,9 @@ import (
 // TestRefactoringSnapshotsOnce: a refactoring reads each file it changes
 // once: the snapshots its plan was made from are the ones the changeset
 // engine checks (and the apply still compares each file with them where
-// it writes: a user edit in between is a CONFLICT, tested elsewhere).
+// it writes: a user edit in between is a CONFLICT, tested elsewhere). A
+// rename reads the file it was asked in while the server computes it,
+// the others its edit changes after: two calls, each file in one.
 func TestRefactoringSnapshotsOnce(t *testing.T) {
 	testenv.Require(t, "nvim", "gopls", "go")
 	root := testenv.CopySample(t, "go")
@@ -31,13 +34,24 @@ func TestRefactoringSnapshotsOnce(t *testing.T) {
 	if res.IsError || !strings.Contains(string(body), "+func ProcessOrder(") {
 		t.Fatalf("rename_symbol: %v", res.Content)
 	}
-	snapshots := 0
+	var out struct {
+		AffectedFiles []string `json:"affected_files"`
+	}
+	if err := json.Unmarshal(body, &out); err != nil || len(out.AffectedFiles) != 4 {
+		t.Fatalf("rename_symbol: affected %v (%v), want 4 files", out.AffectedFiles, err)
+	}
+	calls, files := 0, 0
 	for _, e := range s.Trace() {
 		if !e.At.Before(since) && strings.Contains(e.Text, "nvbridge.snapshot.files(") {
-			snapshots++
+			calls++
+			var n int
+			if _, err := fmt.Sscanf(e.Text[strings.Index(e.Text, "files(")+len("files("):], "[%d strings]", &n); err != nil {
+				t.Fatalf("trace entry %q: %v", e.Text, err)
+			}
+			files += n
 		}
 	}
-	if snapshots != 1 {
-		t.Fatalf("a rename preview snapshotted its files %d times, want once", snapshots)
+	if calls != 2 || files != len(out.AffectedFiles) {
+		t.Fatalf("a rename preview snapshotted %d files in %d calls, want its %d files, each once, in 2 calls", files, calls, len(out.AffectedFiles))
 	}
 }

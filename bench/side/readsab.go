@@ -71,6 +71,7 @@ func ReadsAB(ctx context.Context, m *Module, builds []ABBuild, rounds int, only 
 		{"find_references", "find_references", with(pos(m.Decl), "max_results", 1000), nil},
 		{"hover", "get_hover_info", pos(m.Decl), nil},
 		{"calls_incoming_depth1", "get_call_hierarchy", with(pos(m.Decl), "direction", "incoming", "depth", 1), nil},
+		{"rename_preview", "rename_symbol", with(pos(m.Decl), "new_name", renameTo(m.Decl)), nil},
 		{"first_request_new_file", "get_hover_info", nil, freshPositions(m, rounds)},
 	}
 	if len(only) > 0 {

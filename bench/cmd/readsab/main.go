@@ -28,7 +28,7 @@ func main() {
 	module := flag.String("module", "zap", "the module: sample, zap, x/tools")
 	rounds := flag.Int("rounds", 200, "interleaved rounds")
 	baseline := flag.String("baseline", "", "a checkout of the baseline revision (required)")
-	ops := flag.String("ops", "", "comma-separated: only these ops (mcp_ping, find_definition, find_references, hover, calls_incoming_depth1, first_request_new_file: the first request in a file not opened yet, one a round, as many rounds as the module has files)")
+	ops := flag.String("ops", "", "comma-separated: only these ops (mcp_ping, find_definition, find_references, hover, calls_incoming_depth1, rename_preview, first_request_new_file: the first request in a file not opened yet, one a round, as many rounds as the module has files)")
 	flag.Parse()
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
