@@ -424,11 +424,12 @@ func (e *Engine) afterKept(after []preview.Document) []preview.Document {
 }
 
 // atLeast reports whether doc's text is n bytes or longer (counting its
-// lines only as far as needed).
+// lines only as far as needed; a final line counts its line end).
 func atLeast(doc preview.Document, n int) bool {
+	eol := max(len(doc.EOL), 1) // "" is "\n"
 	size := 0
 	for _, l := range doc.Lines {
-		if size += len(l) + 1; size >= n {
+		if size += len(l) + eol; size >= n {
 			return true
 		}
 	}
