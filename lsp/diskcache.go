@@ -9,11 +9,10 @@ package lsp
 // file's identity and times (device, inode, size, modification and change
 // times) are those it was read with (workspace.Stamp, as the left-behind
 // scan's index keeps files), and is kept only once that stamp is settled:
-// a change made
-// within the file system's timestamp granularity of the read would
-// otherwise leave the times as they were (git's "racy" entries). The
-// change time cannot be set back by a tool (touch sets the modification
-// time only), so a changed file is a new read.
+// a change made within the file system's timestamp granularity of the
+// read would otherwise leave the times as they were (git's "racy"
+// entries). The change time cannot be set back by a tool (touch sets the
+// modification time only), so a changed file is a new read.
 
 import (
 	"os"
