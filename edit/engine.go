@@ -64,7 +64,9 @@ type Engine struct {
 	// (outside the stored previews' budget, as lines mostly shared with
 	// the text before, which the session's text cache holds): applying it,
 	// as agents mostly do next, tells that cache the buffers' new text, so
-	// the next change does not read a large buffer back whole.
+	// the next change does not read a large buffer back whole. Only the
+	// texts that apply can use are held (afterKept): the others are
+	// Document{} (nil Lines).
 	recent struct {
 		id    string
 		after []preview.Document
@@ -371,7 +373,7 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 	p.bytes = p.size()
 	id := newID()
 	e.mu.Lock()
-	e.recent.id, e.recent.after = id, after
+	e.recent.id, e.recent.after = id, e.afterKept(after)
 	if p.bytes > e.MaxStoredBytes {
 		max := e.MaxStoredBytes
 		e.mu.Unlock()
@@ -395,6 +397,43 @@ func (e *Engine) finish(ctx context.Context, p *prepared, opts Options) (Result,
 		res.guardErrors = len(e.guardErrors(delta))
 	}
 	return e.shownPreview(res), nil
+}
+
+// afterKept is what of a stored preview's texts after the change its
+// apply can use: the texts the session's text cache keeps
+// (nvim.TextCacheMin bytes and larger), and every text while the check's
+// copy follows applies (Follower). The others are left out (Document{}, in
+// their place; nil when none is left): a rename over the standard library
+// previews a hundred small files, whose texts (and the texts before, which
+// their unchanged lines share) stayed live until the next preview, about
+// 3 MB of heap the process kept for nothing.
+func (e *Engine) afterKept(after []preview.Document) []preview.Document {
+	if f, ok := e.Verifier.(Follower); ok && f.Following() {
+		return after
+	}
+	var out []preview.Document
+	for i, d := range after {
+		if atLeast(d, nvim.TextCacheMin) {
+			if out == nil {
+				out = make([]preview.Document, len(after))
+			}
+			out[i] = d
+		}
+	}
+	return out
+}
+
+// atLeast reports whether doc's text is n bytes or longer (counting its
+// lines only as far as needed; a final line counts its line end).
+func atLeast(doc preview.Document, n int) bool {
+	eol := max(len(doc.EOL), 1) // "" is "\n"
+	size := 0
+	for _, l := range doc.Lines {
+		if size += len(l) + eol; size >= n {
+			return true
+		}
+	}
+	return false
 }
 
 // apply sends the plan to Neovim in one call.
@@ -523,8 +562,8 @@ func (e *Engine) apply(ctx context.Context, p *prepared, opts Options, id string
 	if f, ok := e.Verifier.(Follower); ok && baseline != nil {
 		follow := map[string]func() string{}
 		for i, lf := range reply.Files {
-			if i >= len(p.after) || lf.Kind == "delete" {
-				continue
+			if i >= len(p.after) || lf.Kind == "delete" || p.after[i].Lines == nil && lf.WrittenText == nil {
+				continue // a text not kept (afterKept) is not followed
 			}
 			path := p.files[i].Path
 			if lf.NewPath != "" {

@@ -55,3 +55,21 @@ func (e *Engine) StoredBytes() int {
 
 // Fingerprint is the commit's fingerprint of written bytes.
 var Fingerprint = fingerprint
+
+// RecentKept are the paths (relative to the root) whose texts after the
+// change the last stored preview holds for its apply (afterKept).
+func (e *Engine) RecentKept() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := e.store[e.recent.id]
+	if p == nil {
+		return nil
+	}
+	var out []string
+	for i, d := range e.recent.after {
+		if d.Lines != nil && i < len(p.results) {
+			out = append(out, p.results[i].Path)
+		}
+	}
+	return out
+}

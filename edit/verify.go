@@ -41,6 +41,9 @@ type Warmer interface {
 // background, so the next check starts from them already diagnosed.
 type Follower interface {
 	Follow(texts map[string]func() string)
+	// Following reports, without waiting for a check in progress,
+	// whether Follow may show anything (the copy was started).
+	Following() bool
 }
 
 // before records the baseline for an apply; a failure to record it is

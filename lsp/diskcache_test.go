@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"testing/iotest"
 	"time"
 )
 
@@ -111,83 +110,118 @@ func TestDiskLinesKeptFileChanges(t *testing.T) {
 	}
 }
 
-// The kept files' memory, their texts and their line starts, stays within
-// diskCacheBytes: files of short lines (where the starts weigh most) past
-// the bound push the oldest out, and each kept file holds its text in a
-// buffer of its size (not io.ReadAll's doublings) and 4 bytes a line.
+// The kept lines' memory stays within diskCacheBytes, counted as it is
+// held (each line's text and diskLineCost): files whose lines are all read
+// past the bound push the oldest out. Only the lines read are kept, not the
+// rest of the file: a read of one line of a 200 KiB file keeps that line.
 func TestDiskCacheBound(t *testing.T) {
 	keeps := runtime.GOOS == "linux" || runtime.GOOS == "darwin" // workspace.StampOf; elsewhere nothing is kept
 	settleFiles(t)
 	dir := t.TempDir()
-	text := []byte(strings.Repeat("x\n", 200<<10/2)) // 200 KiB, 100k lines
-	lines := 100 << 10
-	var paths []string
-	for i := range 3 * diskCacheBytes / len(text) {
-		path := filepath.Join(dir, fmt.Sprintf("f%d.go", i))
-		if err := os.WriteFile(path, text, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, path)
-		if got := diskLines(path, []int{lines - 1}); got[lines-1] != "x" {
-			t.Fatalf("%s: last line %q", path, got[lines-1])
-		}
-		if kept(path) != keeps {
-			t.Fatalf("%s kept: %v, want %v", path, kept(path), keeps)
-		}
-		if !keeps {
-			return
-		}
+	line := strings.Repeat("x", 99)
+	text := []byte(strings.Repeat(line+"\n", 2000)) // 200 KB, 2,000 lines
+	all := make([]int, 2000)
+	for i := range all {
+		all[i] = i
 	}
+	one := filepath.Join(dir, "one.go")
+	if err := os.WriteFile(one, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := diskLines(one, []int{1000}); got[1000] != line || len(got) != 1 {
+		t.Fatalf("line 1000: %v", got)
+	}
+	if kept(one) != keeps {
+		t.Fatalf("kept: %v, want %v", kept(one), keeps)
+	}
+	if !keeps {
+		return
+	}
+	diskCache.Lock()
+	if f := diskCache.files[one]; len(f.lines) != 1 || f.size() != len(line)+diskLineCost {
+		t.Errorf("one line read of a 2,000-line file keeps %d lines, %d bytes", len(f.lines), f.size())
+	}
+	diskCache.Unlock()
+	forget(one)
+
+	per := 2000 * (len(line) + diskLineCost)
+	var paths []string
 	t.Cleanup(func() {
 		for _, p := range paths {
 			forget(p)
 		}
 	})
+	for i := range 3 * diskCacheBytes / per {
+		path := filepath.Join(dir, fmt.Sprintf("f%d.go", i))
+		if err := os.WriteFile(path, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+		if got := diskLines(path, all); len(got) != 2000 || got[1999] != line {
+			t.Fatalf("%s: %d lines, last %q", path, len(got), got[1999])
+		}
+	}
 	diskCache.Lock()
 	defer diskCache.Unlock()
 	sum, ours := 0, 0
 	for p, f := range diskCache.files {
-		sum += f.size()
-		if filepath.Dir(p) != dir {
-			continue
+		n := 0
+		for _, l := range f.lines {
+			n += len(l) + diskLineCost
 		}
-		ours++
-		if cap(f.data) > len(text)+1 || len(f.starts) != lines || cap(f.starts) != lines {
-			t.Errorf("%s: text buffer %d bytes for %d, starts %d (cap %d) for %d lines", p, cap(f.data), len(text), len(f.starts), cap(f.starts), lines)
+		if n != f.size() {
+			t.Errorf("%s: counted %d bytes, holds %d", p, f.size(), n)
 		}
-		if f.size() < len(text)+4*lines {
-			t.Errorf("%s: size %d leaves out its starts (%d bytes of text, %d lines)", p, f.size(), len(text), lines)
+		sum += n
+		if filepath.Dir(p) == dir {
+			ours++
 		}
 	}
 	if sum != diskCache.bytes || diskCache.bytes > diskCacheBytes {
 		t.Errorf("kept %d bytes (counted %d), bound %d", sum, diskCache.bytes, diskCacheBytes)
 	}
-	if per := len(text) + 4*lines; ours < diskCacheBytes/per-1 || ours > diskCacheBytes/per {
+	if ours < diskCacheBytes/per-1 || ours > diskCacheBytes/per {
 		t.Errorf("%d of %d files kept, want %d (%d bytes each within %d)", ours, len(paths), diskCacheBytes/per, per, diskCacheBytes)
 	}
 }
 
-// readSized reads the whole text whatever the size it was told (a file
-// that grew or shrank since its stat), and refuses one past the limit.
-func TestReadSized(t *testing.T) {
-	for _, c := range []struct {
-		text        string
-		size, limit int
-		ok          bool
-	}{
-		{"abc\n", 4, 10, true},
-		{"abc\n", 0, 10, true},
-		{"abc\ndef\n", 4, 10, true},
-		{"ab", 4, 10, true},
-		{"", 0, 10, true},
-		{"abcdefghijk", 4, 10, false},
-		{"abcdefghij", 10, 10, true},
-		{"abcdefghijk", 11, 10, false},
-	} {
-		got, ok := readSized(iotest.OneByteReader(strings.NewReader(c.text)), c.size, c.limit)
-		if ok != c.ok || ok && string(got) != c.text {
-			t.Errorf("readSized(%q, %d, %d) = %q, %v; want %v", c.text, c.size, c.limit, got, ok, c.ok)
-		}
+// Lines kept answer a read only when they are all the lines it wants: a
+// read of other lines of the same file reads it (and keeps those too); a
+// line past the end of a file read to its end is known absent.
+func TestDiskCacheLinesWanted(t *testing.T) {
+	keeps := runtime.GOOS == "linux" || runtime.GOOS == "darwin" // workspace.StampOf; elsewhere nothing is kept
+	settleFiles(t)
+	path := filepath.Join(t.TempDir(), "f.go")
+	if err := os.WriteFile(path, []byte("zero\none\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { forget(path) })
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := diskLines(path, []int{1}); got[1] != "one" || kept(path) != keeps {
+		t.Fatalf("line 1: %v, kept %v (want %v)", got, kept(path), keeps)
+	}
+	if !keeps {
+		return
+	}
+	m := map[int]string{}
+	if !cachedLines(path, st, []int{1}, m) || m[1] != "one" {
+		t.Errorf("line 1 read again: not answered from the kept lines (%v)", m)
+	}
+	if cachedLines(path, st, []int{0, 1}, map[int]string{}) {
+		t.Error("lines 0 and 1 answered with only line 1 kept")
+	}
+	if got := diskLines(path, []int{0, 1, 7}); !reflect.DeepEqual(got, map[int]string{0: "zero", 1: "one"}) {
+		t.Fatalf("lines 0, 1 and 7: %v", got)
+	}
+	m = map[int]string{}
+	if !cachedLines(path, st, []int{-1, 0, 1, 3, 7}, m) || !reflect.DeepEqual(m, map[int]string{0: "zero", 1: "one"}) {
+		t.Errorf("lines 0, 1 and some past the end of a file read to its end: %v", m)
+	}
+	if cachedLines(path, st, []int{2}, map[int]string{}) {
+		t.Error("line 2, never read, answered")
 	}
 }
 
@@ -197,7 +231,14 @@ func TestDiskCacheLeastRecentFirst(t *testing.T) {
 	keeps := runtime.GOOS == "linux" || runtime.GOOS == "darwin" // workspace.StampOf; elsewhere nothing is kept
 	settleFiles(t)
 	dir := t.TempDir()
-	text := []byte(strings.Repeat("line\n", 400<<10/5)) // 400 KiB
+	// Each file's lines read cost a fifth of the bound.
+	n := diskCacheBytes / 5 / (1000 + diskLineCost)
+	text := []byte(strings.Repeat(strings.Repeat("l", 1000)+"\n", n))
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	per := n * (1000 + diskLineCost)
 	var paths []string
 	t.Cleanup(func() {
 		for _, p := range paths {
@@ -205,20 +246,20 @@ func TestDiskCacheLeastRecentFirst(t *testing.T) {
 		}
 	})
 	hot := ""
-	for i := range 2 * diskCacheBytes / len(text) {
+	for i := range 2 * diskCacheBytes / per {
 		path := filepath.Join(dir, fmt.Sprintf("f%d.go", i))
 		if err := os.WriteFile(path, text, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		paths = append(paths, path)
-		if got := diskLines(path, []int{0}); got[0] != "line" {
-			t.Fatalf("%s: first line %q", path, got[0])
+		if got := diskLines(path, all); len(got) != n {
+			t.Fatalf("%s: %d lines of %d", path, len(got), n)
 		}
 		if i == 0 {
 			hot = path
 		}
 		// The first file is read again after each other one.
-		if got := diskLines(hot, []int{1}); got[1] != "line" {
+		if got := diskLines(hot, []int{1}); len(got[1]) != 1000 {
 			t.Fatalf("%s: second line %q", hot, got[1])
 		}
 		if !keeps {

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"maps"
 	"os"
 	"sort"
@@ -87,15 +88,11 @@ func readUnloaded(ctx context.Context, out map[string]map[int]string, wanted map
 		if _, ok := out[p]; ok {
 			continue
 		}
-		// A file kept unchanged is answered here, without a goroutine.
+		// Lines kept of a file unchanged are answered here, without a
+		// goroutine.
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			if kept := cachedDisk(p, st); kept != nil {
-				m := make(map[int]string, len(wanted[p]))
-				for _, l := range wanted[p] {
-					if text, ok := kept.line(l); ok {
-						m[l] = text
-					}
-				}
+			m := make(map[int]string, len(wanted[p]))
+			if cachedLines(p, st, wanted[p], m) {
 				out[p] = m
 				continue
 			}
@@ -133,20 +130,11 @@ func diskLines(path string, lines []int) map[int]string {
 	if err != nil || !st.Mode().IsRegular() {
 		return out
 	}
-	// A file read before and unchanged since, or small and settled
-	// enough to keep (diskcache.go).
-	kept := cachedDisk(path, st)
-	if kept == nil {
-		kept = readKept(path, st)
-	}
-	if kept != nil {
-		for _, l := range lines {
-			if text, ok := kept.line(l); ok {
-				out[l] = text
-			}
-		}
+	// Lines read before of a file unchanged since (diskcache.go).
+	if cachedLines(path, st, lines, out) {
 		return out
 	}
+	clear(out)
 	f, err := os.Open(path)
 	if err != nil {
 		return out
@@ -158,6 +146,8 @@ func diskLines(path string, lines []int) map[int]string {
 		r.Reset(nil)
 		diskReaders.Put(r)
 	}()
+	count := -1 // the file's line count, once the read reaches its end
+	defer func() { keepLines(path, st, out, count) }()
 	for n := 0; n <= last; n++ {
 		line, err := r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
@@ -170,6 +160,9 @@ func diskLines(path string, lines []int) map[int]string {
 			line = long
 		}
 		if len(line) == 0 && err != nil {
+			if err == io.EOF {
+				count = n
+			}
 			break
 		}
 		if want[n] {
@@ -177,6 +170,9 @@ func diskLines(path string, lines []int) map[int]string {
 			out[n] = string(bytes.TrimSuffix(text, []byte("\r")))
 		}
 		if err != nil {
+			if err == io.EOF {
+				count = n + 1
+			}
 			break
 		}
 	}

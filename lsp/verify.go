@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nvbridge/nvbridge/apierr"
@@ -37,6 +38,9 @@ type Verifier struct {
 	shadowStarted time.Duration
 	// lastChecked are the files of the last check (Idle waits for them).
 	lastChecked []string
+	// following: a copy was started (or is being started) for a check,
+	// read without v.mu (Following).
+	following atomic.Bool
 }
 
 // NewVerifier returns the verifier of c's session.

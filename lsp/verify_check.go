@@ -290,6 +290,11 @@ func (c *Client) setText(ctx context.Context, bufnr int, text string) error {
 
 // shadowClient returns the check's Neovim, starting it on first use (v.mu
 // held). A copy whose Neovim went away is started again.
+// Following reports whether Follow may show the copy anything: a check
+// started it (it may have ended since). Unlike CheckRunning it does not
+// wait for a check in progress (edit.Follower).
+func (v *Verifier) Following() bool { return v.following.Load() }
+
 // CheckRunning reports whether the check's copy is running (edit.Warmer).
 func (v *Verifier) CheckRunning() bool {
 	v.mu.Lock()
@@ -315,6 +320,7 @@ func (v *Verifier) shadowClient(ctx context.Context) (*Client, error) {
 		}
 	}
 	start := time.Now()
+	v.following.Store(true)
 	opts := v.c.Session.SiblingOptions()
 	s, err := nvim.Open(ctx, opts)
 	if err != nil {

@@ -273,6 +273,9 @@ func TestCheckManyFiles(t *testing.T) {
 // (main.go) and in its own (orders/batch.go, not open) and applies
 // nothing; the apply of it names them too; the check of restoring it,
 // starting from the applied text, resolves them; a comment changes nothing.
+// Every other round applies the checked preview of the restore as stored
+// (its texts after the change are kept for the copy to follow while it
+// runs: Following).
 func TestCheckAfterApplies(t *testing.T) {
 	testenv.Require(t, "nvim", "gopls", "go")
 	root := testenv.CopySample(t, "go")
@@ -287,20 +290,34 @@ func TestCheckAfterApplies(t *testing.T) {
 			t.Fatalf("%s: introduced %+v, want the callers' errors (files checked %v)", what, d.Introduced, d.FilesChecked)
 		}
 	}
+	if v.v.Following() {
+		t.Fatal("Following before any check")
+	}
 	for round := range 3 {
 		_, d := v.editLine(t, "orders/orders.go", 33, renamed, edit.Options{Preview: true, Check: true})
 		broken(fmt.Sprintf("round %d: check of the rename", round), d)
+		if !v.v.Following() {
+			t.Fatalf("round %d: not Following after a check", round)
+		}
 		if b, err := os.ReadFile(filepath.Join(root, "orders/orders.go")); err != nil || !strings.Contains(string(b), restored) {
 			t.Fatalf("the check changed the file: %v", err)
 		}
 		_, d = v.editLine(t, "orders/orders.go", 33, renamed, edit.Options{})
 		broken(fmt.Sprintf("round %d: apply of the rename", round), d)
-		_, d = v.editLine(t, "orders/orders.go", 33, restored, edit.Options{Preview: true, Check: true})
+		r, d := v.editLine(t, "orders/orders.go", 33, restored, edit.Options{Preview: true, Check: true})
 		wantComplete(t, d)
 		if len(d.Introduced) != 0 || hasItem(d.Resolved, "main.go", "Process") == nil || hasItem(d.Resolved, "orders/batch.go", "Process") == nil {
 			t.Fatalf("round %d: check of the restore: introduced %+v, resolved %+v", round, d.Introduced, d.Resolved)
 		}
-		_, d = v.editLine(t, "orders/orders.go", 33, restored, edit.Options{})
+		if round%2 == 1 {
+			applied, err := v.e.ApplyStored(v.ctx, r.ChangesetID, false)
+			if err != nil || applied.Diagnostics == nil {
+				t.Fatalf("round %d: apply of the checked restore: %v (%+v)", round, err, applied)
+			}
+			d = applied.Diagnostics
+		} else {
+			_, d = v.editLine(t, "orders/orders.go", 33, restored, edit.Options{})
+		}
 		wantComplete(t, d)
 		if len(d.Introduced) != 0 || hasItem(d.Resolved, "main.go", "Process") == nil {
 			t.Fatalf("round %d: apply of the restore: introduced %+v, resolved %+v", round, d.Introduced, d.Resolved)

@@ -528,6 +528,11 @@ const textCacheBudget = 64 << 20
 // textCacheMin: smaller texts are cheap to read again and are not kept.
 const textCacheMin = 64 << 10
 
+// TextCacheMin is the size from which RememberText and RememberTextOf
+// keep a text: a smaller one is not kept (a caller need not hold one for
+// them).
+const TextCacheMin = textCacheMin
+
 // textCaches holds one cache per session (dropped when it closes); kept
 // here rather than in Session so that only this file knows of it.
 var textCaches sync.Map // *Session -> *textCache

@@ -303,6 +303,10 @@ func Table(r *ModuleResult) string {
 	}
 	fmt.Fprintf(&b, "memory: nvbridge tree %.0f MiB (nvbridge %.0f, Neovim %.0f, gopls %.0f) vs gopls alone %.0f MiB\n",
 		r.BridgeTreeMiB, r.BridgeOnlyMiB, r.NvimMiB, r.BridgeGopls, r.DirectGopls)
+	if r.BridgeAnonMiB+r.BridgeFileMiB > 0 {
+		fmt.Fprintf(&b, "memory split: nvbridge anonymous %.1f MiB + file-backed %.1f; Neovim anonymous %.1f + file-backed %.1f\n",
+			r.BridgeAnonMiB, r.BridgeFileMiB, r.NvimAnonMiB, r.NvimFileMiB)
+	}
 	if c := r.Cold; c != nil {
 		fmt.Fprintf(&b, "cold (median of %d): gopls definition %.0f ms; call --no-daemon %.0f ms; call daemon cold %.0f ms; call warm %.0f ms; mcp first answer %.0f ms\n",
 			c.Runs, Quantile(c.GoplsDefinition, .5), Quantile(c.CallNoDaemon, .5), Quantile(c.CallDaemonCold, .5), Quantile(c.CallWarm, .5), Quantile(c.MCPFirstAnswer, .5))

@@ -88,6 +88,14 @@ type ModuleResult struct {
 	NvimMiB       float64 `json:"nvim_mib"`
 	BridgeGopls   float64 `json:"bridge_gopls_mib"`
 	DirectGopls   float64 `json:"direct_gopls_mib"`
+	// The same resident sets split (/proc/PID/status): anonymous pages
+	// (heaps, stacks: what the process itself holds) and file-backed
+	// ones (its executable's and libraries' pages mapped in, clean and
+	// shared with the page cache).
+	BridgeAnonMiB float64 `json:"bridge_anon_mib,omitempty"`
+	BridgeFileMiB float64 `json:"bridge_file_mib,omitempty"`
+	NvimAnonMiB   float64 `json:"nvim_anon_mib,omitempty"`
+	NvimFileMiB   float64 `json:"nvim_file_mib,omitempty"`
 	SetupSeconds  float64 `json:"setup_seconds"`
 	Positions     string  `json:"positions"`
 	// Peer names the peer measured beside (agent-lsp and its build), "" when none.
@@ -380,8 +388,14 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 			switch {
 			case p.pid == br.Cmd.Process.Pid:
 				res.BridgeOnlyMiB += mib
+				anon, file := rssSplitMiB(p.pid)
+				res.BridgeAnonMiB += anon
+				res.BridgeFileMiB += file
 			case strings.Contains(p.comm, "nvim") || strings.Contains(p.comm, "ld-linux"):
 				res.NvimMiB += mib
+				anon, file := rssSplitMiB(p.pid)
+				res.NvimAnonMiB += anon
+				res.NvimFileMiB += file
 			case strings.Contains(p.comm, "gopls"):
 				res.BridgeGopls += mib
 			}
@@ -813,15 +827,25 @@ func processTree(pid int) []proc {
 }
 
 // rssMiB is a process's resident set in MiB (0 when gone).
-func rssMiB(pid int) float64 {
+func rssMiB(pid int) float64 { return statusMiB(pid, "VmRSS:") }
+
+// rssSplitMiB is a process's resident set's anonymous and file-backed
+// parts in MiB (RssShmem, the third part, is left out).
+func rssSplitMiB(pid int) (anon, file float64) {
+	return statusMiB(pid, "RssAnon:"), statusMiB(pid, "RssFile:")
+}
+
+// statusMiB is the field (e.g. "VmRSS:") of /proc/PID/status in MiB (0
+// when the process is gone).
+func statusMiB(pid int, field string) float64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
+		if strings.HasPrefix(line, field) {
 			var kb float64
-			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, "VmRSS:")), "%f", &kb)
+			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, field)), "%f", &kb)
 			return kb / 1024
 		}
 	}

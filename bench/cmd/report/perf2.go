@@ -154,8 +154,13 @@ func renderPerf2(rep, reads, before *side.Report) string {
 		}
 		if m.BridgeTreeMiB > 0 {
 			over := m.BridgeTreeMiB - m.BridgeGopls
-			p("| 5. std: memory over gopls <= 64 MB | nvbridge %.0f MiB + its Neovim %.0f MiB = %.0f MiB over its gopls's %.0f MiB (gopls straight: %.0f MiB) | | %s |\n",
-				m.BridgeOnlyMiB, m.NvimMiB, over, m.BridgeGopls, m.DirectGopls, verdict(over <= 64))
+			split := ""
+			if m.BridgeAnonMiB+m.BridgeFileMiB > 0 {
+				split = fmt.Sprintf("resident sets split: nvbridge %.1f MiB anonymous (its heap, stacks, runtime) + %.1f MiB file-backed (its executable's pages, clean, shared with the page cache); Neovim %.1f + %.1f",
+					m.BridgeAnonMiB, m.BridgeFileMiB, m.NvimAnonMiB, m.NvimFileMiB)
+			}
+			p("| 5. std: memory over gopls <= 64 MB | nvbridge %.0f MiB + its Neovim %.0f MiB = %.0f MiB over its gopls's %.0f MiB (gopls straight: %.0f MiB) | %s | %s |\n",
+				m.BridgeOnlyMiB, m.NvimMiB, over, m.BridgeGopls, m.DirectGopls, split, verdict(over <= 64))
 		}
 	}
 	p("\n")
