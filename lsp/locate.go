@@ -278,6 +278,15 @@ func DecodeLocations(raw json.RawMessage) ([]protocol.Location, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) || bytes.Equal(raw, []byte("{}")) {
 		return nil, nil
 	}
+	if locs, ok := scanLocations(raw); ok {
+		return locs, nil
+	}
+	return decodeLocationsStd(raw)
+}
+
+// decodeLocationsStd is DecodeLocations by encoding/json, for a non-empty
+// answer.
+func decodeLocationsStd(raw []byte) ([]protocol.Location, error) {
 	type either struct {
 		URI                  protocol.DocumentURI `json:"uri"`
 		Range                *protocol.Range      `json:"range"`
