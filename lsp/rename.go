@@ -10,7 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// RenameAnswer is a rename asked at a position (RenameAt).
+// RenameAnswer is a rename asked at a position (RenameAtThen).
 type RenameAnswer struct {
 	Doc    *Document
 	Server Server
@@ -27,24 +27,21 @@ type RenameAnswer struct {
 	PrepareErr error
 }
 
-// RenameAt asks textDocument/rename at t in file to newName, and, with
+// RenameAtThen asks textDocument/rename at t in file to newName, and, with
 // prepare, textDocument/prepareRename at the same position when the server
 // offers it (without, the caller asks it when it needs its answer:
-// PrepareRename): with the open, the wait for the servers and the target's line in
-// one call to Neovim when the disk's line locates t (read), the two
-// requests sent together. Neither answer is read for the other: the
+// PrepareRename): with the open, the wait for the servers and the target's
+// line in one call to Neovim when the disk's line locates t (read), the
+// two requests sent together. Neither answer is read for the other: the
 // caller decides from prepareRename whether the rename's stands. An error
 // is one of the open or the position (nothing was asked); an error answer
 // of either request is in RenameErr or PrepareErr.
-func (c *Client) RenameAt(ctx context.Context, file string, t Target, newName string, prepare bool) (RenameAnswer, error) {
-	return c.RenameAtThen(ctx, file, t, newName, prepare, nil)
-}
-
-// RenameAtThen is RenameAt, calling sent (when not nil) with the position
-// once the requests are on their way, while their answers are awaited (a
-// call to Neovim from sent reaches it after the open): the caller starts
-// there what does not need the answers. sent must not block; it is not
-// called when the open and the requests go in steps.
+//
+// sent (when not nil) is called with the position once the requests are
+// on their way, while their answers are awaited (a call to Neovim from
+// sent reaches it after the open): the caller starts there what does not
+// need the answers. sent must not block; it is not called when the open
+// and the requests go in steps.
 func (c *Client) RenameAtThen(ctx context.Context, file string, t Target, newName string, prepare bool, sent func(Point)) (RenameAnswer, error) {
 	var also, known []string
 	if prepare {
