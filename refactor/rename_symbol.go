@@ -223,8 +223,26 @@ type renameAsked struct {
 	prepareLater func() (json.RawMessage, error)
 	// rename is the rename's answer (called again, the same answer).
 	rename func() (json.RawMessage, error)
+	// decoded is the rename's answer decoded once (decodeWorkspaceEdit),
+	// for whoever reads its steps first.
+	decoded *decodedEdit
 	// ahead is what was started while the server computed the rename.
 	ahead ahead
+}
+
+// decodedEdit is a WorkspaceEdit decoded once: nameRenamedAt reads its
+// steps, then the changeset and the files it edits.
+type decodedEdit struct {
+	once sync.Once
+	ops  []wsOp
+	err  error
+}
+
+// of is raw's steps (raw is the same answer on every call), or the error
+// decoding it gave.
+func (d *decodedEdit) of(raw json.RawMessage) ([]wsOp, error) {
+	d.once.Do(func() { d.ops, d.err = decodeWorkspaceEdit(raw) })
+	return d.ops, d.err
 }
 
 // ahead is what a rename starts once its request is on its way, while
@@ -340,6 +358,9 @@ func namingFilesAsync(root workspace.Root, l *lang.Language, name string) chan n
 // planRename computes the plan from a's answers.
 func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameAsked) (RenamePlan, error) {
 	doc, server, pt := a.doc, a.server, a.pt
+	if a.decoded == nil {
+		a.decoded = &decodedEdit{}
+	}
 	where := fmt.Sprintf("%s:%d:%d", doc.Rel, pt.Line+1, pt.Char)
 	plan := RenamePlan{Server: server.Name, NewName: req.NewName, OldName: identAround(pt.Text, pt.Byte)}
 	plan.At = lsp.Location{File: doc.Rel, Line: pt.Line + 1, Column: pt.Char, EndLine: pt.Line + 1, EndColumn: pt.Char, Context: strings.TrimSpace(pt.Text)}
@@ -413,7 +434,8 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 	// texts the edit changes.
 	l := doc.Language()
 	root := c.Session.Root()
-	edited := editedPaths(root, raw)
+	ops, decodeErr := a.decoded.of(raw)
+	edited := editedPaths(root, ops, decodeErr)
 	var names chan naming
 	if l != nil && plan.OldName != "" {
 		if names = a.ahead.naming(plan.OldName); names == nil {
@@ -421,7 +443,7 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 		}
 	}
 	a.ahead.wait()
-	cs, err := workspaceChangeset(ctx, c, server.OffsetEncoding, raw)
+	cs, err := workspaceChangesetOf(ctx, c, server.OffsetEncoding, raw, ops, decodeErr)
 	if err != nil {
 		return RenamePlan{}, err
 	}
@@ -507,7 +529,7 @@ func nameRenamedAt(ctx context.Context, c *lsp.Client, a renameAsked, newName st
 	if err != nil || lsp.IsNullJSON(raw) {
 		return lsp.Location{}, "", false
 	}
-	ops, err := decodeWorkspaceEdit(raw)
+	ops, err := a.decoded.of(raw)
 	if err != nil {
 		return lsp.Location{}, "", false
 	}
