@@ -27,6 +27,22 @@ type RenameAnswer struct {
 	PrepareErr error
 }
 
+// RenameThen is what a rename's caller starts before its answers
+// (RenameAtThen), with the position asked; neither is called when the
+// open and the requests go in steps from the start (the disk's line did
+// not locate the target), and neither may block.
+type RenameThen struct {
+	// Located is called once the disk's line located the position, before
+	// the call to Neovim: for what needs neither Neovim nor the answers
+	// (the position may then be another, when the buffer's line is not the
+	// disk's).
+	Located func(Point)
+	// Sent is called once the requests are on their way, while their
+	// answers are awaited (a call to Neovim from Sent reaches it after the
+	// open): for what needs Neovim but not the answers.
+	Sent func(Point)
+}
+
 // RenameAtThen asks textDocument/rename at t in file to newName, and, with
 // prepare, textDocument/prepareRename at the same position when the server
 // offers it (without, the caller asks it when it needs its answer:
@@ -37,12 +53,11 @@ type RenameAnswer struct {
 // is one of the open or the position (nothing was asked); an error answer
 // of either request is in RenameErr or PrepareErr.
 //
-// sent (when not nil) is called with the position once the requests are
-// on their way, while their answers are awaited (a call to Neovim from
-// sent reaches it after the open): the caller starts there what does not
-// need the answers. sent must not block; it is not called when the open
-// and the requests go in steps.
-func (c *Client) RenameAtThen(ctx context.Context, file string, t Target, newName string, prepare bool, sent func(Point)) (RenameAnswer, error) {
+// then says what the caller starts before the answers (nil: nothing).
+func (c *Client) RenameAtThen(ctx context.Context, file string, t Target, newName string, prepare bool, then *RenameThen) (RenameAnswer, error) {
+	if then == nil {
+		then = &RenameThen{}
+	}
 	var also, known []string
 	if prepare {
 		also = []string{protocol.MethodTextDocumentPrepareRename}
@@ -55,9 +70,10 @@ func (c *Client) RenameAtThen(ctx context.Context, file string, t Target, newNam
 		params: func(at protocol.TextDocumentPositionParams) any {
 			return protocol.RenameParams{TextDocumentPositionParams: at, NewName: newName}
 		},
-		also:  also,
-		known: known,
-		sent:  sent,
+		also:    also,
+		known:   known,
+		sent:    then.Sent,
+		located: then.Located,
 	})
 	if a.pos.doc == nil {
 		return RenameAnswer{}, err

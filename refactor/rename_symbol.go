@@ -110,8 +110,10 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 		// prepareRename beside the rename, unless the server renames as
 		// it would have it: then asked after the rename, when needed.
 		var early ahead
-		r, err := c.RenameAtThen(ctx, req.File, req.Target, req.NewName, !l.RenamesAsPrepared(),
-			func(pt lsp.Point) { early.start(ctx, c, req.File, pt) })
+		r, err := c.RenameAtThen(ctx, req.File, req.Target, req.NewName, !l.RenamesAsPrepared(), &lsp.RenameThen{
+			Located: func(pt lsp.Point) { early.locate(c.Session.Root(), req.File, pt) },
+			Sent:    func(pt lsp.Point) { early.start(ctx, c, req.File, pt) },
+		})
 		if err != nil {
 			return RenamePlan{}, err
 		}
@@ -269,15 +271,25 @@ type parsedFile struct {
 	keeps func(at []int) bool
 }
 
-// start starts them for a rename asked in file (workspace-relative) at
-// pt, in ctx (a snapshot only when ctx keeps snapshots for the plan).
-func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Point) {
-	root := c.Session.Root()
+// locate starts the files naming the name at pt, for a rename asked in
+// file (workspace-relative), as soon as the disk's line located it: the
+// scan reads no more than the disk, and may take longer than the server
+// to rename.
+func (h *ahead) locate(root workspace.Root, file string, pt lsp.Point) {
 	if l := lang.ForFile(file); l != nil {
-		if name := identAround(pt.Text, pt.Byte); name != "" {
+		if name := identAround(pt.Text, pt.Byte); name != "" && name != h.name {
 			h.name, h.names = name, namingFilesAsync(root, l, name)
 		}
 	}
+}
+
+// start starts the rest for a rename asked in file at pt, in ctx (a
+// snapshot only when ctx keeps snapshots for the plan), once its requests
+// are on their way (and the files naming the name, when locate did not
+// start them for it).
+func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Point) {
+	root := c.Session.Root()
+	h.locate(root, file, pt)
 	abs, err := root.Resolve(file)
 	if err != nil || !nvim.HasSnapshotMemo(ctx) {
 		return
