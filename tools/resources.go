@@ -175,16 +175,21 @@ func (r *resourceSet) buffers(ctx context.Context) ([]listedBuffer, error) {
 	return out, nil
 }
 
-func (r *resourceSet) diagnosticFiles(ctx context.Context) ([]string, error) {
-	raw, err := r.env.Session.DiagnosticFiles(ctx)
+// neovimListed is what the list names of Neovim: the loaded buffers and
+// the files it holds diagnostics for (one call).
+func (r *resourceSet) neovimListed(ctx context.Context) ([]listedBuffer, []string, error) {
+	raw, err := r.env.Session.Listed(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []string
+	var out struct {
+		Buffers         []listedBuffer `json:"buffers"`
+		DiagnosticFiles []string       `json:"diagnostic_files"`
+	}
 	if err := json.Unmarshal([]byte(raw), &out); err != nil {
-		return nil, apierr.Errorf(apierr.OperationFailed, "report this", "read the diagnostics' files: %v", err)
+		return nil, nil, apierr.Errorf(apierr.OperationFailed, "report this", "read the buffers and the diagnostics' files: %v", err)
 	}
-	return out, nil
+	return out.Buffers, out.DiagnosticFiles, nil
 }
 
 // dynamic lists the resources of the moment: loaded buffers (and their
@@ -201,7 +206,7 @@ func (r *resourceSet) dynamic(ctx context.Context) ([]mcp.Resource, error) {
 // list_changed compares the URIs alone, after every call that changes
 // something).
 func (r *resourceSet) eachDynamic(ctx context.Context, each func(uri string, res func() mcp.Resource)) error {
-	bufs, err := r.buffers(ctx)
+	bufs, files, err := r.neovimListed(ctx)
 	if err != nil {
 		return err
 	}
@@ -225,10 +230,6 @@ func (r *resourceSet) eachDynamic(ctx context.Context, each func(uri string, res
 					mcp.WithResourceDescription("the unsaved changes of "+rel), mcp.WithMIMEType(mimeDiff))
 			})
 		}
-	}
-	files, err := r.diagnosticFiles(ctx)
-	if err != nil {
-		return err
 	}
 	sort.Strings(files)
 	for _, f := range files {
