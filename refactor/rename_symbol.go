@@ -111,7 +111,7 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 		// it would have it: then asked after the rename, when needed.
 		var early ahead
 		r, err := c.RenameAtThen(ctx, req.File, req.Target, req.NewName, !l.RenamesAsPrepared(), &lsp.RenameThen{
-			Located: func(pt lsp.Point) { early.locate(c.Session.Root(), req.File, pt) },
+			Located: func(pt lsp.Point) { early.locate(ctx, c.Session.Root(), req.File, pt) },
 			Sent:    func(pt lsp.Point) { early.start(ctx, c, req.File, pt) },
 		})
 		if err != nil {
@@ -247,16 +247,23 @@ func (d *decodedEdit) of(raw json.RawMessage) ([]wsOp, error) {
 	return d.ops, d.err
 }
 
-// ahead is what a rename starts once its request is on its way, while
-// the server computes it (lsp.Client.RenameAtThen): the snapshot of the
-// file it was asked in, which the changeset of its edit reads (kept in
-// the call's snapshot memo: taken after the open, like the one it
-// saves; the apply compares the file with it as with any), and the files
-// naming the name at the position (namingFiles).
+// ahead is what a rename starts before the server's answer
+// (lsp.Client.RenameAtThen): once the position is located, the files
+// naming the name there (namingFiles) and, within a call that keeps its
+// snapshots, the file's text on disk parsed for its language's
+// FormatKeeps; once its request is on its way, while the server computes
+// it, the snapshot of the file it was asked in, which the changeset of
+// its edit reads (kept in the call's snapshot memo: taken after the
+// open, like the one it saves; the apply compares the file with it as
+// with any), its text parsed for FormatKeeps unless the disk's was that
+// text.
 type ahead struct {
 	snapshotted chan struct{}
 	name        string
 	names       chan naming
+	// disk, when started, waits for the file's text on disk parsed for
+	// FormatKeeps (its keeps nil when it was not read).
+	disk func() parsedFile
 	// rel is the file's workspace-relative path; got, when its language
 	// has a FormatKeeps, waits for its text parsed for it once
 	// snapshotted.
@@ -272,15 +279,40 @@ type parsedFile struct {
 }
 
 // locate starts the files naming the name at pt, for a rename asked in
-// file (workspace-relative), as soon as the disk's line located it: the
-// scan reads no more than the disk, and may take longer than the server
-// to rename.
-func (h *ahead) locate(root workspace.Root, file string, pt lsp.Point) {
-	if l := lang.ForFile(file); l != nil {
-		if name := identAround(pt.Text, pt.Byte); name != "" && name != h.name {
-			h.name, h.names = name, namingFilesAsync(root, l, name)
-		}
+// file (workspace-relative), in ctx, as soon as the disk's line located
+// it, and (within a call that keeps its snapshots) the file's text on
+// disk parsed for its language's FormatKeeps: both read no more than the
+// disk, and either may take longer than the server to rename (the
+// snapshot the parse would otherwise wait for comes after the open).
+func (h *ahead) locate(ctx context.Context, root workspace.Root, file string, pt lsp.Point) {
+	l := lang.ForFile(file)
+	if l == nil {
+		return
 	}
+	if name := identAround(pt.Text, pt.Byte); name != "" && name != h.name {
+		h.name, h.names = name, namingFilesAsync(root, l, name)
+	}
+	if h.disk != nil || l.FormatKeeps == nil || !nvim.HasSnapshotMemo(ctx) {
+		return
+	}
+	abs, err := root.Resolve(file)
+	if err != nil {
+		return
+	}
+	parsed := make(chan parsedFile, 1)
+	h.disk = sync.OnceValue(func() parsedFile { return <-parsed })
+	safego.Go("parsing the file a rename was asked in", func() {
+		var pf parsedFile
+		if text, ok := readText(abs); ok {
+			pf.text, pf.keeps = text, l.FormatKeeps(text)
+		}
+		parsed <- pf
+	}, func(error) {
+		select {
+		case parsed <- parsedFile{}:
+		default:
+		}
+	})
 }
 
 // start starts the rest for a rename asked in file at pt, in ctx (a
@@ -289,7 +321,7 @@ func (h *ahead) locate(root workspace.Root, file string, pt lsp.Point) {
 // start them for it).
 func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Point) {
 	root := c.Session.Root()
-	h.locate(root, file, pt)
+	h.locate(ctx, root, file, pt)
 	abs, err := root.Resolve(file)
 	if err != nil || !nvim.HasSnapshotMemo(ctx) {
 		return
@@ -301,6 +333,7 @@ func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Po
 		parsed = make(chan parsedFile, 1)
 		h.got = sync.OnceValue(func() parsedFile { return <-parsed })
 	}
+	disk := h.disk
 	safego.Go("snapshotting the file a rename was asked in", func() {
 		snaps, err := c.Session.Snapshot(ctx, []string{abs}, nvim.SnapshotOptions{})
 		close(done)
@@ -309,9 +342,9 @@ func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Po
 		}
 		var pf parsedFile
 		if s := snaps; err == nil && len(s) == 1 && s[0].Err == nil && (s[0].Loaded || s[0].Exists) {
-			// The text renamedAt gives FormatKeeps.
-			pf.text = snapshotDoc(s[0]).Mapper().Text()
-			pf.keeps = lang.ForFile(file).FormatKeeps(pf.text)
+			// The text renamedAt gives FormatKeeps: parsed from the disk
+			// already when the buffer holds the disk's text.
+			pf = parsedAs(lang.ForFile(file), snapshotDoc(s[0]).Mapper().Text(), disk)
 		}
 		parsed <- pf
 	}, func(error) {
@@ -327,6 +360,17 @@ func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Po
 			}
 		}
 	})
+}
+
+// parsedAs is text parsed for l's FormatKeeps: the disk's parse (disk,
+// when not nil) when it was of that text, else parsed now.
+func parsedAs(l *lang.Language, text string, disk func() parsedFile) parsedFile {
+	if disk != nil {
+		if d := disk(); d.keeps != nil && d.text == text {
+			return d
+		}
+	}
+	return parsedFile{text: text, keeps: l.FormatKeeps(text)}
 }
 
 // formatKeeps is the FormatKeeps made ahead of path's text, when it was
