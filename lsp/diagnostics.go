@@ -100,28 +100,34 @@ func (c *Client) Diagnostics(ctx context.Context, doc *Document) (diags []Diagno
 	if len(ids) == 0 {
 		fresh.Why = fmt.Sprintf("no language server is attached to %s (filetype %q): nothing checked it", doc.Rel, doc.Buffer.Filetype)
 	} else {
-		bound := c.waitBound(ctx)
-		raw, err := c.Session.WaitDiagnostics(ctx, doc.Buffer.Bufnr, ids, int(bound/time.Millisecond))
+		// A file whose own text did not change may still be diagnosed
+		// against a dependency's old text: a server that reports its
+		// diagnosis runs (a gopls with verboseWorkDoneProgress) is done
+		// only when none is in progress after every pending change
+		// reached it, and a silent one (gopls on its defaults, whose full
+		// diagnosis comes after its diagnosticsDelay, and whose first
+		// publish for a file opened among other changes may come only
+		// then) is asked for the file's diagnostics, the answer handled
+		// as its publish for the current text (verify.lua's
+		// wait_settled). Then every server has published for the
+		// current text (a silent one: that answer).
+		st, err := c.waitSettled(ctx, 0, []int{doc.Buffer.Bufnr}, nil, ids, false)
 		if err != nil {
 			return nil, Freshness{}, err
 		}
-		fresh.Complete = string(raw) == "true"
-		if fresh.Complete {
-			// A file whose own text did not change may still be diagnosed
-			// against a dependency's old text: a server that reports its
-			// diagnosis runs (gopls) is done only when none is in
-			// progress after every pending change reached it.
-			st, err := c.waitSettled(ctx, 0, []int{doc.Buffer.Bufnr}, nil, ids, false)
+		if !st.Complete {
+			fresh.Why = st.why(c)
+		} else {
+			bound := c.waitBound(ctx)
+			raw, err := c.Session.WaitDiagnostics(ctx, doc.Buffer.Bufnr, ids, int(bound/time.Millisecond))
 			if err != nil {
 				return nil, Freshness{}, err
 			}
-			if !st.Complete {
-				fresh.Complete = false
-				fresh.Why = st.why(c)
+			fresh.Complete = string(raw) == "true"
+			if !fresh.Complete {
+				fresh.Why = fmt.Sprintf("%s had not published diagnostics for the current text within %s (still loading?)",
+					strings.Join(names, ", "), bound.Round(time.Millisecond))
 			}
-		} else {
-			fresh.Why = fmt.Sprintf("%s had not published diagnostics for the current text within %s (still loading?)",
-				strings.Join(names, ", "), bound.Round(time.Millisecond))
 		}
 	}
 	diags, err = c.collectDiagnostics(ctx, doc.Buffer.Bufnr)
