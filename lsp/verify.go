@@ -74,8 +74,9 @@ type bufferInfo struct {
 		Server          string `json:"server"`
 		ReportsProgress bool   `json:"reports_progress"`
 		// Silent: the server could report its diagnosis runs but does not
-		// (a user's gopls without verboseWorkDoneProgress): it publishes
-		// only diagnostics that changed, so no event says it is done.
+		// (gopls without verboseWorkDoneProgress: nvbridge's own, and a
+		// user's on its defaults): it publishes only diagnostics that
+		// changed, so no event says it is done.
 		Silent bool `json:"silent"`
 		// Sent: the versions of the client's buffers and nvbridge's
 		// writes (verify.lua's sent_state).
@@ -110,7 +111,8 @@ func (b bufferInfo) waitedOn() string {
 }
 
 // SilentWait bounds the wait for a server that gives no event for "done"
-// (silent): a user's gopls without verboseWorkDoneProgress publishes a
+// (silent) where its answers to pulls do not settle it (a pull failed):
+// gopls without verboseWorkDoneProgress publishes a
 // dependant again after its full pass (about 2.6 s after the change here,
 // behind its diagnosticsDelay), or, when nothing changed, maybe never.
 // After it, the delta is complete: false with the reason.
@@ -305,7 +307,7 @@ func (s settled) why(c *Client) string {
 		out = "the wait was cut short"
 	}
 	if gopls {
-		out += " (gopls reports the end of its diagnosis only with its setting verboseWorkDoneProgress = true; nvbridge's embedded Neovim sets it)"
+		out += " (gopls reports the end of its diagnosis only with its setting verboseWorkDoneProgress = true; without it, it is asked for each file's diagnostics instead)"
 	}
 	return out
 }

@@ -31,16 +31,19 @@ type EditsResult struct {
 	// The same edit previewed with check: true (the delta from the
 	// check's second Neovim, nothing applied).
 	CheckMs []float64 `json:"check_ms"`
-	// gopls straight (nvbridge's settings but diagnosticsDelay 0: its
-	// whole diagnosis of a change at once, the route by publishes), the
-	// same one-line change as a didChange: until the publish for that
+	// gopls straight, the route by publishes (verboseWorkDoneProgress
+	// and diagnosticsDelay 0: its whole diagnosis of a change at once, and
+	// the end of it reported, as nvbridge's gopls ran before it pulled),
+	// the same one-line change as a didChange: until the publish for that
 	// version, and until its diagnosis of the change ended ($/progress
 	// "diagnosing" end).
 	StraightPublishMs []float64 `json:"straight_publish_ms"`
 	StraightDoneMs    []float64 `json:"straight_done_ms"`
-	// gopls straight, the route by pulls (nvbridge's settings but gopls's
-	// default diagnosticsDelay, 1s, as a user's gopls has it: its whole
-	// diagnosis of the change starts after the answers): the same change
+	// gopls straight, the route by pulls (gopls's defaults, as nvbridge's
+	// gopls and a user's have them: its whole diagnosis of the change
+	// starts a diagnosticsDelay, 1s, after the answers; with
+	// verboseWorkDoneProgress, so that the harness waits for that pass to
+	// end before the next side's turn): the same change
 	// as a didChange, then textDocument/diagnostic for every file it can
 	// affect, sent at once (PullFiles: the edited file, its package's
 	// files and those of the packages importing it, test files aside, as
@@ -139,12 +142,12 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, embedded, atta
 		return nil, err
 	}
 	defer br.Close()
-	st, err := StartStraightWith(ctx, m.Root, map[string]any{"diagnosticsDelay": "0s"})
+	st, err := StartStraightWith(ctx, m.Root, map[string]any{"verboseWorkDoneProgress": true, "diagnosticsDelay": "0s"})
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	sp, err := StartStraightWith(ctx, m.Root, map[string]any{"diagnosticsDelay": "1s"})
+	sp, err := StartStraightWith(ctx, m.Root, map[string]any{"verboseWorkDoneProgress": true, "diagnosticsDelay": "1s"})
 	if err != nil {
 		return nil, err
 	}

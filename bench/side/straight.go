@@ -87,9 +87,10 @@ func StartStraight(ctx context.Context, root string) (*Straight, error) {
 	return StartStraightWith(ctx, root, nil)
 }
 
-// StartStraightWith is StartStraight with some of nvbridge's gopls
-// settings replaced (the edits' reference for gopls's whole diagnosis of a
-// change: diagnosticsDelay 0).
+// StartStraightWith is StartStraight with settings over nvbridge's gopls
+// settings (the edits' references: verboseWorkDoneProgress, so that the
+// end of gopls's whole diagnosis of a change is seen; diagnosticsDelay 0
+// for it at once).
 func StartStraightWith(ctx context.Context, root string, settings map[string]any) (*Straight, error) {
 	return startStraight(ctx, root, true, settings)
 }
