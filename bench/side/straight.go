@@ -95,9 +95,10 @@ func StartStraightWith(ctx context.Context, root string, settings map[string]any
 	return startStraight(ctx, root, true, settings)
 }
 
-// StartStraightPlain is StartStraight with none of nvbridge's settings:
-// gopls's defaults, as a user's Neovim that starts it with vim.lsp.start
-// and no settings has it (the attached apply's floor).
+// StartStraightPlain is StartStraight with no settings at all: gopls's
+// defaults, as a user's Neovim that starts it with vim.lsp.start and no
+// settings has it (the attached apply's floor; nvbridge's own gopls has
+// no settings either).
 func StartStraightPlain(ctx context.Context, root string) (*Straight, error) {
 	return startStraight(ctx, root, false, nil)
 }
