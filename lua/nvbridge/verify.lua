@@ -73,7 +73,7 @@ M.after_pull_ms = 200
 --- them (see the module comment), or after bound_ms with what is missing.
 ---@param chan integer
 ---@param id integer
----@param spec {mark: integer, touched: integer[], dependants: integer[], clients: integer[]}
+---@param spec {mark: integer, touched: integer[], dependants: integer[], clients: integer[], pull_files: string[]?}
 ---@param bound_ms integer
 function M.wait_settled(chan, id, spec, bound_ms)
   local finished = false
@@ -95,6 +95,9 @@ function M.wait_settled(chan, id, spec, bound_ms)
   -- answer handled as its publish, for the text the buffer still has) or
   -- 'failed' (then its publishes are waited for).
   local silent_pulls = {}
+  -- Silent servers, per client and file of spec.pull_files (not open):
+  -- 'asked', 'answered' (handled as its publish) or the error's message.
+  local silent_files = {}
   local check
 
   -- What is still missing: nil when settled, else {wait_ms?, pending}.
@@ -145,6 +148,13 @@ function M.wait_settled(chan, id, spec, bound_ms)
         if not reports or publishes then
           local syncing = synced[client_id] ~= nil
           local silent = silent_pulls[client_id] or {}
+          for path, state in pairs(silent_files[client_id] or {}) do
+            if state == 'asked' then
+              table.insert(pending, { client = client.name, file = path, why = 'the server has not answered for its diagnostics yet' })
+            elseif state ~= 'answered' then
+              table.insert(pending, { client = client.name, file = path, why = 'the server did not answer for its diagnostics: ' .. state })
+            end
+          end
           for _, bufnr in ipairs(spec.touched) do
             local sync = syncing and (synced[client_id] or {})[bufnr]
             if not attached(bufnr, client_id) or sync == 'clean' or silent[bufnr] == 'answered' then
@@ -201,7 +211,7 @@ function M.wait_settled(chan, id, spec, bound_ms)
     finished = true
     async.release({ timer, quiet }, autocmds)
     for _, p in ipairs(pending or {}) do
-      if p.bufnr then
+      if p.bufnr and not p.file then
         p.file = api.nvim_buf_get_name(p.bufnr)
       end
     end
@@ -328,6 +338,34 @@ function M.wait_settled(chan, id, spec, bound_ms)
             if not ok then
               asked[bufnr] = 'failed'
             end
+          end
+        end
+      end
+      -- Files of the change's scope that are not open (spec.pull_files:
+      -- the change touches files of other servers too, so the pulled
+      -- delta does not apply): asked too, each answer handled as its
+      -- publish (Neovim then holds the file's diagnostics of the current
+      -- texts, as after the server's own full diagnosis).
+      local files = {}
+      silent_files[client_id] = files
+      for _, path in ipairs(spec.pull_files or {}) do
+        local b = vim.fn.bufnr(path)
+        if not (b > 0 and asked[b]) and not files[path] then
+          files[path] = 'asked'
+          local uri = vim.uri_from_fname(path)
+          local ok = pcall(compat.request, client, 'textDocument/diagnostic', { textDocument = { uri = uri } },
+            function(err, result)
+              if not err and type(result) == 'table' and result.kind ~= 'unchanged' and type(result.items) == 'table' then
+                pcall(vim.lsp.diagnostic.on_publish_diagnostics, nil, { uri = uri, diagnostics = result.items },
+                  { client_id = client_id, method = 'textDocument/publishDiagnostics' })
+                files[path] = 'answered'
+              else
+                files[path] = tostring(err and (err.message or err.code) or 'no list of diagnostics')
+              end
+              vim.schedule(check)
+            end)
+          if not ok then
+            files[path] = 'the request could not be sent'
           end
         end
       end
