@@ -344,7 +344,12 @@ func (c *Client) waitSettled(ctx context.Context, mark int, touched []int, deps 
 // about files (absolute; not open), their answers handled as their
 // publishes (verify.lua's pull_files).
 func (c *Client) waitSettledPulling(ctx context.Context, mark int, touched []int, deps []dependant, clients []int, silent bool, files []string) (settled, error) {
-	bound := c.waitBound(ctx)
+	return c.waitSettledWithin(ctx, c.waitBound(ctx), mark, touched, deps, clients, silent, files)
+}
+
+// waitSettledWithin is waitSettledPulling bounded by bound (at most
+// VerifyWait; SilentWait with silent).
+func (c *Client) waitSettledWithin(ctx context.Context, bound time.Duration, mark int, touched []int, deps []dependant, clients []int, silent bool, files []string) (settled, error) {
 	if bound > VerifyWait {
 		bound = VerifyWait
 	}
