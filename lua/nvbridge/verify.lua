@@ -321,7 +321,7 @@ function M.wait_settled(chan, id, spec, bound_ms)
             asked[bufnr] = 'asked'
             local uri = vim.uri_from_bufnr(bufnr)
             local version = compat.lsp_version(bufnr)
-            local ok = pcall(compat.request, client, 'textDocument/diagnostic', { textDocument = { uri = uri } },
+            local ok, sent = pcall(compat.request, client, 'textDocument/diagnostic', { textDocument = { uri = uri } },
               function(err, result)
                 -- gopls leaves out kind ('full'): items are the full list.
                 local full = not err and type(result) == 'table' and result.kind ~= 'unchanged' and type(result.items) == 'table'
@@ -335,7 +335,7 @@ function M.wait_settled(chan, id, spec, bound_ms)
                 end
                 vim.schedule(check)
               end, bufnr)
-            if not ok then
+            if not ok or sent == false then
               asked[bufnr] = 'failed'
             end
           end
@@ -353,7 +353,7 @@ function M.wait_settled(chan, id, spec, bound_ms)
         if not (b > 0 and asked[b]) and not files[path] then
           files[path] = 'asked'
           local uri = vim.uri_from_fname(path)
-          local ok = pcall(compat.request, client, 'textDocument/diagnostic', { textDocument = { uri = uri } },
+          local ok, sent = pcall(compat.request, client, 'textDocument/diagnostic', { textDocument = { uri = uri } },
             function(err, result)
               if not err and type(result) == 'table' and result.kind ~= 'unchanged' and type(result.items) == 'table' then
                 pcall(vim.lsp.diagnostic.on_publish_diagnostics, nil, { uri = uri, diagnostics = result.items },
@@ -364,7 +364,7 @@ function M.wait_settled(chan, id, spec, bound_ms)
               end
               vim.schedule(check)
             end)
-          if not ok then
+          if not ok or sent == false then
             files[path] = 'the request could not be sent'
           end
         end
