@@ -173,7 +173,7 @@ func goTokens(src string) []Span {
 // file with errors further down still answers).
 func goImports(src string) []Import {
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "x.go", src, parser.ImportsOnly)
+	f, err := parser.ParseFile(fset, "x.go", src, parser.ImportsOnly|parser.SkipObjectResolution)
 	if f == nil && err != nil {
 		return nil
 	}

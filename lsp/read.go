@@ -57,6 +57,11 @@ type readRequest struct {
 	// the answer is awaited; not called when the read goes in steps
 	// (readSlow).
 	sent func(Point)
+	// located, when not nil, is called with the position once the disk's
+	// line located it, before the call to Neovim (for what needs neither
+	// Neovim nor the answer); not called when the read goes in steps from
+	// the start.
+	located func(Point)
 }
 
 // readAnswer is what a read found: the position asked (its doc nil when
@@ -123,6 +128,9 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 	if err != nil {
 		// The error is the buffer's to give: it may hold another text.
 		return c.readSlow(ctx, file, t, req)
+	}
+	if req.located != nil {
+		req.located(pt)
 	}
 	fileURI := uri.File(abs)
 	params, err := json.Marshal(req.params(protocol.TextDocumentPositionParams{

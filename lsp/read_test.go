@@ -271,3 +271,44 @@ func TestReadPassesUnchangedFiles(t *testing.T) {
 		t.Error("the read after the rewrite reconciled nothing")
 	}
 }
+
+// TestRenameAtThenLocated: a rename's Located runs before any exchange
+// with Neovim, with the position on the disk's line (emoji before it:
+// the byte, the character), and Sent after the requests went, with the
+// same position, the one the answer stands at.
+func TestRenameAtThenLocated(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	if err := os.WriteFile(filepath.Join(root, "orders", "emoji.go"), []byte(emojiSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	line := strings.Split(emojiSource, "\n")[4]
+	b := strings.LastIndex(line, "emojiTarget")
+	target := lsp.Target{Line: 5, Symbol: "emojiTarget"}
+	// Opened and analysed first: the rename is then one read.
+	if _, err := client.RenameAtThen(ctx, "orders/emoji.go", target, "emojiAim", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	var located, sent []lsp.Point
+	var tripsAtLocated int64
+	before := s.RoundTrips()
+	a, err := client.RenameAtThen(ctx, "orders/emoji.go", target, "emojiAim", false, &lsp.RenameThen{
+		Located: func(pt lsp.Point) { located, tripsAtLocated = append(located, pt), s.RoundTrips() },
+		Sent:    func(pt lsp.Point) { sent = append(sent, pt) },
+	})
+	if err != nil || a.RenameErr != nil {
+		t.Fatal(err, a.RenameErr)
+	}
+	want := lsp.Point{Line: 4, Byte: b, Char: utf8.RuneCountInString(line[:b]), Text: line}
+	if len(located) != 1 || located[0] != want || tripsAtLocated != before {
+		t.Fatalf("located %+v after %d round trips, want %+v before any", located, tripsAtLocated-before, want)
+	}
+	if len(sent) != 1 || sent[0] != want || a.Point != want {
+		t.Fatalf("sent %+v, answered at %+v; want %+v", sent, a.Point, want)
+	}
+	if !strings.Contains(string(a.Rename), `"newText":"emojiAim"`) {
+		t.Fatalf("rename answered %s", a.Rename)
+	}
+}

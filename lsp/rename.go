@@ -10,7 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// RenameAnswer is a rename asked at a position (RenameAt).
+// RenameAnswer is a rename asked at a position (RenameAtThen).
 type RenameAnswer struct {
 	Doc    *Document
 	Server Server
@@ -27,25 +27,37 @@ type RenameAnswer struct {
 	PrepareErr error
 }
 
-// RenameAt asks textDocument/rename at t in file to newName, and, with
+// RenameThen is what a rename's caller starts before its answers
+// (RenameAtThen), with the position asked; neither is called when the
+// open and the requests go in steps from the start (the disk's line did
+// not locate the target), and neither may block.
+type RenameThen struct {
+	// Located is called once the disk's line located the position, before
+	// the call to Neovim: for what needs neither Neovim nor the answers
+	// (the position may then be another, when the buffer's line is not the
+	// disk's).
+	Located func(Point)
+	// Sent is called once the requests are on their way, while their
+	// answers are awaited (a call to Neovim from Sent reaches it after the
+	// open): for what needs Neovim but not the answers.
+	Sent func(Point)
+}
+
+// RenameAtThen asks textDocument/rename at t in file to newName, and, with
 // prepare, textDocument/prepareRename at the same position when the server
 // offers it (without, the caller asks it when it needs its answer:
-// PrepareRename): with the open, the wait for the servers and the target's line in
-// one call to Neovim when the disk's line locates t (read), the two
-// requests sent together. Neither answer is read for the other: the
+// PrepareRename): with the open, the wait for the servers and the target's
+// line in one call to Neovim when the disk's line locates t (read), the
+// two requests sent together. Neither answer is read for the other: the
 // caller decides from prepareRename whether the rename's stands. An error
 // is one of the open or the position (nothing was asked); an error answer
 // of either request is in RenameErr or PrepareErr.
-func (c *Client) RenameAt(ctx context.Context, file string, t Target, newName string, prepare bool) (RenameAnswer, error) {
-	return c.RenameAtThen(ctx, file, t, newName, prepare, nil)
-}
-
-// RenameAtThen is RenameAt, calling sent (when not nil) with the position
-// once the requests are on their way, while their answers are awaited (a
-// call to Neovim from sent reaches it after the open): the caller starts
-// there what does not need the answers. sent must not block; it is not
-// called when the open and the requests go in steps.
-func (c *Client) RenameAtThen(ctx context.Context, file string, t Target, newName string, prepare bool, sent func(Point)) (RenameAnswer, error) {
+//
+// then says what the caller starts before the answers (nil: nothing).
+func (c *Client) RenameAtThen(ctx context.Context, file string, t Target, newName string, prepare bool, then *RenameThen) (RenameAnswer, error) {
+	if then == nil {
+		then = &RenameThen{}
+	}
 	var also, known []string
 	if prepare {
 		also = []string{protocol.MethodTextDocumentPrepareRename}
@@ -58,9 +70,10 @@ func (c *Client) RenameAtThen(ctx context.Context, file string, t Target, newNam
 		params: func(at protocol.TextDocumentPositionParams) any {
 			return protocol.RenameParams{TextDocumentPositionParams: at, NewName: newName}
 		},
-		also:  also,
-		known: known,
-		sent:  sent,
+		also:    also,
+		known:   known,
+		sent:    then.Sent,
+		located: then.Located,
 	})
 	if a.pos.doc == nil {
 		return RenameAnswer{}, err

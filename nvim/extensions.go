@@ -8,14 +8,14 @@ import (
 // extensions.lua: the changes MCP resources follow, the user's own tools,
 // the after_tool hooks and the agent events.
 var (
-	luaExtWatch           = fn2[int, bool]("nvbridge.extensions", "watch")
-	luaExtBuffers         = fn0("nvbridge.extensions", "buffers")
-	luaExtDiagnosticFiles = fn0("nvbridge.extensions", "diagnostic_files")
-	luaExtBufferText      = fn1[string]("nvbridge.extensions", "buffer_text")
-	luaExtUserTools       = fn0("nvbridge.extensions", "user_tools")
-	luaExtAfterTool       = fn3[string, string, string]("nvbridge.extensions", "after_tool")
-	luaExtEvent           = fn2[string, string]("nvbridge.extensions", "event")
-	luaExtRunTool         = async2[string, string]("nvbridge.extensions", "run_tool")
+	luaExtWatch      = fn2[int, bool]("nvbridge.extensions", "watch")
+	luaExtBuffers    = fn0("nvbridge.extensions", "buffers")
+	luaExtListed     = fn0("nvbridge.extensions", "listed")
+	luaExtBufferText = fn1[string]("nvbridge.extensions", "buffer_text")
+	luaExtUserTools  = fn0("nvbridge.extensions", "user_tools")
+	luaExtAfterTool  = fn3[string, string, string]("nvbridge.extensions", "after_tool")
+	luaExtEvent      = fn2[string, string]("nvbridge.extensions", "event")
+	luaExtRunTool    = async2[string, string]("nvbridge.extensions", "run_tool")
 )
 
 // LoadedFiles lists the loaded file buffers as JSON: [{file, modified,
@@ -26,10 +26,12 @@ func (s *Session) LoadedFiles(ctx context.Context) (string, error) {
 	return out, err
 }
 
-// DiagnosticFiles lists the files Neovim holds diagnostics for, as JSON.
-func (s *Session) DiagnosticFiles(ctx context.Context) (string, error) {
+// Listed is what the resource list names of Neovim, in one call, as
+// JSON {buffers: LoadedFiles', diagnostic_files: [the files Neovim holds
+// diagnostics for]}.
+func (s *Session) Listed(ctx context.Context) (string, error) {
 	var out string
-	err := luaExtDiagnosticFiles.call(ctx, s, &out)
+	err := luaExtListed.call(ctx, s, &out)
 	return out, err
 }
 

@@ -6,6 +6,8 @@ package refactor
 // language's lexer) under the file's stamp (device, inode, size, mtime,
 // ctime). A filter never answers no for an identifier the file names; a
 // false yes (about 1 in 100) only costs the read the scan did before.
+// A file found naming a renamed name keeps its identifiers, and its
+// imports once a rename's first scan (namingFiles) parsed them.
 // A file whose stamp is not settled (changed within a few seconds of
 // the read, when a further change could leave the same times) is not
 // kept: it is read every time until it is.
@@ -83,10 +85,23 @@ type identEntry struct {
 	// spans are the file's identifiers, kept once a scan found the name
 	// it looked for in the file (such a file is read again, not lexed).
 	spans packedSpans
-	used  uint64
+	// imports are the file's imports (its language's Imports.Parse), kept
+	// once namingFiles parsed them (importsKept).
+	imports     []lang.Import
+	importsKept bool
+	used        uint64
 }
 
-func (e *identEntry) size() int { return len(e.filter.bits)*8 + len(e.spans)*4 }
+func (e *identEntry) size() int {
+	n := len(e.filter.bits)*8 + len(e.spans)*4
+	for _, imp := range e.imports {
+		n += int(unsafe.Sizeof(imp)) + len(imp.Path) + len(imp.Alias)
+		for _, name := range imp.Names {
+			n += int(unsafe.Sizeof(name)) + len(name)
+		}
+	}
+	return n
+}
 
 // packedSpans are spans as start and end offsets in 32 bits each, in a
 // slice of their exact length: 8 bytes a span where the lexer's []Span,
@@ -135,6 +150,13 @@ var identIndex = struct {
 // when the file had the same settled stamp, the stamp the same after
 // this read too).
 func readNaming(l *lang.Language, abs, name string) (text string, spans []lang.Span, ok bool) {
+	text, spans, _, ok = readNamingEntry(l, abs, name)
+	return text, spans, ok
+}
+
+// readNamingEntry is readNaming, with the index's entry of the file when
+// it is the entry of the text read (nil otherwise).
+func readNamingEntry(l *lang.Language, abs, name string) (text string, spans []lang.Span, entry *identEntry, ok bool) {
 	key := identKey{abs: abs, lang: l}
 	now := time.Now()
 	stamp, stamped := workspace.StampPath(abs, true)
@@ -148,28 +170,36 @@ func readNaming(l *lang.Language, abs, name string) (text string, spans []lang.S
 			has, kept := e.filter.has(name), e.spans
 			identIndex.Unlock()
 			if !has {
-				return "", nil, false
+				return "", nil, nil, false
 			}
 			if text, ok = readText(abs); !ok {
-				return "", nil, false
+				return "", nil, nil, false
 			}
 			same := int64(len(text)) == stamp.Size && unchangedSince(abs, stamp)
 			if kept != nil && same {
-				return text, kept.unpack(), true
+				return text, kept.unpack(), e, true
 			}
 			spans = lang.Identifiers(l, text)
 			if same && len(spans) <= maxIdentSpans {
-				storeIdent(key, &identEntry{stamp: stamp, filter: e.filter, spans: packSpans(spans)})
+				identIndex.Lock()
+				imports, importsKept := e.imports, e.importsKept
+				identIndex.Unlock()
+				ne := &identEntry{stamp: stamp, filter: e.filter, spans: packSpans(spans), imports: imports, importsKept: importsKept}
+				storeIdent(key, ne)
+				return text, spans, ne, true
 			}
-			return text, spans, true
+			if same {
+				return text, spans, e, true
+			}
+			return text, spans, nil, true
 		}
 		identIndex.Unlock()
 	}
 	if text, ok = readText(abs); !ok {
-		return "", nil, false
+		return "", nil, nil, false
 	}
 	if !stamped || !stamp.Settled(now) || int64(len(text)) != stamp.Size {
-		return text, nil, true
+		return text, nil, nil, true
 	}
 	spans = lang.Identifiers(l, text)
 	e := &identEntry{stamp: stamp, filter: newIdentFilter(text, spans)}
@@ -178,8 +208,9 @@ func readNaming(l *lang.Language, abs, name string) (text string, spans []lang.S
 	}
 	if len(e.filter.bits)*8 <= maxIdentFilterBytes && unchangedSince(abs, stamp) {
 		storeIdent(key, e)
+		return text, spans, e, true
 	}
-	return text, spans, true
+	return text, spans, nil, true
 }
 
 // unchangedSince reports whether abs still has stamp (a file read
@@ -197,6 +228,32 @@ func readText(abs string) (string, bool) {
 		return "", false
 	}
 	return unsafe.String(unsafe.SliceData(data), len(data)), true
+}
+
+// importsOf is l's imports of text, the text of the file at abs whose
+// index entry is e (nil: none, they are parsed), parsed once per entry.
+func importsOf(l *lang.Language, abs string, e *identEntry, text string) []lang.Import {
+	if e != nil {
+		identIndex.Lock()
+		imports, kept := e.imports, e.importsKept
+		identIndex.Unlock()
+		if kept {
+			return imports
+		}
+	}
+	imports := l.Imports.Parse(text)
+	if e != nil {
+		identIndex.Lock()
+		if identIndex.m[identKey{abs: abs, lang: l}] == e && !e.importsKept {
+			identIndex.bytes -= e.size()
+			e.imports, e.importsKept = imports, true
+			identIndex.bytes += e.size()
+		} else {
+			e.imports, e.importsKept = imports, true // no longer indexed: not counted
+		}
+		identIndex.Unlock()
+	}
+	return imports
 }
 
 // storeIdent keeps e, dropping the least recently used entries past

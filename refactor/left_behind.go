@@ -441,7 +441,7 @@ func namingFiles(root workspace.Root, l *lang.Language, name string) naming {
 			continue
 		}
 		abs := filepath.Join(root.Dir(), filepath.FromSlash(f))
-		text, spans, ok := readNaming(l, abs, name)
+		text, spans, entry, ok := readNamingEntry(l, abs, name)
 		if !ok {
 			continue
 		}
@@ -452,7 +452,7 @@ func namingFiles(root workspace.Root, l *lang.Language, name string) naming {
 			continue
 		}
 		nf := namingFile{rel: f, abs: abs}
-		for _, imp := range l.Imports.Parse(text) {
+		for _, imp := range importsOf(l, abs, entry, text) {
 			nf.imports = append(nf.imports, l.Imports.Resolve(scope, abs, imp)...)
 		}
 		n.files = append(n.files, nf)

@@ -177,6 +177,72 @@ func TestLeftBehindFollowsChanges(t *testing.T) {
 	}
 }
 
+// namingFiles keeps a file's imports in its identifier entry: a second
+// scan of the file unchanged does not parse them again, and a file whose
+// imports changed is parsed again (its stamp moved).
+func TestNamingFilesKeepsImports(t *testing.T) {
+	defer workspace.SetRacyMargin(0)()
+	root := writeTree(t, map[string]string{
+		"go.mod":      "module example.com/m\n",
+		"auth/a.go":   "package auth\n\nfunc GetAuth() {}\n",
+		"use/use.go":  "package use\n\nimport \"example.com/m/auth\"\n\nvar x = auth.GetAuth\n",
+		"other/o.go":  "package other\n\nvar y = 1\n",
+		"plain/p.go":  "package plain\n\nfunc GetAuth() {}\n",
+		"plain/q.go":  "package plain\n\nimport \"fmt\"\n\nvar _ = fmt.Sprint\n",
+		"plain/go.md": "GetAuth\n",
+	})
+	dir := root.Dir()
+	files := func() string {
+		t.Helper()
+		n := namingFiles(root, lang.Go, "GetAuth")
+		var got []string
+		for _, f := range n.files {
+			var imps []string
+			for _, imp := range f.imports {
+				r, err := filepath.Rel(dir, imp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				imps = append(imps, filepath.ToSlash(r))
+			}
+			got = append(got, f.rel+" "+fmt.Sprint(imps))
+		}
+		return strings.Join(got, "; ")
+	}
+	want := "auth/a.go []; plain/p.go []; use/use.go [auth]"
+	if got := files(); got != want {
+		t.Fatalf("first scan: %s\nwant %s", got, want)
+	}
+	entry := func(rel string) *identEntry {
+		identIndex.Lock()
+		defer identIndex.Unlock()
+		return identIndex.m[identKey{abs: filepath.Join(dir, filepath.FromSlash(rel)), lang: lang.Go}]
+	}
+	e := entry("use/use.go")
+	if e == nil || !e.importsKept || len(e.imports) != 1 || e.imports[0].Path != "example.com/m/auth" {
+		t.Fatalf("use/use.go's entry after the scan: %+v", e)
+	}
+	// Kept, they are what the next scan reads: a mark put in them shows.
+	identIndex.Lock()
+	e.imports = []lang.Import{{Path: "example.com/m/other"}}
+	identIndex.Unlock()
+	if got, want := files(), "auth/a.go []; plain/p.go []; use/use.go [other]"; got != want {
+		t.Fatalf("second scan, nothing changed: %s\nwant %s", got, want)
+	}
+	// A file that no longer names the name has no imports parsed.
+	if e := entry("plain/q.go"); e == nil || e.importsKept {
+		t.Fatalf("plain/q.go's entry: %+v", e)
+	}
+	// The file changed: its imports are read again.
+	testenv.FileClockTick(t, dir)
+	if err := os.WriteFile(filepath.Join(dir, "use", "use.go"), []byte("package use\n\nimport a \"example.com/m/plain\"\n\nvar x = a.GetAuth\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := files(), "auth/a.go []; plain/p.go []; use/use.go [plain]"; got != want {
+		t.Fatalf("after use.go changed: %s\nwant %s", got, want)
+	}
+}
+
 // Concurrent scans (run with -race) find what one scan finds.
 func TestLeftBehindConcurrent(t *testing.T) {
 	defer workspace.SetRacyMargin(0)()

@@ -130,7 +130,7 @@ func TestRenameAsPrepared(t *testing.T) {
 			t.Fatalf("%s:%d %s: %v", tc.file, tc.target.Line, tc.target.Symbol, err)
 		}
 		// The same rename with prepareRename asked beside it.
-		a, err := client.RenameAt(ctx, tc.file, tc.target, tc.to, true)
+		a, err := client.RenameAtThen(ctx, tc.file, tc.target, tc.to, true, nil)
 		if err != nil || !a.Prepared || a.PrepareErr != nil {
 			t.Fatalf("%s:%d: prepareRename: asked %v, %v, %v", tc.file, tc.target.Line, a.Prepared, err, a.PrepareErr)
 		}

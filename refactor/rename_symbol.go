@@ -110,8 +110,10 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 		// prepareRename beside the rename, unless the server renames as
 		// it would have it: then asked after the rename, when needed.
 		var early ahead
-		r, err := c.RenameAtThen(ctx, req.File, req.Target, req.NewName, !l.RenamesAsPrepared(),
-			func(pt lsp.Point) { early.start(ctx, c, req.File, pt) })
+		r, err := c.RenameAtThen(ctx, req.File, req.Target, req.NewName, !l.RenamesAsPrepared(), &lsp.RenameThen{
+			Located: func(pt lsp.Point) { early.locate(ctx, c.Session.Root(), req.File, pt) },
+			Sent:    func(pt lsp.Point) { early.start(ctx, c, req.File, pt) },
+		})
 		if err != nil {
 			return RenamePlan{}, err
 		}
@@ -223,20 +225,45 @@ type renameAsked struct {
 	prepareLater func() (json.RawMessage, error)
 	// rename is the rename's answer (called again, the same answer).
 	rename func() (json.RawMessage, error)
+	// decoded is the rename's answer decoded once (decodeWorkspaceEdit),
+	// for whoever reads its steps first.
+	decoded *decodedEdit
 	// ahead is what was started while the server computed the rename.
 	ahead ahead
 }
 
-// ahead is what a rename starts once its request is on its way, while
-// the server computes it (lsp.Client.RenameAtThen): the snapshot of the
-// file it was asked in, which the changeset of its edit reads (kept in
-// the call's snapshot memo: taken after the open, like the one it
-// saves; the apply compares the file with it as with any), and the files
-// naming the name at the position (namingFiles).
+// decodedEdit is a WorkspaceEdit decoded once: nameRenamedAt reads its
+// steps, then the changeset and the files it edits.
+type decodedEdit struct {
+	once sync.Once
+	ops  []wsOp
+	err  error
+}
+
+// of is raw's steps (raw is the same answer on every call), or the error
+// decoding it gave.
+func (d *decodedEdit) of(raw json.RawMessage) ([]wsOp, error) {
+	d.once.Do(func() { d.ops, d.err = decodeWorkspaceEdit(raw) })
+	return d.ops, d.err
+}
+
+// ahead is what a rename starts before the server's answer
+// (lsp.Client.RenameAtThen): once the position is located, the files
+// naming the name there (namingFiles) and, within a call that keeps its
+// snapshots, the file's text on disk parsed for its language's
+// FormatKeeps; once its request is on its way, while the server computes
+// it, the snapshot of the file it was asked in, which the changeset of
+// its edit reads (kept in the call's snapshot memo: taken after the
+// open, like the one it saves; the apply compares the file with it as
+// with any), its text parsed for FormatKeeps unless the disk's was that
+// text.
 type ahead struct {
 	snapshotted chan struct{}
 	name        string
 	names       chan naming
+	// disk, when started, waits for the file's text on disk parsed for
+	// FormatKeeps (its keeps nil when it was not read).
+	disk func() parsedFile
 	// rel is the file's workspace-relative path; got, when its language
 	// has a FormatKeeps, waits for its text parsed for it once
 	// snapshotted.
@@ -251,15 +278,50 @@ type parsedFile struct {
 	keeps func(at []int) bool
 }
 
-// start starts them for a rename asked in file (workspace-relative) at
-// pt, in ctx (a snapshot only when ctx keeps snapshots for the plan).
+// locate starts the files naming the name at pt, for a rename asked in
+// file (workspace-relative), in ctx, as soon as the disk's line located
+// it, and (within a call that keeps its snapshots) the file's text on
+// disk parsed for its language's FormatKeeps: both read no more than the
+// disk, and either may take longer than the server to rename (the
+// snapshot the parse would otherwise wait for comes after the open).
+func (h *ahead) locate(ctx context.Context, root workspace.Root, file string, pt lsp.Point) {
+	l := lang.ForFile(file)
+	if l == nil {
+		return
+	}
+	if name := identAround(pt.Text, pt.Byte); name != "" && name != h.name {
+		h.name, h.names = name, namingFilesAsync(root, l, name)
+	}
+	if h.disk != nil || l.FormatKeeps == nil || !nvim.HasSnapshotMemo(ctx) {
+		return
+	}
+	abs, err := root.Resolve(file)
+	if err != nil {
+		return
+	}
+	parsed := make(chan parsedFile, 1)
+	h.disk = sync.OnceValue(func() parsedFile { return <-parsed })
+	safego.Go("parsing the file a rename was asked in", func() {
+		var pf parsedFile
+		if text, ok := readText(abs); ok {
+			pf.text, pf.keeps = text, l.FormatKeeps(text)
+		}
+		parsed <- pf
+	}, func(error) {
+		select {
+		case parsed <- parsedFile{}:
+		default:
+		}
+	})
+}
+
+// start starts the rest for a rename asked in file at pt, in ctx (a
+// snapshot only when ctx keeps snapshots for the plan), once its requests
+// are on their way (and the files naming the name, when locate did not
+// start them for it).
 func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Point) {
 	root := c.Session.Root()
-	if l := lang.ForFile(file); l != nil {
-		if name := identAround(pt.Text, pt.Byte); name != "" {
-			h.name, h.names = name, namingFilesAsync(root, l, name)
-		}
-	}
+	h.locate(ctx, root, file, pt)
 	abs, err := root.Resolve(file)
 	if err != nil || !nvim.HasSnapshotMemo(ctx) {
 		return
@@ -271,6 +333,7 @@ func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Po
 		parsed = make(chan parsedFile, 1)
 		h.got = sync.OnceValue(func() parsedFile { return <-parsed })
 	}
+	disk := h.disk
 	safego.Go("snapshotting the file a rename was asked in", func() {
 		snaps, err := c.Session.Snapshot(ctx, []string{abs}, nvim.SnapshotOptions{})
 		close(done)
@@ -279,9 +342,9 @@ func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Po
 		}
 		var pf parsedFile
 		if s := snaps; err == nil && len(s) == 1 && s[0].Err == nil && (s[0].Loaded || s[0].Exists) {
-			// The text renamedAt gives FormatKeeps.
-			pf.text = snapshotDoc(s[0]).Mapper().Text()
-			pf.keeps = lang.ForFile(file).FormatKeeps(pf.text)
+			// The text renamedAt gives FormatKeeps: parsed from the disk
+			// already when the buffer holds the disk's text.
+			pf = parsedAs(lang.ForFile(file), snapshotDoc(s[0]).Mapper().Text(), disk)
 		}
 		parsed <- pf
 	}, func(error) {
@@ -297,6 +360,17 @@ func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Po
 			}
 		}
 	})
+}
+
+// parsedAs is text parsed for l's FormatKeeps: the disk's parse (disk,
+// when not nil) when it was of that text, else parsed now.
+func parsedAs(l *lang.Language, text string, disk func() parsedFile) parsedFile {
+	if disk != nil {
+		if d := disk(); d.keeps != nil && d.text == text {
+			return d
+		}
+	}
+	return parsedFile{text: text, keeps: l.FormatKeeps(text)}
 }
 
 // formatKeeps is the FormatKeeps made ahead of path's text, when it was
@@ -340,6 +414,9 @@ func namingFilesAsync(root workspace.Root, l *lang.Language, name string) chan n
 // planRename computes the plan from a's answers.
 func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameAsked) (RenamePlan, error) {
 	doc, server, pt := a.doc, a.server, a.pt
+	if a.decoded == nil {
+		a.decoded = &decodedEdit{}
+	}
 	where := fmt.Sprintf("%s:%d:%d", doc.Rel, pt.Line+1, pt.Char)
 	plan := RenamePlan{Server: server.Name, NewName: req.NewName, OldName: identAround(pt.Text, pt.Byte)}
 	plan.At = lsp.Location{File: doc.Rel, Line: pt.Line + 1, Column: pt.Char, EndLine: pt.Line + 1, EndColumn: pt.Char, Context: strings.TrimSpace(pt.Text)}
@@ -413,7 +490,8 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 	// texts the edit changes.
 	l := doc.Language()
 	root := c.Session.Root()
-	edited := editedPaths(root, raw)
+	ops, decodeErr := a.decoded.of(raw)
+	edited := editedPaths(root, ops, decodeErr)
 	var names chan naming
 	if l != nil && plan.OldName != "" {
 		if names = a.ahead.naming(plan.OldName); names == nil {
@@ -421,7 +499,7 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 		}
 	}
 	a.ahead.wait()
-	cs, err := workspaceChangeset(ctx, c, server.OffsetEncoding, raw)
+	cs, err := workspaceChangesetOf(ctx, c, server.OffsetEncoding, raw, ops, decodeErr)
 	if err != nil {
 		return RenamePlan{}, err
 	}
@@ -507,7 +585,7 @@ func nameRenamedAt(ctx context.Context, c *lsp.Client, a renameAsked, newName st
 	if err != nil || lsp.IsNullJSON(raw) {
 		return lsp.Location{}, "", false
 	}
-	ops, err := decodeWorkspaceEdit(raw)
+	ops, err := a.decoded.of(raw)
 	if err != nil {
 		return lsp.Location{}, "", false
 	}

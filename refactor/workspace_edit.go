@@ -71,6 +71,11 @@ func Changeset(ctx context.Context, c *lsp.Client, enc preview.Encoding, workspa
 	if err != nil {
 		return preview.Changeset{}, err
 	}
+	return changesetOf(ctx, c, enc, ops)
+}
+
+// changesetOf is Changeset of a WorkspaceEdit decoded (decodeWorkspaceEdit).
+func changesetOf(ctx context.Context, c *lsp.Client, enc preview.Encoding, ops []wsOp) (preview.Changeset, error) {
 	if len(ops) == 0 {
 		return preview.Changeset{}, nil
 	}
@@ -135,6 +140,9 @@ type wsOp struct {
 	version *int64
 	edits   []wireTextEdit
 	opts    struct{ overwrite, ignoreIfExists, recursive, ignoreIfNotExists bool }
+	// named are the URIs the step's entry names, whatever its kind
+	// (editOutsideWorkspace's).
+	named []protocol.DocumentURI
 }
 
 func (o wsOp) uris() []protocol.DocumentURI {
@@ -165,6 +173,10 @@ func decodeWorkspaceEdit(raw json.RawMessage) ([]wsOp, error) {
 				return nil, bad("documentChanges[%d]: %v", i, err)
 			}
 			op := wsOp{kind: dc.Kind, uri: dc.URI, newURI: dc.NewURI}
+			if dc.TextDocument != nil {
+				op.named = append(op.named, dc.TextDocument.URI)
+			}
+			op.named = append(op.named, dc.URI, dc.OldURI, dc.NewURI)
 			op.opts.overwrite, op.opts.ignoreIfExists = dc.Options.Overwrite, dc.Options.IgnoreIfExists
 			op.opts.recursive, op.opts.ignoreIfNotExists = dc.Options.Recursive, dc.Options.IgnoreIfNotExists
 			switch dc.Kind {
@@ -192,7 +204,7 @@ func decodeWorkspaceEdit(raw json.RawMessage) ([]wsOp, error) {
 	}
 	sort.Slice(uris, func(i, j int) bool { return uris[i] < uris[j] })
 	for _, u := range uris {
-		ops = append(ops, wsOp{kind: "edit", uri: u, edits: we.Changes[u]})
+		ops = append(ops, wsOp{kind: "edit", uri: u, edits: we.Changes[u], named: []protocol.DocumentURI{u}})
 	}
 	return ops, nil
 }
@@ -395,13 +407,31 @@ func convertEdits(doc preview.Document, edits []wireTextEdit, enc preview.Encodi
 // workspaceChangeset converts a server's WorkspaceEdit into a changeset,
 // after refusing edits to files outside the workspace.
 func workspaceChangeset(ctx context.Context, c *lsp.Client, enc preview.Encoding, raw json.RawMessage) (preview.Changeset, error) {
-	if outside := editOutsideWorkspace(c, raw); len(outside) > 0 {
+	ops, err := decodeWorkspaceEdit(raw)
+	return workspaceChangesetOf(ctx, c, enc, raw, ops, err)
+}
+
+// workspaceChangesetOf is workspaceChangeset of raw decoded already: its
+// steps ops, or the error decoding it gave (decodeErr).
+func workspaceChangesetOf(ctx context.Context, c *lsp.Client, enc preview.Encoding, raw json.RawMessage, ops []wsOp, decodeErr error) (preview.Changeset, error) {
+	var outside []string
+	if decodeErr != nil {
+		// The files it names, as far as they are told, before what is
+		// malformed.
+		outside = editOutsideWorkspace(c, raw)
+	} else {
+		outside = opsOutsideWorkspace(c, ops)
+	}
+	if len(outside) > 0 {
 		return preview.Changeset{}, apierr.Errorf(apierr.PreconditionFailed,
 			"nvbridge edits only files inside the workspace; the symbol is probably defined outside it (standard library or a dependency)",
 			"the server's edit touches %d file(s) outside the workspace, e.g. %s", len(outside), outside[0]).
 			WithDetails(map[string]any{"outside_files": outside})
 	}
-	cs, err := Changeset(ctx, c, enc, raw)
+	if decodeErr != nil {
+		return preview.Changeset{}, decodeErr
+	}
+	cs, err := changesetOf(ctx, c, enc, ops)
 	if err != nil {
 		return preview.Changeset{}, err
 	}
@@ -444,6 +474,23 @@ func editOutsideWorkspace(c *lsp.Client, raw json.RawMessage) []string {
 		}
 		uris = append(uris, dc.URI, dc.OldURI, dc.NewURI)
 	}
+	return outsideWorkspace(c, uris)
+}
+
+// opsOutsideWorkspace is editOutsideWorkspace of a WorkspaceEdit decoded.
+func opsOutsideWorkspace(c *lsp.Client, ops []wsOp) []string {
+	var uris []string
+	for _, op := range ops {
+		for _, u := range op.named {
+			uris = append(uris, string(u))
+		}
+	}
+	return outsideWorkspace(c, uris)
+}
+
+// outsideWorkspace lists the files of uris outside the workspace root
+// (sorted, once each; a URI that is not a file by itself).
+func outsideWorkspace(c *lsp.Client, uris []string) []string {
 	root := c.Session.Root()
 	seen := map[string]bool{}
 	var out []string
@@ -486,11 +533,10 @@ func mergeChangesets(a, b preview.Changeset) preview.Changeset {
 }
 
 // editedPaths lists the workspace-relative paths a WorkspaceEdit names
-// (sorted; nil when it does not decode): the files its changeset will
-// change, before their texts are read.
-func editedPaths(root workspace.Root, raw json.RawMessage) []string {
-	ops, err := decodeWorkspaceEdit(raw)
-	if err != nil {
+// (sorted; nil when it did not decode: decodeErr), from its steps ops: the
+// files its changeset will change, before their texts are read.
+func editedPaths(root workspace.Root, ops []wsOp, decodeErr error) []string {
+	if decodeErr != nil {
 		return nil
 	}
 	var out []string

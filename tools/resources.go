@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/lsp"
 )
 
@@ -95,6 +97,11 @@ func asResourceError(err error) error {
 // resourceSet serves the resources of one MCP server.
 type resourceSet struct {
 	env *Env
+
+	mu sync.Mutex
+	// shown: whether each pending changeset is listed, by id
+	// (changesetsShown).
+	shown map[string]bool
 }
 
 func (r *resourceSet) attached() bool {
@@ -168,16 +175,21 @@ func (r *resourceSet) buffers(ctx context.Context) ([]listedBuffer, error) {
 	return out, nil
 }
 
-func (r *resourceSet) diagnosticFiles(ctx context.Context) ([]string, error) {
-	raw, err := r.env.Session.DiagnosticFiles(ctx)
+// neovimListed is what the list names of Neovim: the loaded buffers and
+// the files it holds diagnostics for (one call).
+func (r *resourceSet) neovimListed(ctx context.Context) ([]listedBuffer, []string, error) {
+	raw, err := r.env.Session.Listed(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []string
+	var out struct {
+		Buffers         []listedBuffer `json:"buffers"`
+		DiagnosticFiles []string       `json:"diagnostic_files"`
+	}
 	if err := json.Unmarshal([]byte(raw), &out); err != nil {
-		return nil, apierr.Errorf(apierr.OperationFailed, "report this", "read the diagnostics' files: %v", err)
+		return nil, nil, apierr.Errorf(apierr.OperationFailed, "report this", "read the buffers and the diagnostics' files: %v", err)
 	}
-	return out, nil
+	return out.Buffers, out.DiagnosticFiles, nil
 }
 
 // dynamic lists the resources of the moment: loaded buffers (and their
@@ -185,9 +197,18 @@ func (r *resourceSet) diagnosticFiles(ctx context.Context) ([]string, error) {
 // sessions. Sensitive files are left out, and a changeset touching one.
 func (r *resourceSet) dynamic(ctx context.Context) ([]mcp.Resource, error) {
 	var out []mcp.Resource
-	bufs, err := r.buffers(ctx)
+	err := r.eachDynamic(ctx, func(_ string, res func() mcp.Resource) { out = append(out, res()) })
+	return out, err
+}
+
+// eachDynamic calls each with the URI of every resource dynamic lists,
+// in its order, and how to make the resource (made only when asked:
+// list_changed compares the URIs alone, after every call that changes
+// something).
+func (r *resourceSet) eachDynamic(ctx context.Context, each func(uri string, res func() mcp.Resource)) error {
+	bufs, files, err := r.neovimListed(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sort.Slice(bufs, func(i, j int) bool { return bufs[i].File < bufs[j].File })
 	n := 0
@@ -197,42 +218,75 @@ func (r *resourceSet) dynamic(ctx context.Context) ([]mcp.Resource, error) {
 			continue
 		}
 		n++
-		out = append(out, mcp.NewResource(fileURI(prefixBuffer, rel), "buffer "+rel,
-			mcp.WithResourceDescription("the text of "+rel+" as Neovim holds it"), mcp.WithMIMEType(mimeText)))
+		uri := fileURI(prefixBuffer, rel)
+		each(uri, func() mcp.Resource {
+			return mcp.NewResource(uri, "buffer "+rel,
+				mcp.WithResourceDescription("the text of "+rel+" as Neovim holds it"), mcp.WithMIMEType(mimeText))
+		})
 		if b.Modified {
-			out = append(out, mcp.NewResource(fileURI(prefixUnsavedDiff, rel), "unsaved diff "+rel,
-				mcp.WithResourceDescription("the unsaved changes of "+rel), mcp.WithMIMEType(mimeDiff)))
+			uri := fileURI(prefixUnsavedDiff, rel)
+			each(uri, func() mcp.Resource {
+				return mcp.NewResource(uri, "unsaved diff "+rel,
+					mcp.WithResourceDescription("the unsaved changes of "+rel), mcp.WithMIMEType(mimeDiff))
+			})
 		}
-	}
-	files, err := r.diagnosticFiles(ctx)
-	if err != nil {
-		return nil, err
 	}
 	sort.Strings(files)
 	for _, f := range files {
 		if rel, ok := r.allowed(f); ok {
-			out = append(out, mcp.NewResource(fileURI(prefixDiagnostics, rel), "diagnostics "+rel,
-				mcp.WithResourceDescription("the diagnostics of "+rel), mcp.WithMIMEType(mimeJSON)))
+			uri := fileURI(prefixDiagnostics, rel)
+			each(uri, func() mcp.Resource {
+				return mcp.NewResource(uri, "diagnostics "+rel,
+					mcp.WithResourceDescription("the diagnostics of "+rel), mcp.WithMIMEType(mimeJSON))
+			})
 		}
 	}
 	if r.env.Edit != nil {
-		for _, cs := range r.env.Edit.Pending() {
-			if !r.allAllowed(cs.Files) {
+		pending := r.env.Edit.Pending()
+		shown := r.changesetsShown(pending)
+		for i, cs := range pending {
+			if !shown[i] {
 				continue
 			}
-			out = append(out, mcp.NewResource(prefixChangeset+cs.ID, "changeset "+cs.ID,
-				mcp.WithResourceDescription(fmt.Sprintf("pending changeset: %d edit(s) in %d file(s), expires %s", cs.Edits, len(cs.Files), cs.ExpiresAt.UTC().Format("15:04:05Z"))),
-				mcp.WithMIMEType(mimeDiff)))
+			each(prefixChangeset+cs.ID, func() mcp.Resource {
+				return mcp.NewResource(prefixChangeset+cs.ID, "changeset "+cs.ID,
+					mcp.WithResourceDescription(fmt.Sprintf("pending changeset: %d edit(s) in %d file(s), expires %s", cs.Edits, len(cs.Files), cs.ExpiresAt.UTC().Format("15:04:05Z"))),
+					mcp.WithMIMEType(mimeDiff))
+			})
 		}
 	}
 	if r.env.DAP != nil {
 		for _, id := range r.env.DAP.IDs() {
-			out = append(out,
-				mcp.NewResource(prefixDebug+id, "debug session "+id, mcp.WithResourceDescription("the state of debug session "+id), mcp.WithMIMEType(mimeJSON)),
-				mcp.NewResource(prefixDebugOutput+id, "debug output "+id, mcp.WithResourceDescription("the program output of debug session "+id), mcp.WithMIMEType(mimeJSON)))
+			each(prefixDebug+id, func() mcp.Resource {
+				return mcp.NewResource(prefixDebug+id, "debug session "+id, mcp.WithResourceDescription("the state of debug session "+id), mcp.WithMIMEType(mimeJSON))
+			})
+			each(prefixDebugOutput+id, func() mcp.Resource {
+				return mcp.NewResource(prefixDebugOutput+id, "debug output "+id, mcp.WithResourceDescription("the program output of debug session "+id), mcp.WithMIMEType(mimeJSON))
+			})
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// changesetsShown tells, for each of pending, whether it is listed: none
+// of its files is sensitive (allAllowed). A changeset's files and the
+// root's policy never change, so the verdict is kept by id while the
+// changeset is pending (a session keeps up to 64, and every call that
+// changes something compares the list).
+func (r *resourceSet) changesetsShown(pending []edit.PendingChangeset) []bool {
+	out := make([]bool, len(pending))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kept := make(map[string]bool, len(pending))
+	for i, cs := range pending {
+		ok, known := r.shown[cs.ID]
+		if !known {
+			ok = r.allAllowed(cs.Files)
+		}
+		out[i], kept[cs.ID] = ok, ok
+	}
+	r.shown = kept
+	return out
 }
 
 func (r *resourceSet) allAllowed(files []string) bool {
@@ -261,13 +315,9 @@ func (r *resourceSet) listHook(ctx context.Context, _ any, _ *mcp.ListResourcesR
 // uris is the set of URIs resources/list shows now (list_changed compares
 // it).
 func (r *resourceSet) uris(ctx context.Context) (map[string]bool, error) {
-	more, err := r.dynamic(ctx)
-	if err != nil {
-		return nil, err
-	}
 	set := map[string]bool{}
-	for _, res := range more {
-		set[res.URI] = true
+	if err := r.eachDynamic(ctx, func(uri string, _ func() mcp.Resource) { set[uri] = true }); err != nil {
+		return nil, err
 	}
 	return set, nil
 }

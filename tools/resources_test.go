@@ -288,6 +288,9 @@ func TestResourcesOverMCP(t *testing.T) {
 	if !strings.Contains(diags, `"severity": "error"`) || !strings.Contains(diags, "main.go") {
 		t.Errorf("main.go's diagnostics after the broken line:\n%s", diags)
 	}
+	if uris := listURIs(t, c); !slices.Contains(uris, "nvbridge://diagnostics/main.go") || !slices.Contains(uris, "nvbridge://buffer/main.go") {
+		t.Errorf("main.go's buffer and diagnostics are not both listed: %v", uris)
+	}
 
 	// A pending changeset is listed (list_changed says so) and reads as its diff.
 	from = log.mark()

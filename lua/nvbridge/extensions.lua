@@ -324,6 +324,13 @@ function M.diagnostic_files()
   return vim.json.encode(out)
 end
 
+--- What the resource list names of Neovim, in one call: {buffers,
+--- diagnostic_files} (M.buffers' and M.diagnostic_files' answers), as JSON.
+---@return string
+function M.listed()
+  return '{"buffers":' .. M.buffers() .. ',"diagnostic_files":' .. M.diagnostic_files() .. '}'
+end
+
 --- A loaded buffer's text as Neovim holds it (unsaved edits included), as
 --- JSON: {loaded, text, modified, changedtick, line_count, filetype}.
 --- loaded is false when no buffer holds path.
