@@ -25,14 +25,14 @@ import (
 // stdioServer is the MCP transport on stdio: one JSON-RPC message a line
 // in, one a line out, each request dispatched by mcp-go's MCPServer
 // (HandleMessage). It does what mcp-go v1.2.1's StdioServer does, with the
-// same concurrency (tool calls on a pool of stdioWorkers behind a queue of
-// stdioQueue, other requests on their own goroutine, notifications in
-// order on the read loop), the same answers to a line that is not JSON or
-// whose handler panics, and the same session (id "stdio": client info,
-// logging level, and the sampling, elicitation and roots requests the
-// server sends the client, matched with their responses), and adds
-// nvbridge's own: the bound on a line (limits.go) and the dropped answer to
-// a cancelled request (cancelled.go).
+// same concurrency (at most stdioWorkers tool calls at once and
+// stdioQueue more waiting, other requests each at once, notifications in
+// order as they are read), the same answers to a line
+// that is not JSON or whose handler panics, and the same session (id
+// "stdio": client info, logging level, and the sampling, elicitation and
+// roots requests the server sends the client, matched with their
+// responses), and adds nvbridge's own: the bound on a line (limits.go) and
+// the dropped answer to a cancelled request (cancelled.go).
 //
 // What it does not do is read each line over and over: mcp-go's server
 // decoded a request line about seven times before its dispatch decoded it
@@ -44,6 +44,19 @@ import (
 // 1,000 edits is 60 KB) reaches the dispatch with its arguments cut out,
 // handed to the tool beside the message (tools.WithCallArguments) instead
 // of being decoded by every pass over the message.
+//
+// Nor does it hand a line from goroutine to goroutine: mcp-go's server read
+// a line on one goroutine, routed it on a second and ran a tool call on a
+// third (a worker of its pool), and each hand-off is a wake-up (a futex,
+// and on a busy machine a wait for a core) on the way of every call. Here
+// the goroutine that reads a line serves it, and a request (a tool call
+// with a slot in the pool, a ping, ...) runs on the goroutine that read
+// it: before running it, that goroutine passes the reading on to a new one
+// (reader), so the next line (a cancellation, another call) is read while
+// the request runs, as before, and the request's own way from stdin to
+// stdout crosses no goroutine. (A request handed to a new goroutine by one
+// that then blocks reading stdin waits besides for a core to take it: the
+// reading goroutine holds its own while blocked in the read.)
 type stdioServer struct {
 	srv     *server.MCPServer
 	logger  *log.Logger
@@ -52,14 +65,26 @@ type stdioServer struct {
 	out     *lockedWriter
 	session *stdioSession
 
-	calls    chan stdioCall
+	// pool is the tool calls running (at most stdioWorkers) and those
+	// waiting for a slot (at most stdioQueue).
+	pool struct {
+		sync.Mutex
+		running int
+		queue   []stdioCall
+	}
+	// workers counts the goroutines running tool calls; requests the
+	// other requests' goroutines.
 	workers  sync.WaitGroup
 	requests sync.WaitGroup
+	// serving is held while a line is served; stopped (under it) says the
+	// session has ended: a reader that wakes with a line then drops it.
+	serving sync.Mutex
+	stopped bool
 }
 
 // The tool-call pool, as mcp-go's stdio server has it: at most
 // stdioWorkers calls at once, stdioQueue more waiting; past that a call is
-// served on the read loop.
+// served before the next line is read.
 const (
 	stdioWorkers = 5
 	stdioQueue   = 100
@@ -99,72 +124,89 @@ func (s *stdioServer) Listen(ctx context.Context, stdin io.Reader) error {
 	ctx, cancelRequests := context.WithCancel(ctx)
 	defer cancelRequests()
 
-	s.calls = make(chan stdioCall, stdioQueue)
-	for range stdioWorkers {
-		s.workers.Add(1)
-		safego.Go("a stdio tool-call worker", func() { s.callWorker(ctx) }, nil)
-	}
 	safego.Go("the stdio notifications", func() { s.notify(ctx) }, nil)
 
 	err := s.readLoop(ctx, stdin)
 
+	// No line is served from here on (a reader blocked on stdin drops
+	// what it reads), so no call joins those waited for.
+	s.serving.Lock()
+	s.stopped = true
+	s.serving.Unlock()
 	cancelRequests()
-	close(s.calls)
 	s.workers.Wait()
 	s.requests.Wait()
 	return err
 }
 
-// readLoop reads lines on a goroutine of its own (a read blocked on stdin
-// does not hold up the end of ctx) and serves each in turn.
+// readEnd is how the reading ended: a read error (io.EOF: the input
+// ended) or a line's serving failed.
+type readEnd struct {
+	err  error
+	read bool
+}
+
+// readLoop has the lines read and served (reader, on goroutines of their
+// own: a read blocked on stdin does not hold up the end of ctx) until the
+// input ends, a line's serving fails, or ctx ends.
 func (s *stdioServer) readLoop(ctx context.Context, stdin io.Reader) error {
-	type read struct {
-		line []byte
-		err  error
-	}
-	lines := make(chan read)
-	stop := make(chan struct{})
-	defer close(stop)
-	safego.Go("the stdio reader", func() {
-		r := &lineReader{r: bufio.NewReaderSize(stdin, 64<<10), max: s.max, tooLong: func(prefix []byte) {
-			_, _ = s.out.Write(append(tooLargeMessage(int64(s.max), prefix), '\n'))
-		}}
-		for {
-			line, err := r.next()
-			select {
-			case lines <- read{line, err}:
-			case <-stop:
-				return
-			}
-			if err != nil {
-				return
-			}
+	ended := make(chan readEnd, 1)
+	r := &lineReader{r: bufio.NewReaderSize(stdin, 64<<10), max: s.max, tooLong: func(prefix []byte) {
+		_, _ = s.out.Write(append(tooLargeMessage(int64(s.max), prefix), '\n'))
+	}}
+	s.startReader(ctx, r, ended)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case e := <-ended:
+		switch {
+		case e.read && errors.Is(e.err, io.EOF):
+			// A last line without its newline is not served, as
+			// mcp-go's server does not serve it.
+			return nil
+		case e.read:
+			s.logger.Printf("Error reading input: %v", e.err)
+		default:
+			s.logger.Printf("Error handling message: %v", e.err)
 		}
-	}, func(err error) {
+		return e.err
+	}
+}
+
+// startReader starts the goroutine that reads the next lines. One reads at
+// a time: a reader that keeps a tool call to run starts the next before it
+// runs it, and ends after.
+func (s *stdioServer) startReader(ctx context.Context, r *lineReader, ended chan<- readEnd) {
+	safego.Go("the stdio reader", func() { s.reader(ctx, r, ended) }, func(err error) {
 		// The loop learns of it as of a read error, and ends.
 		select {
-		case lines <- read{nil, err}:
-		case <-stop:
+		case ended <- readEnd{err: err, read: true}:
+		default:
 		}
 	})
+}
+
+// reader reads lines and serves each in turn, until the input ends, a
+// line's serving fails, the session ends, or a line is a tool call it
+// runs itself (with the calls queued behind it).
+func (s *stdioServer) reader(ctx context.Context, r *lineReader, ended chan<- readEnd) {
 	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case r := <-lines:
-			if r.err != nil {
-				// A last line without its newline is not served, as
-				// mcp-go's server does not serve it.
-				if errors.Is(r.err, io.EOF) {
-					return nil
-				}
-				s.logger.Printf("Error reading input: %v", r.err)
-				return r.err
-			}
-			if err := s.serve(ctx, r.line); err != nil {
-				s.logger.Printf("Error handling message: %v", err)
-				return err
-			}
+		line, err := r.next()
+		if err != nil {
+			ended <- readEnd{err: err, read: true}
+			return
+		}
+		run, served, err := s.serveLine(ctx, line)
+		switch {
+		case !served:
+			return // the session has ended
+		case err != nil:
+			ended <- readEnd{err: err}
+			return
+		case run != nil:
+			s.startReader(ctx, r, ended)
+			run()
+			return
 		}
 	}
 }
@@ -200,10 +242,24 @@ func (e *envelope) id() any {
 	return v
 }
 
+// serveLine serves line unless the session has ended (served false); run
+// is a request's serving, for the caller to run once the reading has
+// passed on.
+func (s *stdioServer) serveLine(ctx context.Context, line []byte) (run func(), served bool, err error) {
+	s.serving.Lock()
+	defer s.serving.Unlock()
+	if s.stopped {
+		return nil, false, nil
+	}
+	run, err = s.serve(ctx, line)
+	return run, true, err
+}
+
 // serve routes one line: a response to a request the server sent the
-// client, a tool call (to the pool), another request (its own goroutine),
-// or a notification (here, in order).
-func (s *stdioServer) serve(ctx context.Context, line []byte) error {
+// client, a tool call (run returns it when the pool has a slot, else it is
+// queued), another request (run returns it), or a notification (served
+// here, in order).
+func (s *stdioServer) serve(ctx context.Context, line []byte) (run func(), err error) {
 	line = bytes.TrimSpace(line)
 	env := &envelope{}
 	if len(line) == 0 || line[0] != '{' {
@@ -211,13 +267,13 @@ func (s *stdioServer) serve(ctx context.Context, line []byte) error {
 		// to the dispatch, which answers it as mcp-go's server did; the
 		// rest is a parse error.
 		if !json.Valid(line) {
-			return s.write(nil, mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(nil),
+			return nil, s.write(nil, mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(nil),
 				Error: mcp.NewJSONRPCErrorDetails(mcp.PARSE_ERROR, "Parse error", nil)})
 		}
-		return s.write(nil, s.dispatch(ctx, nil, line))
+		return nil, s.write(nil, s.dispatch(ctx, nil, line))
 	}
 	if err := json.Unmarshal(line, env); err != nil {
-		return s.write(nil, mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(nil),
+		return nil, s.write(nil, mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(nil),
 			Error: mcp.NewJSONRPCErrorDetails(mcp.PARSE_ERROR, "Parse error", nil)})
 	}
 	if len(env.Method) > 0 {
@@ -227,7 +283,7 @@ func (s *stdioServer) serve(ctx context.Context, line []byte) error {
 		env.key = idKey("", env.ID)
 	}
 	if s.session.deliver(env) {
-		return nil
+		return nil, nil
 	}
 	s.incoming(env)
 	msg := json.RawMessage(line)
@@ -236,48 +292,64 @@ func (s *stdioServer) serve(ctx context.Context, line []byte) error {
 		if present(env.ID) {
 			msg, ctx = splitArguments(ctx, env, msg)
 		}
-		select {
-		case s.calls <- stdioCall{ctx: ctx, env: env, message: msg}:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		default:
-			s.logger.Printf("Tool call queue full, processing synchronously")
-			return s.write(env, s.dispatch(ctx, env, msg))
+		c := stdioCall{ctx: ctx, env: env, message: msg}
+		s.pool.Lock()
+		switch {
+		case s.pool.running < stdioWorkers:
+			s.pool.running++
+			s.pool.Unlock()
+			s.workers.Add(1)
+			return func() { s.runCalls(ctx, c) }, nil
+		case len(s.pool.queue) < stdioQueue:
+			s.pool.queue = append(s.pool.queue, c)
+			s.pool.Unlock()
+			return nil, nil
 		}
+		s.pool.Unlock()
+		s.logger.Printf("Tool call queue full, processing synchronously")
+		return nil, s.write(env, s.dispatch(ctx, env, msg))
 	case !env.methodErr && present(env.ID):
 		s.requests.Add(1)
-		safego.Go("a stdio request", func() {
+		return func() {
 			defer s.requests.Done()
-			if err := s.write(env, s.dispatch(ctx, env, msg)); err != nil {
-				s.logger.Printf("Error writing response: %v", err)
-			}
-		}, nil)
-		return nil
+			_ = safego.Call("a stdio request", func() {
+				if err := s.write(env, s.dispatch(ctx, env, msg)); err != nil {
+					s.logger.Printf("Error writing response: %v", err)
+				}
+			})
+		}, nil
 	}
 	// A notification carries no answer and is not queued behind a request.
 	if err := s.write(env, s.dispatch(ctx, env, msg)); err != nil {
-		return fmt.Errorf("failed to write response: %w", err)
+		return nil, fmt.Errorf("failed to write response: %w", err)
 	}
-	return nil
+	return nil, nil
 }
 
-func (s *stdioServer) callWorker(ctx context.Context) {
+// runCalls runs c, a slot of the pool being its, then the calls queued
+// while every slot was taken, until none waits (or the session has ended:
+// those left are not run).
+func (s *stdioServer) runCalls(ctx context.Context, c stdioCall) {
 	defer s.workers.Done()
 	for {
-		select {
-		case c, ok := <-s.calls:
-			if !ok {
-				return
-			}
+		// A panic is logged (dispatch answers a handler's own).
+		_ = safego.Call("a stdio tool call", func() {
 			call := memtrim.Begin()
 			if err := s.write(c.env, s.dispatch(c.ctx, c.env, c.message)); err != nil {
 				s.logger.Printf("Error writing tool response: %v", err)
 			}
 			call.End() // answered: what a large call left is garbage now
-		case <-ctx.Done():
+		})
+		s.pool.Lock()
+		if len(s.pool.queue) == 0 || ctx.Err() != nil {
+			s.pool.running--
+			s.pool.Unlock()
 			return
 		}
+		c = s.pool.queue[0]
+		s.pool.queue[0] = stdioCall{}
+		s.pool.queue = s.pool.queue[1:]
+		s.pool.Unlock()
 	}
 }
 
