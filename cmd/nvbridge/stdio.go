@@ -80,6 +80,16 @@ type stdioServer struct {
 	// session has ended: a reader that wakes with a line then drops it.
 	serving sync.Mutex
 	stopped bool
+
+	// lines is stdin, read by one goroutine at a time (passReading);
+	// ended hears how the reading ended.
+	lines *lineReader
+	ended chan readEnd
+	// idle are the goroutines waiting for their turn to read.
+	idle struct {
+		sync.Mutex
+		turns []chan struct{}
+	}
 }
 
 // The tool-call pool, as mcp-go's stdio server has it: at most
@@ -150,15 +160,15 @@ type readEnd struct {
 // own: a read blocked on stdin does not hold up the end of ctx) until the
 // input ends, a line's serving fails, or ctx ends.
 func (s *stdioServer) readLoop(ctx context.Context, stdin io.Reader) error {
-	ended := make(chan readEnd, 1)
-	r := &lineReader{r: bufio.NewReaderSize(stdin, 64<<10), max: s.max, tooLong: func(prefix []byte) {
+	s.ended = make(chan readEnd, 1)
+	s.lines = &lineReader{r: bufio.NewReaderSize(stdin, 64<<10), max: s.max, tooLong: func(prefix []byte) {
 		_, _ = s.out.Write(append(tooLargeMessage(int64(s.max), prefix), '\n'))
 	}}
-	s.startReader(ctx, r, ended)
+	s.passReading(ctx)
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case e := <-ended:
+	case e := <-s.ended:
 		switch {
 		case e.read && errors.Is(e.err, io.EOF):
 			// A last line without its newline is not served, as
@@ -173,40 +183,81 @@ func (s *stdioServer) readLoop(ctx context.Context, stdin io.Reader) error {
 	}
 }
 
-// startReader starts the goroutine that reads the next lines. One reads at
-// a time: a reader that keeps a tool call to run starts the next before it
-// runs it, and ends after.
-func (s *stdioServer) startReader(ctx context.Context, r *lineReader, ended chan<- readEnd) {
-	safego.Go("the stdio reader", func() { s.reader(ctx, r, ended) }, func(err error) {
+// maxIdleReaders bounds the goroutines kept waiting for their turn to
+// read.
+const maxIdleReaders = stdioWorkers + 2
+
+// passReading has the next lines read by another goroutine: one that
+// waits for its turn, or a new one. One reads at a time: a reader that
+// keeps a request to run passes the reading on before it runs it.
+//
+// A goroutine that has run a request waits for a turn rather than ending:
+// its stack has grown to what a call needs (mcp-go's dispatch, the tools'
+// middleware, encoding/json), and a new goroutine's would grow again,
+// copied at each doubling, on every call.
+func (s *stdioServer) passReading(ctx context.Context) {
+	s.idle.Lock()
+	if n := len(s.idle.turns); n > 0 {
+		turn := s.idle.turns[n-1]
+		s.idle.turns = s.idle.turns[:n-1]
+		s.idle.Unlock()
+		turn <- struct{}{}
+		return
+	}
+	s.idle.Unlock()
+	safego.Go("the stdio reader", func() { s.readTurns(ctx) }, func(err error) {
 		// The loop learns of it as of a read error, and ends.
 		select {
-		case ended <- readEnd{err: err, read: true}:
+		case s.ended <- readEnd{err: err, read: true}:
 		default:
 		}
 	})
 }
 
-// reader reads lines and serves each in turn, until the input ends, a
-// line's serving fails, the session ends, or a line is a tool call it
-// runs itself (with the calls queued behind it).
-func (s *stdioServer) reader(ctx context.Context, r *lineReader, ended chan<- readEnd) {
+// readTurns reads (reader) each time it is this goroutine's turn, until
+// the reading ends or the session does.
+func (s *stdioServer) readTurns(ctx context.Context) {
+	turn := make(chan struct{}, 1)
 	for {
-		line, err := r.next()
-		if err != nil {
-			ended <- readEnd{err: err, read: true}
+		if !s.reader(ctx) {
 			return
+		}
+		s.idle.Lock()
+		if len(s.idle.turns) >= maxIdleReaders {
+			s.idle.Unlock()
+			return
+		}
+		s.idle.turns = append(s.idle.turns, turn)
+		s.idle.Unlock()
+		select {
+		case <-turn:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// reader reads lines and serves each in turn, until the input ends, a
+// line's serving fails or the session ends (false), or a line is a
+// request it runs itself, having passed the reading on (true).
+func (s *stdioServer) reader(ctx context.Context) bool {
+	for {
+		line, err := s.lines.next()
+		if err != nil {
+			s.ended <- readEnd{err: err, read: true}
+			return false
 		}
 		run, served, err := s.serveLine(ctx, line)
 		switch {
 		case !served:
-			return // the session has ended
+			return false // the session has ended
 		case err != nil:
-			ended <- readEnd{err: err}
-			return
+			s.ended <- readEnd{err: err}
+			return false
 		case run != nil:
-			s.startReader(ctx, r, ended)
+			s.passReading(ctx)
 			run()
-			return
+			return true
 		}
 	}
 }
