@@ -279,6 +279,93 @@ type envelope struct {
 	key       string // the answer filter's key of a request (idKey), "" for none
 }
 
+// decodeEnvelope fills env from line (a JSON object) as json.Unmarshal
+// does; false when line is not JSON. The members are found by a walk over
+// the bytes (scanEnvelope) once json.Valid has checked them, encoding/json
+// deciding only what the walk leaves to it.
+func decodeEnvelope(line []byte, env *envelope) bool {
+	if !json.Valid(line) {
+		return false
+	}
+	if scanEnvelope(line, env) {
+		return true
+	}
+	*env = envelope{}
+	return json.Unmarshal(line, env) == nil
+}
+
+// scanEnvelope sets env's members from b, a valid JSON object, as
+// json.Unmarshal matches them (names case folded, a later duplicate
+// wins); false, env half set, when a member's name holds an escape or a
+// byte past ASCII (whose folding encoding/json decides) or b is not an
+// object.
+func scanEnvelope(b []byte, env *envelope) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	for i < len(b) && b[i] != '}' {
+		if b[i] != '"' {
+			return false
+		}
+		j := i + 1
+		for j < len(b) && b[j] != '"' {
+			if b[j] == '\\' || b[j] >= 0x80 {
+				return false
+			}
+			j++
+		}
+		if j >= len(b) {
+			return false
+		}
+		name := b[i+1 : j]
+		i = skipSpace(b, j+1)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipSpace(b, i+1)
+		start := i
+		if i = skipValue(b, i); i < 0 {
+			return false
+		}
+		value := json.RawMessage(b[start:i])
+		switch {
+		case bytes.EqualFold(name, []byte("jsonrpc")):
+			env.JSONRPC = value
+		case bytes.EqualFold(name, []byte("id")):
+			env.ID = value
+		case bytes.EqualFold(name, []byte("method")):
+			env.Method = value
+		case bytes.EqualFold(name, []byte("params")):
+			env.Params = value
+		case bytes.EqualFold(name, []byte("result")):
+			env.Result = value
+		case bytes.EqualFold(name, []byte("error")):
+			env.Error = value
+		}
+		i = skipSpace(b, i)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return i < len(b)
+}
+
+// plainString is the JSON string raw when it holds printable ASCII only,
+// without escapes (its text is its bytes); false for any other value.
+func plainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	for _, c := range raw[1 : len(raw)-1] {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(raw[1 : len(raw)-1]), true
+}
+
 // present reports whether a member was sent as something other than null.
 func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
 
@@ -323,12 +410,16 @@ func (s *stdioServer) serve(ctx context.Context, line []byte) (run func(), err e
 		}
 		return nil, s.write(nil, s.dispatch(ctx, nil, line))
 	}
-	if err := json.Unmarshal(line, env); err != nil {
+	if !decodeEnvelope(line, env) {
 		return nil, s.write(nil, mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(nil),
 			Error: mcp.NewJSONRPCErrorDetails(mcp.PARSE_ERROR, "Parse error", nil)})
 	}
 	if len(env.Method) > 0 {
-		env.methodErr = json.Unmarshal(env.Method, &env.method) != nil
+		if m, ok := plainString(env.Method); ok {
+			env.method = m
+		} else {
+			env.methodErr = json.Unmarshal(env.Method, &env.method) != nil
+		}
 	}
 	if !env.methodErr && env.method != "" {
 		env.key = idKey("", env.ID)
