@@ -1,14 +1,18 @@
 package nvim
 
-// Starting asynchronous operations (Async) in Neovim, several per round
-// trip when callers start them together. A call hierarchy walk starts
-// eight requests at once, understand_symbol five: each start was a round
-// trip of its own, with Go's and Neovim's cost per message, while the
-// servers did the real work. Starts are queued; one goroutine sends what
-// is queued in one call, and whatever was queued meanwhile in the next
-// (a group commit: nothing waits for company, a lone start goes at once).
-// The queue is sent in order, so a cancel queued after a start reaches
-// Neovim after it.
+// Starting asynchronous operations (Async) in Neovim, several per message
+// when callers start them together. A call hierarchy walk starts eight
+// requests at once, understand_symbol five: each start was a round trip of
+// its own, with Go's and Neovim's cost per message, while the servers did
+// the real work. Starts are queued; one sender sends what is queued in one
+// message, and whatever was queued meanwhile in the next (a group commit:
+// nothing waits for company, a lone start goes at once). The queue is sent
+// in order, so a cancel queued after a start reaches Neovim after it.
+//
+// A message is a notification (notifyBatch), written by the caller that
+// found no sender running: nothing waits for Neovim's answer to it. Only
+// when go-client's connection cannot be reached (endpointOf) is it a
+// request, sent by a goroutine of its own that waits for the answer.
 
 import (
 	"fmt"
