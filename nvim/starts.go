@@ -143,7 +143,11 @@ func (s *Session) notifyBatch(batch []*asyncStart) {
 		ops[i] = append([]any{st.f.module, st.f.name, st.id, len(st.args)}, st.args...)
 		fns[i] = "#" + strconv.FormatInt(st.id, 10) + " " + st.f.name
 	}
-	name := fmt.Sprintf("%s(%d: %s) notified", luaStartOps.f, len(batch), strings.Join(fns, ", "))
+	// Traced as a start sent as a request is: a lone one as its function.
+	name := fmt.Sprintf("%s(%d: %s)", luaStartOps.f, len(batch), strings.Join(fns, ", "))
+	if len(batch) == 1 {
+		name = batch[0].f.String() + "(#" + strconv.FormatInt(batch[0].id, 10) + ")"
+	}
 	start := time.Now()
 	s.roundTrips.Add(1) // the operations' answers come back: a round trip
 	err := s.inSessionTerms(s.ep.Notify("nvim_exec_lua", callCode, []any{luaStartOps.f.module, luaStartOps.f.name, s.channel, ops}))
