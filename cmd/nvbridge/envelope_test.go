@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // The envelope found by the walk over a line is the one json.Unmarshal
@@ -78,5 +81,38 @@ func TestPlainStringsAndIDsAsEncodingJSON(t *testing.T) {
 	}
 	if !plainID([]byte(`42`)) || !plainID([]byte(`"req-1"`)) || plainID([]byte(`1234567890123456789`)) {
 		t.Error("plainID does not take the plain ids (or takes a long one)")
+	}
+}
+
+// A tool call's answer, put together around its result, is the line
+// json.Encoder writes: ids of each kind, HTML characters, multibyte text,
+// structured content of a Go value and of raw JSON, an error result.
+func TestEncodeLineAsEncoder(t *testing.T) {
+	type out struct {
+		Text  string         `json:"text"`
+		Count int            `json:"count"`
+		More  map[string]any `json:"more,omitempty"`
+	}
+	results := []any{
+		mcp.NewToolResultStructured(out{Text: "a <b> & \"c\" é😀\u2028", Count: 3, More: map[string]any{"z": []int{1}, "a": nil}}, "summary <x> & é"),
+		*mcp.NewToolResultText("plain"),
+		mcp.NewToolResultError("failed & <why>"),
+		&mcp.CallToolResult{RawStructuredContent: json.RawMessage(` { "k" : [1, 2] } `), Content: []mcp.Content{mcp.NewTextContent("t")}},
+	}
+	for _, id := range []any{int64(7), "req-<1>", 2.5} {
+		for i, r := range results {
+			msg := mcp.NewJSONRPCResultResponse(mcp.NewRequestId(id), r)
+			var want bytes.Buffer
+			if err := json.NewEncoder(&want).Encode(msg); err != nil {
+				t.Fatal(err)
+			}
+			got, err := encodeLine(msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != want.String() {
+				t.Errorf("result %d, id %v:\n got %s\nwant %s", i, id, got, want.String())
+			}
+		}
 	}
 }

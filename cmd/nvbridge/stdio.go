@@ -539,8 +539,8 @@ func (s *stdioServer) write(env *envelope, msg mcp.JSONRPCMessage) error {
 		}
 		return nil
 	}
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(msg); err != nil { // the line's newline too
+	line, err := encodeLine(msg)
+	if err != nil {
 		if key != "" {
 			s.filter.end(key)
 		}
@@ -549,8 +549,48 @@ func (s *stdioServer) write(env *envelope, msg mcp.JSONRPCMessage) error {
 	if key != "" && s.filter.end(key) {
 		return nil // cancelled: no answer (cancelled.go)
 	}
-	_, err := s.out.Write(buf.Bytes())
+	_, err = s.out.Write(line)
 	return err
+}
+
+// encodeLine is msg as json.Encoder writes it (a line, HTML characters
+// escaped). A tool call's answer is put together around its result's own
+// encoding: the encoder would check and compact that encoding again (it
+// comes from a MarshalJSON), a second pass over every answer, while
+// json.Marshal made it compact and escaped already.
+func encodeLine(msg mcp.JSONRPCMessage) ([]byte, error) {
+	if r, ok := msg.(mcp.JSONRPCResponse); ok && r.JSONRPC == mcp.JSONRPC_VERSION {
+		var result []byte
+		var err error
+		switch v := r.Result.(type) {
+		case *mcp.CallToolResult:
+			if v != nil {
+				result, err = v.MarshalJSON()
+			}
+		case mcp.CallToolResult:
+			result, err = v.MarshalJSON()
+		}
+		if err != nil {
+			return nil, err
+		}
+		if result != nil {
+			id, err := json.Marshal(r.ID)
+			if err != nil {
+				return nil, err
+			}
+			line := make([]byte, 0, len(result)+len(id)+32)
+			line = append(line, `{"jsonrpc":"2.0","id":`...)
+			line = append(line, id...)
+			line = append(line, `,"result":`...)
+			line = append(line, result...)
+			return append(line, "}\n"...), nil
+		}
+	}
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(msg); err != nil { // the line's newline too
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // notify writes the notifications mcp-go queues for the session.
