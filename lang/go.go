@@ -31,14 +31,22 @@ var Go = &Language{
 	Filetypes:  []string{"go", "gomod"},
 	Extensions: []string{".go"},
 	Markers:    []string{"go.work", "go.mod"},
-	// verboseWorkDoneProgress: gopls then reports each diagnosis run
-	// ("diagnosing didChange", ...) with $/progress; its end is the only
-	// event saying it re-checked the files depending on a change (it
-	// publishes only diagnostics that changed). The diagnostics delta of
-	// verified edits waits on it.
+	// gopls runs on its defaults: it publishes only diagnostics that
+	// changed, the changed files' type errors at once and its full
+	// diagnosis (analyzers, importers) after its diagnosticsDelay (1 s),
+	// so no publish says it is done. It is asked instead
+	// (textDocument/diagnostic, which it answers from the text it holds,
+	// analyzers included): the diagnostics delta of verified edits pulls
+	// the files a change can affect (lsp/verify_pull.go), get_diagnostics
+	// the file (verify.lua's wait_settled). Its settings
+	// verboseWorkDoneProgress and diagnosticsDelay "0s" (a $/progress
+	// end after each full diagnosis, run at once) cost reads: the full
+	// diagnosis of an opened file competes with the first request there,
+	// and of a change with its pulls.
 	Servers: []ServerSpec{{Name: "gopls", Cmd: []string{"gopls"}, AnswersAfterOpen: true,
-		Settings: map[string]any{"gopls": map[string]any{"verboseWorkDoneProgress": true, "diagnosticsDelay": "0s"}},
-		// "diagnosing ..." work ends once every file is re-diagnosed.
+		// With verboseWorkDoneProgress (a user's gopls may set it),
+		// "diagnosing ..." work ends once every file is re-diagnosed:
+		// waited on instead of pulls.
 		DiagnosisProgress: &DiagnosisProgress{Title: "diagnosing", Setting: []string{"gopls", "verboseWorkDoneProgress"}},
 		RenameAsPrepared:  goRenameAsPrepared}},
 	Ident: Ident{

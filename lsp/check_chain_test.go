@@ -15,13 +15,15 @@ import (
 // first step's result), then the callers' fix: the second step is the
 // first to introduce an error, the third and fourth resolve those of the
 // callers they fix, the chain as a whole leaves only the test file's
-// calls broken; in reverse order the fix comes first and
-// breaks the callers' calls by itself. Nothing is applied.
+// calls broken (open: gopls is asked about the test files it has open,
+// the others the change can affect are counted in the note); in reverse
+// order the fix comes first and breaks the callers' calls by itself.
+// Nothing is applied.
 func TestCheckChain(t *testing.T) {
 	testenv.Require(t, "nvim", "gopls", "go")
 	s, c := testenv.Embedded(t, testenv.CopySample(t, "go"))
 	v := newVerifyEnv(t, s, c)
-	v.open(t, "main.go", "orders/orders.go")
+	v.open(t, "main.go", "orders/orders.go", "orders/orders_test.go")
 	preview := func(file string, line int, text string) string {
 		t.Helper()
 		r, err := v.e.EditLines(v.ctx, file, []edit.LineEdit{{LineStart: line, LineEnd: line, NewText: text}}, edit.Options{Preview: true})

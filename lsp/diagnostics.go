@@ -88,9 +88,20 @@ type Freshness struct {
 
 // Diagnostics returns the diagnostics of doc, after waiting (bounded) until
 // every attached server has published diagnostics for the buffer's current
-// text. Not complete when the bound cut the wait short, or when no server
-// is attached (nothing could have reported anything).
+// text (SettleDiagnostics). Not complete when the bound cut the wait
+// short, or when no server is attached (nothing could have reported
+// anything).
 func (c *Client) Diagnostics(ctx context.Context, doc *Document) (diags []Diagnostic, fresh Freshness, err error) {
+	if fresh, err = c.SettleDiagnostics(ctx, doc, c.waitBound(ctx)); err != nil {
+		return nil, Freshness{}, err
+	}
+	diags, err = c.collectDiagnostics(ctx, doc.Buffer.Bufnr)
+	return diags, fresh, err
+}
+
+// SettleDiagnostics waits, each wait at most bound, until the diagnostics
+// Neovim holds for doc are its servers' for the buffer's current text.
+func (c *Client) SettleDiagnostics(ctx context.Context, doc *Document, bound time.Duration) (fresh Freshness, err error) {
 	ids := make([]int, 0, len(doc.Servers))
 	names := make([]string, 0, len(doc.Servers))
 	for _, s := range doc.Servers {
@@ -99,33 +110,37 @@ func (c *Client) Diagnostics(ctx context.Context, doc *Document) (diags []Diagno
 	}
 	if len(ids) == 0 {
 		fresh.Why = fmt.Sprintf("no language server is attached to %s (filetype %q): nothing checked it", doc.Rel, doc.Buffer.Filetype)
-	} else {
-		bound := c.waitBound(ctx)
-		raw, err := c.Session.WaitDiagnostics(ctx, doc.Buffer.Bufnr, ids, int(bound/time.Millisecond))
-		if err != nil {
-			return nil, Freshness{}, err
-		}
-		fresh.Complete = string(raw) == "true"
-		if fresh.Complete {
-			// A file whose own text did not change may still be diagnosed
-			// against a dependency's old text: a server that reports its
-			// diagnosis runs (gopls) is done only when none is in
-			// progress after every pending change reached it.
-			st, err := c.waitSettled(ctx, 0, []int{doc.Buffer.Bufnr}, nil, ids, false)
-			if err != nil {
-				return nil, Freshness{}, err
-			}
-			if !st.Complete {
-				fresh.Complete = false
-				fresh.Why = st.why(c)
-			}
-		} else {
-			fresh.Why = fmt.Sprintf("%s had not published diagnostics for the current text within %s (still loading?)",
-				strings.Join(names, ", "), bound.Round(time.Millisecond))
-		}
+		return fresh, nil
 	}
-	diags, err = c.collectDiagnostics(ctx, doc.Buffer.Bufnr)
-	return diags, fresh, err
+	// A file whose own text did not change may still be diagnosed
+	// against a dependency's old text: a server that reports its
+	// diagnosis runs (a gopls with verboseWorkDoneProgress) is done only
+	// when none is in progress after every pending change reached it,
+	// and a silent one (gopls on its defaults, whose full diagnosis, with
+	// its analyzers, comes after its diagnosticsDelay, and whose first
+	// publish for a file opened among other changes may come only then)
+	// is asked for the file's diagnostics, the answer handled as its
+	// publish for the current text (verify.lua's wait_settled). Then
+	// every server has published for the current text (a silent one:
+	// that answer).
+	st, err := c.waitSettledWithin(ctx, bound, 0, []int{doc.Buffer.Bufnr}, nil, ids, false, nil)
+	if err != nil {
+		return Freshness{}, err
+	}
+	if !st.Complete {
+		fresh.Why = st.why(c)
+		return fresh, nil
+	}
+	raw, err := c.Session.WaitDiagnostics(ctx, doc.Buffer.Bufnr, ids, int(bound/time.Millisecond))
+	if err != nil {
+		return Freshness{}, err
+	}
+	fresh.Complete = string(raw) == "true"
+	if !fresh.Complete {
+		fresh.Why = fmt.Sprintf("%s had not published diagnostics for the current text within %s (still loading?)",
+			strings.Join(names, ", "), bound.Round(time.Millisecond))
+	}
+	return fresh, nil
 }
 
 // WorkspaceDiagnostics returns every diagnostic Neovim holds (for open

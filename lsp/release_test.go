@@ -12,8 +12,9 @@ import (
 // nvbridge keeps loaded for reading (g:nvbridge_max_loaded) releases the
 // oldest one after its requests are sent: the server reads didOpen, the
 // requests, then the didClose of the released file. A didClose before them
-// held them up (gopls handles messages in order: it first asks the client
-// for a progress token and starts re-diagnosing the closed file's package).
+// held them up (gopls handles messages in order: it starts re-diagnosing
+// the closed file's package, and with verboseWorkDoneProgress first asks
+// the client for a progress token).
 func TestReleaseAfterRequests(t *testing.T) {
 	testenv.Require(t, "nvim", "gopls", "go")
 	root := testenv.CopySample(t, "go")

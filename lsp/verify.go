@@ -13,6 +13,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/diagdelta"
+	"github.com/nvbridge/nvbridge/lang"
 	"github.com/nvbridge/nvbridge/nvim"
 )
 
@@ -74,8 +75,9 @@ type bufferInfo struct {
 		Server          string `json:"server"`
 		ReportsProgress bool   `json:"reports_progress"`
 		// Silent: the server could report its diagnosis runs but does not
-		// (a user's gopls without verboseWorkDoneProgress): it publishes
-		// only diagnostics that changed, so no event says it is done.
+		// (gopls without verboseWorkDoneProgress: nvbridge's own, and a
+		// user's on its defaults): it publishes only diagnostics that
+		// changed, so no event says it is done.
 		Silent bool `json:"silent"`
 		// Sent: the versions of the client's buffers and nvbridge's
 		// writes (verify.lua's sent_state).
@@ -110,7 +112,8 @@ func (b bufferInfo) waitedOn() string {
 }
 
 // SilentWait bounds the wait for a server that gives no event for "done"
-// (silent): a user's gopls without verboseWorkDoneProgress publishes a
+// (silent) where its answers to pulls do not settle it (a pull failed):
+// gopls without verboseWorkDoneProgress publishes a
 // dependant again after its full pass (about 2.6 s after the change here,
 // behind its diagnosticsDelay), or, when nothing changed, maybe never.
 // After it, the delta is complete: false with the reason.
@@ -156,6 +159,12 @@ type baseline struct {
 	// which the pull does not ask about.
 	pullUnchecked int
 	pullSetOf     pulled
+	// fedPulls: some servers are silent and others are not (the change
+	// touches files of several servers): the silent ones are asked about
+	// these files too (the files of the change's scope in their language,
+	// not open), their answers handled as their publishes, so that the
+	// diagnostics Neovim holds for them are of the current texts.
+	fedPulls []string
 	// scope: the files whose diagnostics the change can affect.
 	scope *changeScope
 }
@@ -251,16 +260,31 @@ func (c *Client) before(ctx context.Context, paths []string, mode string, fixes 
 				return b, nil
 			}
 		}
+		if b.silent {
+			// Some servers are silent, others not: the silent ones are
+			// asked about the change's scope in their language (the
+			// answers handled as publishes), the others waited for.
+			set := b.pullSet(existing)
+			for _, f := range set.files {
+				if set.lang != nil && lang.ForFile(f) == set.lang {
+					b.fedPulls = append(b.fedPulls, f)
+				}
+			}
+			if set.missing != "" {
+				b.note = set.missing
+			}
+			b.pullUnchecked = set.tests
+		}
 		settle := append([]int(nil), touched...)
 		for _, d := range b.dependants {
 			settle = append(settle, d.Bufnr)
 		}
-		st, err := c.waitSettled(ctx, 0, settle, nil, b.clients, b.silent)
+		st, err := c.waitSettledPulling(ctx, 0, settle, nil, b.clients, b.silent, b.fedPulls)
 		if err != nil {
 			return nil, err
 		}
 		if !st.Complete {
-			b.note = "the diagnostics before the change were not settled: " + st.why(c)
+			b.note = joinNotes(b.note, "the diagnostics before the change were not settled: "+st.why(c))
 		}
 	}
 	if b.before, err = c.collectDiagnostics(ctx, nil); err != nil {
@@ -305,7 +329,7 @@ func (s settled) why(c *Client) string {
 		out = "the wait was cut short"
 	}
 	if gopls {
-		out += " (gopls reports the end of its diagnosis only with its setting verboseWorkDoneProgress = true; nvbridge's embedded Neovim sets it)"
+		out += " (gopls reports the end of its diagnosis only with its setting verboseWorkDoneProgress = true; without it, it is asked for each file's diagnostics instead)"
 	}
 	return out
 }
@@ -313,7 +337,19 @@ func (s settled) why(c *Client) string {
 // waitSettled waits (bounded) until the servers have diagnosed the touched
 // buffers' current text and, after mark, the dependants (verify.lua).
 func (c *Client) waitSettled(ctx context.Context, mark int, touched []int, deps []dependant, clients []int, silent bool) (settled, error) {
-	bound := c.waitBound(ctx)
+	return c.waitSettledPulling(ctx, mark, touched, deps, clients, silent, nil)
+}
+
+// waitSettledPulling is waitSettled that also asks the silent servers
+// about files (absolute; not open), their answers handled as their
+// publishes (verify.lua's pull_files).
+func (c *Client) waitSettledPulling(ctx context.Context, mark int, touched []int, deps []dependant, clients []int, silent bool, files []string) (settled, error) {
+	return c.waitSettledWithin(ctx, c.waitBound(ctx), mark, touched, deps, clients, silent, files)
+}
+
+// waitSettledWithin is waitSettledPulling bounded by bound (at most
+// VerifyWait; SilentWait with silent).
+func (c *Client) waitSettledWithin(ctx context.Context, bound time.Duration, mark int, touched []int, deps []dependant, clients []int, silent bool, files []string) (settled, error) {
 	if bound > VerifyWait {
 		bound = VerifyWait
 	}
@@ -325,6 +361,9 @@ func (c *Client) waitSettled(ctx context.Context, mark int, touched []int, deps 
 		depBufs[i] = d.Bufnr
 	}
 	spec := map[string]any{"mark": mark, "touched": nonNil(touched), "dependants": nonNil(depBufs), "clients": nonNil(clients)}
+	if len(files) > 0 {
+		spec["pull_files"] = files
+	}
 	raw, err := c.Session.WaitSettled(ctx, spec, int(bound/time.Millisecond))
 	if err != nil {
 		return settled{}, err
@@ -399,7 +438,7 @@ func (b *baseline) After(ctx context.Context) (*diagdelta.Delta, error) {
 		d.Note = b.note
 		return d, nil
 	}
-	st, err := c.waitSettled(ctx, b.mark, touched, b.dependants, ids, b.silent || info.silent())
+	st, err := c.waitSettledPulling(ctx, b.mark, touched, b.dependants, ids, b.silent || info.silent(), b.fedPulls)
 	if err != nil {
 		return nil, err
 	}
@@ -443,16 +482,23 @@ func (b *baseline) After(ctx context.Context) (*diagdelta.Delta, error) {
 	d := diagdelta.New(b.mode, before, afterItems, complete, why, servers, checked)
 	d.Note = b.note
 	d.WaitedOn = info.waitedOn()
+	if b.pullUnchecked > 0 {
+		d.Note = joinNotes(d.Note, fmt.Sprintf("%d test file(s) (_test.go) the change can affect were not checked: they are not open (get_diagnostics on one checks it)", b.pullUnchecked))
+	}
 	if len(left) > 0 {
-		if d.Note != "" {
-			d.Note += "; "
-		}
-		d.Note += fmt.Sprintf("diagnostics of %d file(s) that neither the change touched nor import a touched file were not compared", len(left))
+		d.Note = joinNotes(d.Note, fmt.Sprintf("diagnostics of %d file(s) that neither the change touched nor import a touched file were not compared", len(left)))
 	}
 	if b.fixes {
 		c.addFixes(ctx, d)
 	}
 	return d, nil
+}
+
+func joinNotes(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 func toItems(diags []Diagnostic, keep func(Diagnostic) bool) []diagdelta.Item {

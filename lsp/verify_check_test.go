@@ -172,30 +172,67 @@ func fmtAny(v any) string { return fmt.Sprint(v) }
 
 func lspQuery(file string) lsp.DiagnosticsQuery { return lsp.DiagnosticsQuery{File: file} }
 
-// TestVerifiedSilentServer: a user's gopls started by vim.lsp.start with
-// none of nvbridge's settings reports no end of its diagnosis runs and
-// publishes only diagnostics that changed (a dependant whose diagnostics
-// stay the same gets no publish at all), and its default diagnosticsDelay
-// holds its full diagnosis a second. The delta asks it instead (pull):
-// complete and true at once. A comment changes nothing; renaming Process's
-// declaration introduces errors in main.go (another package, open) and
-// orders/batch.go (the same package, not open); restoring it resolves them.
+// TestVerifiedSilentServer: a user's gopls started by vim.lsp.start on
+// its defaults (as nvbridge's own runs) reports no end of its diagnosis
+// runs and publishes only diagnostics that changed (a dependant whose
+// diagnostics stay the same gets no publish at all), and its default
+// diagnosticsDelay holds its full diagnosis a second. The delta asks it
+// instead (pull): complete and true at once. A comment changes nothing;
+// renaming Process's declaration introduces errors in main.go (another
+// package, open) and orders/batch.go (the same package, not open), and
+// get_diagnostics on main.go right after names it (asked too, not
+// answered from the publish for the old orders.go); restoring it
+// resolves them.
 func TestVerifiedSilentServer(t *testing.T) {
+	verifiedUserServer(t, "{}", "pull: user-gopls")
+}
+
+// TestVerifiedReportingServer: the same with a user's gopls that reports
+// its diagnosis runs (verboseWorkDoneProgress) and runs them at once
+// (diagnosticsDelay 0): the delta waits for the end of its runs instead of
+// asking.
+func TestVerifiedReportingServer(t *testing.T) {
+	verifiedUserServer(t, `{ gopls = { verboseWorkDoneProgress = true, diagnosticsDelay = '0s' } }`, "user-gopls: the end of its diagnosis runs ($/progress)")
+}
+
+func verifiedUserServer(t *testing.T, settings, waitedOn string) {
 	testenv.Require(t, "nvim", "gopls", "go")
 	root := testenv.CopySample(t, "go")
-	addr := testenv.Listening(t, root, testenv.UserLSPConfig(t, "user-gopls")...)
+	addr := testenv.Listening(t, root, testenv.UserLSPConfigWith(t, "user-gopls", settings)...)
 	s, c := testenv.Attached(t, addr, root)
 	v := newVerifyEnv(t, s, c)
 	v.open(t, "main.go", "orders/orders.go")
 	_, d := v.editLine(t, "orders/orders.go", 9, "// Line is one item of an order (a comment changes no diagnostic).", edit.Options{})
 	wantComplete(t, d)
-	if len(d.Introduced)+len(d.Resolved) != 0 || !strings.HasPrefix(d.WaitedOn, "pull: user-gopls") {
+	if len(d.Introduced)+len(d.Resolved) != 0 || !strings.HasPrefix(d.WaitedOn, waitedOn) {
 		t.Fatalf("a comment: %+v", d)
+	}
+	mainErrors := func(when string) bool {
+		t.Helper()
+		rep, err := c.DiagnosticsFor(v.ctx, lspQuery("main.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !*rep.DiagnosticsComplete {
+			t.Fatalf("get_diagnostics main.go %s: %+v", when, rep)
+		}
+		for _, x := range rep.Diagnostics {
+			if strings.Contains(x.Message, "Process") {
+				return true
+			}
+		}
+		return false
+	}
+	if mainErrors("before the change") {
+		t.Fatal("main.go has an error before the change")
 	}
 	_, d = v.editLine(t, "orders/orders.go", 33, "func Proces(o Order) (Total, error) {", edit.Options{})
 	wantComplete(t, d)
 	if hasItem(d.Introduced, "main.go", "Process") == nil || hasItem(d.Introduced, "orders/batch.go", "Process") == nil {
 		t.Fatalf("introduced %+v, want the callers' errors (files checked %v)", d.Introduced, d.FilesChecked)
+	}
+	if !mainErrors("after the change") {
+		t.Fatal("get_diagnostics main.go right after the change: no error (answered from the old orders.go)")
 	}
 	_, d = v.editLine(t, "orders/orders.go", 33, "func Process(o Order) (Total, error) {", edit.Options{})
 	wantComplete(t, d)
@@ -205,8 +242,9 @@ func TestVerifiedSilentServer(t *testing.T) {
 }
 
 // TestRenameVerdictRepeated: a rename over 21 files and back, 10 times
-// each way, with nvbridge's gopls and with a user's gopls without
-// nvbridge's settings: every verdict complete and "no new errors" (a
+// each way, with nvbridge's gopls (pulled) and with a user's gopls that
+// reports its diagnosis runs at once (verboseWorkDoneProgress,
+// diagnosticsDelay 0): every verdict complete and "no new errors" (a
 // verdict never names an error the server has already withdrawn: one
 // diagnosed from the files renamed so far, published before the last
 // file's change reached it).
@@ -220,7 +258,7 @@ func TestRenameVerdictRepeated(t *testing.T) {
 				s, c := testenv.Embedded(t, root)
 				v = newVerifyEnv(t, s, c)
 			} else {
-				addr := testenv.Listening(t, root, testenv.UserLSPConfig(t, "user-gopls")...)
+				addr := testenv.Listening(t, root, testenv.UserLSPConfigWith(t, "user-gopls", `{ gopls = { verboseWorkDoneProgress = true, diagnosticsDelay = '0s' } }`)...)
 				s, c := testenv.Attached(t, addr, root)
 				v = newVerifyEnv(t, s, c)
 			}

@@ -14,8 +14,9 @@ import (
 	"github.com/nvbridge/nvbridge/lang"
 )
 
-// A server that gives no event for "done" (a user's gopls without
-// verboseWorkDoneProgress: it publishes only diagnostics that changed, and
+// A server that gives no event for "done" (gopls without
+// verboseWorkDoneProgress, as nvbridge's own gopls and a user's on its
+// defaults run: it publishes only diagnostics that changed, and
 // with its default diagnosticsDelay its full diagnosis of a change comes a
 // second after its first publish) is asked instead: textDocument/diagnostic
 // (pull) on the files that matter, before and after the change, answered

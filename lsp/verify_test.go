@@ -2,6 +2,8 @@ package lsp_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/nvbridge/nvbridge/internal/testenv"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
+	"github.com/nvbridge/nvbridge/preview"
 	"github.com/nvbridge/nvbridge/refactor"
 )
 
@@ -208,4 +211,46 @@ func TestVerifiedEditsGo(t *testing.T) {
 			t.Fatalf("the error did not move to line 12: %+v", rep.Diagnostics)
 		}
 	})
+}
+
+// TestVerifiedMixedServers: a changeset touching a Go file and a JSON
+// file: gopls (silent: it reports no end of its diagnosis runs) and the
+// JSON server are not asked the same way, so the pulled delta does not
+// apply; gopls is asked about the change's scope all the same (the
+// answers handled as its publishes) and the JSON server's publish is
+// waited for. Renaming the type Line introduces errors in main.go (open)
+// and refactor/pricing.go (another package, not open: only gopls's full
+// diagnosis, a second after the change, would publish it): both named.
+func TestVerifiedMixedServers(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go", "vscode-json-language-server")
+	root := testenv.CopySample(t, "go")
+	if err := os.WriteFile(filepath.Join(root, "settings.json"), []byte("{\"name\": \"x\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, c := testenv.Embedded(t, root)
+	v := newVerifyEnv(t, s, c)
+	v.open(t, "main.go", "orders/orders.go", "settings.json")
+	orders, err := os.ReadFile(filepath.Join(root, "orders", "orders.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := preview.Changeset{Files: []preview.FileChange{
+		{Kind: preview.OpEdit, Path: "orders/orders.go", Old: preview.ParseDocument(string(orders)),
+			Edits: []preview.TextEdit{{StartLine: 9, StartCol: 5, EndLine: 9, EndCol: 9, NewText: "Item"}}},
+		{Kind: preview.OpEdit, Path: "settings.json", Old: preview.ParseDocument("{\"name\": \"x\"}\n"),
+			Edits: []preview.TextEdit{{StartLine: 0, StartCol: 10, EndLine: 0, EndCol: 11, NewText: "y"}}},
+	}}
+	r, err := v.e.Submit(v.ctx, cs, edit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := r.Diagnostics
+	wantComplete(t, d)
+	if hasItem(d.Introduced, "main.go", "Line") == nil || hasItem(d.Introduced, "refactor/pricing.go", "Line") == nil {
+		t.Fatalf("introduced %+v, want the users' errors (files checked %v, waited on %s)", d.Introduced, d.FilesChecked, d.WaitedOn)
+	}
+	if strings.HasPrefix(d.WaitedOn, "pull:") || !strings.Contains(d.WaitedOn, "vscode-json-language-server") {
+		t.Fatalf("waited on %q", d.WaitedOn)
+	}
+	wantLine(t, v, "settings.json", 1, "{\"name\": \"y\"}")
 }

@@ -155,17 +155,13 @@ func anyKind(actions []lsp.CodeAction, kind string) bool {
 	return false
 }
 
-// awaitDiagnostics waits (bounded) until the servers have published
-// diagnostics for the buffer's current text; past the bound the request
-// goes on with what Neovim has.
+// awaitDiagnostics waits (bounded) until the diagnostics Neovim holds for
+// the buffer are its servers' for its current text (lsp.SettleDiagnostics:
+// a silent gopls is asked for them, analyzers' findings included, which
+// it publishes only after its diagnosticsDelay), so the code actions are
+// asked with them as context; past the bound the request goes on with
+// what Neovim has.
 func awaitDiagnostics(ctx context.Context, c *lsp.Client, doc *lsp.Document) error {
-	ids := make([]int, 0, len(doc.Servers))
-	for _, s := range doc.Servers {
-		ids = append(ids, s.ID)
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	_, err := c.Session.WaitDiagnostics(ctx, doc.Buffer.Bufnr, ids, int(ActionDiagnosticsWait/time.Millisecond))
+	_, err := c.SettleDiagnostics(ctx, doc, ActionDiagnosticsWait)
 	return err
 }

@@ -27,7 +27,7 @@ RUST_ANALYZER_PKGS=(rust-analyzer libstd-rust-1.85 libllvm19 libc6 libgcc-s1 lib
 debian_private() {
 	local suite=$1 name=$2
 	shift 2
-	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
+	have apt-get dpkg-deb ||
 		die "need apt-get and dpkg-deb to fetch Debian's $*"
 	local apt=$DEPS/apt-$name tmp=$DEPS/$name.tmp
 	rm -rf "$tmp" "$apt"

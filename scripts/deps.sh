@@ -62,7 +62,17 @@ says() {
 
 piece=setup
 # Any unexpected failure (set -e) still names the piece that was being installed.
-trap 'rc=$?; ((rc == 0)) || [[ -n ${said-} ]] || echo "deps: FAILED: $piece (exit $rc)" >&2' EXIT
+say_failed() {
+	local rc=$1
+	((rc == 0)) || [[ -n ${said-} ]] || echo "deps: FAILED: $piece (exit $rc)" >&2
+}
+trap 'say_failed $?' EXIT
+# have CMD...: whether every CMD is on PATH.
+have() {
+	local c
+	for c; do command -v "$c" >/dev/null || return 1; done
+}
+
 die() {
 	echo "deps: FAILED: $piece: $*" >&2
 	said=1
@@ -172,7 +182,7 @@ nvim_private() {
 # wrapper (scripts/clangd-wrapper.sh) that puts the private libraries first for clangd
 # alone.
 clangd_private() {
-	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
+	have apt-get dpkg-deb ||
 		die "no apt-get/dpkg-deb to fetch clangd $CLANGD_VERSION: install clangd $CLANGD_VERSION and put it on PATH as .deps/bin/clangd"
 	local apt=$DEPS/apt-bookworm tmp=$DEPS/clangd.tmp
 	rm -rf "$tmp" "$apt"
@@ -191,7 +201,7 @@ clangd_private() {
 # (scripts/luacheck-wrapper.sh) that runs that interpreter on it with LUA_PATH and
 # LUA_CPATH there, and the private libraries first for it alone.
 luacheck_private() {
-	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
+	have apt-get dpkg-deb ||
 		die "no apt-get/dpkg-deb to fetch luacheck $LUACHECK_VERSION: install luacheck $LUACHECK_VERSION and put it on PATH as .deps/bin/luacheck"
 	local apt=$DEPS/apt-luacheck tmp=$DEPS/luacheck.tmp
 	rm -rf "$tmp" "$apt"
@@ -258,7 +268,7 @@ go_tool() {
 	command -v go >/dev/null || die "go not found on PATH or in /usr/local/go/bin"
 	: >"$LOG/$name.log"
 	# GOFLAGS from the environment (e.g. -mod=vendor) would break `go install pkg@ver`.
-	GOBIN=$BIN GOFLAGS= run_logged go install "$pkg@$ver"
+	GOBIN=$BIN GOFLAGS='' run_logged go install "$pkg@$ver"
 	says "$re" "$BIN/$name" "$@" || die "installed $name does not report $ver"
 	echo "$name: .deps/bin/$name $ver (installed)"
 }
@@ -289,7 +299,7 @@ if want debugpy; then
 	if v=$(py_check); then
 		echo "debugpy, pytest: .deps/python $v (cached)"
 	else
-		command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || die "need apt-get and dpkg-deb to fetch python3-debugpy"
+		have apt-get dpkg-deb || die "need apt-get and dpkg-deb to fetch python3-debugpy"
 		: >"$LOG/debugpy.log"
 		py_apt=$DEPS/apt-py py_tmp=$DEPS/python.tmp
 		rm -rf "$py_apt" "$py_tmp"
@@ -355,8 +365,9 @@ if want npm; then
 	else
 		# typescript-language-server 5 needs Node >= 20; npm would only warn (EBADENGINE).
 		node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null) || node_major=0
-		command -v npm >/dev/null && ((node_major >= 20)) ||
+		if ! have npm || ((node_major < 20)); then
 			die "need node >= 20 and npm on PATH (found node major ${node_major:-none})"
+		fi
 		: >"$LOG/npm.log"
 		rm -rf "$NPM"
 		mkdir -p "$NPM"
@@ -488,8 +499,9 @@ if want vitest; then
 		state=cached
 	else
 		node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null) || node_major=0
-		command -v npm >/dev/null && ((node_major >= 20)) ||
+		if ! have npm || ((node_major < 20)); then
 			die "need node >= 20 and npm on PATH (found node major ${node_major:-none})"
+		fi
 		: >"$LOG/vitest.log"
 		rm -rf "$VITEST"
 		mkdir -p "$VITEST"

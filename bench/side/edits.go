@@ -31,16 +31,19 @@ type EditsResult struct {
 	// The same edit previewed with check: true (the delta from the
 	// check's second Neovim, nothing applied).
 	CheckMs []float64 `json:"check_ms"`
-	// gopls straight (nvbridge's settings but diagnosticsDelay 0: its
-	// whole diagnosis of a change at once, the route by publishes), the
-	// same one-line change as a didChange: until the publish for that
+	// gopls straight, the route by publishes (verboseWorkDoneProgress
+	// and diagnosticsDelay 0: its whole diagnosis of a change at once, and
+	// the end of it reported, as nvbridge's gopls ran before it pulled),
+	// the same one-line change as a didChange: until the publish for that
 	// version, and until its diagnosis of the change ended ($/progress
 	// "diagnosing" end).
 	StraightPublishMs []float64 `json:"straight_publish_ms"`
 	StraightDoneMs    []float64 `json:"straight_done_ms"`
-	// gopls straight, the route by pulls (nvbridge's settings but gopls's
-	// default diagnosticsDelay, 1s, as a user's gopls has it: its whole
-	// diagnosis of the change starts after the answers): the same change
+	// gopls straight, the route by pulls (gopls's defaults, as nvbridge's
+	// gopls and a user's have them: its whole diagnosis of the change
+	// starts a diagnosticsDelay, 1s, after the answers; with
+	// verboseWorkDoneProgress, so that the harness waits for that pass to
+	// end before the next side's turn): the same change
 	// as a didChange, then textDocument/diagnostic for every file it can
 	// affect, sent at once (PullFiles: the edited file, its package's
 	// files and those of the packages importing it, test files aside, as
@@ -59,7 +62,7 @@ type EditsResult struct {
 	StraightCPUMs      []float64 `json:"straight_cpu_ms,omitempty"`
 	StraightPullCPUMs  []float64 `json:"straight_pull_cpu_ms,omitempty"`
 	// Attached to a user's Neovim whose gopls was started by
-	// vim.lsp.start without nvbridge's settings: the same apply.
+	// vim.lsp.start with no settings (its defaults): the same apply.
 	AttachedApplyMs []float64 `json:"attached_apply_ms,omitempty"`
 	// CPU during each (nvbridge, the user's Neovim and its gopls).
 	AttachedApplyCPUMs []float64 `json:"attached_apply_cpu_ms,omitempty"`
@@ -115,8 +118,8 @@ func deltaOf(out map[string]any) (complete bool, why string, waited string) {
 // Edits measures verified edits on m: when embedded is set, rounds of a
 // one-line apply and a check preview through nvbridge, interleaved with
 // the same change sent straight to gopls; then, when attached is set, the
-// apply in a user's Neovim whose gopls has none of nvbridge's settings,
-// interleaved with its floor.
+// apply in a user's Neovim whose gopls runs on its defaults, interleaved
+// with its floor.
 func Edits(ctx context.Context, o Options, m *Module, rounds int, embedded, attached bool) (*EditsResult, error) {
 	if m.ReadOnly {
 		return nil, fmt.Errorf("%s is used in place: no edits", m.Name)
@@ -139,12 +142,12 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, embedded, atta
 		return nil, err
 	}
 	defer br.Close()
-	st, err := StartStraightWith(ctx, m.Root, map[string]any{"diagnosticsDelay": "0s"})
+	st, err := StartStraightWith(ctx, m.Root, map[string]any{"verboseWorkDoneProgress": true, "diagnosticsDelay": "0s"})
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	sp, err := StartStraightWith(ctx, m.Root, map[string]any{"diagnosticsDelay": "1s"})
+	sp, err := StartStraightWith(ctx, m.Root, map[string]any{"verboseWorkDoneProgress": true, "diagnosticsDelay": "1s"})
 	if err != nil {
 		return nil, err
 	}
@@ -315,8 +318,8 @@ func Edits(ctx context.Context, o Options, m *Module, rounds int, embedded, atta
 }
 
 // userPlainInit is a user's configuration that starts gopls with
-// vim.lsp.start and none of nvbridge's settings (no
-// verboseWorkDoneProgress, the default diagnosticsDelay), and the nvbridge
+// vim.lsp.start and no settings (no verboseWorkDoneProgress, the default
+// diagnosticsDelay: gopls's defaults, as nvbridge's own), and the nvbridge
 // plugin set to apply without asking (the harness is the user).
 const userPlainInit = `
 vim.opt.rtp:prepend(vim.env.NVBRIDGE_REPO)
@@ -403,7 +406,7 @@ func startUserNeovim(o Options, m *Module) (*userNeovim, error) {
 }
 
 // attachedEdits measures the apply attached to a user's Neovim whose gopls
-// has none of nvbridge's settings (and the baseline build's, when given),
+// runs on its defaults (and the baseline build's, when given),
 // interleaved round by round with its floor: gopls straight with the
 // user's settings (its defaults), driven by a minimal client that makes
 // the same change and pulls the diagnostics of the same files the attached
@@ -629,8 +632,8 @@ func EditsTable(m *Module, r *EditsResult) string {
 
 // ChangeAndWait sends rel's whole new text as a didChange at version and
 // returns how long gopls took to publish diagnostics for that version and
-// to end its diagnosis of the change ("diagnosing" progress, with
-// nvbridge's settings), in milliseconds.
+// to end its diagnosis of the change ("diagnosing" progress: the side
+// sets verboseWorkDoneProgress), in milliseconds.
 func (s *Straight) ChangeAndWait(ctx context.Context, rel, text string, version int) (pub, done float64, err error) {
 	uri := string(s.URI(rel))
 	published := make(chan struct{})

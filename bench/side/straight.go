@@ -87,16 +87,18 @@ func StartStraight(ctx context.Context, root string) (*Straight, error) {
 	return StartStraightWith(ctx, root, nil)
 }
 
-// StartStraightWith is StartStraight with some of nvbridge's gopls
-// settings replaced (the edits' reference for gopls's whole diagnosis of a
-// change: diagnosticsDelay 0).
+// StartStraightWith is StartStraight with settings over nvbridge's gopls
+// settings (the edits' references: verboseWorkDoneProgress, so that the
+// end of gopls's whole diagnosis of a change is seen; diagnosticsDelay 0
+// for it at once).
 func StartStraightWith(ctx context.Context, root string, settings map[string]any) (*Straight, error) {
 	return startStraight(ctx, root, true, settings)
 }
 
-// StartStraightPlain is StartStraight with none of nvbridge's settings:
-// gopls's defaults, as a user's Neovim that starts it with vim.lsp.start
-// and no settings has it (the attached apply's floor).
+// StartStraightPlain is StartStraight with no settings at all: gopls's
+// defaults, as a user's Neovim that starts it with vim.lsp.start and no
+// settings has it (the attached apply's floor; nvbridge's own gopls has
+// no settings either).
 func StartStraightPlain(ctx context.Context, root string) (*Straight, error) {
 	return startStraight(ctx, root, false, nil)
 }

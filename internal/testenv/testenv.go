@@ -287,17 +287,24 @@ func DumpTraceOnFailure(t testing.TB, s *nvim.Session) {
 // nvbridge attached to that Neovim must use these clients.
 func UserLSPConfig(t testing.TB, clientName string) []string {
 	t.Helper()
+	return UserLSPConfigWith(t, clientName, "{}")
+}
+
+// UserLSPConfigWith is UserLSPConfig with the client's gopls settings (a
+// Lua table constructor, e.g. "{ gopls = { verboseWorkDoneProgress = true } }").
+func UserLSPConfigWith(t testing.TB, clientName, settings string) []string {
+	t.Helper()
 	const initLua = `
 local name = %q
 vim.api.nvim_create_autocmd('FileType', {
   pattern = 'go',
   callback = function(ev)
-    vim.lsp.start({ name = name, cmd = { 'gopls' }, root_dir = vim.fs.root(ev.buf, { 'go.mod' }) })
+    vim.lsp.start({ name = name, cmd = { 'gopls' }, root_dir = vim.fs.root(ev.buf, { 'go.mod' }), settings = %s })
   end,
 })
 `
 	path := filepath.Join(t.TempDir(), "init.lua")
-	if err := os.WriteFile(path, []byte(fmt.Sprintf(initLua, clientName)), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(fmt.Sprintf(initLua, clientName, settings)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return []string{"-c", "luafile " + path}

@@ -81,9 +81,10 @@ local release_keep
 --- keep) once the call that loaded keep is done, not at once: wiping a
 --- buffer sends its servers didClose, which they handle before the
 --- requests the call then sends about the file it loaded (gopls handles
---- them in order: before the next one, it asks the client for a progress
---- token, which Neovim answers from a scheduled callback, and it starts
---- re-diagnosing the closed file's package, which competes with them).
+--- them in order: before the next one it starts re-diagnosing the closed
+--- file's package, which competes with them, and with
+--- verboseWorkDoneProgress it first asks the client for a progress token,
+--- which Neovim answers from a scheduled callback).
 --- Scheduled, the didClose follows those requests. Loads within one call
 --- release once, keeping the last.
 ---@param keep integer the buffer just loaded

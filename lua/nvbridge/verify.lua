@@ -10,6 +10,13 @@
 ---   no such work is active. gopls publishes only diagnostics that changed,
 ---   so no publish may come for a file whose diagnostics stayed the same:
 ---   its progress is the only event that says it re-checked dependants.
+--- - a silent server (servers.silent: one that could report its diagnosis
+---   runs but does not, gopls without verboseWorkDoneProgress, as nvbridge's
+---   own gopls runs too) is asked (pull: textDocument/diagnostic) for each
+---   touched buffer and dependant once its pending changes were sent: the
+---   answer is the file's diagnostics of the text it holds, handled as its
+---   publish (gopls publishes only diagnostics that changed, and its full
+---   diagnosis comes after its diagnosticsDelay).
 --- - any other server: a publish for each touched buffer's current text
 ---   (observe.unsettled_ms: by version, or unversioned after the change and
 ---   quiet), and a publish after the mark for each dependant.
@@ -28,6 +35,12 @@ local servers = require('nvbridge.servers')
 -- it answered was sent.
 ---@type table<integer, string>
 local answered_at = {}
+
+-- Per silent client and buffer: what had been sent to it (sent_state)
+-- when it answered a pull of the buffer's diagnostics, handled as its
+-- publish; the same state again needs no new pull.
+---@type table<integer, table<integer, string>>
+local pulled_at = {}
 
 -- What a client has been sent, as far as it may start a diagnosis run: the
 -- document versions of its buffers (didOpen, didChange, didClose) and the
@@ -60,7 +73,7 @@ M.after_pull_ms = 200
 --- them (see the module comment), or after bound_ms with what is missing.
 ---@param chan integer
 ---@param id integer
----@param spec {mark: integer, touched: integer[], dependants: integer[], clients: integer[]}
+---@param spec {mark: integer, touched: integer[], dependants: integer[], clients: integer[], pull_files: string[]?}
 ---@param bound_ms integer
 function M.wait_settled(chan, id, spec, bound_ms)
   local finished = false
@@ -78,6 +91,13 @@ function M.wait_settled(chan, id, spec, bound_ms)
   -- (pyright): per client and buffer, {state = 'asked' | 'answered' |
   -- 'failed', at}.
   local pulled = {}
+  -- Silent servers, per client and buffer: 'asked', 'answered' (the
+  -- answer handled as its publish, for the text the buffer still has) or
+  -- 'failed' (then its publishes are waited for).
+  local silent_pulls = {}
+  -- Silent servers, per client and file of spec.pull_files (not open):
+  -- 'asked', 'answered' (handled as its publish) or the error's message.
+  local silent_files = {}
   local check
 
   -- What is still missing: nil when settled, else {wait_ms?, pending}.
@@ -127,10 +147,20 @@ function M.wait_settled(chan, id, spec, bound_ms)
         end
         if not reports or publishes then
           local syncing = synced[client_id] ~= nil
+          local silent = silent_pulls[client_id] or {}
+          for path, state in pairs(silent_files[client_id] or {}) do
+            if state == 'asked' then
+              table.insert(pending, { client = client.name, file = path, why = 'the server has not answered for its diagnostics yet' })
+            elseif state ~= 'answered' then
+              table.insert(pending, { client = client.name, file = path, why = 'the server did not answer for its diagnostics: ' .. state })
+            end
+          end
           for _, bufnr in ipairs(spec.touched) do
             local sync = syncing and (synced[client_id] or {})[bufnr]
-            if not attached(bufnr, client_id) or sync == 'clean' then
+            if not attached(bufnr, client_id) or sync == 'clean' or silent[bufnr] == 'answered' then
               -- nothing to wait for
+            elseif silent[bufnr] == 'asked' then
+              table.insert(pending, { client = client.name, bufnr = bufnr, why = 'the server has not answered for its diagnostics yet' })
             elseif syncing and sync == nil then
               table.insert(pending, { client = client.name, bufnr = bufnr, why = 'the server has not answered for the new text yet' })
             else
@@ -149,7 +179,9 @@ function M.wait_settled(chan, id, spec, bound_ms)
             -- resolves imports (requests' tests import the installed
             -- requests): no publish may come then.
             local pull = (pulled[client_id] or {})[bufnr]
-            if pull and pull.state == 'asked' then
+            if silent[bufnr] == 'answered' then
+              -- nothing to wait for
+            elseif silent[bufnr] == 'asked' or (pull and pull.state == 'asked') then
               table.insert(pending, { client = client.name, bufnr = bufnr, why = 'the server has not answered for its diagnostics yet' })
             elseif pull and pull.state == 'answered' then
               uv.update_time()
@@ -179,7 +211,7 @@ function M.wait_settled(chan, id, spec, bound_ms)
     finished = true
     async.release({ timer, quiet }, autocmds)
     for _, p in ipairs(pending or {}) do
-      if p.bufnr then
+      if p.bufnr and not p.file then
         p.file = api.nvim_buf_get_name(p.bufnr)
       end
     end
@@ -269,6 +301,71 @@ function M.wait_settled(chan, id, spec, bound_ms)
             if not ok then
               entry.state = 'failed'
             end
+          end
+        end
+      end
+    elseif client and servers.silent(client, (observe.diagnosis_progress(client_id))) then
+      -- A silent server: asked for each buffer's diagnostics, behind its
+      -- pending changes. An answer describes the text it holds when the
+      -- request arrives; one for a buffer changed since is not used.
+      compat.flush_changes(client)
+      local state = sent_state(client)
+      local asked = {}
+      silent_pulls[client_id] = asked
+      pulled_at[client_id] = pulled_at[client_id] or {}
+      for _, bufnr in ipairs(vim.list_extend(vim.list_extend({}, spec.touched), spec.dependants)) do
+        if attached(bufnr, client_id) and not asked[bufnr] then
+          if pulled_at[client_id][bufnr] == state then
+            asked[bufnr] = 'answered'
+          else
+            asked[bufnr] = 'asked'
+            local uri = vim.uri_from_bufnr(bufnr)
+            local version = compat.lsp_version(bufnr)
+            local ok, sent = pcall(compat.request, client, 'textDocument/diagnostic', { textDocument = { uri = uri } },
+              function(err, result)
+                -- gopls leaves out kind ('full'): items are the full list.
+                local full = not err and type(result) == 'table' and result.kind ~= 'unchanged' and type(result.items) == 'table'
+                if full and api.nvim_buf_is_loaded(bufnr) and compat.lsp_version(bufnr) == version then
+                  pcall(vim.lsp.diagnostic.on_publish_diagnostics, nil, { uri = uri, diagnostics = result.items },
+                    { client_id = client_id, method = 'textDocument/publishDiagnostics' })
+                  asked[bufnr] = 'answered'
+                  pulled_at[client_id][bufnr] = state
+                else
+                  asked[bufnr] = 'failed'
+                end
+                vim.schedule(check)
+              end, bufnr)
+            if not ok or sent == false then
+              asked[bufnr] = 'failed'
+            end
+          end
+        end
+      end
+      -- Files of the change's scope that are not open (spec.pull_files:
+      -- the change touches files of other servers too, so the pulled
+      -- delta does not apply): asked too, each answer handled as its
+      -- publish (Neovim then holds the file's diagnostics of the current
+      -- texts, as after the server's own full diagnosis).
+      local files = {}
+      silent_files[client_id] = files
+      for _, path in ipairs(spec.pull_files or {}) do
+        local b = vim.fn.bufnr(path)
+        if not (b > 0 and asked[b]) and not files[path] then
+          files[path] = 'asked'
+          local uri = vim.uri_from_fname(path)
+          local ok, sent = pcall(compat.request, client, 'textDocument/diagnostic', { textDocument = { uri = uri } },
+            function(err, result)
+              if not err and type(result) == 'table' and result.kind ~= 'unchanged' and type(result.items) == 'table' then
+                pcall(vim.lsp.diagnostic.on_publish_diagnostics, nil, { uri = uri, diagnostics = result.items },
+                  { client_id = client_id, method = 'textDocument/publishDiagnostics' })
+                files[path] = 'answered'
+              else
+                files[path] = tostring(err and (err.message or err.code) or 'no list of diagnostics')
+              end
+              vim.schedule(check)
+            end)
+          if not ok or sent == false then
+            files[path] = 'the request could not be sent'
           end
         end
       end

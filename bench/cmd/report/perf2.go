@@ -50,33 +50,43 @@ func renderPerf2(rep, reads, before *side.Report) string {
 	p("| goal | measured | floor | verdict |\n|---|---|---|---|\n")
 	for _, m := range rep.Modules {
 		if e := m.Edits; e != nil && len(e.ApplyMs) > 0 {
-			lo, hi := side.RatioInterval(e.ApplyMs, e.StraightPublishMs)
-			floor := fmt.Sprintf("gopls straight (nvbridge's settings, a minimal client) to its publish of a new text: p50 %.0f ms (p25-p75 %.0f-%.0f)", p50(e.StraightPublishMs), side.Quantile(e.StraightPublishMs, .25), side.Quantile(e.StraightPublishMs, .75))
+			// The apply's floor: gopls straight on the route the verifier
+			// takes (nvbridge's gopls on its defaults: pulls of the files
+			// the change can affect), when the run measured it; else its
+			// publish of the new text.
+			ref, refName := e.StraightPublishMs, "gopls straight to its publish"
 			if len(e.StraightPullMs) > 0 {
-				// gopls's other route to a delta: pulls of the files the
-				// change can affect (no test files: an incomplete answer,
-				// and still the cheaper one).
-				floor += fmt.Sprintf("; gopls by pulls of the %d files the change can affect, test files aside (incomplete), p50 %.0f ms (p25-p75 %.0f-%.0f)", e.PullFiles, p50(e.StraightPullMs), side.Quantile(e.StraightPullMs, .25), side.Quantile(e.StraightPullMs, .75))
+				ref, refName = e.StraightPullMs, "gopls straight by pulls"
 			}
+			lo, hi := side.RatioInterval(e.ApplyMs, ref)
+			floor := ""
+			if len(e.StraightPullMs) > 0 {
+				floor = fmt.Sprintf("gopls straight on its defaults (a minimal client; verboseWorkDoneProgress on, for the harness to wait for its full pass after the timing): the change as a didChange, then textDocument/diagnostic for the %d files the change can affect, test files aside (as the verifier asks), to the last answer: p50 %.0f ms (p25-p75 %.0f-%.0f); ", e.PullFiles, p50(e.StraightPullMs), side.Quantile(e.StraightPullMs, .25), side.Quantile(e.StraightPullMs, .75))
+			}
+			floor += fmt.Sprintf("gopls straight with verboseWorkDoneProgress and diagnosticsDelay 0 (its whole diagnosis of the change at once, the route by publishes) to its publish of the new text: p50 %.0f ms (p25-p75 %.0f-%.0f)", p50(e.StraightPublishMs), side.Quantile(e.StraightPublishMs, .25), side.Quantile(e.StraightPublishMs, .75))
 			if len(e.ApplyCPUMs) > 0 && len(e.StraightCPUMs) > 0 {
 				floor += fmt.Sprintf("; CPU per change: nvbridge's apply (nvbridge, its Neovim and gopls) %.0f ms, gopls straight by publishes %.0f ms", p50(e.ApplyCPUMs), p50(e.StraightCPUMs))
 				if len(e.StraightPullCPUMs) > 0 {
 					floor += fmt.Sprintf(", by pulls %.0f ms", p50(e.StraightPullCPUMs))
 				}
 			}
-			v := verdict(p50(e.ApplyMs) <= 100)
-			if p50(e.ApplyMs) > 100 && p50(e.StraightPublishMs) > 100 {
-				v += " (beyond the architecture here: gopls alone takes longer to diagnose the new text; nvbridge's apply is x" + fmt.Sprintf("%.2f", p50(e.ApplyMs)/p50(e.StraightPublishMs)) + " of it)"
+			if len(e.BaselineApplyMs) > 0 {
+				blo, bhi := side.RatioInterval(e.ApplyMs, e.BaselineApplyMs)
+				floor += fmt.Sprintf("; the baseline build's apply (interleaved) p50 %.0f ms: x%.2f of it (90%%: x%.2f-x%.2f)", p50(e.BaselineApplyMs), p50(e.ApplyMs)/p50(e.BaselineApplyMs), blo, bhi)
 			}
-			p("| 1. verified apply (one line, delta complete) <= 100 ms, %s | p50 %.0f ms (p25-p75 %.0f-%.0f), x%.2f of gopls straight (90%%: x%.2f-x%.2f); %d rounds; verdicts %v | %s | %s |\n",
-				m.Module, p50(e.ApplyMs), side.Quantile(e.ApplyMs, .25), side.Quantile(e.ApplyMs, .75), p50(e.ApplyMs)/p50(e.StraightPublishMs), lo, hi, e.Rounds, e.Verdicts, floor, v)
-			lo, hi = side.RatioInterval(e.CheckMs, e.StraightPublishMs)
+			v := verdict(p50(e.ApplyMs) <= 100)
+			if p50(e.ApplyMs) > 100 && p50(ref) > 100 {
+				v += " (beyond the architecture here: gopls alone takes longer to diagnose the new text; nvbridge's apply is x" + fmt.Sprintf("%.2f", p50(e.ApplyMs)/p50(ref)) + " of it)"
+			}
+			p("| 1. verified apply (one line, delta complete) <= 100 ms, %s | p50 %.0f ms (p25-p75 %.0f-%.0f), x%.2f of %s (90%%: x%.2f-x%.2f); %d rounds; verdicts %v | %s | %s |\n",
+				m.Module, p50(e.ApplyMs), side.Quantile(e.ApplyMs, .25), side.Quantile(e.ApplyMs, .75), p50(e.ApplyMs)/p50(ref), refName, lo, hi, e.Rounds, e.Verdicts, floor, v)
+			lo, hi = side.RatioInterval(e.CheckMs, ref)
 			v = verdict(p50(e.CheckMs) <= 250)
-			if p50(e.CheckMs) > 250 && p50(e.StraightPublishMs) > 250 {
+			if p50(e.CheckMs) > 250 && p50(ref) > 250 {
 				v += " (beyond the architecture here: gopls alone takes longer)"
 			}
-			p("| 1. check preview <= 250 ms, %s | p50 %.0f ms (p25-p75 %.0f-%.0f), x%.2f of gopls straight (90%%: x%.2f-x%.2f) | the same | %s |\n",
-				m.Module, p50(e.CheckMs), side.Quantile(e.CheckMs, .25), side.Quantile(e.CheckMs, .75), p50(e.CheckMs)/p50(e.StraightPublishMs), lo, hi, v)
+			p("| 1. check preview <= 250 ms, %s | p50 %.0f ms (p25-p75 %.0f-%.0f), x%.2f of %s (90%%: x%.2f-x%.2f) | the same | %s |\n",
+				m.Module, p50(e.CheckMs), side.Quantile(e.CheckMs, .25), side.Quantile(e.CheckMs, .75), p50(e.CheckMs)/p50(ref), refName, lo, hi, v)
 		}
 		if e := m.Edits; e != nil && len(e.AttachedApplyMs) > 0 {
 			p("%s", attachedRow(m.Module, e))
@@ -180,7 +190,7 @@ func renderPerf2(rep, reads, before *side.Report) string {
 }
 
 // attachedRow is goal 1's row for the apply attached to a user's Neovim
-// whose gopls has none of nvbridge's settings, against its floor when the
+// whose gopls runs on its defaults, against its floor when the
 // run measured it: gopls straight with the user's settings (its
 // defaults), the same change and pulls of the same files, interleaved.
 func attachedRow(module string, e *side.EditsResult) string {
@@ -188,7 +198,7 @@ func attachedRow(module string, e *side.EditsResult) string {
 	measured := fmt.Sprintf("p50 %.0f ms (p25-p75 %.0f-%.0f)", apply, side.Quantile(e.AttachedApplyMs, .25), side.Quantile(e.AttachedApplyMs, .75))
 	v := verdict(apply <= 100)
 	if len(e.AttachedFloorMs) == 0 {
-		return fmt.Sprintf("| 1. verified apply, attached to a user's Neovim whose gopls has none of nvbridge's settings (pull diagnostics), %s | %s; waited on %v | (not interleaved with the straight side) | %s |\n",
+		return fmt.Sprintf("| 1. verified apply, attached to a user's Neovim whose gopls runs on its defaults (vim.lsp.start, no settings; pull diagnostics), %s | %s; waited on %v | (not interleaved with the straight side) | %s |\n",
 			module, measured, e.AttachedWaitedOn, v)
 	}
 	floor := p50(e.AttachedFloorMs)
@@ -225,7 +235,7 @@ func attachedRow(module string, e *side.EditsResult) string {
 	if len(notes) > 0 {
 		v += " (" + strings.Join(notes, "; ") + ")"
 	}
-	return fmt.Sprintf("| 1. verified apply, attached to a user's Neovim whose gopls has none of nvbridge's settings (pull diagnostics), %s | %s | %s | %s |\n", module, measured, floorText, v)
+	return fmt.Sprintf("| 1. verified apply, attached to a user's Neovim whose gopls runs on its defaults (vim.lsp.start, no settings; pull diagnostics), %s | %s | %s | %s |\n", module, measured, floorText, v)
 }
 
 // planAlone says what nvbridge's apply.lua costs called on its own (the

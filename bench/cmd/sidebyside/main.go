@@ -32,7 +32,7 @@ func main() {
 	coldRuns := flag.Int("cold", 3, "cold start runs per module (0: skip)")
 	attachedRuns := flag.Int("attached", 3, "runs of the first call on a buffer opened before attaching (0: skip)")
 	edits := flag.Int("edits", 0, "rounds of verified edits per module (a one-line apply with its complete delta, a check preview, gopls straight on the same change; 0: skip)")
-	editsAttached := flag.Bool("edits-attached", true, "with -edits: also the apply in a user's Neovim whose gopls has none of nvbridge's settings, interleaved with its floor (gopls straight, its defaults, pulled)")
+	editsAttached := flag.Bool("edits-attached", true, "with -edits: also the apply in a user's Neovim whose gopls runs on its defaults (vim.lsp.start, no settings), interleaved with its floor (gopls straight, its defaults, pulled)")
 	editsEmbedded := flag.Bool("edits-embedded", true, "with -edits: the apply and the check preview of nvbridge's embedded Neovim, interleaved with gopls straight (false: only -edits-attached)")
 	bigEdit := flag.Int("bigedit", 0, "rounds of 1,000 edits in a 100,000-line file through MCP against Neovim's apply_workspace_edit (0: skip)")
 	responsive := flag.Int("responsive", 0, "windows (each kind, 3 s) of the user's Neovim idle and under agent load, attached, per module (0: skip)")
