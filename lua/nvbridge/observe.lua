@@ -85,6 +85,11 @@ local exit_hooked = {}
 ---@type fun(client_id: integer, exit: nvbridge.ServerExit, bufnrs: integer[])[]
 M.exit_listeners = {}
 
+-- Per client id: callbacks waiting for the client's exit, however it
+-- exits (when_exited), each under a key of its own.
+---@type table<integer, table<table, fun()>>
+local exit_waiters = {}
+
 -- Neovim's own rule (vim/lsp.lua on_client_exit): exit code 0 and no
 -- signal but SIGTERM is a requested stop, anything else a crash.
 local function abnormal(code, signal)
@@ -121,6 +126,11 @@ local function hook_exit(client)
     vim.schedule(function()
       exit_hooked[client.id] = nil
       progress[client.id] = nil
+      local waiters = exit_waiters[client.id]
+      exit_waiters[client.id] = nil
+      for _, fn in pairs(waiters or {}) do
+        pcall(fn)
+      end
       if not abnormal(code, signal) then
         return
       end
@@ -137,6 +147,26 @@ local function hook_exit(client)
 end
 
 M.observe_exit = hook_exit
+
+--- Calls fn (scheduled) when client exits, however it exits: a client that
+--- exits never answers its pending requests (Neovim 0.10 drops their
+--- callbacks), and a request for a file without a buffer gets no LspDetach
+--- either. Returns the function that forgets fn (call it once the
+--- requests are answered). Nothing is called when the client's exit
+--- cannot be observed (no _on_exit_cbs).
+---@param client vim.lsp.Client
+---@param fn fun()
+---@return fun() forget
+function M.when_exited(client, fn)
+  hook_exit(client)
+  local waiters = exit_waiters[client.id] or {}
+  exit_waiters[client.id] = waiters
+  local k = {}
+  waiters[k] = fn
+  return function()
+    waiters[k] = nil
+  end
+end
 
 --- Records that exit's server is down for bufnr (servers.lua, for the
 --- buffers a client was started for but never attached to).

@@ -429,11 +429,15 @@ function M.pull(chan, id, client_id, paths)
   local requests = {}
   local lines = {}
   local encoding = client.offset_encoding or 'utf-16'
+  local forget_exit
   local function finish()
     if finished then
       return
     end
     finished = true
+    if forget_exit then
+      forget_exit()
+    end
     async.untrack(chan, id)
     async.done(chan, id, nil, vim.json.encode({
       supported = supported,
@@ -445,7 +449,20 @@ function M.pull(chan, id, client_id, paths)
     for _, rid in ipairs(requests) do
       pcall(compat.cancel_request, client, rid)
     end
+    if forget_exit then
+      forget_exit()
+    end
     finished = true
+  end)
+  -- A server that exits (killed, crashed) never answers what it was asked:
+  -- the files it did not answer fail then, not at the caller's timeout.
+  forget_exit = observe.when_exited(client, function()
+    for _, path in ipairs(paths) do
+      if not files[path] and not failed[path] then
+        failed[path] = client.name .. ' exited before answering'
+      end
+    end
+    finish()
   end)
   for _, path in ipairs(paths) do
     local function answer(err, result)
