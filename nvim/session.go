@@ -74,6 +74,9 @@ type Session struct {
 	addr     string // the address dialled ("" when embedded)
 	command  string // embedded mode's nvim (Options.Command)
 	channel  int
+	// ep is v's connection, to send notifications (starts.go: notifyBatch);
+	// nil when go-client's Nvim is not laid out as endpointOf expects.
+	ep *rpc.Endpoint
 
 	// parserDir and parsers: the tree-sitter parsers (Options.ParserDir)
 	// and how each language is served (Parsers).
@@ -150,7 +153,7 @@ func (s *Session) dial(ctx context.Context, addr string) error {
 			"start Neovim with a listen address (nvim --listen /tmp/nvim.sock) and pass it with --nvim, or omit --nvim to use an embedded Neovim",
 			"cannot connect to Neovim at %s: %v", addr, err)
 	}
-	s.v = v
+	s.v, s.ep = v, endpointOf(v)
 	safego.Go("the Neovim connection", s.serve, s.servePanicked)
 	return nil
 }
@@ -201,7 +204,7 @@ func (s *Session) spawn(ctx context.Context, command string) error {
 		s.Close()
 		return err
 	}
-	s.v = v
+	s.v, s.ep = v, endpointOf(v)
 	safego.Go("the Neovim connection", s.serve, s.servePanicked)
 	return nil
 }

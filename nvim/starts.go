@@ -1,14 +1,18 @@
 package nvim
 
-// Starting asynchronous operations (Async) in Neovim, several per round
-// trip when callers start them together. A call hierarchy walk starts
-// eight requests at once, understand_symbol five: each start was a round
-// trip of its own, with Go's and Neovim's cost per message, while the
-// servers did the real work. Starts are queued; one goroutine sends what
-// is queued in one call, and whatever was queued meanwhile in the next
-// (a group commit: nothing waits for company, a lone start goes at once).
-// The queue is sent in order, so a cancel queued after a start reaches
-// Neovim after it.
+// Starting asynchronous operations (Async) in Neovim, several per message
+// when callers start them together. A call hierarchy walk starts eight
+// requests at once, understand_symbol five: each start was a round trip of
+// its own, with Go's and Neovim's cost per message, while the servers did
+// the real work. Starts are queued; one sender sends what is queued in one
+// message, and whatever was queued meanwhile in the next (a group commit:
+// nothing waits for company, a lone start goes at once). The queue is sent
+// in order, so a cancel queued after a start reaches Neovim after it.
+//
+// A message is a notification (notifyBatch), written by the caller that
+// found no sender running: nothing waits for Neovim's answer to it. Only
+// when go-client's connection cannot be reached (endpointOf) is it a
+// request, sent by a goroutine of its own that waits for the answer.
 
 import (
 	"fmt"
@@ -29,21 +33,29 @@ type asyncStart struct {
 	sent chan error
 }
 
-// queueStart queues a start and makes sure a sender runs.
+// queueStart queues a start and makes sure a sender runs: when starts are
+// notifications (s.ep), the caller itself when none runs (a send is a
+// write, not a round trip), else a goroutine of its own.
 func (s *Session) queueStart(f *luaFunc, id int64, args []any) *asyncStart {
 	st := &asyncStart{f: f, id: id, args: args, sent: make(chan error, 1)}
 	s.startMu.Lock()
 	s.startQueue = append(s.startQueue, st)
-	if !s.sending {
-		s.sending = true
-		safego.Go("starting Neovim operations", s.sendStarts, func(err error) {
-			// sendStarts delivers its own panics; this is the last guard.
-			s.startMu.Lock()
-			s.sending = false
-			s.startMu.Unlock()
-		})
+	if s.sending {
+		s.startMu.Unlock()
+		return st
 	}
+	s.sending = true
 	s.startMu.Unlock()
+	if s.ep != nil {
+		s.sendStarts()
+		return st
+	}
+	safego.Go("starting Neovim operations", s.sendStarts, func(err error) {
+		// sendStarts delivers its own panics; this is the last guard.
+		s.startMu.Lock()
+		s.sending = false
+		s.startMu.Unlock()
+	})
 	return st
 }
 
@@ -76,6 +88,10 @@ func (s *Session) sendStarts() {
 // async.start_ops, which runs each under pcall (one's error ends that
 // operation, with nvbridge_done, and not the others).
 func (s *Session) startBatch(batch []*asyncStart) {
+	if s.ep != nil {
+		s.notifyBatch(batch)
+		return
+	}
 	var name string
 	var args []any
 	if len(batch) == 1 {
@@ -101,6 +117,40 @@ func (s *Session) startBatch(batch []*asyncStart) {
 	// A caller whose context ends stops waiting (Async), and a Neovim
 	// that stops answering ends the connection, which ends this call.
 	err := s.inSessionTerms(s.v.ExecLua(callCode, nil, args...))
+	s.traceRPC(name, start, err)
+	for _, st := range batch {
+		st.sent <- err
+	}
+}
+
+// notifyBatch sends one batch as a notification (nvim_exec_lua of
+// async.start_ops, whatever its size): nothing waits for Neovim's answer
+// to it, since each operation answers with nvbridge_done, and start_ops
+// turns an operation's Lua error into that answer. A call made once the
+// notification is written reaches Neovim after it (Neovim serves a
+// channel's messages in order), which is what a start's sent means.
+//
+// A start sent as a request (startBatch's other way) cost its caller the
+// wait for the answer, read by go-client's connection goroutine and handed
+// to the goroutine that sent it, then to the caller: two wake-ups on the
+// way of every read, besides Neovim's answer and its decoding.
+func (s *Session) notifyBatch(batch []*asyncStart) {
+	ops := make([]any, len(batch))
+	fns := make([]string, len(batch))
+	for i, st := range batch {
+		// {module, name, id, count, args...}: the count, because a nil
+		// argument leaves a hole in the Lua table.
+		ops[i] = append([]any{st.f.module, st.f.name, st.id, len(st.args)}, st.args...)
+		fns[i] = "#" + strconv.FormatInt(st.id, 10) + " " + st.f.name
+	}
+	// Traced as a start sent as a request is: a lone one as its function.
+	name := fmt.Sprintf("%s(%d: %s)", luaStartOps.f, len(batch), strings.Join(fns, ", "))
+	if len(batch) == 1 {
+		name = batch[0].f.String() + "(#" + strconv.FormatInt(batch[0].id, 10) + ")"
+	}
+	start := time.Now()
+	s.roundTrips.Add(1) // the operations' answers come back: a round trip
+	err := s.inSessionTerms(s.ep.Notify("nvim_exec_lua", callCode, []any{luaStartOps.f.module, luaStartOps.f.name, s.channel, ops}))
 	s.traceRPC(name, start, err)
 	for _, st := range batch {
 		st.sent <- err

@@ -130,6 +130,9 @@ func idKey(session string, raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
+	if plainID(raw) {
+		return session + "\x00" + string(raw)
+	}
 	var v any
 	if json.Unmarshal(raw, &v) != nil || v == nil {
 		return ""
@@ -139,6 +142,34 @@ func idKey(session string, raw json.RawMessage) string {
 		return ""
 	}
 	return session + "\x00" + string(b)
+}
+
+// plainID reports whether the id raw reads back as itself through
+// idKey's decoding and encoding: an integer of at most 15 digits (exact as
+// a float64, written without exponent) or a string of printable ASCII
+// without escapes or the characters encoding/json escapes (<, >, &).
+func plainID(raw []byte) bool {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		for _, c := range raw[1 : len(raw)-1] {
+			if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+				return false
+			}
+		}
+		return true
+	}
+	digits := raw
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 15 || (digits[0] == '0' && len(raw) != 1) {
+		return false // a leading zero: "0" alone is plain
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // incoming records the requests in a client's message (they are in flight

@@ -25,14 +25,14 @@ import (
 // stdioServer is the MCP transport on stdio: one JSON-RPC message a line
 // in, one a line out, each request dispatched by mcp-go's MCPServer
 // (HandleMessage). It does what mcp-go v1.2.1's StdioServer does, with the
-// same concurrency (tool calls on a pool of stdioWorkers behind a queue of
-// stdioQueue, other requests on their own goroutine, notifications in
-// order on the read loop), the same answers to a line that is not JSON or
-// whose handler panics, and the same session (id "stdio": client info,
-// logging level, and the sampling, elicitation and roots requests the
-// server sends the client, matched with their responses), and adds
-// nvbridge's own: the bound on a line (limits.go) and the dropped answer to
-// a cancelled request (cancelled.go).
+// same concurrency (at most stdioWorkers tool calls at once and
+// stdioQueue more waiting, other requests each at once, notifications in
+// order as they are read), the same answers to a line
+// that is not JSON or whose handler panics, and the same session (id
+// "stdio": client info, logging level, and the sampling, elicitation and
+// roots requests the server sends the client, matched with their
+// responses), and adds nvbridge's own: the bound on a line (limits.go) and
+// the dropped answer to a cancelled request (cancelled.go).
 //
 // What it does not do is read each line over and over: mcp-go's server
 // decoded a request line about seven times before its dispatch decoded it
@@ -44,6 +44,19 @@ import (
 // 1,000 edits is 60 KB) reaches the dispatch with its arguments cut out,
 // handed to the tool beside the message (tools.WithCallArguments) instead
 // of being decoded by every pass over the message.
+//
+// Nor does it hand a line from goroutine to goroutine: mcp-go's server read
+// a line on one goroutine, routed it on a second and ran a tool call on a
+// third (a worker of its pool), and each hand-off is a wake-up (a futex,
+// and on a busy machine a wait for a core) on the way of every call. Here
+// the goroutine that reads a line serves it, and a request (a tool call
+// with a slot in the pool, a ping, ...) runs on the goroutine that read
+// it: before running it, that goroutine passes the reading on to a new one
+// (reader), so the next line (a cancellation, another call) is read while
+// the request runs, as before, and the request's own way from stdin to
+// stdout crosses no goroutine. (A request handed to a new goroutine by one
+// that then blocks reading stdin waits besides for a core to take it: the
+// reading goroutine holds its own while blocked in the read.)
 type stdioServer struct {
 	srv     *server.MCPServer
 	logger  *log.Logger
@@ -52,14 +65,36 @@ type stdioServer struct {
 	out     *lockedWriter
 	session *stdioSession
 
-	calls    chan stdioCall
+	// pool is the tool calls running (at most stdioWorkers) and those
+	// waiting for a slot (at most stdioQueue).
+	pool struct {
+		sync.Mutex
+		running int
+		queue   []stdioCall
+	}
+	// workers counts the goroutines running tool calls; requests the
+	// other requests' goroutines.
 	workers  sync.WaitGroup
 	requests sync.WaitGroup
+	// serving is held while a line is served; stopped (under it) says the
+	// session has ended: a reader that wakes with a line then drops it.
+	serving sync.Mutex
+	stopped bool
+
+	// lines is stdin, read by one goroutine at a time (passReading);
+	// ended hears how the reading ended.
+	lines *lineReader
+	ended chan readEnd
+	// idle are the goroutines waiting for their turn to read.
+	idle struct {
+		sync.Mutex
+		turns []chan struct{}
+	}
 }
 
 // The tool-call pool, as mcp-go's stdio server has it: at most
 // stdioWorkers calls at once, stdioQueue more waiting; past that a call is
-// served on the read loop.
+// served before the next line is read.
 const (
 	stdioWorkers = 5
 	stdioQueue   = 100
@@ -99,72 +134,130 @@ func (s *stdioServer) Listen(ctx context.Context, stdin io.Reader) error {
 	ctx, cancelRequests := context.WithCancel(ctx)
 	defer cancelRequests()
 
-	s.calls = make(chan stdioCall, stdioQueue)
-	for range stdioWorkers {
-		s.workers.Add(1)
-		safego.Go("a stdio tool-call worker", func() { s.callWorker(ctx) }, nil)
-	}
 	safego.Go("the stdio notifications", func() { s.notify(ctx) }, nil)
 
 	err := s.readLoop(ctx, stdin)
 
+	// No line is served from here on (a reader blocked on stdin drops
+	// what it reads), so no call joins those waited for.
+	s.serving.Lock()
+	s.stopped = true
+	s.serving.Unlock()
 	cancelRequests()
-	close(s.calls)
 	s.workers.Wait()
 	s.requests.Wait()
 	return err
 }
 
-// readLoop reads lines on a goroutine of its own (a read blocked on stdin
-// does not hold up the end of ctx) and serves each in turn.
+// readEnd is how the reading ended: a read error (io.EOF: the input
+// ended) or a line's serving failed.
+type readEnd struct {
+	err  error
+	read bool
+}
+
+// readLoop has the lines read and served (reader, on goroutines of their
+// own: a read blocked on stdin does not hold up the end of ctx) until the
+// input ends, a line's serving fails, or ctx ends.
 func (s *stdioServer) readLoop(ctx context.Context, stdin io.Reader) error {
-	type read struct {
-		line []byte
-		err  error
-	}
-	lines := make(chan read)
-	stop := make(chan struct{})
-	defer close(stop)
-	safego.Go("the stdio reader", func() {
-		r := &lineReader{r: bufio.NewReaderSize(stdin, 64<<10), max: s.max, tooLong: func(prefix []byte) {
-			_, _ = s.out.Write(append(tooLargeMessage(int64(s.max), prefix), '\n'))
-		}}
-		for {
-			line, err := r.next()
-			select {
-			case lines <- read{line, err}:
-			case <-stop:
-				return
-			}
-			if err != nil {
-				return
-			}
+	s.ended = make(chan readEnd, 1)
+	s.lines = &lineReader{r: bufio.NewReaderSize(stdin, 64<<10), max: s.max, tooLong: func(prefix []byte) {
+		_, _ = s.out.Write(append(tooLargeMessage(int64(s.max), prefix), '\n'))
+	}}
+	s.passReading(ctx)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case e := <-s.ended:
+		switch {
+		case e.read && errors.Is(e.err, io.EOF):
+			// A last line without its newline is not served, as
+			// mcp-go's server does not serve it.
+			return nil
+		case e.read:
+			s.logger.Printf("Error reading input: %v", e.err)
+		default:
+			s.logger.Printf("Error handling message: %v", e.err)
 		}
-	}, func(err error) {
+		return e.err
+	}
+}
+
+// maxIdleReaders bounds the goroutines kept waiting for their turn to
+// read.
+const maxIdleReaders = stdioWorkers + 2
+
+// passReading has the next lines read by another goroutine: one that
+// waits for its turn, or a new one. One reads at a time: a reader that
+// keeps a request to run passes the reading on before it runs it.
+//
+// A goroutine that has run a request waits for a turn rather than ending:
+// its stack has grown to what a call needs (mcp-go's dispatch, the tools'
+// middleware, encoding/json), and a new goroutine's would grow again,
+// copied at each doubling, on every call.
+func (s *stdioServer) passReading(ctx context.Context) {
+	s.idle.Lock()
+	if n := len(s.idle.turns); n > 0 {
+		turn := s.idle.turns[n-1]
+		s.idle.turns = s.idle.turns[:n-1]
+		s.idle.Unlock()
+		turn <- struct{}{}
+		return
+	}
+	s.idle.Unlock()
+	safego.Go("the stdio reader", func() { s.readTurns(ctx) }, func(err error) {
 		// The loop learns of it as of a read error, and ends.
 		select {
-		case lines <- read{nil, err}:
-		case <-stop:
+		case s.ended <- readEnd{err: err, read: true}:
+		default:
 		}
 	})
+}
+
+// readTurns reads (reader) each time it is this goroutine's turn, until
+// the reading ends or the session does.
+func (s *stdioServer) readTurns(ctx context.Context) {
+	turn := make(chan struct{}, 1)
 	for {
+		if !s.reader(ctx) {
+			return
+		}
+		s.idle.Lock()
+		if len(s.idle.turns) >= maxIdleReaders {
+			s.idle.Unlock()
+			return
+		}
+		s.idle.turns = append(s.idle.turns, turn)
+		s.idle.Unlock()
 		select {
+		case <-turn:
 		case <-ctx.Done():
-			return ctx.Err()
-		case r := <-lines:
-			if r.err != nil {
-				// A last line without its newline is not served, as
-				// mcp-go's server does not serve it.
-				if errors.Is(r.err, io.EOF) {
-					return nil
-				}
-				s.logger.Printf("Error reading input: %v", r.err)
-				return r.err
-			}
-			if err := s.serve(ctx, r.line); err != nil {
-				s.logger.Printf("Error handling message: %v", err)
-				return err
-			}
+			return
+		}
+	}
+}
+
+// reader reads lines and serves each in turn, until the input ends, a
+// line's serving fails or the session ends (false), or a line is a
+// request it runs itself, having passed the reading on (true).
+func (s *stdioServer) reader(ctx context.Context) bool {
+	for {
+		line, err := s.lines.next()
+		if err != nil {
+			s.ended <- readEnd{err: err, read: true}
+			return false
+		}
+		run, served, err := s.serveLine(ctx, line)
+		switch {
+		case !served:
+			return false // the session has ended
+		case err != nil:
+			s.ended <- readEnd{err: err}
+			return false
+		case run != nil:
+			s.passReading(ctx)
+			run()
+			return true
 		}
 	}
 }
@@ -186,6 +279,93 @@ type envelope struct {
 	key       string // the answer filter's key of a request (idKey), "" for none
 }
 
+// decodeEnvelope fills env from line (a JSON object) as json.Unmarshal
+// does; false when line is not JSON. The members are found by a walk over
+// the bytes (scanEnvelope) once json.Valid has checked them, encoding/json
+// deciding only what the walk leaves to it.
+func decodeEnvelope(line []byte, env *envelope) bool {
+	if !json.Valid(line) {
+		return false
+	}
+	if scanEnvelope(line, env) {
+		return true
+	}
+	*env = envelope{}
+	return json.Unmarshal(line, env) == nil
+}
+
+// scanEnvelope sets env's members from b, a valid JSON object, as
+// json.Unmarshal matches them (names case folded, a later duplicate
+// wins); false, env half set, when a member's name holds an escape or a
+// byte past ASCII (whose folding encoding/json decides) or b is not an
+// object.
+func scanEnvelope(b []byte, env *envelope) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	for i < len(b) && b[i] != '}' {
+		if b[i] != '"' {
+			return false
+		}
+		j := i + 1
+		for j < len(b) && b[j] != '"' {
+			if b[j] == '\\' || b[j] >= 0x80 {
+				return false
+			}
+			j++
+		}
+		if j >= len(b) {
+			return false
+		}
+		name := b[i+1 : j]
+		i = skipSpace(b, j+1)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipSpace(b, i+1)
+		start := i
+		if i = skipValue(b, i); i < 0 {
+			return false
+		}
+		value := json.RawMessage(b[start:i])
+		switch {
+		case bytes.EqualFold(name, []byte("jsonrpc")):
+			env.JSONRPC = value
+		case bytes.EqualFold(name, []byte("id")):
+			env.ID = value
+		case bytes.EqualFold(name, []byte("method")):
+			env.Method = value
+		case bytes.EqualFold(name, []byte("params")):
+			env.Params = value
+		case bytes.EqualFold(name, []byte("result")):
+			env.Result = value
+		case bytes.EqualFold(name, []byte("error")):
+			env.Error = value
+		}
+		i = skipSpace(b, i)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return i < len(b)
+}
+
+// plainString is the JSON string raw when it holds printable ASCII only,
+// without escapes (its text is its bytes); false for any other value.
+func plainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	for _, c := range raw[1 : len(raw)-1] {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(raw[1 : len(raw)-1]), true
+}
+
 // present reports whether a member was sent as something other than null.
 func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
 
@@ -200,10 +380,24 @@ func (e *envelope) id() any {
 	return v
 }
 
+// serveLine serves line unless the session has ended (served false); run
+// is a request's serving, for the caller to run once the reading has
+// passed on.
+func (s *stdioServer) serveLine(ctx context.Context, line []byte) (run func(), served bool, err error) {
+	s.serving.Lock()
+	defer s.serving.Unlock()
+	if s.stopped {
+		return nil, false, nil
+	}
+	run, err = s.serve(ctx, line)
+	return run, true, err
+}
+
 // serve routes one line: a response to a request the server sent the
-// client, a tool call (to the pool), another request (its own goroutine),
-// or a notification (here, in order).
-func (s *stdioServer) serve(ctx context.Context, line []byte) error {
+// client, a tool call (run returns it when the pool has a slot, else it is
+// queued), another request (run returns it), or a notification (served
+// here, in order).
+func (s *stdioServer) serve(ctx context.Context, line []byte) (run func(), err error) {
 	line = bytes.TrimSpace(line)
 	env := &envelope{}
 	if len(line) == 0 || line[0] != '{' {
@@ -211,23 +405,27 @@ func (s *stdioServer) serve(ctx context.Context, line []byte) error {
 		// to the dispatch, which answers it as mcp-go's server did; the
 		// rest is a parse error.
 		if !json.Valid(line) {
-			return s.write(nil, mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(nil),
+			return nil, s.write(nil, mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(nil),
 				Error: mcp.NewJSONRPCErrorDetails(mcp.PARSE_ERROR, "Parse error", nil)})
 		}
-		return s.write(nil, s.dispatch(ctx, nil, line))
+		return nil, s.write(nil, s.dispatch(ctx, nil, line))
 	}
-	if err := json.Unmarshal(line, env); err != nil {
-		return s.write(nil, mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(nil),
+	if !decodeEnvelope(line, env) {
+		return nil, s.write(nil, mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(nil),
 			Error: mcp.NewJSONRPCErrorDetails(mcp.PARSE_ERROR, "Parse error", nil)})
 	}
 	if len(env.Method) > 0 {
-		env.methodErr = json.Unmarshal(env.Method, &env.method) != nil
+		if m, ok := plainString(env.Method); ok {
+			env.method = m
+		} else {
+			env.methodErr = json.Unmarshal(env.Method, &env.method) != nil
+		}
 	}
 	if !env.methodErr && env.method != "" {
 		env.key = idKey("", env.ID)
 	}
 	if s.session.deliver(env) {
-		return nil
+		return nil, nil
 	}
 	s.incoming(env)
 	msg := json.RawMessage(line)
@@ -236,48 +434,64 @@ func (s *stdioServer) serve(ctx context.Context, line []byte) error {
 		if present(env.ID) {
 			msg, ctx = splitArguments(ctx, env, msg)
 		}
-		select {
-		case s.calls <- stdioCall{ctx: ctx, env: env, message: msg}:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		default:
-			s.logger.Printf("Tool call queue full, processing synchronously")
-			return s.write(env, s.dispatch(ctx, env, msg))
+		c := stdioCall{ctx: ctx, env: env, message: msg}
+		s.pool.Lock()
+		switch {
+		case s.pool.running < stdioWorkers:
+			s.pool.running++
+			s.pool.Unlock()
+			s.workers.Add(1)
+			return func() { s.runCalls(ctx, c) }, nil
+		case len(s.pool.queue) < stdioQueue:
+			s.pool.queue = append(s.pool.queue, c)
+			s.pool.Unlock()
+			return nil, nil
 		}
+		s.pool.Unlock()
+		s.logger.Printf("Tool call queue full, processing synchronously")
+		return nil, s.write(env, s.dispatch(ctx, env, msg))
 	case !env.methodErr && present(env.ID):
 		s.requests.Add(1)
-		safego.Go("a stdio request", func() {
+		return func() {
 			defer s.requests.Done()
-			if err := s.write(env, s.dispatch(ctx, env, msg)); err != nil {
-				s.logger.Printf("Error writing response: %v", err)
-			}
-		}, nil)
-		return nil
+			_ = safego.Call("a stdio request", func() {
+				if err := s.write(env, s.dispatch(ctx, env, msg)); err != nil {
+					s.logger.Printf("Error writing response: %v", err)
+				}
+			})
+		}, nil
 	}
 	// A notification carries no answer and is not queued behind a request.
 	if err := s.write(env, s.dispatch(ctx, env, msg)); err != nil {
-		return fmt.Errorf("failed to write response: %w", err)
+		return nil, fmt.Errorf("failed to write response: %w", err)
 	}
-	return nil
+	return nil, nil
 }
 
-func (s *stdioServer) callWorker(ctx context.Context) {
+// runCalls runs c, a slot of the pool being its, then the calls queued
+// while every slot was taken, until none waits (or the session has ended:
+// those left are not run).
+func (s *stdioServer) runCalls(ctx context.Context, c stdioCall) {
 	defer s.workers.Done()
 	for {
-		select {
-		case c, ok := <-s.calls:
-			if !ok {
-				return
-			}
+		// A panic is logged (dispatch answers a handler's own).
+		_ = safego.Call("a stdio tool call", func() {
 			call := memtrim.Begin()
 			if err := s.write(c.env, s.dispatch(c.ctx, c.env, c.message)); err != nil {
 				s.logger.Printf("Error writing tool response: %v", err)
 			}
 			call.End() // answered: what a large call left is garbage now
-		case <-ctx.Done():
+		})
+		s.pool.Lock()
+		if len(s.pool.queue) == 0 || ctx.Err() != nil {
+			s.pool.running--
+			s.pool.Unlock()
 			return
 		}
+		c = s.pool.queue[0]
+		s.pool.queue[0] = stdioCall{}
+		s.pool.queue = s.pool.queue[1:]
+		s.pool.Unlock()
 	}
 }
 
@@ -325,8 +539,8 @@ func (s *stdioServer) write(env *envelope, msg mcp.JSONRPCMessage) error {
 		}
 		return nil
 	}
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(msg); err != nil { // the line's newline too
+	line, err := encodeLine(msg)
+	if err != nil {
 		if key != "" {
 			s.filter.end(key)
 		}
@@ -335,8 +549,48 @@ func (s *stdioServer) write(env *envelope, msg mcp.JSONRPCMessage) error {
 	if key != "" && s.filter.end(key) {
 		return nil // cancelled: no answer (cancelled.go)
 	}
-	_, err := s.out.Write(buf.Bytes())
+	_, err = s.out.Write(line)
 	return err
+}
+
+// encodeLine is msg as json.Encoder writes it (a line, HTML characters
+// escaped). A tool call's answer is put together around its result's own
+// encoding: the encoder would check and compact that encoding again (it
+// comes from a MarshalJSON), a second pass over every answer, while
+// json.Marshal made it compact and escaped already.
+func encodeLine(msg mcp.JSONRPCMessage) ([]byte, error) {
+	if r, ok := msg.(mcp.JSONRPCResponse); ok && r.JSONRPC == mcp.JSONRPC_VERSION {
+		var result []byte
+		var err error
+		switch v := r.Result.(type) {
+		case *mcp.CallToolResult:
+			if v != nil {
+				result, err = v.MarshalJSON()
+			}
+		case mcp.CallToolResult:
+			result, err = v.MarshalJSON()
+		}
+		if err != nil {
+			return nil, err
+		}
+		if result != nil {
+			id, err := json.Marshal(r.ID)
+			if err != nil {
+				return nil, err
+			}
+			line := make([]byte, 0, len(result)+len(id)+32)
+			line = append(line, `{"jsonrpc":"2.0","id":`...)
+			line = append(line, id...)
+			line = append(line, `,"result":`...)
+			line = append(line, result...)
+			return append(line, "}\n"...), nil
+		}
+	}
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(msg); err != nil { // the line's newline too
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // notify writes the notifications mcp-go queues for the session.
