@@ -14,7 +14,7 @@ PREFIX ?= $(HOME)/.local
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build install test vet staticcheck fmt-check lua-check demo bench bench-side bench-report fuzz clean matrix
+.PHONY: all build install test vet staticcheck fmt-check lua-check shell-check demo bench bench-side bench-report fuzz clean matrix
 
 all: build
 
@@ -45,7 +45,12 @@ lua-check:
 staticcheck: deps
 	$(DEPS_BIN)/staticcheck ./...
 
-test: deps fmt-check vet staticcheck lua-check
+# shellcheck (bookworm's, installed into .deps/bin by make deps for
+# bash-language-server) on the project's own shell scripts.
+shell-check: deps
+	$(DEPS_BIN)/shellcheck scripts/*.sh .ci/run
+
+test: deps fmt-check vet staticcheck lua-check shell-check
 	$(GO) test -race -timeout $(TEST_TIMEOUT) ./...
 
 # The language matrix (lang/matrix.json, README, get_status, nvbridge version),

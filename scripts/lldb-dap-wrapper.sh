@@ -4,11 +4,14 @@
 # library path (the system is untouched). The real executable is run by its own path:
 # lldb finds lldb-server (which starts the debuggee) beside it.
 prefix=$(cd "$(dirname "$0")/../lldb" && pwd) || exit 127
+found=
 for exe in "$prefix"/usr/lib/llvm-*/bin/lldb-dap; do
-	[ -x "$exe" ] || continue
-	LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-	export LD_LIBRARY_PATH
-	exec "$exe" "$@"
+	[ -x "$exe" ] && found=$exe && break
 done
-echo "lldb-dap wrapper: no lldb-dap under $prefix/usr/lib; rerun: bash scripts/deps.sh" >&2
-exit 127
+if [ -z "$found" ]; then
+	echo "lldb-dap wrapper: no lldb-dap under $prefix/usr/lib; rerun: bash scripts/deps.sh" >&2
+	exit 127
+fi
+LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH
+exec "$found" "$@"

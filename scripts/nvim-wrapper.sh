@@ -6,11 +6,14 @@
 # VIMRUNTIME must be set: nvim derives its runtime from v:progpath, which is the loader.
 # exec keeps stdin/stdout attached, so `nvim --embed` works through this wrapper.
 prefix=$(cd "$(dirname "$0")/../nvim" && pwd) || exit 127
+found=
 for ld in "$prefix"/usr/lib/*-linux-gnu/ld-linux*.so.*; do
-	[ -x "$ld" ] || continue
-	VIMRUNTIME="$prefix/usr/share/nvim/runtime"
-	export VIMRUNTIME
-	exec "$ld" --library-path "$(dirname "$ld")" "$prefix/usr/bin/nvim" "$@"
+	[ -x "$ld" ] && found=$ld && break
 done
-echo "nvim wrapper: no loader under $prefix/usr/lib; rerun: bash scripts/deps.sh" >&2
-exit 127
+if [ -z "$found" ]; then
+	echo "nvim wrapper: no loader under $prefix/usr/lib; rerun: bash scripts/deps.sh" >&2
+	exit 127
+fi
+VIMRUNTIME="$prefix/usr/share/nvim/runtime"
+export VIMRUNTIME
+exec "$found" --library-path "$(dirname "$found")" "$prefix/usr/bin/nvim" "$@"

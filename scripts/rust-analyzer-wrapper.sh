@@ -4,9 +4,12 @@
 # and libraries: it needs a newer glibc and libstdc++ than bookworm's (as Neovim does,
 # scripts/nvim-wrapper.sh). The processes it starts (cargo, rustc) use the system loader.
 prefix=$(cd "$(dirname "$0")/../rust-analyzer" && pwd) || exit 127
+found=
 for ld in "$prefix"/usr/lib/*-linux-gnu/ld-linux*.so.*; do
-	[ -x "$ld" ] || continue
-	exec "$ld" --library-path "$(dirname "$ld")" "$prefix/usr/bin/rust-analyzer" "$@"
+	[ -x "$ld" ] && found=$ld && break
 done
-echo "rust-analyzer wrapper: no loader under $prefix/usr/lib; rerun: bash scripts/deps.sh" >&2
-exit 127
+if [ -z "$found" ]; then
+	echo "rust-analyzer wrapper: no loader under $prefix/usr/lib; rerun: bash scripts/deps.sh" >&2
+	exit 127
+fi
+exec "$found" --library-path "$(dirname "$found")" "$prefix/usr/bin/rust-analyzer" "$@"
