@@ -79,20 +79,28 @@ func emojiTarget(s string) int { return len(s) }
 var emojiUse = map[string]int{"😀é": emojiTarget("😀é𝄞")}
 `
 
+// emojiWorkspace is a copy of the Go sample with orders/emoji.go
+// (emojiSource) in it, and that file's line 5, where emojiTarget is used
+// after emoji.
+func emojiWorkspace(t *testing.T) (root, line string) {
+	t.Helper()
+	testenv.Require(t, "nvim", "gopls", "go")
+	root = testenv.CopySample(t, "go")
+	if err := os.WriteFile(filepath.Join(root, "orders", "emoji.go"), []byte(emojiSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root, strings.Split(emojiSource, "\n")[4]
+}
+
 // TestReadMultibytePositions: the one-call read sends the target's
 // position in the server's encoding and answers columns in characters, on
 // a line of emoji; when the buffer holds another text on that line than
 // the disk (unsaved changes), the read goes on from the buffer's line and
 // is as exact.
 func TestReadMultibytePositions(t *testing.T) {
-	testenv.Require(t, "nvim", "gopls", "go")
-	root := testenv.CopySample(t, "go")
-	if err := os.WriteFile(filepath.Join(root, "orders", "emoji.go"), []byte(emojiSource), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root, line := emojiWorkspace(t)
 	s, client := testenv.Embedded(t, root)
 	ctx := testenv.Context(t)
-	line := strings.Split(emojiSource, "\n")[4]
 	col := utf8.RuneCountInString(line[:strings.Index(line, "emojiTarget")])
 	target := lsp.Target{Line: 5, Symbol: "emojiTarget"}
 	check := func(t *testing.T, col int, wantTrips int64) {
@@ -277,14 +285,9 @@ func TestReadPassesUnchangedFiles(t *testing.T) {
 // the byte, the character), and Sent after the requests went, with the
 // same position, the one the answer stands at.
 func TestRenameAtThenLocated(t *testing.T) {
-	testenv.Require(t, "nvim", "gopls", "go")
-	root := testenv.CopySample(t, "go")
-	if err := os.WriteFile(filepath.Join(root, "orders", "emoji.go"), []byte(emojiSource), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root, line := emojiWorkspace(t)
 	s, client := testenv.Embedded(t, root)
 	ctx := testenv.Context(t)
-	line := strings.Split(emojiSource, "\n")[4]
 	b := strings.LastIndex(line, "emojiTarget")
 	target := lsp.Target{Line: 5, Symbol: "emojiTarget"}
 	// Opened and analysed first: the rename is then one read.
