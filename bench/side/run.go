@@ -414,6 +414,12 @@ type lspSide interface {
 	rootDir() string
 }
 
+// openCaller is a side that opens a file and sends a request about it in
+// one exchange (ViaNeovim: one call to Neovim, as nvbridge makes it).
+type openCaller interface {
+	OpenCall(ctx context.Context, rel, method string, params any) (json.RawMessage, error)
+}
+
 type sideFunc = func(ctx context.Context, round int) (count int, err error)
 
 func buildOps(m *Module, br *Bridge, st *Straight, vn *ViaNeovim, peer *AgentLSP, rounds int) ([]Op, int) {
@@ -587,10 +593,15 @@ func sideOps(m *Module, s lspSide, fresh []Pos) map[string]sideFunc {
 		// round, the same file on every side (each has its own gopls).
 		"first_request_new_file": func(ctx context.Context, r int) (int, error) {
 			p := fresh[r]
+			params := protocol.HoverParams{TextDocumentPositionParams: tdp(p)}
+			if oc, ok := s.(openCaller); ok {
+				_, err := oc.OpenCall(ctx, p.File, protocol.MethodTextDocumentHover, params)
+				return 1, err
+			}
 			if err := s.Open(ctx, p.File); err != nil {
 				return 0, err
 			}
-			_, err := s.Call(ctx, protocol.MethodTextDocumentHover, protocol.HoverParams{TextDocumentPositionParams: tdp(p)})
+			_, err := s.Call(ctx, protocol.MethodTextDocumentHover, params)
 			return 1, err
 		},
 	}

@@ -105,6 +105,13 @@ function S.request(id, bufnr, method, params_json)
     vim.rpcnotify(chan, 'side_done', id, 'request refused', '')
   end
 end
+-- The first request in a new file: the open and the request in one call,
+-- as nvbridge makes them (no round trip between them).
+function S.open_request(path, id, method, params_json)
+  local b = S.open(path)
+  S.request(id, b, method, params_json)
+  return b
+end
 package.loaded['nvbridge_side'] = S
 `
 
@@ -215,6 +222,65 @@ func (s *ViaNeovim) Open(ctx context.Context, rel string) error {
 	return nil
 }
 
+// OpenCall is Open and Call in one call to Neovim: the first request in a
+// file not opened yet, made as nvbridge makes it (one round trip), so the
+// floor carries no exchange nvbridge does not make.
+func (s *ViaNeovim) OpenCall(ctx context.Context, rel, method string, params any) (json.RawMessage, error) {
+	s.mu.Lock()
+	_, open := s.buffers[rel]
+	s.mu.Unlock()
+	if open {
+		return s.Call(ctx, method, params)
+	}
+	body, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	id, ch := s.await()
+	var b int
+	if err := s.v.ExecLua("return require('nvbridge_side').open_request(...)", &b, filepath.Join(s.Root, rel), id, method, string(body)); err != nil {
+		s.forget(id)
+		return nil, err
+	}
+	s.mu.Lock()
+	s.buffers[rel] = b
+	if s.first == 0 {
+		s.first = b
+	}
+	s.mu.Unlock()
+	return s.answer(ctx, id, method, ch)
+}
+
+// await registers a waiter for the answer of a new request id.
+func (s *ViaNeovim) await() (int64, chan viaAnswer) {
+	id := s.nextID.Add(1)
+	ch := make(chan viaAnswer, 1)
+	s.mu.Lock()
+	s.waiters[id] = ch
+	s.mu.Unlock()
+	return id, ch
+}
+
+func (s *ViaNeovim) forget(id int64) {
+	s.mu.Lock()
+	delete(s.waiters, id)
+	s.mu.Unlock()
+}
+
+// answer waits for request id's answer (onDone), bounded by ctx.
+func (s *ViaNeovim) answer(ctx context.Context, id int64, method string, ch chan viaAnswer) (json.RawMessage, error) {
+	select {
+	case a := <-ch:
+		if a.err != "" {
+			return nil, fmt.Errorf("%s through Neovim: %s", method, a.err)
+		}
+		return a.result, nil
+	case <-ctx.Done():
+		s.forget(id)
+		return nil, ctx.Err()
+	}
+}
+
 // Call sends one request through Neovim's client (on the buffer of the
 // params' document when it is open) and returns its raw answer.
 func (s *ViaNeovim) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
@@ -235,29 +301,13 @@ func (s *ViaNeovim) Call(ctx context.Context, method string, params any) (json.R
 			bufnr = b
 		}
 	}
-	id := s.nextID.Add(1)
-	ch := make(chan viaAnswer, 1)
-	s.waiters[id] = ch
 	s.mu.Unlock()
-	forget := func() {
-		s.mu.Lock()
-		delete(s.waiters, id)
-		s.mu.Unlock()
-	}
+	id, ch := s.await()
 	if err := s.v.ExecLua("return require('nvbridge_side').request(...)", nil, id, bufnr, method, string(body)); err != nil {
-		forget()
+		s.forget(id)
 		return nil, err
 	}
-	select {
-	case a := <-ch:
-		if a.err != "" {
-			return nil, fmt.Errorf("%s through Neovim: %s", method, a.err)
-		}
-		return a.result, nil
-	case <-ctx.Done():
-		forget()
-		return nil, ctx.Err()
-	}
+	return s.answer(ctx, id, method, ch)
 }
 
 // Close ends Neovim (which stops gopls), killing the group if it lingers.
