@@ -175,7 +175,10 @@ func (c *Client) awaitAnalysis(ctx context.Context, bufnr int, server Server) (b
 	if c.analysed == nil {
 		c.analysed = map[analysisKey]bool{}
 	}
-	c.analysed[key] = true
+	if !c.analysed[key] {
+		c.analysed[key] = true
+		c.analysedNames = nil
+	}
 	c.analysedMu.Unlock()
 	return string(raw) == "true", nil
 }

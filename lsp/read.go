@@ -240,14 +240,19 @@ func (c *Client) readSlow(ctx context.Context, file string, t Target, req readRe
 }
 
 // analysedKeys are the buffers and servers awaitAnalysis has waited for,
-// as read.lua names them ("bufnr:client").
+// as read.lua names them ("bufnr:client"): built when that changes, not
+// on every read. The map is shared: read, never written.
 func (c *Client) analysedKeys() map[string]bool {
 	c.analysedMu.Lock()
 	defer c.analysedMu.Unlock()
+	if c.analysedNames != nil {
+		return c.analysedNames
+	}
 	out := make(map[string]bool, len(c.analysed))
 	for k := range c.analysed {
 		out[strconv.Itoa(k.bufnr)+":"+strconv.Itoa(k.client)] = true
 	}
+	c.analysedNames = out
 	return out
 }
 
