@@ -713,10 +713,10 @@ func encodeLine(msg mcp.JSONRPCMessage) ([]byte, error) {
 		switch v := r.Result.(type) {
 		case *mcp.CallToolResult:
 			if v != nil {
-				result, err = v.MarshalJSON()
+				result, err = marshalCallToolResult(v)
 			}
 		case mcp.CallToolResult:
-			result, err = v.MarshalJSON()
+			result, err = marshalCallToolResult(&v)
 		}
 		if err != nil {
 			return nil, err
@@ -739,6 +739,43 @@ func encodeLine(msg mcp.JSONRPCMessage) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// marshalCallToolResult is r.MarshalJSON() written straight: mcp-go's
+// puts the members in a map, to be sorted and encoded by reflection; a
+// result with only content, structured content and isError (every one
+// nvbridge's tools give) is written here in the same order, each member
+// encoded as the map's encoding encodes it. Any other goes to
+// MarshalJSON.
+func marshalCallToolResult(r *mcp.CallToolResult) ([]byte, error) {
+	if r.Meta != nil || r.ResultType != "" || len(r.InputRequests) > 0 || r.RequestState != "" || len(r.RawStructuredContent) > 0 {
+		return r.MarshalJSON()
+	}
+	content := []byte("[]")
+	if len(r.Content) > 0 {
+		var err error
+		if content, err = json.Marshal(r.Content); err != nil {
+			return nil, err
+		}
+	}
+	var structured []byte
+	if r.StructuredContent != nil {
+		var err error
+		if structured, err = json.Marshal(r.StructuredContent); err != nil {
+			return nil, err
+		}
+	}
+	b := make([]byte, 0, len(content)+len(structured)+48)
+	b = append(b, `{"content":`...)
+	b = append(b, content...)
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	if structured != nil {
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, structured...)
+	}
+	return append(b, '}'), nil
 }
 
 // notify writes the notifications mcp-go queues for the session.
