@@ -687,8 +687,9 @@ func (s *stdioServer) write(env *envelope, msg mcp.JSONRPCMessage) error {
 		}
 		return nil
 	}
-	line, err := encodeLine(msg)
-	if err != nil {
+	buf := linePool.Get().(*bytes.Buffer)
+	defer putLine(buf)
+	if err := appendLine(buf, msg); err != nil {
 		if key != "" {
 			s.filter.end(key)
 		}
@@ -697,85 +698,106 @@ func (s *stdioServer) write(env *envelope, msg mcp.JSONRPCMessage) error {
 	if key != "" && s.filter.end(key) {
 		return nil // cancelled: no answer (cancelled.go)
 	}
-	_, err = s.out.Write(line)
+	_, err := s.out.Write(buf.Bytes())
 	return err
 }
 
-// encodeLine is msg as json.Encoder writes it (a line, HTML characters
-// escaped). A tool call's answer is put together around its result's own
-// encoding: the encoder would check and compact that encoding again (it
-// comes from a MarshalJSON), a second pass over every answer, while
-// json.Marshal made it compact and escaped already.
-func encodeLine(msg mcp.JSONRPCMessage) ([]byte, error) {
-	if r, ok := msg.(mcp.JSONRPCResponse); ok && r.JSONRPC == mcp.JSONRPC_VERSION {
-		var result []byte
-		var err error
-		switch v := r.Result.(type) {
-		case *mcp.CallToolResult:
-			if v != nil {
-				result, err = marshalCallToolResult(v)
-			}
-		case mcp.CallToolResult:
-			result, err = marshalCallToolResult(&v)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if result != nil {
-			id, err := json.Marshal(r.ID)
-			if err != nil {
-				return nil, err
-			}
-			line := make([]byte, 0, len(result)+len(id)+32)
-			line = append(line, `{"jsonrpc":"2.0","id":`...)
-			line = append(line, id...)
-			line = append(line, `,"result":`...)
-			line = append(line, result...)
-			return append(line, "}\n"...), nil
-		}
+// linePool holds the buffers the answers are written into.
+var linePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putLine gives a buffer back to the pool, unless it grew past what a
+// common answer needs (a large answer's buffer is not kept).
+func putLine(buf *bytes.Buffer) {
+	if buf.Cap() > 256<<10 {
+		return
 	}
+	buf.Reset()
+	linePool.Put(buf)
+}
+
+// encodeLine is msg's line (appendLine) in a slice of its own.
+func encodeLine(msg mcp.JSONRPCMessage) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(msg); err != nil { // the line's newline too
+	if err := appendLine(&buf, msg); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
 
-// marshalCallToolResult is r.MarshalJSON() written straight: mcp-go's
-// puts the members in a map, to be sorted and encoded by reflection; a
-// result with only content, structured content and isError (every one
-// nvbridge's tools give) is written here in the same order, each member
-// encoded as the map's encoding encodes it. Any other goes to
+// appendLine writes msg to buf as json.Encoder writes it (a line, HTML
+// characters escaped). A tool call's answer is written in one pass into
+// buf, member by member (appendCallToolResult), each value encoded
+// straight into it: no result encoded apart and then copied around its
+// envelope, and no second pass of the encoder over a result that came
+// from a MarshalJSON (it checks and compacts such an encoding again).
+func appendLine(buf *bytes.Buffer, msg mcp.JSONRPCMessage) error {
+	if r, ok := msg.(mcp.JSONRPCResponse); ok && r.JSONRPC == mcp.JSONRPC_VERSION {
+		var res *mcp.CallToolResult
+		switch v := r.Result.(type) {
+		case *mcp.CallToolResult:
+			res = v
+		case mcp.CallToolResult:
+			res = &v
+		}
+		if res != nil {
+			enc := json.NewEncoder(buf)
+			buf.WriteString(`{"jsonrpc":"2.0","id":`)
+			if err := encodeValue(enc, buf, r.ID); err != nil {
+				return err
+			}
+			buf.WriteString(`,"result":`)
+			if err := appendCallToolResult(enc, buf, res); err != nil {
+				return err
+			}
+			buf.WriteString("}\n")
+			return nil
+		}
+	}
+	return json.NewEncoder(buf).Encode(msg) // the line's newline too
+}
+
+// encodeValue writes v's encoding (json.Marshal's) to buf through enc,
+// which writes to buf, without the newline Encode ends it with.
+func encodeValue(enc *json.Encoder, buf *bytes.Buffer, v any) error {
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1)
+	return nil
+}
+
+// appendCallToolResult writes r as r.MarshalJSON() does: mcp-go's puts
+// the members in a map, to be sorted and encoded by reflection, then
+// copied out; a result with only content, structured content and isError
+// (every one nvbridge's tools give) is written here in the same order,
+// each member encoded as the map's encoding encodes it. Any other goes to
 // MarshalJSON.
-func marshalCallToolResult(r *mcp.CallToolResult) ([]byte, error) {
+func appendCallToolResult(enc *json.Encoder, buf *bytes.Buffer, r *mcp.CallToolResult) error {
 	if r.Meta != nil || r.ResultType != "" || len(r.InputRequests) > 0 || r.RequestState != "" || len(r.RawStructuredContent) > 0 {
-		return r.MarshalJSON()
-	}
-	content := []byte("[]")
-	if len(r.Content) > 0 {
-		var err error
-		if content, err = json.Marshal(r.Content); err != nil {
-			return nil, err
+		b, err := r.MarshalJSON()
+		if err != nil {
+			return err
 		}
+		buf.Write(b)
+		return nil
 	}
-	var structured []byte
-	if r.StructuredContent != nil {
-		var err error
-		if structured, err = json.Marshal(r.StructuredContent); err != nil {
-			return nil, err
-		}
+	buf.WriteString(`{"content":`)
+	if len(r.Content) == 0 {
+		buf.WriteString("[]")
+	} else if err := encodeValue(enc, buf, r.Content); err != nil {
+		return err
 	}
-	b := make([]byte, 0, len(content)+len(structured)+48)
-	b = append(b, `{"content":`...)
-	b = append(b, content...)
 	if r.IsError {
-		b = append(b, `,"isError":true`...)
+		buf.WriteString(`,"isError":true`)
 	}
-	if structured != nil {
-		b = append(b, `,"structuredContent":`...)
-		b = append(b, structured...)
+	if r.StructuredContent != nil {
+		buf.WriteString(`,"structuredContent":`)
+		if err := encodeValue(enc, buf, r.StructuredContent); err != nil {
+			return err
+		}
 	}
-	return append(b, '}'), nil
+	buf.WriteByte('}')
+	return nil
 }
 
 // notify writes the notifications mcp-go queues for the session.
