@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -23,7 +24,7 @@ import (
 // Call does for a tools/call exactly what HandleMessage and its
 // handleToolCall do with the options NewServer sets (no task tools, no
 // session tools, no tool filters, no schema validation, no request
-// tracing or logging, no request-initialization hooks): the hooks before
+// tracing or logging): the request-initialization hooks, the hooks before
 // and after (OnBeforeAny, OnBeforeCallTool, OnSuccess, OnAfterCallTool,
 // OnError), the tool looked up at call time (user tools come and go), the
 // same middleware chain (recovery outermost, then the mode guard and the
@@ -98,11 +99,17 @@ func Recovery(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	}
 }
 
-// Call runs the tools/call request req (id as decoded from the message:
-// float64, string, ...) on ctx, which holds the session
+// Call runs the tools/call request req (id as decoded from message, the
+// request as sent: float64, string, ...) on ctx, which holds the session
 // (MCPServer.WithContext), and returns its answer. req's params are as
 // decoded; Direct(&req.Params) holds.
-func (d *CallDispatcher) Call(ctx context.Context, id any, req *mcp.CallToolRequest) mcp.JSONRPCMessage {
+func (d *CallDispatcher) Call(ctx context.Context, id any, req *mcp.CallToolRequest, message json.RawMessage) mcp.JSONRPCMessage {
+	// HandleMessage's first step for a request: a hook may refuse it.
+	for _, h := range d.hooks.OnRequestInitialization {
+		if err := h(ctx, id, message); err != nil {
+			return mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Error: mcp.NewJSONRPCErrorDetails(mcp.INVALID_REQUEST, err.Error(), nil)}
+		}
+	}
 	ctx = context.WithValue(ctx, serverKey{}, d.srv)
 	ctx = server.WithRequestProtocolInfo(ctx, &server.RequestProtocolInfo{ProtocolVersion: protocolVersion(req.Params.Meta)})
 	if req.Header == nil {

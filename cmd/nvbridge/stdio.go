@@ -549,7 +549,7 @@ func (s *stdioServer) call(c stdioCall) (response mcp.JSONRPCMessage) {
 		delete(s.calls.cancel, c.env.key)
 		s.calls.Unlock()
 	}()
-	return s.direct.Call(ctx, c.env.id(), c.req)
+	return s.direct.Call(ctx, c.env.id(), c.req, c.message)
 }
 
 // directCall decodes a tool call for the direct dispatch; nil when the

@@ -34,6 +34,12 @@ func newDirectServer() *directServer {
 	hooks.AddBeforeCallTool(tools.RestoreCallArguments)
 	hooks.AddBeforeCallTool(func(context.Context, any, *mcp.CallToolRequest) { d.before.Add(1) })
 	hooks.AddAfterCallTool(func(context.Context, any, *mcp.CallToolRequest, any) { d.after.Add(1) })
+	hooks.AddOnRequestInitialization(func(_ context.Context, id any, message any) error {
+		if raw, _ := message.(json.RawMessage); id == "refused" && strings.Contains(string(raw), `"refuse-me"`) {
+			return errors.New("refused by the hook")
+		}
+		return nil
+	})
 	hooks.AddOnError(func(_ context.Context, _ any, method mcp.MCPMethod, _ any, _ error) {
 		if method == mcp.MethodToolsCall {
 			d.errors.Add(1)
@@ -149,6 +155,8 @@ func TestStdioDirectCalls(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"panics","arguments":{}}}`, `panic recovered in panics tool handler: oops`},
 		// Not the common shape: decoded as mcp-go decodes it, still run directly.
 		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"route","Arguments":{"c":3},"_meta":{"x":1}}}`, `direct`},
+		// A request-initialization hook refuses it (the hook sees the message).
+		{`{"jsonrpc":"2.0","id":"refused","method":"tools/call","params":{"name":"route","arguments":{"x":"refuse-me"}}}`, `"code":-32600,"message":"refused by the hook"`},
 	} {
 		send(c.line)
 		got := next("the answer to " + c.line)
