@@ -40,6 +40,12 @@ type Client struct {
 	// waited for the server's first analysis of the buffer (awaitAnalysis).
 	analysedMu sync.Mutex
 	analysed   map[analysisKey]bool
+	// analysedNames is analysed as read.lua names it (analysedKeys), per
+	// buffer, built once per change of analysed (nil: to build); shared
+	// by the reads, which only encode it. bufOf is each file's buffer as
+	// the last open of it answered (documentOf).
+	analysedNames map[int]map[string]bool
+	bufOf         map[string]int
 	// readClients is the servers of the last read's answer (read_decode.go).
 	readClients clientsMemo
 

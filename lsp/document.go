@@ -76,6 +76,7 @@ func (c *Client) openAt(ctx context.Context, file string, line int, methods []st
 
 // documentOf is the document of abs as an open (open_wait, read) found it.
 func (c *Client) documentOf(abs string, reply openWaitReply) *Document {
+	c.noteBuffer(abs, reply.Buffer.Bufnr)
 	doc := &Document{Path: abs, Rel: c.Session.Root().Rel(abs), URI: uri.File(abs), Buffer: reply.Buffer}
 	for _, w := range reply.Clients {
 		root, _ := w.RootDir.(string)
@@ -171,13 +172,36 @@ func (c *Client) awaitAnalysis(ctx context.Context, bufnr int, server Server) (b
 	if err != nil {
 		return false, err
 	}
+	c.markAnalysed(key)
+	return string(raw) == "true", nil
+}
+
+// markAnalysed records that a request waited for key's analysis.
+func (c *Client) markAnalysed(key analysisKey) {
 	c.analysedMu.Lock()
+	defer c.analysedMu.Unlock()
 	if c.analysed == nil {
 		c.analysed = map[analysisKey]bool{}
 	}
-	c.analysed[key] = true
-	c.analysedMu.Unlock()
-	return string(raw) == "true", nil
+	if !c.analysed[key] {
+		c.analysed[key] = true
+		c.analysedNames = nil
+	}
+}
+
+// noteBuffer records abs's buffer as an open answered it (analysedKeys).
+func (c *Client) noteBuffer(abs string, bufnr int) {
+	if bufnr <= 0 {
+		return
+	}
+	c.analysedMu.Lock()
+	defer c.analysedMu.Unlock()
+	if c.bufOf[abs] != bufnr {
+		if c.bufOf == nil {
+			c.bufOf = map[string]int{}
+		}
+		c.bufOf[abs] = bufnr
+	}
 }
 
 // serverFor is Document.ServerFor with a feature-specific remediation.

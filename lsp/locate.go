@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -348,7 +349,7 @@ func (p position) symbol() string { return IdentifierAt(p.point.Text, p.point.By
 // where renders the point for messages: file:line:column (1-based line,
 // 0-based column, as tools speak).
 func (p position) where() string {
-	return fmt.Sprintf("%s:%d:%d", p.doc.Rel, p.point.Line+1, p.point.Char)
+	return p.doc.Rel + ":" + strconv.Itoa(p.point.Line+1) + ":" + strconv.Itoa(p.point.Char)
 }
 
 // resolve opens file, picks the server for method (the capability is

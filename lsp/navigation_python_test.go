@@ -17,7 +17,7 @@ import (
 func TestNavigationPython(t *testing.T) {
 	testenv.Require(t, "nvim", "pyright-langserver")
 	root := testenv.CopySample(t, "python")
-	_, client := testenv.Embedded(t, root)
+	s, client := testenv.Embedded(t, root)
 	ctx := testenv.Context(t)
 
 	t.Run("workspace symbols before any file is open", func(t *testing.T) {
@@ -57,6 +57,24 @@ func TestNavigationPython(t *testing.T) {
 		if got := locWheres(r.Locations); !reflect.DeepEqual(got, []string{"shop/orders.py:37:4"}) ||
 			!strings.HasPrefix(r.Locations[0].Declaration, "def process(order: Order) -> Total:\n") {
 			t.Fatalf("definition of process = %v %q", got, r.Locations[0].Declaration)
+		}
+	})
+
+	t.Run("a warm read is one round trip once pyright has analysed the file", func(t *testing.T) {
+		// The definition above waited for pyright's analysis of app.py
+		// (pyright answers partial results before it): read.lua is told
+		// so (the analysed servers of the file's buffer) and sends the
+		// request in the same call as the open.
+		before := s.RoundTrips()
+		r, err := client.Definition(ctx, "shop/app.py", lsp.Target{Line: 14, Symbol: "process"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := locWheres(r.Locations); !reflect.DeepEqual(got, []string{"shop/orders.py:37:4"}) {
+			t.Fatalf("definition of process = %v", got)
+		}
+		if n := s.RoundTrips() - before; n != 1 {
+			t.Fatalf("the warm definition took %d round trips to Neovim, want 1", n)
 		}
 	})
 

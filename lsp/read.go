@@ -149,7 +149,7 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 		},
 		Method: req.method, Params: string(params), Also: req.also, Block: req.block,
 		Methods: slices.Concat(positionMethods(req.method), req.also, req.known), GraceMs: int(c.AttachGrace / time.Millisecond),
-		ReadyNames: readyNames(), Analysed: c.analysedKeys(),
+		ReadyNames: readyNames(), Analysed: c.analysedKeys(abs),
 	}
 	var sent func()
 	if req.sent != nil {
@@ -239,17 +239,40 @@ func (c *Client) readSlow(ctx context.Context, file string, t Target, req readRe
 	return readAnswer{pos: pos, raw: raw}, err
 }
 
-// analysedKeys are the buffers and servers awaitAnalysis has waited for,
-// as read.lua names them ("bufnr:client").
-func (c *Client) analysedKeys() map[string]bool {
+// analysedKeys are the servers awaitAnalysis has waited for on abs's
+// buffer, as read.lua names them ("bufnr:client"): read.lua looks up the
+// read's own buffer only, so the other buffers' (a session that has opened
+// hundreds of files has as many) are not encoded and decoded on every
+// read. The buffer is the one the last open of abs answered; none known
+// yet (the file was never opened), nothing is known analysed. Built when
+// analysed changes, not per read; the maps are shared: read, never
+// written.
+func (c *Client) analysedKeys(abs string) map[string]bool {
 	c.analysedMu.Lock()
 	defer c.analysedMu.Unlock()
-	out := make(map[string]bool, len(c.analysed))
-	for k := range c.analysed {
-		out[strconv.Itoa(k.bufnr)+":"+strconv.Itoa(k.client)] = true
+	bufnr, ok := c.bufOf[abs]
+	if !ok {
+		return noneAnalysed
 	}
+	if m, ok := c.analysedNames[bufnr]; ok {
+		return m
+	}
+	out := map[string]bool{}
+	for k := range c.analysed {
+		if k.bufnr == bufnr {
+			out[strconv.Itoa(k.bufnr)+":"+strconv.Itoa(k.client)] = true
+		}
+	}
+	if c.analysedNames == nil {
+		c.analysedNames = map[int]map[string]bool{}
+	}
+	c.analysedNames[bufnr] = out
 	return out
 }
+
+// noneAnalysed is analysedKeys for a file of no known buffer: an empty
+// map (nil would be nil to read.lua, not a table), never written.
+var noneAnalysed = map[string]bool{}
 
 // relativeMessage makes the paths of an error's message the workspace's,
 // as tools speak.

@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/neovim/go-client/msgpack"
 	"github.com/neovim/go-client/msgpack/rpc"
 	"github.com/neovim/go-client/nvim"
 
@@ -589,28 +590,26 @@ func (s *Session) startThen(ctx context.Context, f *luaFunc, sent func(), args .
 	return r.result, nil
 }
 
-// onDone receives nvbridge_done(id, err, result). Its parameters are
-// interface{} because a notification whose arguments do not decode into the
-// handler's types closes the whole connection (go-client).
-func (s *Session) onDone(args ...any) {
+// onDone receives nvbridge_done(id, err, result). id and err are
+// interface{}, and result a *doneResult, which takes any value (a
+// pointer: go-client's decoder sets nil to the pointer, where setting it
+// to a doneResult itself panics): a
+// notification whose arguments do not decode into the handler's types
+// closes the whole connection (go-client).
+func (s *Session) onDone(idArg, errArg any, result *doneResult) {
 	// go-client runs this on its own goroutine: a panic here must not end
 	// the process (the waiter then meets its own deadline).
 	defer safego.Recover("nvbridge_done", nil)
-	if len(args) < 1 {
-		return
-	}
-	id, ok := toInt64(args[0])
+	id, ok := toInt64(idArg)
 	if !ok {
 		return
 	}
 	var r asyncResult
-	if len(args) > 1 && args[1] != nil {
-		r.err = luaErrorOf(args[1])
+	if errArg != nil {
+		r.err = luaErrorOf(errArg)
 	}
-	if len(args) > 2 {
-		if str, ok := args[2].(string); ok {
-			r.result = json.RawMessage(str)
-		}
+	if result != nil {
+		r.result = json.RawMessage(*result)
 	}
 	s.mu.Lock()
 	ch, found := s.waiters[id]
@@ -619,6 +618,22 @@ func (s *Session) onDone(args ...any) {
 	if found {
 		ch <- r
 	}
+}
+
+// doneResult is nvbridge_done's result: the operation's JSON, a string
+// (or binary) copied once from the decoder's buffer (decoded into an
+// interface{}, it was copied into a string, then into the RawMessage);
+// nil for any other value, which is skipped, never an error.
+type doneResult []byte
+
+func (r *doneResult) UnmarshalMsgPack(d *msgpack.Decoder) error {
+	switch d.Type() {
+	case msgpack.String, msgpack.Binary:
+		*r = append(doneResult(nil), d.BytesNoCopy()...)
+		return nil
+	}
+	*r = nil
+	return d.Skip()
 }
 
 func toInt64(v any) (int64, bool) {

@@ -136,17 +136,21 @@ func (s *Session) startBatch(batch []*asyncStart) {
 // way of every read, besides Neovim's answer and its decoding.
 func (s *Session) notifyBatch(batch []*asyncStart) {
 	ops := make([]any, len(batch))
-	fns := make([]string, len(batch))
 	for i, st := range batch {
 		// {module, name, id, count, args...}: the count, because a nil
 		// argument leaves a hole in the Lua table.
 		ops[i] = append([]any{st.f.module, st.f.name, st.id, len(st.args)}, st.args...)
-		fns[i] = "#" + strconv.FormatInt(st.id, 10) + " " + st.f.name
 	}
 	// Traced as a start sent as a request is: a lone one as its function.
-	name := fmt.Sprintf("%s(%d: %s)", luaStartOps.f, len(batch), strings.Join(fns, ", "))
+	var name string
 	if len(batch) == 1 {
 		name = batch[0].f.String() + "(#" + strconv.FormatInt(batch[0].id, 10) + ")"
+	} else {
+		fns := make([]string, len(batch))
+		for i, st := range batch {
+			fns[i] = "#" + strconv.FormatInt(st.id, 10) + " " + st.f.name
+		}
+		name = fmt.Sprintf("%s(%d: %s)", luaStartOps.f, len(batch), strings.Join(fns, ", "))
 	}
 	start := time.Now()
 	s.roundTrips.Add(1) // the operations' answers come back: a round trip

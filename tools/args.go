@@ -67,13 +67,22 @@ func (r required) check(body []byte) error {
 	if len(r) == 0 {
 		return nil
 	}
-	var args map[string]json.RawMessage
-	if json.Unmarshal(body, &args) != nil {
-		return nil // not an object: the strict decoding reports it
+	given, ok := r.given(body)
+	if !ok {
+		var args map[string]json.RawMessage
+		if json.Unmarshal(body, &args) != nil {
+			return nil // not an object: the strict decoding reports it
+		}
+		given = 0
+		for i, a := range r {
+			if v, ok := args[a.name]; ok && string(bytes.TrimSpace(v)) != "null" {
+				given |= 1 << i
+			}
+		}
 	}
 	var missing, remedy []string
-	for _, a := range r {
-		if v, ok := args[a.name]; !ok || string(bytes.TrimSpace(v)) == "null" {
+	for i, a := range r {
+		if given&(1<<i) == 0 {
 			missing = append(missing, "`"+a.name+"` is required")
 			remedy = append(remedy, fmt.Sprintf("`%s` (%s)", a.name, a.about))
 		}
@@ -83,4 +92,110 @@ func (r required) check(body []byte) error {
 	}
 	return apierr.Errorf(apierr.InvalidParameter, "pass "+strings.Join(remedy, ", ")+"; the tool's input schema lists its arguments",
 		"missing argument: %s", strings.Join(missing, ", "))
+}
+
+// given is which of r are in body and not null (bit i: r[i]), as the
+// members decoded into a map say (a later duplicate wins), by a walk over
+// body's top-level members that decodes none of them; false when it
+// cannot tell (not an object, a name with an escape, more than 64
+// required): the map decides.
+func (r required) given(body []byte) (uint64, bool) {
+	if len(r) > 64 {
+		return 0, false
+	}
+	var given uint64
+	i := jsonSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return 0, false
+	}
+	i = jsonSpace(body, i+1)
+	for i < len(body) && body[i] != '}' {
+		if body[i] != '"' {
+			return 0, false
+		}
+		end := jsonValueEnd(body, i)
+		if end < 0 {
+			return 0, false
+		}
+		name := body[i+1 : end-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			return 0, false
+		}
+		i = jsonSpace(body, end)
+		if i >= len(body) || body[i] != ':' {
+			return 0, false
+		}
+		i = jsonSpace(body, i+1)
+		if end = jsonValueEnd(body, i); end < 0 {
+			return 0, false
+		}
+		null := string(body[i:end]) == "null"
+		for k, a := range r {
+			if string(name) == a.name {
+				if null {
+					given &^= 1 << k
+				} else {
+					given |= 1 << k
+				}
+			}
+		}
+		i = jsonSpace(body, end)
+		if i < len(body) && body[i] == ',' {
+			i = jsonSpace(body, i+1)
+		}
+	}
+	if i >= len(body) {
+		return 0, false
+	}
+	return given, true
+}
+
+func jsonSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// jsonValueEnd is the offset just past the JSON value at b[i:] (valid
+// JSON: strings and nesting are skipped, nothing is decoded); -1 when it
+// runs off the end.
+func jsonValueEnd(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(b) {
+				return -1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth < 0 {
+				return i // the end of the object holding a scalar
+			}
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		case ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return i
+			}
+		}
+		i++
+		if depth == 0 && (b[i-1] == '"' || b[i-1] == '}' || b[i-1] == ']') {
+			return i
+		}
+	}
+	if depth == 0 {
+		return i
+	}
+	return -1
 }

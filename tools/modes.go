@@ -285,7 +285,7 @@ func setModeTool(env *Env) Tool {
 					out.Tools = append(out.Tools, t.Tool.Name)
 				}
 			}
-			if srv := server.ServerFromContext(ctx); srv != nil {
+			if srv := ServerOf(ctx); srv != nil {
 				srv.SendNotificationToAllClients(mcp.MethodNotificationToolsListChanged, nil)
 			}
 			return out, nil

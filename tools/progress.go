@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nvbridge/nvbridge/internal/progress"
 )
@@ -24,7 +23,7 @@ func withProgress(ctx context.Context, req mcp.CallToolRequest) context.Context 
 	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
 		return ctx
 	}
-	srv := server.ServerFromContext(ctx)
+	srv := ServerOf(ctx)
 	if srv == nil {
 		return ctx
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -77,6 +78,14 @@ func inFlightKey(ctx context.Context, id any) string {
 	sid := ""
 	if s := server.ClientSessionFromContext(ctx); s != nil {
 		sid = s.SessionID()
+	}
+	// As fmt's %v writes the id (a JSON id decodes to a float64 or a
+	// string), without fmt on every call.
+	switch v := id.(type) {
+	case string:
+		return sid + "\x00" + v
+	case float64:
+		return sid + "\x00" + strconv.FormatFloat(v, 'g', -1, 64)
 	}
 	return fmt.Sprintf("%s\x00%v", sid, id)
 }
@@ -238,6 +247,7 @@ func (w *watcher) start(srv *server.MCPServer) {
 		<-w.env.Session.Done()
 		watchers.CompareAndDelete(srv, w)
 		watchers.CompareAndDelete(w.env, w)
+		dispatchers.Delete(srv)
 		transports.Delete(w.env)
 	}, nil)
 	w.refreshUserTools()

@@ -297,6 +297,9 @@ func NewServer(env *Env, version string) *server.MCPServer {
 	// First of all: a transport's arguments handed beside the message
 	// (call_arguments.go) are back in the request before any hook reads it.
 	hooks.OnBeforeCallTool = append([]server.OnBeforeCallToolFunc{RestoreCallArguments}, hooks.OnBeforeCallTool...)
+	// The tools' middleware, outermost first: HandleMessage and a
+	// transport's direct dispatch (dispatch.go) run the same chain.
+	mws := []server.ToolHandlerMiddleware{Recovery, modeGuard(env, fams, defs), w.toolMiddleware}
 	s := server.NewMCPServer("nvbridge", version,
 		// listChanged: set_mode changes the list.
 		server.WithToolCapabilities(true),
@@ -308,12 +311,12 @@ func NewServer(env *Env, version string) *server.MCPServer {
 		server.WithCompletions(),
 		server.WithPromptCompletionProvider(&completer{res: res}),
 		server.WithResourceCompletionProvider(&completer{res: res}),
-		server.WithRecovery(),
+		server.WithToolHandlerMiddleware(mws[0]), // WithRecovery's
 		server.WithResourceRecovery(),
 		server.WithInstructions(instructions),
 		server.WithHooks(hooks),
-		server.WithToolHandlerMiddleware(modeGuard(env, fams, defs)),
-		server.WithToolHandlerMiddleware(w.toolMiddleware),
+		server.WithToolHandlerMiddleware(mws[1]),
+		server.WithToolHandlerMiddleware(mws[2]),
 	)
 	s.AddTools(all...)
 	addPrompts(s)
@@ -321,6 +324,7 @@ func NewServer(env *Env, version string) *server.MCPServer {
 	s.AddResourceTemplates(res.templates()...)
 	watchers.Store(s, w)
 	watchers.Store(env, w)
+	RegisterCallDispatcher(s, hooks, mws...)
 	w.start(s)
 	return s
 }

@@ -149,6 +149,15 @@ func RealPath(abs string) (string, error) {
 	if !filepath.IsAbs(abs) {
 		return "", errors.New("not an absolute path")
 	}
+	if real, ok := kernelRealPath(abs); ok {
+		return real, nil
+	}
+	return walkRealPath(abs)
+}
+
+// walkRealPath is RealPath component by component: every component
+// lstat'ed, each symlink read and followed.
+func walkRealPath(abs string) (string, error) {
 	sep := string(filepath.Separator)
 	todo := strings.Split(abs, sep)
 	resolved := sep

@@ -98,6 +98,15 @@ func TestEncodeLineAsEncoder(t *testing.T) {
 		*mcp.NewToolResultText("plain"),
 		mcp.NewToolResultError("failed & <why>"),
 		&mcp.CallToolResult{RawStructuredContent: json.RawMessage(` { "k" : [1, 2] } `), Content: []mcp.Content{mcp.NewTextContent("t")}},
+		// Written straight (marshalCallToolResult) or by MarshalJSON: no
+		// content, several of each kind, an error with structured
+		// content, a typed nil, the members only MarshalJSON writes.
+		&mcp.CallToolResult{},
+		&mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("a"), mcp.NewImageContent("aGk=", "image/png"), mcp.NewTextContent("<b>")}},
+		&mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("e")}, StructuredContent: map[string]any{"error": map[string]any{"code": "X", "m": "<&>"}}, IsError: true},
+		&mcp.CallToolResult{StructuredContent: (*out)(nil)},
+		&mcp.CallToolResult{Result: mcp.Result{Meta: &mcp.Meta{AdditionalFields: map[string]any{"k": 1}}}, Content: []mcp.Content{mcp.NewTextContent("m")}},
+		&mcp.CallToolResult{Result: mcp.Result{ResultType: "complete"}, StructuredContent: out{Text: "r"}},
 	}
 	for _, id := range []any{int64(7), "req-<1>", 2.5} {
 		for i, r := range results {

@@ -59,6 +59,7 @@ import (
 // reading goroutine holds its own while blocked in the read.)
 type stdioServer struct {
 	srv     *server.MCPServer
+	direct  *tools.CallDispatcher // nil: every call through HandleMessage
 	logger  *log.Logger
 	max     int
 	filter  *answerFilter
@@ -85,6 +86,15 @@ type stdioServer struct {
 	// ended hears how the reading ended.
 	lines *lineReader
 	ended chan readEnd
+	// calls are the cancel funcs of the tool calls run directly
+	// (tools.CallDispatcher), by the answer filter's key:
+	// notifications/cancelled cancels them, as mcp-go cancels those it
+	// runs.
+	calls struct {
+		sync.Mutex
+		cancel map[string]context.CancelFunc
+	}
+
 	// idle are the goroutines waiting for their turn to read.
 	idle struct {
 		sync.Mutex
@@ -108,12 +118,16 @@ type stdioCall struct {
 	ctx     context.Context
 	env     *envelope
 	message json.RawMessage
+	// req is the call decoded for the direct dispatch; nil: the message
+	// goes through HandleMessage.
+	req *mcp.CallToolRequest
 }
 
 // newStdioServer serves srv on stdio, writing to stdout; a line longer than
 // max bytes is refused.
 func newStdioServer(srv *server.MCPServer, stdout io.Writer, max int, logger *log.Logger) *stdioServer {
-	s := &stdioServer{srv: srv, logger: logger, max: max, filter: newAnswerFilter(), out: &lockedWriter{w: stdout}}
+	s := &stdioServer{srv: srv, direct: tools.DispatcherOf(srv), logger: logger, max: max, filter: newAnswerFilter(), out: &lockedWriter{w: stdout}}
+	s.calls.cancel = map[string]context.CancelFunc{}
 	s.session = &stdioSession{out: s.out, pending: map[int64]func(*envelope){}, notifications: make(chan mcp.JSONRPCNotification, 100)}
 	return s
 }
@@ -431,10 +445,12 @@ func (s *stdioServer) serve(ctx context.Context, line []byte) (run func(), err e
 	msg := json.RawMessage(line)
 	switch {
 	case !env.methodErr && env.method == string(mcp.MethodToolsCall):
-		if present(env.ID) {
-			msg, ctx = splitArguments(ctx, env, msg)
-		}
 		c := stdioCall{ctx: ctx, env: env, message: msg}
+		if present(env.ID) {
+			if c.req = s.directCall(env); c.req == nil {
+				c.message, c.ctx = splitArguments(ctx, env, msg)
+			}
+		}
 		s.pool.Lock()
 		switch {
 		case s.pool.running < stdioWorkers:
@@ -449,7 +465,7 @@ func (s *stdioServer) serve(ctx context.Context, line []byte) (run func(), err e
 		}
 		s.pool.Unlock()
 		s.logger.Printf("Tool call queue full, processing synchronously")
-		return nil, s.write(env, s.dispatch(ctx, env, msg))
+		return nil, s.write(env, s.call(c))
 	case !env.methodErr && present(env.ID):
 		s.requests.Add(1)
 		return func() {
@@ -477,7 +493,7 @@ func (s *stdioServer) runCalls(ctx context.Context, c stdioCall) {
 		// A panic is logged (dispatch answers a handler's own).
 		_ = safego.Call("a stdio tool call", func() {
 			call := memtrim.Begin()
-			if err := s.write(c.env, s.dispatch(c.ctx, c.env, c.message)); err != nil {
+			if err := s.write(c.env, s.call(c)); err != nil {
 				s.logger.Printf("Error writing tool response: %v", err)
 			}
 			call.End() // answered: what a large call left is garbage now
@@ -498,16 +514,140 @@ func (s *stdioServer) runCalls(ctx context.Context, c stdioCall) {
 // dispatch runs mcp-go's HandleMessage; a panicking handler is one failed
 // request (INTERNAL_ERROR with its id), or nothing for a notification.
 func (s *stdioServer) dispatch(ctx context.Context, env *envelope, message json.RawMessage) (response mcp.JSONRPCMessage) {
-	defer func() {
-		if r := recover(); r != nil {
-			s.logger.Printf("panic recovered in stdio message handler: %v", r)
-			if env != nil && env.id() != nil {
-				response = mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(env.id()),
-					Error: mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, fmt.Sprintf("internal panic: %v", r), nil)}
-			}
-		}
-	}()
+	defer s.recovered(env, &response)
 	return s.srv.HandleMessage(ctx, message)
+}
+
+// recovered answers a request whose serving panicked (a hook's panic; a
+// tool's is its call's error) as a failed request.
+func (s *stdioServer) recovered(env *envelope, response *mcp.JSONRPCMessage) {
+	if r := recover(); r != nil {
+		s.logger.Printf("panic recovered in stdio message handler: %v", r)
+		if env != nil && env.id() != nil {
+			*response = mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(env.id()),
+				Error: mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, fmt.Sprintf("internal panic: %v", r), nil)}
+		}
+	}
+}
+
+// call serves a tool call: directly (tools.CallDispatcher) when it was
+// decoded for it, else through HandleMessage. A direct call's context is
+// cancelled by notifications/cancelled naming it (incoming), as
+// HandleMessage's is by mcp-go.
+func (s *stdioServer) call(c stdioCall) (response mcp.JSONRPCMessage) {
+	if c.req == nil {
+		return s.dispatch(c.ctx, c.env, c.message)
+	}
+	defer s.recovered(c.env, &response)
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	s.calls.Lock()
+	s.calls.cancel[c.env.key] = cancel
+	s.calls.Unlock()
+	defer func() {
+		s.calls.Lock()
+		delete(s.calls.cancel, c.env.key)
+		s.calls.Unlock()
+	}()
+	return s.direct.Call(ctx, c.env.id(), c.req, c.message)
+}
+
+// directCall decodes a tool call for the direct dispatch; nil when the
+// server has none or HandleMessage is to serve the call: a jsonrpc member
+// other than "2.0" (its error is HandleMessage's to give), params that are
+// not an object, a result member, or a call tools.Direct leaves to it (the
+// modern protocol era, a task). The arguments are handed to the tool as
+// sent (RawArguments), never decoded here; the other params are.
+func (s *stdioServer) directCall(env *envelope) *mcp.CallToolRequest {
+	if s.direct == nil || string(env.JSONRPC) != `"2.0"` || len(env.Result) > 0 || len(env.Params) == 0 || env.Params[0] != '{' || env.key == "" {
+		return nil
+	}
+	req := &mcp.CallToolRequest{}
+	req.Method = string(mcp.MethodToolsCall)
+	if !scanCallParams(env.Params, &req.Params) {
+		// Other members (_meta, task, ...) or names in other case: the
+		// params without their arguments decoded as mcp-go decodes them.
+		start, end, ok := argumentsSpan(env.Params)
+		rest := env.Params
+		if ok {
+			rest = make([]byte, 0, len(env.Params)-(end-start)+4)
+			rest = append(rest, env.Params[:start]...)
+			rest = append(rest, "null"...)
+			rest = append(rest, env.Params[end:]...)
+		}
+		if json.Unmarshal(rest, &req.Params) != nil {
+			return nil
+		}
+		if ok {
+			args := env.Params[start:end]
+			req.Params.Arguments, req.Params.RawArguments = json.RawMessage(args), json.RawMessage(args)
+		}
+	}
+	if !tools.Direct(&req.Params) {
+		return nil
+	}
+	return req
+}
+
+// scanCallParams reads params made of a name (a plain string) and
+// arguments only, each once, names as sent (the common call); false for
+// anything else.
+func scanCallParams(b []byte, p *mcp.CallToolParams) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	var name, args []byte
+	for i < len(b) && b[i] != '}' {
+		if b[i] != '"' {
+			return false
+		}
+		j := i + 1
+		for j < len(b) && b[j] != '"' {
+			if b[j] == '\\' || b[j] >= 0x80 {
+				return false
+			}
+			j++
+		}
+		if j >= len(b) {
+			return false
+		}
+		key := string(b[i+1 : j])
+		i = skipSpace(b, j+1)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipSpace(b, i+1)
+		start := i
+		if i = skipValue(b, i); i < 0 {
+			return false
+		}
+		switch {
+		case key == "name" && name == nil:
+			name = b[start:i]
+		case key == "arguments" && args == nil:
+			args = b[start:i]
+		default:
+			return false
+		}
+		i = skipSpace(b, i)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	if i >= len(b) || name == nil {
+		return false
+	}
+	n, ok := plainString(name)
+	if !ok {
+		return false
+	}
+	p.Name = n
+	if args != nil {
+		p.Arguments, p.RawArguments = json.RawMessage(args), json.RawMessage(args)
+	}
+	return true
 }
 
 // incoming tells the answer filter of a request (in flight until
@@ -520,6 +660,14 @@ func (s *stdioServer) incoming(env *envelope) {
 			_ = json.Unmarshal(env.Params, &m.Params)
 		}
 		s.filter.record("", m)
+		if k := idKey("", m.Params.RequestID); k != "" {
+			s.calls.Lock()
+			cancel := s.calls.cancel[k]
+			s.calls.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+		}
 	case env.key != "":
 		s.filter.start(env.key)
 	}
@@ -539,8 +687,9 @@ func (s *stdioServer) write(env *envelope, msg mcp.JSONRPCMessage) error {
 		}
 		return nil
 	}
-	line, err := encodeLine(msg)
-	if err != nil {
+	buf := linePool.Get().(*bytes.Buffer)
+	defer putLine(buf)
+	if err := appendLine(buf, msg); err != nil {
 		if key != "" {
 			s.filter.end(key)
 		}
@@ -549,48 +698,106 @@ func (s *stdioServer) write(env *envelope, msg mcp.JSONRPCMessage) error {
 	if key != "" && s.filter.end(key) {
 		return nil // cancelled: no answer (cancelled.go)
 	}
-	_, err = s.out.Write(line)
+	_, err := s.out.Write(buf.Bytes())
 	return err
 }
 
-// encodeLine is msg as json.Encoder writes it (a line, HTML characters
-// escaped). A tool call's answer is put together around its result's own
-// encoding: the encoder would check and compact that encoding again (it
-// comes from a MarshalJSON), a second pass over every answer, while
-// json.Marshal made it compact and escaped already.
-func encodeLine(msg mcp.JSONRPCMessage) ([]byte, error) {
-	if r, ok := msg.(mcp.JSONRPCResponse); ok && r.JSONRPC == mcp.JSONRPC_VERSION {
-		var result []byte
-		var err error
-		switch v := r.Result.(type) {
-		case *mcp.CallToolResult:
-			if v != nil {
-				result, err = v.MarshalJSON()
-			}
-		case mcp.CallToolResult:
-			result, err = v.MarshalJSON()
-		}
-		if err != nil {
-			return nil, err
-		}
-		if result != nil {
-			id, err := json.Marshal(r.ID)
-			if err != nil {
-				return nil, err
-			}
-			line := make([]byte, 0, len(result)+len(id)+32)
-			line = append(line, `{"jsonrpc":"2.0","id":`...)
-			line = append(line, id...)
-			line = append(line, `,"result":`...)
-			line = append(line, result...)
-			return append(line, "}\n"...), nil
-		}
+// linePool holds the buffers the answers are written into.
+var linePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putLine gives a buffer back to the pool, unless it grew past what a
+// common answer needs (a large answer's buffer is not kept).
+func putLine(buf *bytes.Buffer) {
+	if buf.Cap() > 256<<10 {
+		return
 	}
+	buf.Reset()
+	linePool.Put(buf)
+}
+
+// encodeLine is msg's line (appendLine) in a slice of its own.
+func encodeLine(msg mcp.JSONRPCMessage) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(msg); err != nil { // the line's newline too
+	if err := appendLine(&buf, msg); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// appendLine writes msg to buf as json.Encoder writes it (a line, HTML
+// characters escaped). A tool call's answer is written in one pass into
+// buf, member by member (appendCallToolResult), each value encoded
+// straight into it: no result encoded apart and then copied around its
+// envelope, and no second pass of the encoder over a result that came
+// from a MarshalJSON (it checks and compacts such an encoding again).
+func appendLine(buf *bytes.Buffer, msg mcp.JSONRPCMessage) error {
+	if r, ok := msg.(mcp.JSONRPCResponse); ok && r.JSONRPC == mcp.JSONRPC_VERSION {
+		var res *mcp.CallToolResult
+		switch v := r.Result.(type) {
+		case *mcp.CallToolResult:
+			res = v
+		case mcp.CallToolResult:
+			res = &v
+		}
+		if res != nil {
+			enc := json.NewEncoder(buf)
+			buf.WriteString(`{"jsonrpc":"2.0","id":`)
+			if err := encodeValue(enc, buf, r.ID); err != nil {
+				return err
+			}
+			buf.WriteString(`,"result":`)
+			if err := appendCallToolResult(enc, buf, res); err != nil {
+				return err
+			}
+			buf.WriteString("}\n")
+			return nil
+		}
+	}
+	return json.NewEncoder(buf).Encode(msg) // the line's newline too
+}
+
+// encodeValue writes v's encoding (json.Marshal's) to buf through enc,
+// which writes to buf, without the newline Encode ends it with.
+func encodeValue(enc *json.Encoder, buf *bytes.Buffer, v any) error {
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1)
+	return nil
+}
+
+// appendCallToolResult writes r as r.MarshalJSON() does: mcp-go's puts
+// the members in a map, to be sorted and encoded by reflection, then
+// copied out; a result with only content, structured content and isError
+// (every one nvbridge's tools give) is written here in the same order,
+// each member encoded as the map's encoding encodes it. Any other goes to
+// MarshalJSON.
+func appendCallToolResult(enc *json.Encoder, buf *bytes.Buffer, r *mcp.CallToolResult) error {
+	if r.Meta != nil || r.ResultType != "" || len(r.InputRequests) > 0 || r.RequestState != "" || len(r.RawStructuredContent) > 0 {
+		b, err := r.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		buf.Write(b)
+		return nil
+	}
+	buf.WriteString(`{"content":`)
+	if len(r.Content) == 0 {
+		buf.WriteString("[]")
+	} else if err := encodeValue(enc, buf, r.Content); err != nil {
+		return err
+	}
+	if r.IsError {
+		buf.WriteString(`,"isError":true`)
+	}
+	if r.StructuredContent != nil {
+		buf.WriteString(`,"structuredContent":`)
+		if err := encodeValue(enc, buf, r.StructuredContent); err != nil {
+			return err
+		}
+	}
+	buf.WriteByte('}')
+	return nil
 }
 
 // notify writes the notifications mcp-go queues for the session.

@@ -89,6 +89,10 @@ func scriptServer(slowStarted chan<- struct{}) *server.MCPServer {
 	hooks := &server.Hooks{}
 	hooks.AddBeforeCallTool(tools.RestoreCallArguments)
 	s := server.NewMCPServer("nvbridge-test", "0", server.WithToolCapabilities(false), server.WithLogging(), server.WithHooks(hooks))
+	// The stdio transport runs its calls without HandleMessage, as it
+	// runs nvbridge's (tools.NewServer registers the same, with its
+	// middleware). No recovery here: boom's panic is the transport's.
+	tools.RegisterCallDispatcher(s, hooks)
 	echo := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw, _ := req.GetRawArguments().(json.RawMessage)
 		sum := sha256.Sum256(raw)
@@ -113,7 +117,7 @@ func scriptServer(slowStarted chan<- struct{}) *server.MCPServer {
 		req.Messages = []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent("hi")}}
 		req.MaxTokens = 5
 		//lint:ignore SA1019 the transport must still carry sampling for clients of earlier protocol versions
-		r, err := server.ServerFromContext(ctx).RequestSampling(ctx, req)
+		r, err := tools.ServerOf(ctx).RequestSampling(ctx, req)
 		if err != nil {
 			return mcp.NewToolResultText("sampling error: " + err.Error()), nil
 		}
@@ -123,14 +127,14 @@ func scriptServer(slowStarted chan<- struct{}) *server.MCPServer {
 		req := mcp.ElicitationRequest{}
 		req.Params.Message = "name?"
 		req.Params.RequestedSchema = map[string]any{"type": "object"}
-		r, err := server.ServerFromContext(ctx).RequestElicitation(ctx, req)
+		r, err := tools.ServerOf(ctx).RequestElicitation(ctx, req)
 		if err != nil {
 			return mcp.NewToolResultText("elicitation error: " + err.Error()), nil
 		}
 		return mcp.NewToolResultText(fmt.Sprintf("elicited %s %v", r.Action, r.Content)), nil
 	})
 	s.AddTool(mcp.NewTool("roots"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		r, err := server.ServerFromContext(ctx).RequestRoots(ctx, mcp.ListRootsRequest{})
+		r, err := tools.ServerOf(ctx).RequestRoots(ctx, mcp.ListRootsRequest{})
 		if err != nil {
 			return mcp.NewToolResultText("roots error: " + err.Error()), nil
 		}
