@@ -169,12 +169,46 @@ local function disk_differs(b, path, stat)
   return seen ~= nil and seen ~= stat_key(stat), nil
 end
 
---- Loads path into a listed buffer without showing it or prompting, and
---- records the disk state it was loaded from. Returns the buffer, or nil and
---- the error.
+--- Records the disk state a buffer was just loaded from, as record_disk
+--- does, from before: the file's stat taken before the load (a write
+--- during the load moves its ctime, so the next reconcile compares the
+--- content). The fingerprint, a second read of the file, is left to the
+--- main loop's next turn: a read's request leaves first, and the server
+--- works meanwhile. It is recorded only if the file's stat key is still
+--- the one recorded (the bytes read are the ones loaded); until then the
+--- buffer compares by that stat key, as one recorded without a
+--- fingerprint does.
+---@param b integer
 ---@param path string
+---@param before uv.fs_stat.result
+local function record_loaded(b, path, before)
+  if before.type ~= 'file' then
+    vim.b[b].nvbridge_disk = nil
+    vim.b[b].nvbridge_disk_hash = nil
+    return
+  end
+  local key = stat_key(before)
+  vim.b[b].nvbridge_disk, vim.b[b].nvbridge_disk_hash = key, nil
+  vim.schedule(function()
+    if not api.nvim_buf_is_valid(b) or vim.b[b].nvbridge_disk ~= key or vim.b[b].nvbridge_disk_hash then
+      return
+    end
+    local data = read_file(path)
+    local now = data and uv.fs_stat(path)
+    if now and stat_key(now) == key then
+      vim.b[b].nvbridge_disk_hash = fingerprint(data)
+    end
+  end)
+end
+
+--- Loads path into a listed buffer without showing it or prompting, and
+--- records the disk state it was loaded from (before: the file's stat
+--- taken before the load, whose record record_loaded makes; else read
+--- after it). Returns the buffer, or nil and the error.
+---@param path string
+---@param before uv.fs_stat.result?
 ---@return integer? bufnr, string? err
-local function load(path)
+local function load(path, before)
   -- Named relative to the current directory when inside it, as :edit
   -- names it: a buffer the user is later shown (:ls) reads as theirs do.
   local b = vim.fn.bufadd(vim.fn.fnamemodify(path, ':.'))
@@ -192,7 +226,11 @@ local function load(path)
     vim.b[b].nvbridge_loaded = true
     table.insert(loaded.loaded_order, b)
   end
-  record_disk(b, path)
+  if before then
+    record_loaded(b, path, before)
+  else
+    record_disk(b, path)
+  end
   loaded.release_later(b)
   return b
 end
@@ -526,7 +564,7 @@ function M.open(path, must_exist)
       end
     end
   else
-    local _, load_err = load(path)
+    local _, load_err = load(path, stat)
     if load_err then
       return { err = fail('OPERATION_FAILED', 'cannot load ' .. path .. ': ' .. load_err) }
     end

@@ -50,14 +50,43 @@ local started = {}
 ---@type table<string, nvbridge.Restart>
 local restarts = {}
 
-local function start_client(config, bufnr)
+--- The running client vim.lsp.start would reuse for a server named name
+--- rooted at root (its default reuse_client: the same name, root among
+--- its workspace folders), when it is initialized.
+---@param name string
+---@param root string?
+---@return vim.lsp.Client?
+local function running(name, root)
+  if not root then
+    return nil
+  end
+  for _, client in ipairs(vim.lsp.get_clients({ name = name })) do
+    for _, dir in ipairs(client.workspace_folders or {}) do
+      if dir.name == root then
+        return client
+      end
+    end
+  end
+end
+
+--- Attaches bufnr to the client of config, starting it unless it runs
+--- (client: the running one, found by the caller).
+---@param config vim.lsp.ClientConfig|fun(): vim.lsp.ClientConfig the config, or how to make it
+---@param bufnr integer
+---@param client vim.lsp.Client?
+local function start_client(config, bufnr, client)
   vim.b[bufnr].nvbridge_lsp_expected = true
-  local id = vim.lsp.start(config, { bufnr = bufnr })
+  local id
+  if client then
+    id = vim.lsp.buf_attach_client(bufnr, client.id) and client.id or nil
+  else
+    id = vim.lsp.start(type(config) == 'function' and config() or config, { bufnr = bufnr })
+  end
   if id then
-    local key = config.name .. '\0' .. (config.root_dir or '')
+    client = vim.lsp.get_client_by_id(id)
+    local key = client and (client.name .. '\0' .. (client.config.root_dir or '')) or ''
     started[id] = started[id] or { key = key, bufs = {} }
     started[id].bufs[bufnr] = true
-    local client = vim.lsp.get_client_by_id(id)
     if client then
       require('nvbridge.observe').observe_exit(client)
     end
@@ -160,21 +189,28 @@ local handlers = {
 local function start_for(bufnr, workspace_root)
   local ft = vim.bo[bufnr].filetype
   for _, spec in ipairs(M.specs) do
-    if vim.tbl_contains(spec.filetypes, ft) and vim.fn.executable(spec.cmd[1]) == 1 then
+    if vim.tbl_contains(spec.filetypes, ft) then
       local root = find_root(bufnr, spec.markers, workspace_root)
-      -- Tells wait.wait_clients that a client is on its way to this buffer.
-      start_client({
-        name = spec.name,
-        cmd = spec.cmd,
-        root_dir = root,
-        init_options = spec.init_options,
-        settings = spec.settings,
-        cmd_env = spec.env,
-        capabilities = embedded.capabilities(),
-        on_init = embedded.on_init,
-        handlers = handlers,
-      }, bufnr)
-      return
+      -- Every file after the first of a workspace: its server runs. The
+      -- config (its capabilities, a tenth of a millisecond to make) would
+      -- only be compared and dropped by vim.lsp.start's reuse.
+      local client = running(spec.name, root)
+      if client or vim.fn.executable(spec.cmd[1]) == 1 then
+        start_client(function()
+          return {
+            name = spec.name,
+            cmd = spec.cmd,
+            root_dir = root,
+            init_options = spec.init_options,
+            settings = spec.settings,
+            cmd_env = spec.env,
+            capabilities = embedded.capabilities(),
+            on_init = embedded.on_init,
+            handlers = handlers,
+          }
+        end, bufnr, client)
+        return
+      end
     end
   end
 end
