@@ -7,10 +7,26 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
+	"unicode"
 )
+
+// renamedText is src with the identifier name at each offset of at
+// replaced by to.
+func renamedText(src string, at []int, name, to string) string {
+	var b strings.Builder
+	last := 0
+	for _, off := range at {
+		b.WriteString(src[last:off])
+		b.WriteString(to)
+		last = off + len(name)
+	}
+	b.WriteString(src[last:])
+	return b.String()
+}
 
 // TestGoFormatKeeps renames, in real formatted Go files, every name of
 // each file everywhere it occurs (longer, and shorter): wherever
@@ -53,16 +69,8 @@ func TestGoFormatKeeps(t *testing.T) {
 		for _, name := range names {
 			at := byName[name]
 			for _, to := range []string{name + "Renamed", "q"} {
-				var b strings.Builder
-				last := 0
-				for _, off := range at {
-					b.WriteString(src[last:off])
-					b.WriteString(to)
-					last = off + len(name)
-				}
-				b.WriteString(src[last:])
-				after := b.String()
-				if !goFormatKeeps(src, at) {
+				after := renamedText(src, at, name, to)
+				if !goFormatKeeps(src, at, to) {
 					formatted++
 					continue
 				}
@@ -84,7 +92,7 @@ func TestGoFormatKeeps(t *testing.T) {
 	// them.
 	const fields = "package p\n\ntype T struct {\n\tA int\n\tB string\n}\n\nfunc f() int {\n\tx := 1  // one\n\tyy := 2 // two\n\treturn x + yy\n}\n"
 	for _, at := range []int{strings.Index(fields, "A int"), strings.Index(fields, "x := 1")} {
-		if goFormatKeeps(fields, []int{at}) {
+		if goFormatKeeps(fields, []int{at}, "Longer") {
 			t.Errorf("kept at %q", fields[at:at+5])
 		}
 		after := fields[:at] + "Longer" + fields[at+1:]
@@ -92,7 +100,170 @@ func TestGoFormatKeeps(t *testing.T) {
 			t.Errorf("gofmt keeps %q renamed (%v): the case shows nothing", fields[at:at+5], err)
 		}
 	}
-	if !goFormatKeeps(fields, []int{strings.Index(fields, "x + yy")}) {
+	if !goFormatKeeps(fields, []int{strings.Index(fields, "x + yy")}, "Longer") {
 		t.Errorf("the return's x: not kept")
+	}
+}
+
+// TestGoFormatKeepsComments renames the words of the // comments of real
+// formatted Go files (the standard library's: doc comments with
+// headings, lists, code blocks and links, comments after code, comments
+// in structs) as gopls renames a symbol's mentions: each word with the
+// code's uses of the same name, longer, shorter and capitalized (an
+// old-style heading is a capitalized line, which gofmt rewrites as "#
+// heading"): wherever goFormatKeeps says gofmt keeps the renamed text,
+// gofmt does keep it byte for byte; and it says so for most of the
+// renames of a name in comments only.
+func TestGoFormatKeepsComments(t *testing.T) {
+	var files []string
+	// Packages whose comments hold every shape go/doc/comment knows,
+	// and a sample of each file's names (every name would take minutes).
+	for _, pkg := range []string{"go/doc/comment", "net/http", "text/tabwriter"} {
+		m, err := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", filepath.FromSlash(pkg), "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) < 50 {
+		t.Fatalf("only %d files of the standard library found in %s", len(files), runtime.GOROOT())
+	}
+	kept, formatted, checked := 0, 0, 0
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := string(data)
+		if out, err := format.Source(data); err != nil || string(out) != src {
+			continue // not gofmt-clean: FormatKeeps answers for formatted texts
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, file, src, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName := map[string][]int{}
+		inComments := map[string]bool{}
+		for _, g := range f.Comments {
+			for _, c := range g.List {
+				start := fset.Position(c.Pos()).Offset
+				for i := 2; i < len(c.Text); {
+					n := goIdentLen(c.Text[i:])
+					if n == 0 || i > 0 && (goIdentLen(c.Text[i-1:]) > 0 && isIdentByte(c.Text[i-1])) {
+						i += max(n, 1)
+						continue
+					}
+					w := c.Text[i : i+n]
+					byName[w] = append(byName[w], start+i)
+					inComments[w] = true
+					i += n
+				}
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && inComments[id.Name] {
+				byName[id.Name] = append(byName[id.Name], fset.Position(id.Pos()).Offset)
+			}
+			return true
+		})
+		names := make([]string, 0, len(byName))
+		for n := range byName {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		const perFile = 12
+		if step := len(names) / perFile; step > 1 {
+			sampled := names[:0]
+			for i := 0; i < len(names); i += step {
+				sampled = append(sampled, names[i])
+			}
+			names = sampled
+		}
+		keeps := goFormatKeepsOf(src)
+		for _, name := range names {
+			at := byName[name]
+			sort.Ints(at)
+			r := []rune(name)
+			upper := string(unicode.ToUpper(r[0])) + string(r[1:])
+			lower := string(unicode.ToLower(r[0])) + string(r[1:])
+			for _, to := range []string{name + "Renamed", "q", upper, lower} {
+				if to == name {
+					continue
+				}
+				checked++
+				if !keeps(at, to) {
+					formatted++
+					continue
+				}
+				kept++
+				after := renamedText(src, at, name, to)
+				out, err := format.Source([]byte(after))
+				if err != nil {
+					continue // the renamed text no longer parses (a keyword): no claim to check
+				}
+				if string(out) != after {
+					t.Errorf("%s: %s -> %s: said kept, gofmt changes it", file, name, to)
+				}
+			}
+		}
+	}
+	t.Logf("%d renames: %d said kept (checked against gofmt), %d left to gofmt", checked, kept, formatted)
+	if kept < checked/4 {
+		t.Errorf("kept %d of %d renames: too few told", kept, checked)
+	}
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c >= 0x80
+}
+
+// TestGoFormatKeepsDocComment: a name in a doc comment is kept where
+// go/doc/comment prints the renamed comment as it is, not where the
+// rename makes a line an old-style heading (gofmt rewrites it "# ..."),
+// nor in a directive, a block comment, or a comment in a struct.
+func TestGoFormatKeepsDocComment(t *testing.T) {
+	cases := []struct {
+		name, src, word, to string
+		kept                bool
+	}{
+		{"doc comment, longer", "package p\n\n// check does it.\n//\n// It calls [check] twice.\nfunc check() {\n\tcheck()\n}\n", "check", "checkRenamed", true},
+		{"a paragraph becomes a heading", "package p\n\n// Doc.\n//\n// check the thing\n//\n// More.\nfunc f() {}\n", "check", "Check", false},
+		{"a heading stays one", "package p\n\n// Doc.\n//\n// # Check the thing\n//\n// More.\nfunc f() {}\n", "Check", "Verify", true},
+		{"in a comment in a function", "package p\n\nfunc f() {\n\t// check it\n\tf()\n}\n", "check", "Check", true},
+		{"after code", "package p\n\nfunc f() {\n\tf() // check it\n\tf() // and this\n}\n", "check", "checkRenamedLonger", true},
+		{"in a struct", "package p\n\ntype T struct {\n\tA int // check\n\tB int // it\n}\n", "check", "checkRenamed", false},
+		{"a directive", "package p\n\n//go:generate check\nfunc f() {}\n", "check", "checkRenamed", false},
+		{"a block comment", "package p\n\n/* check it */\nfunc f() {}\n", "check", "checkRenamed", false},
+	}
+	for _, c := range cases {
+		if out, err := format.Source([]byte(c.src)); err != nil || string(out) != c.src {
+			t.Fatalf("%s: the case is not gofmt-clean: %q", c.name, out)
+		}
+		var at []int
+		for i := 0; ; {
+			j := strings.Index(c.src[i:], c.word)
+			if j < 0 {
+				break
+			}
+			if k := i + j; (k == 0 || !isIdentByte(c.src[k-1])) && goIdentLen(c.src[k:]) == len(c.word) {
+				at = append(at, k)
+			}
+			i += j + len(c.word)
+		}
+		if got := goFormatKeeps(c.src, at, c.to); got != c.kept {
+			t.Errorf("%s: kept %v, want %v", c.name, got, c.kept)
+		}
+		after := renamedText(c.src, at, c.word, c.to)
+		out, err := format.Source([]byte(after))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if c.kept && string(out) != after {
+			t.Errorf("%s: gofmt changes the renamed text: %q", c.name, out)
+		}
+		if c.name == "a paragraph becomes a heading" && string(out) == after {
+			t.Errorf("%s: gofmt keeps it: the case shows nothing", c.name)
+		}
 	}
 }

@@ -109,12 +109,14 @@ type Language struct {
 	Format func(src string) (string, error)
 	// FormatKeeps parses src once and returns what reports, without
 	// formatting, that Format leaves a formatted src as it is once the
-	// identifiers starting at the byte offsets at are renamed (another
-	// width): none lies where the formatter aligns columns or lays out by
-	// width. False when it cannot tell (src does not parse, an offset is
-	// on no identifier). A rename parses the file it was asked in while
-	// the server computes it. Nil: not known (Format decides).
-	FormatKeeps func(src string) func(at []int) bool
+	// identifiers starting at the byte offsets at are renamed to renamed
+	// (another width, another case): none lies where the formatter aligns
+	// columns or lays out by width, nor in a comment it would print
+	// otherwise renamed (Go: a doc comment go/doc/comment would print
+	// again otherwise). False when it cannot tell (src does not parse, an
+	// offset is on no identifier). A rename parses the file it was asked
+	// in while the server computes it. Nil: not known (Format decides).
+	FormatKeeps func(src string) func(at []int, renamed string) bool
 	// CheckSyntax reports whether src still parses (after nvbridge renamed
 	// an extracted symbol). Nil: not checked.
 	CheckSyntax func(file, src string) error

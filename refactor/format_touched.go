@@ -34,7 +34,7 @@ func formatTouched(cs preview.Changeset) (preview.Changeset, error) {
 // rename's uses) is not formatted: formatted before, it still is; a file
 // that was not keeps its lines as they were, the name aside. ready, when
 // not nil, gives a FormatKeeps made ahead of a file's text (nil: none).
-func formattedTexts(cs preview.Changeset, renamed string, ready func(path, text string) func([]int) bool) map[string]string {
+func formattedTexts(cs preview.Changeset, renamed string, ready func(path, text string) func([]int, string) bool) map[string]string {
 	texts := map[string]string{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -53,14 +53,14 @@ func formattedTexts(cs preview.Changeset, renamed string, ready func(path, text 
 			defer func() { <-slots; wg.Done() }()
 			if renamed != "" && l.FormatKeeps != nil && fc.Kind == preview.OpEdit {
 				if text, at, ok := renamedAt(fc, renamed); ok {
-					var keeps func([]int) bool
+					var keeps func([]int, string) bool
 					if ready != nil {
 						keeps = ready(fc.Path, text)
 					}
 					if keeps == nil {
 						keeps = l.FormatKeeps(text)
 					}
-					if keeps(at) {
+					if keeps(at, renamed) {
 						return
 					}
 				}

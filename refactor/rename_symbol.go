@@ -275,7 +275,7 @@ type ahead struct {
 // and its language's FormatKeeps of it (nil: not made).
 type parsedFile struct {
 	text  string
-	keeps func(at []int) bool
+	keeps func(at []int, renamed string) bool
 }
 
 // locate starts the files naming the name at pt, for a rename asked in
@@ -375,7 +375,7 @@ func parsedAs(l *lang.Language, text string, disk func() parsedFile) parsedFile 
 
 // formatKeeps is the FormatKeeps made ahead of path's text, when it was
 // made of that text (nil otherwise).
-func (h ahead) formatKeeps(path, text string) func([]int) bool {
+func (h ahead) formatKeeps(path, text string) func([]int, string) bool {
 	if h.got == nil || path != h.rel {
 		return nil
 	}
