@@ -6,8 +6,8 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -115,18 +115,23 @@ func TestGoFormatKeeps(t *testing.T) {
 // gofmt does keep it byte for byte; and it says so for most of the
 // renames of a name in comments only.
 func TestGoFormatKeepsComments(t *testing.T) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	goroot := strings.TrimSpace(string(out))
 	var files []string
 	// Packages whose comments hold every shape go/doc/comment knows,
 	// and a sample of each file's names (every name would take minutes).
 	for _, pkg := range []string{"go/doc/comment", "net/http", "text/tabwriter"} {
-		m, err := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", filepath.FromSlash(pkg), "*.go"))
+		m, err := filepath.Glob(filepath.Join(goroot, "src", filepath.FromSlash(pkg), "*.go"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, m...)
 	}
 	if len(files) < 50 {
-		t.Fatalf("only %d files of the standard library found in %s", len(files), runtime.GOROOT())
+		t.Fatalf("only %d files of the standard library found in %s", len(files), goroot)
 	}
 	kept, formatted, checked := 0, 0, 0
 	for _, file := range files {
