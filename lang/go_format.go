@@ -195,9 +195,26 @@ func goIdentLen(s string) int {
 	return n
 }
 
-// layoutFree reports whether no node around pos is laid out by width.
+// layoutFree reports whether no node around pos is laid out by width and
+// an identifier starts at pos.
 func layoutFree(f *ast.File, pos token.Pos, line func(token.Pos) int) bool {
-	free, found := true, false
+	free, onIdent := layoutAround(f, pos, line)
+	return free && onIdent
+}
+
+// layoutFreeAround reports whether no node around pos (a comment's, on no
+// identifier) is laid out by width.
+func layoutFreeAround(f *ast.File, pos token.Pos, line func(token.Pos) int) bool {
+	free, _ := layoutAround(f, pos, line)
+	return free
+}
+
+// layoutAround walks the nodes around pos: free when none is laid out by
+// width (a struct, an interface, a key-value pair, a parenthesised
+// declaration group, a composite literal over several lines, a body on
+// one line), onIdent when an identifier starts at pos.
+func layoutAround(f *ast.File, pos token.Pos, line func(token.Pos) int) (free, onIdent bool) {
+	free = true
 	oneLine := func(b *ast.BlockStmt) bool { return b != nil && line(b.Lbrace) == line(b.Rbrace) }
 	ast.Inspect(f, func(n ast.Node) bool {
 		if n == nil || !free || pos < n.Pos() || pos >= n.End() {
@@ -205,7 +222,7 @@ func layoutFree(f *ast.File, pos token.Pos, line func(token.Pos) int) bool {
 		}
 		switch n := n.(type) {
 		case *ast.Ident:
-			found = found || n.Pos() == pos
+			onIdent = onIdent || n.Pos() == pos
 		case *ast.StructType, *ast.InterfaceType, *ast.KeyValueExpr:
 			free = false
 		case *ast.GenDecl:
@@ -221,34 +238,5 @@ func layoutFree(f *ast.File, pos token.Pos, line func(token.Pos) int) bool {
 		}
 		return free
 	})
-	return free && found
-}
-
-// layoutFreeAround reports whether no node around pos (a comment's, on no
-// identifier) is laid out by width: layoutFree's nodes, whatever pos is
-// on.
-func layoutFreeAround(f *ast.File, pos token.Pos, line func(token.Pos) int) bool {
-	free := true
-	oneLine := func(b *ast.BlockStmt) bool { return b != nil && line(b.Lbrace) == line(b.Rbrace) }
-	ast.Inspect(f, func(n ast.Node) bool {
-		if n == nil || !free || pos < n.Pos() || pos >= n.End() {
-			return false
-		}
-		switch n := n.(type) {
-		case *ast.StructType, *ast.InterfaceType, *ast.KeyValueExpr:
-			free = false
-		case *ast.GenDecl:
-			free = !n.Lparen.IsValid()
-		case *ast.CompositeLit:
-			free = line(n.Lbrace) == line(n.Rbrace)
-		case *ast.FuncDecl:
-			free = !oneLine(n.Body)
-		case *ast.FuncLit:
-			free = !oneLine(n.Body)
-		case *ast.BlockStmt:
-			free = !oneLine(n)
-		}
-		return free
-	})
-	return free
+	return free, onIdent
 }
