@@ -314,6 +314,30 @@ func decodeEnvelope(line []byte, env *envelope) bool {
 // byte past ASCII (whose folding encoding/json decides) or b is not an
 // object.
 func scanEnvelope(b []byte, env *envelope) bool {
+	return scanMembers(b, func(name, value []byte) bool {
+		switch {
+		case bytes.EqualFold(name, []byte("jsonrpc")):
+			env.JSONRPC = value
+		case bytes.EqualFold(name, []byte("id")):
+			env.ID = value
+		case bytes.EqualFold(name, []byte("method")):
+			env.Method = value
+		case bytes.EqualFold(name, []byte("params")):
+			env.Params = value
+		case bytes.EqualFold(name, []byte("result")):
+			env.Result = value
+		case bytes.EqualFold(name, []byte("error")):
+			env.Error = value
+		}
+		return true
+	})
+}
+
+// scanMembers calls each with the name and the raw value of every member
+// of b, a valid JSON object, in order, while each returns true; false
+// when b is not an object, a name holds an escape or a byte past ASCII,
+// or each stopped.
+func scanMembers(b []byte, each func(name, value []byte) bool) bool {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
@@ -343,20 +367,8 @@ func scanEnvelope(b []byte, env *envelope) bool {
 		if i = skipValue(b, i); i < 0 {
 			return false
 		}
-		value := json.RawMessage(b[start:i])
-		switch {
-		case bytes.EqualFold(name, []byte("jsonrpc")):
-			env.JSONRPC = value
-		case bytes.EqualFold(name, []byte("id")):
-			env.ID = value
-		case bytes.EqualFold(name, []byte("method")):
-			env.Method = value
-		case bytes.EqualFold(name, []byte("params")):
-			env.Params = value
-		case bytes.EqualFold(name, []byte("result")):
-			env.Result = value
-		case bytes.EqualFold(name, []byte("error")):
-			env.Error = value
+		if !each(name, b[start:i:i]) {
+			return false
 		}
 		i = skipSpace(b, i)
 		if i < len(b) && b[i] == ',' {
@@ -593,50 +605,19 @@ func (s *stdioServer) directCall(env *envelope) *mcp.CallToolRequest {
 // arguments only, each once, names as sent (the common call); false for
 // anything else.
 func scanCallParams(b []byte, p *mcp.CallToolParams) bool {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	i = skipSpace(b, i+1)
 	var name, args []byte
-	for i < len(b) && b[i] != '}' {
-		if b[i] != '"' {
-			return false
-		}
-		j := i + 1
-		for j < len(b) && b[j] != '"' {
-			if b[j] == '\\' || b[j] >= 0x80 {
-				return false
-			}
-			j++
-		}
-		if j >= len(b) {
-			return false
-		}
-		key := string(b[i+1 : j])
-		i = skipSpace(b, j+1)
-		if i >= len(b) || b[i] != ':' {
-			return false
-		}
-		i = skipSpace(b, i+1)
-		start := i
-		if i = skipValue(b, i); i < 0 {
-			return false
-		}
+	ok := scanMembers(b, func(key, value []byte) bool {
 		switch {
-		case key == "name" && name == nil:
-			name = b[start:i]
-		case key == "arguments" && args == nil:
-			args = b[start:i]
+		case string(key) == "name" && name == nil:
+			name = value
+		case string(key) == "arguments" && args == nil:
+			args = value
 		default:
 			return false
 		}
-		i = skipSpace(b, i)
-		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-		}
-	}
-	if i >= len(b) || name == nil {
+		return true
+	})
+	if !ok || name == nil {
 		return false
 	}
 	n, ok := plainString(name)
