@@ -206,6 +206,14 @@ func (f *answerFilter) record(session string, m message) (request bool) {
 	return false
 }
 
+// cancelled reports whether the client cancelled the request keyed k, in
+// flight.
+func (f *answerFilter) cancelled(k string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.inflight[k]
+}
+
 // start puts the request keyed k (idKey) in flight.
 func (f *answerFilter) start(k string) {
 	f.mu.Lock()

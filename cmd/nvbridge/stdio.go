@@ -556,6 +556,14 @@ func (s *stdioServer) call(c stdioCall) (response mcp.JSONRPCMessage) {
 	s.calls.Lock()
 	s.calls.cancel[c.env.key] = cancel
 	s.calls.Unlock()
+	// A cancellation read before the call got here (the next line is
+	// read while this one starts, or the call waited for a slot) found no
+	// cancel func to call: the answer filter has it (incoming records the
+	// cancellation before it looks for the func; this looks after
+	// registering it, so one of the two sees the other).
+	if s.filter.cancelled(c.env.key) {
+		cancel()
+	}
 	defer func() {
 		s.calls.Lock()
 		delete(s.calls.cancel, c.env.key)

@@ -242,3 +242,49 @@ func TestDirect(t *testing.T) {
 		}
 	}
 }
+
+// TestStdioDirectCancelBeforeStart: a call cancelled while it waits for a
+// slot in the pool (every worker busy) is cancelled once it starts: the
+// cancellation was read before the call had a context to cancel, and the
+// answer filter's record of it must reach the call.
+func TestStdioDirectCancelBeforeStart(t *testing.T) {
+	d := newDirectServer()
+	d.cancelled = make(chan string, stdioWorkers+1)
+	inR, inW := io.Pipe()
+	ctx, cancel := context.WithCancel(testenv.Context(t))
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- newStdio(ctx, d.srv, inR, io.Discard, 1<<20) }()
+	send := func(line string) {
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatalf("send: %v", err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// Every worker waits; the next call queues, and is cancelled there.
+	for i := range stdioWorkers {
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"f%d","method":"tools/call","params":{"name":"wait","arguments":"f%d"}}`, i, i))
+	}
+	send(`{"jsonrpc":"2.0","id":"q","method":"tools/call","params":{"name":"wait","arguments":"q"}}`)
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"q"}}`)
+	for i := range stdioWorkers {
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"f%d"}}`, i))
+	}
+	seen := map[string]bool{}
+	for len(seen) < stdioWorkers+1 {
+		select {
+		case id := <-d.cancelled:
+			seen[id] = true
+		case <-ctx.Done():
+			t.Fatalf("cancelled so far: %v; the queued call's cancellation was lost", seen)
+		}
+	}
+	if !seen[`"q"`] {
+		t.Errorf("the queued call was not cancelled: %v", seen)
+	}
+	inW.Close()
+	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+		t.Errorf("Listen: %v", err)
+	}
+}
