@@ -12,9 +12,20 @@ local api = vim.api
 
 local fail = require('nvbridge._error').fail
 local loaded = require('nvbridge.loaded')
--- Options read straight (vim.bo's metatable costs as much again, and a
--- read reports four of them per request).
-local get_option = api.nvim_get_option_value
+-- A buffer's options as getbufvar reads them: the buffer made current for
+-- the read alone. nvim_get_option_value (and vim.bo) with another buffer
+-- than the current one switches into Neovim's autocmd window and back
+-- (aucmd_prepbuf: window state, two getcwd calls), five times the cost, and
+-- a read reports four options per request.
+local getbufvar = vim.fn.getbufvar
+
+--- Buffer b's boolean option name.
+---@param b integer
+---@param name string
+---@return boolean
+local function flag(b, name)
+  return getbufvar(b, '&' .. name) == 1
+end
 
 --- A file's bytes (nil when it cannot be read).
 ---@param path string
@@ -399,7 +410,7 @@ local function refresh_others(except)
       local stat = seen and uv.fs_stat(name)
       if name ~= '' and not (stat and seen.tick == api.nvim_buf_get_changedtick(b) and same_stat(seen, stat)) then
         agreed[b] = nil
-        if get_option('buftype', { buf = b }) == '' and not get_option('modified', { buf = b }) then
+        if getbufvar(b, '&buftype') == '' and not flag(b, 'modified') then
           local ok, state = pcall(reconcile, b)
           stat = ok and state == 'same' and uv.fs_stat(name)
           if stat then
@@ -515,11 +526,11 @@ local function buffer_state(bufnr, state)
   return { ---@type nvbridge.OpenReply
     bufnr = bufnr,
     changedtick = api.nvim_buf_get_changedtick(bufnr),
-    modified = get_option('modified', { buf = bufnr }),
+    modified = flag(bufnr, 'modified'),
     line_count = api.nvim_buf_line_count(bufnr),
-    filetype = get_option('filetype', { buf = bufnr }),
-    fileformat = get_option('fileformat', { buf = bufnr }),
-    eol = get_option('eol', { buf = bufnr }),
+    filetype = getbufvar(bufnr, '&filetype'),
+    fileformat = getbufvar(bufnr, '&fileformat'),
+    eol = flag(bufnr, 'eol'),
     state = state,
   }
 end
@@ -558,7 +569,7 @@ function M.open(path, must_exist)
     else
       agreed[bufnr] = nil
       state = reconcile(bufnr)
-      local now = state == 'same' and not vim.bo[bufnr].modified and uv.fs_stat(path)
+      local now = state == 'same' and not flag(bufnr, 'modified') and uv.fs_stat(path)
       if now then
         agreed[bufnr] = agreement(api.nvim_buf_get_changedtick(bufnr), now)
       end
