@@ -18,6 +18,7 @@ local buffers = require('nvbridge.buffers')
 local status = require('nvbridge.status')
 local wait = require('nvbridge.wait')
 local done = async.done
+local busy = require('nvbridge.observe').busy
 
 --- Adds to wanted[uri] the lines of range: block lines from its start, and
 --- its last line.
@@ -125,17 +126,11 @@ function M.read(chan, id, spec)
     return done(chan, id, st.err)
   end
   local bufnr = st.bufnr
-  -- While true, when_ready answers at once (the servers were ready): the
-  -- buffer is as open described it.
-  local at_once = true
-  wait.when_ready(chan, id, bufnr, spec.grace_ms, 10000, function(err, cancelled)
-    if cancelled then
-      return done(chan, id, require('nvbridge._error').fail('TIMEOUT', 'request cancelled'))
-    end
-    if err then
-      return done(chan, id, err)
-    end
-    local clients = status.ready_clients(bufnr, spec.methods)
+  --- Sends the request once the servers are ready (clients: the ready
+  --- ones, described with the methods of spec.methods they support;
+  --- at_once: no wait came between the open and now, so the buffer is as
+  --- open described it).
+  local function request(clients, at_once)
     local text = api.nvim_buf_get_lines(bufnr, spec.line, spec.line + 1, false)[1]
     local reply = {
       buffer = at_once and st or buffers.state(bufnr, st.state),
@@ -191,8 +186,22 @@ function M.read(chan, id, spec)
       -- The answers first: the trace shows an answer's start.
       done(chan, id, nil, '{"answers":' .. vim.json.encode(answers) .. ',"lines":' .. vim.json.encode(lines) .. ',' .. vim.json.encode(reply):sub(2))
     end)
+  end
+  -- The usual case, as wait.when_ready's first look finds it, with the
+  -- clients looked up once: one is ready and none is busy.
+  local clients = status.ready_clients(bufnr, spec.methods)
+  if #clients > 0 and not busy(clients) then
+    return request(clients, true)
+  end
+  wait.when_ready(chan, id, bufnr, spec.grace_ms, 10000, function(err, cancelled)
+    if cancelled then
+      return done(chan, id, require('nvbridge._error').fail('TIMEOUT', 'request cancelled'))
+    end
+    if err then
+      return done(chan, id, err)
+    end
+    request(status.ready_clients(bufnr, spec.methods), false)
   end)
-  at_once = false
 end
 
 --- Reads some lines of the files loaded in buffers (what the servers see);
