@@ -6,6 +6,32 @@ local M = {}
 
 M.has_011 = vim.fn.has('nvim-0.11') == 1
 
+-- Whether each option read through buf_option is a boolean (by name).
+local is_boolean = {}
+
+--- Buffer b's local option name, as vim.bo[b][name] reads it, without its
+--- cost: for a buffer that is not the current one, vim.bo and
+--- nvim_get_option_value switch into Neovim's autocmd window and back
+--- (aucmd_prepbuf: window state, two getcwd calls) for every option read,
+--- five times the cost of getbufvar, which makes the buffer current for the
+--- read alone. For the buffer-local options nvbridge reads (modified, eol,
+--- filetype, buftype, ...); b must be a valid buffer.
+---@param b integer
+---@param name string
+---@return any
+function M.buf_option(b, name)
+  local boolean = is_boolean[name]
+  if boolean == nil then
+    boolean = vim.api.nvim_get_option_info2(name, {}).type == 'boolean'
+    is_boolean[name] = boolean
+  end
+  local v = vim.fn.getbufvar(b, '&' .. name)
+  if boolean then
+    return v == 1
+  end
+  return v
+end
+
 --- The LSP clients, as vim.lsp.get_clients (0.9's get_active_clients).
 ---@param filter table? as vim.lsp.get_clients
 ---@return vim.lsp.Client[]

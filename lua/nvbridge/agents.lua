@@ -5,6 +5,7 @@
 local M = {}
 
 local api = vim.api
+local buf_option = require('nvbridge._compat').buf_option
 local uv = vim.uv or vim.loop
 
 local fail = require('nvbridge._error').fail
@@ -308,9 +309,9 @@ function M.editor_context()
   }
   out.selection = current_selection(win)
   for _, bb in ipairs(api.nvim_list_bufs()) do
-    if vim.bo[bb].buflisted and api.nvim_buf_get_name(bb) ~= '' and vim.bo[bb].buftype == '' then
+    if buf_option(bb, 'buflisted') and api.nvim_buf_get_name(bb) ~= '' and buf_option(bb, 'buftype') == '' then
       table.insert(out.buffers, {
-        file = api.nvim_buf_get_name(bb), modified = vim.bo[bb].modified,
+        file = api.nvim_buf_get_name(bb), modified = buf_option(bb, 'modified'),
         visible = #vim.fn.win_findbuf(bb) > 0, loaded = api.nvim_buf_is_loaded(bb),
       })
     end

@@ -121,9 +121,9 @@ end
 local function apply_ops(t, f, fail_at)
   local b = t.b
   local has_ops = #f.ops > 0 or f.clear or f.trim_tail
-  t.modified_before = vim.bo[b].modified
+  t.modified_before = compat.buf_option(b, 'modified')
   t.user_modified = modified_by_user(b)
-  t.eol_before = vim.bo[b].eol
+  t.eol_before = compat.buf_option(b, 'eol')
   if not has_ops and f.eol == nil then
     return
   end
@@ -342,7 +342,7 @@ local function prepare(f, find, plan)
       return nil, fail('CONFLICT', f.path .. ' changed on disk since the preview', { path = f.path })
     end
     local text, bomb = as_loaded(data)
-    if buffer_text(b) ~= text or vim.bo[b].bomb ~= bomb then
+    if buffer_text(b) ~= text or compat.buf_option(b, 'bomb') ~= bomb then
       return nil, fail('CONFLICT', f.path .. ' was opened and changed in Neovim since the preview', { path = f.path })
     end
   else
@@ -362,7 +362,7 @@ local function prepare(f, find, plan)
       t.loaded_by_us = true
       t.b = b
       local text, bomb = as_loaded(data)
-      if buffer_text(b) ~= text or vim.bo[b].bomb ~= bomb then
+      if buffer_text(b) ~= text or compat.buf_option(b, 'bomb') ~= bomb then
         return t,
           fail(
             'OPERATION_FAILED',
@@ -374,12 +374,12 @@ local function prepare(f, find, plan)
   end
   t.b = b
   if f.kind == 'delete' then
-    if b and vim.bo[b].modified then
+    if b and compat.buf_option(b, 'modified') then
       return nil, fail('PRECONDITION_FAILED', f.path .. ' has unsaved changes in Neovim; save or discard them first', { path = f.path })
     end
     return t
   end
-  if not vim.bo[b].modifiable then
+  if not compat.buf_option(b, 'modifiable') then
     return t, fail('PRECONDITION_FAILED', f.path .. " is not 'modifiable' in Neovim", { path = f.path })
   end
   if f.kind == 'rename' and not f.overwrite then
@@ -507,7 +507,7 @@ function M._apply(plan)
         vim.b[t.b].nvbridge_disk_hash = nil
       end
       apply_ops(t, f, plan.fail_at)
-      if (f.kind == 'rename' or f.kind == 'create') and not vim.bo[t.b].modified then
+      if (f.kind == 'rename' or f.kind == 'create') and not compat.buf_option(t.b, 'modified') then
         vim.bo[t.b].modified = true -- the file does not hold this yet
         vim.b[t.b].nvbridge_marked = undo_seq(t.b) -- nvbridge's, not the user's
       end
@@ -632,7 +632,7 @@ function M._apply(plan)
       if buffers.untrack(b) then
         buffers.track(b) -- from the changedtick now
       end
-      r.fileformat, r.eol, r.bomb = vim.bo[b].fileformat, vim.bo[b].eol, vim.bo[b].bomb
+      r.fileformat, r.eol, r.bomb = compat.buf_option(b, 'fileformat'), compat.buf_option(b, 'eol'), compat.buf_option(b, 'bomb')
     end
     r.saved = r.saved == true
     table.insert(out, r)

@@ -12,20 +12,7 @@ local api = vim.api
 
 local fail = require('nvbridge._error').fail
 local loaded = require('nvbridge.loaded')
--- A buffer's options as getbufvar reads them: the buffer made current for
--- the read alone. nvim_get_option_value (and vim.bo) with another buffer
--- than the current one switches into Neovim's autocmd window and back
--- (aucmd_prepbuf: window state, two getcwd calls), five times the cost, and
--- a read reports four options per request.
-local getbufvar = vim.fn.getbufvar
-
---- Buffer b's boolean option name.
----@param b integer
----@param name string
----@return boolean
-local function flag(b, name)
-  return getbufvar(b, '&' .. name) == 1
-end
+local buf_option = require('nvbridge._compat').buf_option
 
 --- A file's bytes (nil when it cannot be read).
 ---@param path string
@@ -64,9 +51,9 @@ local function buffer_text(bufnr)
     return ''
   end
   local lines = api.nvim_buf_get_lines(bufnr, 0, -1, false)
-  local nl = vim.bo[bufnr].fileformat == 'dos' and '\r\n' or '\n'
+  local nl = buf_option(bufnr, 'fileformat') == 'dos' and '\r\n' or '\n'
   local text = table.concat(lines, nl)
-  if vim.bo[bufnr].eol then
+  if buf_option(bufnr, 'eol') then
     text = text .. nl
   end
   return text
@@ -77,7 +64,7 @@ end
 ---@return string
 local function buffer_bytes(bufnr)
   local text = buffer_text(bufnr)
-  if vim.bo[bufnr].bomb then
+  if buf_option(bufnr, 'bomb') then
     text = '\239\187\191' .. text
   end
   return text
@@ -233,7 +220,7 @@ local function load(path, before)
   end
   -- Loaded only to be read: not listed (the user's :ls and :bnext do not
   -- see it), remembered so that it is unloaded when no longer needed.
-  if not vim.bo[b].buflisted then
+  if not buf_option(b, 'buflisted') then
     vim.b[b].nvbridge_loaded = true
     table.insert(loaded.loaded_order, b)
   end
@@ -297,7 +284,7 @@ local function reconcile(bufnr, deep)
   end
   local now = stat_key(stat)
   local seen = vim.b[bufnr].nvbridge_disk
-  if vim.bo[bufnr].modified then
+  if buf_option(bufnr, 'modified') then
     if vim.b[bufnr].nvbridge_conflict then
       return 'conflict'
     end
@@ -410,7 +397,7 @@ local function refresh_others(except)
       local stat = seen and uv.fs_stat(name)
       if name ~= '' and not (stat and seen.tick == api.nvim_buf_get_changedtick(b) and same_stat(seen, stat)) then
         agreed[b] = nil
-        if getbufvar(b, '&buftype') == '' and not flag(b, 'modified') then
+        if buf_option(b, 'buftype') == '' and not buf_option(b, 'modified') then
           local ok, state = pcall(reconcile, b)
           stat = ok and state == 'same' and uv.fs_stat(name)
           if stat then
@@ -514,7 +501,7 @@ function M.describe(b)
   return {
     bufnr = b,
     changedtick = vim.b[b].changedtick,
-    modified = vim.bo[b].modified,
+    modified = buf_option(b, 'modified'),
     line_count = api.nvim_buf_line_count(b),
   }
 end
@@ -526,11 +513,11 @@ local function buffer_state(bufnr, state)
   return { ---@type nvbridge.OpenReply
     bufnr = bufnr,
     changedtick = api.nvim_buf_get_changedtick(bufnr),
-    modified = flag(bufnr, 'modified'),
+    modified = buf_option(bufnr, 'modified'),
     line_count = api.nvim_buf_line_count(bufnr),
-    filetype = getbufvar(bufnr, '&filetype'),
-    fileformat = getbufvar(bufnr, '&fileformat'),
-    eol = flag(bufnr, 'eol'),
+    filetype = buf_option(bufnr, 'filetype'),
+    fileformat = buf_option(bufnr, 'fileformat'),
+    eol = buf_option(bufnr, 'eol'),
     state = state,
   }
 end
@@ -569,7 +556,7 @@ function M.open(path, must_exist)
     else
       agreed[bufnr] = nil
       state = reconcile(bufnr)
-      local now = state == 'same' and not flag(bufnr, 'modified') and uv.fs_stat(path)
+      local now = state == 'same' and not buf_option(bufnr, 'modified') and uv.fs_stat(path)
       if now then
         agreed[bufnr] = agreement(api.nvim_buf_get_changedtick(bufnr), now)
       end

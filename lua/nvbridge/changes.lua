@@ -7,6 +7,7 @@
 local M = {}
 
 local api = vim.api
+local buf_option = require('nvbridge._compat').buf_option
 local uv = vim.uv or vim.loop
 
 local buffers = require('nvbridge.buffers')
@@ -53,7 +54,7 @@ function M.settle(b)
   if not api.nvim_buf_is_valid(b) or not vim.b[b].nvbridge_listed then
     return
   end
-  if vim.bo[b].modified or #vim.fn.win_findbuf(b) > 0 then
+  if buf_option(b, 'modified') or #vim.fn.win_findbuf(b) > 0 then
     return
   end
   vim.b[b].nvbridge_listed = nil
@@ -102,7 +103,7 @@ function M.applied(plan, targets)
         end
       end
       -- Buffers left with unsaved changes are shown to the user (listed).
-      if vim.bo[b].modified and not vim.bo[b].buflisted then
+      if buf_option(b, 'modified') and not buf_option(b, 'buflisted') then
         show_unsaved(b)
       end
       local n = api.nvim_buf_line_count(b)
@@ -259,7 +260,7 @@ local function text_of(b, lines, eol)
   if #lines == 0 or (#lines == 1 and lines[1] == '') then
     return ''
   end
-  local nl = vim.bo[b].fileformat == 'dos' and '\r\n' or '\n'
+  local nl = buf_option(b, 'fileformat') == 'dos' and '\r\n' or '\n'
   return table.concat(lines, nl) .. (eol and nl or '')
 end
 
@@ -346,7 +347,7 @@ function M.undo_preview(path, id)
     end
     local inv = c and c.inverse and c.inverse[p] or (not c and inverse_at(p, top.after)) or nil
     local lines = api.nvim_buf_get_lines(b, 0, -1, false)
-    local f = { path = p, now = text_of(b, lines, vim.bo[b].eol) }
+    local f = { path = p, now = text_of(b, lines, buf_option(b, 'eol')) }
     if inv then
       f.before = text_of(b, reverted(lines, inv), inv.eol)
     end
@@ -373,7 +374,7 @@ local function revert_plan(texts)
         s = { b = b, known = true }
         if b then
           s.records, s.seq = undo_log.undo_records(b), undo_log.undo_seq(b)
-          s.eol = vim.bo[b].eol
+          s.eol = buf_option(b, 'eol')
         end
         sim[p] = s
       end
@@ -400,7 +401,7 @@ local function revert_plan(texts)
         if texts then
           if not s.lines then
             s.lines = api.nvim_buf_get_lines(s.b, 0, -1, false)
-            s.now = text_of(s.b, s.lines, vim.bo[s.b].eol)
+            s.now = text_of(s.b, s.lines, buf_option(s.b, 'eol'))
           end
           local inv = c.inverse and c.inverse[p]
           if inv and s.known then

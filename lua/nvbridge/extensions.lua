@@ -14,6 +14,7 @@
 local M = {}
 
 local api = vim.api
+local buf_option = require('nvbridge._compat').buf_option
 
 local state = package.loaded['nvbridge._extensions_state']
 if state then
@@ -38,7 +39,7 @@ local GROUP = 'nvbridge_extensions'
 
 --- The file a buffer holds, or nil for buffers that are not files.
 local function file_of(bufnr)
-  if not api.nvim_buf_is_valid(bufnr) or vim.bo[bufnr].buftype ~= '' then
+  if not api.nvim_buf_is_valid(bufnr) or buf_option(bufnr, 'buftype') ~= '' then
     return nil
   end
   local name = api.nvim_buf_get_name(bufnr)
@@ -304,7 +305,7 @@ function M.buffers()
   for _, b in ipairs(api.nvim_list_bufs()) do
     local f = api.nvim_buf_is_loaded(b) and file_of(b)
     if f then
-      table.insert(out, { file = f, modified = vim.bo[b].modified, listed = vim.bo[b].buflisted })
+      table.insert(out, { file = f, modified = buf_option(b, 'modified'), listed = buf_option(b, 'buflisted') })
     end
   end
   return vim.json.encode(out)
@@ -313,12 +314,17 @@ end
 --- The files Neovim holds diagnostics for, as JSON: [file].
 ---@return string
 function M.diagnostic_files()
-  local seen, out = {}, {}
+  local seen, seen_buf, out = {}, {}, {}
   for _, d in ipairs(vim.diagnostic.get()) do
-    local f = d.bufnr and file_of(d.bufnr)
-    if f and not seen[f] then
-      seen[f] = true
-      table.insert(out, f)
+    -- A buffer's file is looked up once, not once per diagnostic.
+    local b = d.bufnr
+    if b and not seen_buf[b] then
+      seen_buf[b] = true
+      local f = file_of(b)
+      if f and not seen[f] then
+        seen[f] = true
+        table.insert(out, f)
+      end
     end
   end
   return vim.json.encode(out)
@@ -352,16 +358,16 @@ function M.buffer_text(path)
   end
   local lines = api.nvim_buf_get_lines(b, 0, -1, false)
   local text = table.concat(lines, '\n')
-  if vim.bo[b].eol and not (#lines == 1 and lines[1] == '') then
+  if buf_option(b, 'eol') and not (#lines == 1 and lines[1] == '') then
     text = text .. '\n'
   end
   return vim.json.encode({
     loaded = true,
     text = text,
-    modified = vim.bo[b].modified,
+    modified = buf_option(b, 'modified'),
     changedtick = vim.b[b].changedtick,
     line_count = #lines,
-    filetype = vim.bo[b].filetype,
+    filetype = buf_option(b, 'filetype'),
   })
 end
 

@@ -5,6 +5,7 @@
 local M = {}
 
 local api = vim.api
+local buf_option = require('nvbridge._compat').buf_option
 
 --- How many buffers nvbridge loaded only to read it keeps loaded (the
 --- servers answer faster about open documents); beyond that the oldest
@@ -20,8 +21,8 @@ M.released = M.released or {}
 local function releasable(b)
   return api.nvim_buf_is_valid(b)
     and vim.b[b].nvbridge_loaded == true
-    and not vim.bo[b].buflisted
-    and not vim.bo[b].modified
+    and not buf_option(b, 'buflisted')
+    and not buf_option(b, 'modified')
     and #vim.fn.win_findbuf(b) == 0
 end
 

@@ -5,6 +5,7 @@
 local M = {}
 
 local api = vim.api
+local buf_option = require('nvbridge._compat').buf_option
 -- The embedded Neovim's options (set by Go before setup), capabilities and
 -- on_init: one module, which the bench's floor uses too.
 local embedded = require('nvbridge.embedded')
@@ -187,7 +188,7 @@ local handlers = {
 }
 
 local function start_for(bufnr, workspace_root)
-  local ft = vim.bo[bufnr].filetype
+  local ft = buf_option(bufnr, 'filetype')
   for _, spec in ipairs(M.specs) do
     if vim.tbl_contains(spec.filetypes, ft) then
       local root = find_root(bufnr, spec.markers, workspace_root)
@@ -236,7 +237,7 @@ function M.setup(workspace_root, specs_json)
   api.nvim_create_autocmd('FileType', {
     group = group,
     callback = function(ev)
-      if vim.bo[ev.buf].buftype == '' then
+      if buf_option(ev.buf, 'buftype') == '' then
         start_for(ev.buf, workspace_root)
       end
     end,

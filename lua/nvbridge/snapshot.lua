@@ -8,6 +8,7 @@ local uv = vim.uv or vim.loop
 
 local buffers = require('nvbridge.buffers')
 local compat = require('nvbridge._compat')
+local buf_option = compat.buf_option
 local fail = require('nvbridge._error').fail
 local undo_log = require('nvbridge.undo_log')
 local read_file, fingerprint, buffer_text = buffers.read_file, buffers.fingerprint, buffers.buffer_text
@@ -136,14 +137,14 @@ function M.files(paths, opts)
       s.bufnr = b
       s.changedtick = vim.b[b].changedtick
       s.lsp_version = compat.lsp_version(b)
-      s.modified = vim.bo[b].modified
+      s.modified = buf_option(b, 'modified')
       s.user_modified = modified_by_user(b)
-      s.modifiable = vim.bo[b].modifiable
-      s.fileformat = vim.bo[b].fileformat
-      s.bomb = vim.bo[b].bomb
+      s.modifiable = buf_option(b, 'modifiable')
+      s.fileformat = buf_option(b, 'fileformat')
+      s.bomb = buf_option(b, 'bomb')
       s.line_count = api.nvim_buf_line_count(b)
-      s.eol = vim.bo[b].eol
-      s.fileencoding = vim.bo[b].fileencoding
+      s.eol = buf_option(b, 'eol')
+      s.fileencoding = buf_option(b, 'fileencoding')
       local k = opts.known and opts.known[path]
       -- k: the Go side holds a text of this buffer; with these options it
       -- is still its bytes at k.changedtick.

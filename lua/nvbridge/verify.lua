@@ -28,6 +28,7 @@ local async = require('nvbridge.async')
 local buffers = require('nvbridge.buffers')
 local loaded = require('nvbridge.loaded')
 local compat = require('nvbridge._compat')
+local buf_option = compat.buf_option
 local observe = require('nvbridge.observe')
 local servers = require('nvbridge.servers')
 
@@ -578,8 +579,8 @@ function M.open_files(root)
   local prefix = root:sub(-1) == '/' and root or (root .. '/')
   for _, b in ipairs(api.nvim_list_bufs()) do
     local name = api.nvim_buf_get_name(b)
-    if api.nvim_buf_is_loaded(b) and vim.bo[b].buftype == '' and name:sub(1, #prefix) == prefix then
-      table.insert(out, { file = name, modified = vim.bo[b].modified, text = buffers.buffer_text(b) })
+    if api.nvim_buf_is_loaded(b) and buf_option(b, 'buftype') == '' and name:sub(1, #prefix) == prefix then
+      table.insert(out, { file = name, modified = buf_option(b, 'modified'), text = buffers.buffer_text(b) })
     end
   end
   return vim.json.encode(out)
