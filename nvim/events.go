@@ -14,7 +14,8 @@ const (
 	EventBuffer = "buffer"
 	// EventBufferList: a file buffer was loaded, renamed or unloaded.
 	EventBufferList = "buffer_list"
-	// EventDiagnostics: Neovim's diagnostics of Files changed (a publish).
+	// EventDiagnostics: Neovim's diagnostics of Files changed (a publish);
+	// ListMoved when a file gained its first or lost its last.
 	EventDiagnostics = "diagnostics"
 	// EventEditor: the user's cursor, selection, mode or current file moved.
 	EventEditor = "editor"
@@ -34,6 +35,10 @@ type Event struct {
 	Files []string
 	// Data is the kind's details as JSON (server), else nil.
 	Data json.RawMessage
+	// ListMoved (EventDiagnostics): the set of files holding diagnostics
+	// may have moved; false when every file of the change held some before
+	// and still does, or held none and still does.
+	ListMoved bool
 }
 
 // watchers holds the Watch callbacks of a session.
@@ -106,6 +111,7 @@ func decodeEvent(args []any) (Event, bool) {
 			if d, ok := m["data"].(string); ok {
 				ev.Data = json.RawMessage(d)
 			}
+			ev.ListMoved, _ = m["list"].(bool)
 		}
 	}
 	return ev, true

@@ -289,7 +289,9 @@ func (w *watcher) onEvent(ev nvim.Event) {
 			}
 		}
 		w.updated(uris...)
-		w.neovimChanged()
+		if ev.ListMoved {
+			w.neovimChanged()
+		}
 	case nvim.EventBufferList:
 		// A buffer loaded or unloaded, or 'modified' flipped (the unsaved
 		// diff is listed while modified).

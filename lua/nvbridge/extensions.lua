@@ -19,6 +19,7 @@ local buf_option = require('nvbridge._compat').buf_option
 local state = package.loaded['nvbridge._extensions_state']
 if state then
   state.paused = state.paused or {} -- a state registered by an older version
+  state.has_diag = state.has_diag or {}
 else
   state = {
     -- channel -> {editor = boolean}: the nvbridges that watch.
@@ -28,6 +29,7 @@ else
     attached = {}, -- bufnr -> generation it was attached in
     paused = {}, -- bufnr -> true: detach at the next on_lines (pause)
     pending = {}, -- kind -> {files = set} | true
+    has_diag = {}, -- bufnr -> true: the buffers holding diagnostics (flush)
     flush_armed = false,
     setup_done = false,
   }
@@ -65,6 +67,15 @@ local function flush()
     if f then
       pending.diagnostics.files[f] = true
     end
+    -- Whether the files holding diagnostics (the resource list) moved: a
+    -- publish that leaves a file with diagnostics, or without, does not,
+    -- and the Go side then compares no list (two calls, most of a
+    -- millisecond of this main loop, after every publish).
+    local has = f and next(vim.diagnostic.count(b)) ~= nil or false
+    if b == 0 or (state.has_diag[b] == true) ~= has then
+      state.has_diag[b] = has or nil
+      pending.diagnostics.list = true
+    end
   end
   local dirty = state.dirty_bufs or {}
   state.dirty_bufs = {}
@@ -84,6 +95,7 @@ local function flush()
       if what.data then
         payload.data = vim.json.encode(what.data)
       end
+      payload.list = what.list
     end
     for chan, opts in pairs(state.channels) do
       if kind ~= 'editor' or opts.editor then
@@ -201,6 +213,13 @@ local function setup()
   end
   state.setup_done = true
   state.generation = state.generation + 1
+  -- The buffers holding diagnostics now: flush tells when that set moves.
+  state.has_diag = {}
+  for _, d in ipairs(vim.diagnostic.get()) do
+    if d.bufnr then
+      state.has_diag[d.bufnr] = true
+    end
+  end
   local group = api.nvim_create_augroup(GROUP, { clear = true })
   for _, b in ipairs(api.nvim_list_bufs()) do
     follow(b)
