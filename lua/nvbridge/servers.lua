@@ -17,11 +17,34 @@ local embedded = require('nvbridge.embedded')
 ---@type nvbridge.ServerSpec[]
 M.specs = {}
 
+--- The nearest folder holding one of markers (file or folder names), from
+--- the folder of bufnr's file up, the home folder excepted (above the
+--- first folder), else fallback: vim.fs.find(markers, {upward = true, stop
+--- = home}) without its argument checks and path normalizing, a tenth of a
+--- millisecond of every file's load.
+---@param bufnr integer
+---@param markers string[]
+---@param fallback string?
+---@return string?
 local function find_root(bufnr, markers, fallback)
-  local path = api.nvim_buf_get_name(bufnr)
-  local found = vim.fs.find(markers, { path = vim.fs.dirname(path), upward = true, stop = vim.uv.os_homedir() })[1]
-  if found then
-    return vim.fs.dirname(found)
+  local dir = vim.fs.dirname(api.nvim_buf_get_name(bufnr))
+  local home = (vim.uv or vim.loop).os_homedir()
+  local first = true
+  while dir do
+    if not first and dir == home then
+      break
+    end
+    first = false
+    for _, marker in ipairs(markers) do
+      if (vim.uv or vim.loop).fs_stat(dir == '/' and '/' .. marker or dir .. '/' .. marker) then
+        return dir
+      end
+    end
+    local parent = vim.fs.dirname(dir)
+    if parent == dir then
+      break
+    end
+    dir = parent
   end
   return fallback
 end
