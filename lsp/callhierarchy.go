@@ -81,12 +81,18 @@ func (c *Client) CallHierarchy(ctx context.Context, file string, t Target, opts 
 	if err := checkHierarchyOptions(&opts.Direction, &opts.Depth, &opts.MaxItems, DirectionIncoming, DirectionOutgoing); err != nil {
 		return CallHierarchyResult{}, err
 	}
-	// The open and the prepare request in one call to Neovim (read).
+	// The open, the prepare request and the first level's requests in one
+	// call to Neovim (read).
+	dirs := directions(opts.Direction, DirectionIncoming, DirectionOutgoing)
+	chain := make([]string, len(dirs))
+	for i, dir := range dirs {
+		chain[i] = callsMethod(dir)
+	}
 	a, err := c.read(ctx, file, t, readRequest{method: protocol.MethodTextDocumentPrepareCallHierarchy,
 		hint: "this server has no call hierarchy; find_references lists where the symbol is used",
 		params: func(at protocol.TextDocumentPositionParams) any {
 			return protocol.CallHierarchyPrepareParams{TextDocumentPositionParams: at}
-		}})
+		}, chain: chain})
 	if a.pos.doc == nil {
 		return CallHierarchyResult{}, err
 	}
@@ -95,7 +101,15 @@ func (c *Client) CallHierarchy(ctx context.Context, file string, t Target, opts 
 		return CallHierarchyResult{}, err
 	}
 	return c.callHierarchyOf(ctx, a.pos, items, opts, walkLimits{depth: opts.Depth, maxItems: opts.MaxItems,
-		concurrency: hierarchyConcurrency, probe: opts.CountMore, leaf: c.outsideWorkspace})
+		concurrency: hierarchyConcurrency, probe: opts.CountMore, leaf: c.outsideWorkspace}, a)
+}
+
+// callsMethod is the request of a direction's calls.
+func callsMethod(dir string) string {
+	if dir == DirectionOutgoing {
+		return protocol.MethodCallHierarchyOutgoingCalls
+	}
+	return protocol.MethodCallHierarchyIncomingCalls
 }
 
 // prepareCallsHint is the remediation when no call hierarchy item is at a
@@ -109,43 +123,55 @@ func (c *Client) prepareCalls(ctx context.Context, pos position) ([]hierItem, er
 		prepareCallsHint)
 }
 
-// callExpander returns the expand function of one direction.
-func (c *Client) callExpander(pos position, dir string) expandFunc {
+// callExpander returns the expand function of one direction. pre, when
+// it holds the direction's answer about root (asked in the read's call:
+// readRequest.chain), answers root's expansion.
+func (c *Client) callExpander(pos position, dir string, root hierItem, pre readAnswer) expandFunc {
+	method := callsMethod(dir)
+	answer, answered := pre.chained[method]
 	return func(ctx context.Context, it hierItem) ([]hierEdge, error) {
-		method := protocol.MethodCallHierarchyIncomingCalls
-		if dir == DirectionOutgoing {
-			method = protocol.MethodCallHierarchyOutgoingCalls
+		if answered && it.key() == root.key() {
+			answered = false // walkHierarchy expands root first, alone
+			if answer.err != nil {
+				return nil, answer.err
+			}
+			return callEdges(pos, dir, it, answer.raw)
 		}
 		var raw json.RawMessage
 		if err := c.Request(ctx, pos.doc, pos.server, method, itemParams(it), &raw); err != nil {
 			return nil, err
 		}
-		field := "from"
-		if dir == DirectionOutgoing {
-			field = "to"
-		}
-		calls, err := decodeCalls(raw, field)
-		if err != nil {
-			return nil, fmt.Errorf("%s: decode %s: %w", pos.server.Name, method, err)
-		}
-		edges := make([]hierEdge, 0, len(calls))
-		for _, call := range calls {
-			next := call.item
-			// Incoming: the ranges are in the caller; outgoing: in the
-			// item whose calls were asked.
-			siteURI := next.URI
-			if dir == DirectionOutgoing {
-				siteURI = it.URI
-			}
-			e := hierEdge{item: next}
-			for _, r := range call.ranges {
-				e.sites = append(e.sites, protocol.Location{URI: siteURI, Range: r})
-			}
-			e.sites = dedupSites(e.sites)
-			edges = append(edges, e)
-		}
-		return edges, nil
+		return callEdges(pos, dir, it, raw)
 	}
+}
+
+// callEdges are the edges of a direction's calls answer (raw) about it.
+func callEdges(pos position, dir string, it hierItem, raw json.RawMessage) ([]hierEdge, error) {
+	field := "from"
+	if dir == DirectionOutgoing {
+		field = "to"
+	}
+	calls, err := decodeCalls(raw, field)
+	if err != nil {
+		return nil, fmt.Errorf("%s: decode %s: %w", pos.server.Name, callsMethod(dir), err)
+	}
+	edges := make([]hierEdge, 0, len(calls))
+	for _, call := range calls {
+		next := call.item
+		// Incoming: the ranges are in the caller; outgoing: in the
+		// item whose calls were asked.
+		siteURI := next.URI
+		if dir == DirectionOutgoing {
+			siteURI = it.URI
+		}
+		e := hierEdge{item: next}
+		for _, r := range call.ranges {
+			e.sites = append(e.sites, protocol.Location{URI: siteURI, Range: r})
+		}
+		e.sites = dedupSites(e.sites)
+		edges = append(edges, e)
+	}
+	return edges, nil
 }
 
 // itemParams are the params of a request about it: {"item": it} with the
@@ -178,11 +204,13 @@ func (c *Client) callHierarchyAt(ctx context.Context, pos position, opts CallHie
 	if err != nil {
 		return CallHierarchyResult{}, err
 	}
-	return c.callHierarchyOf(ctx, pos, items, opts, lim)
+	return c.callHierarchyOf(ctx, pos, items, opts, lim, readAnswer{})
 }
 
-// callHierarchyOf walks the call hierarchy from items, prepared at pos.
-func (c *Client) callHierarchyOf(ctx context.Context, pos position, items []hierItem, opts CallHierarchyOptions, lim walkLimits) (CallHierarchyResult, error) {
+// callHierarchyOf walks the call hierarchy from items, prepared at pos
+// (by pre, a read whose chain may have asked the first level: its answers
+// and lines are taken).
+func (c *Client) callHierarchyOf(ctx context.Context, pos position, items []hierItem, opts CallHierarchyOptions, lim walkLimits, pre readAnswer) (CallHierarchyResult, error) {
 	root := items[0]
 	out := CallHierarchyResult{From: pos.where(), Server: pos.server.Name, Direction: opts.Direction,
 		Depth: opts.Depth, Totals: map[string]*CallTotals{}}
@@ -195,9 +223,15 @@ func (c *Client) callHierarchyOf(ctx context.Context, pos position, items []hier
 			pos.server.Name, len(items), root.Name, strings.Join(names, ", ")))
 	}
 	dirs := directions(opts.Direction, DirectionIncoming, DirectionOutgoing)
+	// The read's lines cover the first level only when it asked every
+	// direction's (walkDirections drops them below that level).
+	var known map[string]map[int]string
+	if len(pre.chained) == len(dirs) {
+		known = pre.texts
+	}
 	walked, err := c.walkDirections(ctx, pos.server.OffsetEncoding, root, lim, dirs, func(dir string) expandFunc {
-		return c.callExpander(pos, dir)
-	})
+		return c.callExpander(pos, dir, root, pre)
+	}, known)
 	if err != nil {
 		return CallHierarchyResult{}, err
 	}

@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/nvbridge/nvbridge/apierr"
@@ -300,4 +301,34 @@ func TestCallHierarchyTypeScript(t *testing.T) {
 		_, err := client.CallHierarchy(ctx, "src/payment.ts", stAt(3, "PaymentMethod"), lsp.CallHierarchyOptions{})
 		stWantCode(t, err, apierr.ResourceNotFound)
 	})
+}
+
+// TestCallHierarchyUnsavedCaller: the first level, asked in the read's
+// call to Neovim (read.lua's chain), shows a call site in a caller whose
+// buffer holds unsaved changes as the buffer reads, not as the disk does
+// (the server answered about the buffer).
+func TestCallHierarchyUnsavedCaller(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	doc, err := client.Open(ctx, "main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const edited = "\ttotal, err := orders.Process(order) // unsaved in Neovim"
+	const set = "local path, text = ...; vim.api.nvim_buf_set_lines(vim.fn.bufnr(path), 26, 27, false, { text })"
+	if err := s.ExecLua(ctx, set, nil, doc.Path, edited); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{lsp.DirectionIncoming, lsp.DirectionBoth} {
+		res, err := client.CallHierarchy(ctx, "orders/orders.go", stAt(33, "Process"), lsp.CallHierarchyOptions{Direction: dir, Depth: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := stFindCall(t, res.Incoming, "main")
+		if len(m.CallSites) != 1 || m.CallSites[0].Context != strings.TrimSpace(edited) {
+			t.Fatalf("%s: main's call site %+v, want the buffer's line %q", dir, m.CallSites, strings.TrimSpace(edited))
+		}
+	}
 }

@@ -161,8 +161,13 @@ type walkedDirections struct {
 
 // walkDirections walks root in each of dirs concurrently (one walk per
 // direction) and renders the trees with the line texts they need.
+//
+// known, when not nil, holds the lines of the loaded buffers that root and
+// its first level name (a read that asked that level in its call to
+// Neovim: readRequest.chain): used when the walk went no deeper, so that
+// showing the entries asks Neovim nothing more.
 func (c *Client) walkDirections(ctx context.Context, enc preview.Encoding, root hierItem, lim walkLimits, dirs []string,
-	expand func(dir string) expandFunc) (walkedDirections, error) {
+	expand func(dir string) expandFunc, known map[string]map[int]string) (walkedDirections, error) {
 	walks := make([]walkResult, len(dirs))
 	errs := make([]error, len(dirs))
 	if err := firstError(runBounded(ctx, len(dirs), len(dirs), func(i int) {
@@ -197,7 +202,14 @@ func (c *Client) walkDirections(ctx context.Context, enc preview.Encoding, root 
 		out.truncated = out.truncated || w.truncated
 		out.deeper = out.deeper || w.deeper
 	}
-	roots, views, err := c.viewHierarchy(ctx, enc, []hierItem{root}, trees...)
+	for _, t := range trees {
+		for _, n := range t {
+			if len(n.children) > 0 {
+				known = nil // a deeper level names lines the read did not see
+			}
+		}
+	}
+	roots, views, err := c.viewHierarchy(ctx, enc, []hierItem{root}, known, trees...)
 	if err != nil {
 		return walkedDirections{}, err
 	}
@@ -469,7 +481,7 @@ func countViews(views []hierView) (entries, sites int) {
 
 // viewHierarchy converts the roots and walked trees to tool positions,
 // reading every line it needs in one call.
-func (c *Client) viewHierarchy(ctx context.Context, enc preview.Encoding, roots []hierItem, trees ...[]*hierNode) ([]HierarchyEntry, [][]hierView, error) {
+func (c *Client) viewHierarchy(ctx context.Context, enc preview.Encoding, roots []hierItem, known map[string]map[int]string, trees ...[]*hierNode) ([]HierarchyEntry, [][]hierView, error) {
 	var locs []protocol.Location
 	for _, r := range roots {
 		locs = append(locs, protocol.Location{URI: r.URI, Range: r.SelectionRange})
@@ -485,7 +497,7 @@ func (c *Client) viewHierarchy(ctx context.Context, enc preview.Encoding, roots 
 	for _, t := range trees {
 		collect(t)
 	}
-	tl, err := c.ToolLocations(ctx, enc, locs)
+	tl, err := c.toolLocationsWith(ctx, enc, locs, known)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -168,9 +168,15 @@ const SensitiveNote = "[sensitive file: content not shown; see --allow-sensitive
 // ToolLocations converts server locations (in enc) to tool locations,
 // reading each line's text to convert columns exactly.
 func (c *Client) ToolLocations(ctx context.Context, enc preview.Encoding, locs []protocol.Location) ([]Location, error) {
+	return c.toolLocationsWith(ctx, enc, locs, nil)
+}
+
+// toolLocationsWith is ToolLocations where known already holds the lines
+// of the loaded buffers (linesWith; nil: Lines reads them).
+func (c *Client) toolLocationsWith(ctx context.Context, enc preview.Encoding, locs []protocol.Location, known map[string]map[int]string) ([]Location, error) {
 	wanted := map[string][]int{}
 	addLocationLines(wanted, locs)
-	texts, err := c.Lines(ctx, wanted)
+	texts, err := c.linesWith(ctx, known, wanted)
 	if err != nil {
 		return nil, err
 	}

@@ -49,6 +49,10 @@ type readRequest struct {
 	// also are methods asked at the same position through the same server
 	// (hover's: where the symbol is declared).
 	also []string
+	// chain are methods asked once the answer came, with its first item
+	// ({"item": item}), through the same server where it offers them: a
+	// call hierarchy's first level, in the same call to Neovim.
+	chain []string
 	// known are methods not sent whose support the answer tells
 	// (Server.Supports): the caller may ask them after.
 	known []string
@@ -66,14 +70,16 @@ type readRequest struct {
 
 // readAnswer is what a read found: the position asked (its doc nil when
 // none was: the file did not open, the target did not locate), the answer
-// to the method (an error answer is read's error, with the position), the answers to also (nil: not asked with it; the caller asks
-// them itself), and the lines of the loaded buffers the answer names, by
-// path (nil: not read; Lines reads them).
+// to the method (an error answer is read's error, with the position), the
+// answers to also and to chain, by method (nil: not asked with it; the
+// caller asks them itself), and the lines of the loaded buffers the
+// answers name, by path (nil: not read; Lines reads them).
 type readAnswer struct {
-	pos   position
-	raw   json.RawMessage
-	also  []alsoAnswer
-	texts map[string]map[int]string
+	pos     position
+	raw     json.RawMessage
+	also    []alsoAnswer
+	chained map[string]alsoAnswer
+	texts   map[string]map[int]string
 }
 
 // alsoAnswer is the answer to one of a readRequest's also methods.
@@ -89,6 +95,7 @@ type readReply struct {
 	Client  int                          `json:"client"`
 	Unsent  string                       `json:"unsent"`
 	Answers []readAnswerWire             `json:"answers"`
+	Chained []readAnswerWire             `json:"chained"`
 	Lines   map[string]map[string]string `json:"lines"`
 }
 
@@ -147,8 +154,8 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 			string(preview.UTF16): preview.ByteToUnits(text, pt.Byte, preview.UTF16),
 			string(preview.UTF32): preview.ByteToUnits(text, pt.Byte, preview.UTF32),
 		},
-		Method: req.method, Params: string(params), Also: req.also, Block: req.block,
-		Methods: slices.Concat(positionMethods(req.method), req.also, req.known), GraceMs: int(c.AttachGrace / time.Millisecond),
+		Method: req.method, Params: string(params), Also: req.also, Chain: req.chain, Block: req.block,
+		Methods: slices.Concat(positionMethods(req.method), req.also, req.chain, req.known), GraceMs: int(c.AttachGrace / time.Millisecond),
 		ReadyNames: readyNames(), Analysed: c.analysedKeys(abs),
 	}
 	var sent func()
@@ -206,7 +213,28 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 	if e := reply.Answers[0].Err; e != nil {
 		return out, e.APIError()
 	}
-	if req.block > 0 {
+	// The chain was sent where the server offers it, in order, when the
+	// answer listed an item.
+	if reply.Chained != nil {
+		out.chained = make(map[string]alsoAnswer, len(reply.Chained))
+		next := 0
+		for _, m := range req.chain {
+			if !server.Supports(m) {
+				continue
+			}
+			if next >= len(reply.Chained) {
+				return readAnswer{}, fmt.Errorf("read: %d chained answers for %d requests", len(reply.Chained), len(req.chain))
+			}
+			a := reply.Chained[next]
+			next++
+			if a.Err != nil {
+				out.chained[m] = alsoAnswer{err: a.Err.APIError()}
+			} else {
+				out.chained[m] = alsoAnswer{raw: a.Result}
+			}
+		}
+	}
+	if req.block > 0 || reply.Chained != nil {
 		// Sensitive files' lines are dropped here, as Lines never reads
 		// them: results show where, never what.
 		out.texts = make(map[string]map[int]string, len(reply.Lines))

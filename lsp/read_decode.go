@@ -57,38 +57,9 @@ func scanReadReply(raw []byte, reply *readReply, memo *clientsMemo) bool {
 	ok := s.object(func(key string) bool {
 		switch key {
 		case "answers":
-			reply.Answers = nil
-			if s.literal("null") {
-				return true
-			}
-			reply.Answers = make([]readAnswerWire, 0, 1)
-			return s.array(func() bool {
-				var a readAnswerWire
-				ok := s.object(func(key string) bool {
-					switch key {
-					case "result":
-						a.Result = s.raw()
-						return a.Result != nil
-					case "err":
-						span := s.raw()
-						if span == nil {
-							return false
-						}
-						a.Err = nil
-						if string(span) != "null" {
-							var e nvim.LuaError
-							if json.Unmarshal(span, &e) != nil {
-								return false
-							}
-							a.Err = &e
-						}
-						return true
-					}
-					return s.other(key, "result", "err")
-				})
-				reply.Answers = append(reply.Answers, a)
-				return ok
-			})
+			return s.answers(&reply.Answers)
+		case "chained":
+			return s.answers(&reply.Chained)
 		case "lines":
 			if s.literal("null") {
 				reply.Lines = nil
@@ -141,13 +112,50 @@ func scanReadReply(raw []byte, reply *readReply, memo *clientsMemo) bool {
 		case "buffer":
 			return s.bufferState(&reply.Buffer)
 		}
-		return s.other(key, "answers", "lines", "client", "unsent", "line", "clients", "buffer")
+		return s.other(key, "answers", "chained", "lines", "client", "unsent", "line", "clients", "buffer")
 	})
 	if !ok {
 		return false
 	}
 	s.space()
 	return s.eof()
+}
+
+// answers reads a list of read.lua's answers ({result} or {err}) into
+// list (nil for null).
+func (s *jsonScan) answers(list *[]readAnswerWire) bool {
+	*list = nil
+	if s.literal("null") {
+		return true
+	}
+	*list = make([]readAnswerWire, 0, 1)
+	return s.array(func() bool {
+		var a readAnswerWire
+		ok := s.object(func(key string) bool {
+			switch key {
+			case "result":
+				a.Result = s.raw()
+				return a.Result != nil
+			case "err":
+				span := s.raw()
+				if span == nil {
+					return false
+				}
+				a.Err = nil
+				if string(span) != "null" {
+					var e nvim.LuaError
+					if json.Unmarshal(span, &e) != nil {
+						return false
+					}
+					a.Err = &e
+				}
+				return true
+			}
+			return s.other(key, "result", "err")
+		})
+		*list = append(*list, a)
+		return ok
+	})
 }
 
 // readAnswerWire is one of read.lua's answers.

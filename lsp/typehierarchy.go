@@ -151,7 +151,7 @@ func (c *Client) finishTypes(ctx context.Context, pos position, root hierItem, o
 	out.From, out.Server, out.Direction, out.Depth = pos.where(), pos.server.Name, opts.Direction, opts.Depth
 	out.Totals = map[string]*HierarchyTotals{}
 	dirs := directions(opts.Direction, DirectionSupertypes, DirectionSubtypes)
-	walked, err := c.walkDirections(ctx, pos.server.OffsetEncoding, root, lim, dirs, expander)
+	walked, err := c.walkDirections(ctx, pos.server.OffsetEncoding, root, lim, dirs, expander, nil)
 	if err != nil {
 		return TypeHierarchyResult{}, err
 	}

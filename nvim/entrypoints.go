@@ -91,8 +91,11 @@ func init() {
 // open; Analysed: "bufnr:client" pairs known to have), at Positions (the
 // character of the target in each offset encoding), with Params (JSON, the
 // position set there), and Also at the same position when that server
-// offers them; then read Block lines from each location the answer names
-// (0: none) of the loaded buffers.
+// offers them, and once it answered with a list, Chain with {"item": its
+// first item} where that server offers them; then read Block lines from
+// each location the answer names (0: none), and the lines of the item and
+// of the entries and call sites the chained answers name, of the loaded
+// buffers.
 type ReadSpec struct {
 	Path       string          `msgpack:"path"`
 	Line       int             `msgpack:"line"`
@@ -101,6 +104,7 @@ type ReadSpec struct {
 	Method     string          `msgpack:"method"`
 	Params     string          `msgpack:"params"`
 	Also       []string        `msgpack:"also,omitempty"`
+	Chain      []string        `msgpack:"chain,omitempty"`
 	Block      int             `msgpack:"block"`
 	Methods    []string        `msgpack:"methods"`
 	GraceMs    int             `msgpack:"grace_ms"`

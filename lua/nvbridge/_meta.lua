@@ -271,6 +271,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field method string
 ---@field params string JSON
 ---@field also? string[]
+---@field chain? string[] asked with {item = the answer's first item}
 ---@field block integer
 ---@field methods string[]
 ---@field grace_ms integer

@@ -222,8 +222,9 @@ function M.send(chan, id, bufnr, client, reqs, finish)
   -- undo) must see every buffer's current text, so send all pending changes.
   compat.flush_changes(client)
   local k = key(chan, id)
-  -- A server still loading answers late: relay its $/progress meanwhile.
-  relays[k] = relay_progress(chan, id, bufnr)
+  -- A server still loading answers late: relay its $/progress meanwhile
+  -- (once per operation: a read sends again about the first answer).
+  relays[k] = relays[k] or relay_progress(chan, id, bufnr)
   -- pending: request id -> index in reqs, until answered.
   local op = { client = client, bufnr = bufnr, chan = chan, id = id, pending = {}, methods = {} }
   local answers, left = {}, #reqs

@@ -73,6 +73,32 @@ local function location_lines(result, block)
   return wanted
 end
 
+--- Adds to wanted the lines a hierarchy's first level shows (its entries'
+--- names and call sites, as the Go side converts them): item's selection
+--- range, and for each call of calls (callHierarchy/incomingCalls or
+--- outgoingCalls: {from | to, fromRanges}) the called or calling item's
+--- selection range and the call sites (in the caller: from's file for an
+--- incoming call, item's for an outgoing one).
+---@param wanted table<string, table<integer, true>>
+---@param item any
+---@param calls any
+local function call_lines(wanted, item, calls)
+  add_range(wanted, item.uri, item.selectionRange, 1)
+  if type(calls) ~= 'table' then
+    return
+  end
+  for _, call in ipairs(calls) do
+    local other = type(call) == 'table' and (call.from or call.to)
+    if type(other) == 'table' then
+      add_range(wanted, other.uri, other.selectionRange, 1)
+      local sites = call.from and other.uri or item.uri
+      for _, r in ipairs(type(call.fromRanges) == 'table' and call.fromRanges or {}) do
+        add_range(wanted, sites, r, 1)
+      end
+    end
+  end
+end
+
 --- Reads the wanted lines of the files loaded in buffers (what the servers
 --- see), by URI: {uri: {"line": text}}. A file no buffer holds is left out
 --- (the Go side reads the disk, as for get_lines).
@@ -105,15 +131,29 @@ local function loaded_lines(wanted)
   return out
 end
 
+--- Gives the answers without a result (null) an explicit one: JSON null.
+---@param answers table[]
+local function null_results(answers)
+  for i, a in ipairs(answers) do
+    if a.result == nil and not a.err then
+      answers[i] = { result = vim.NIL }
+    end
+  end
+end
+
 --- One read: opens spec.path, waits for its servers, and, when the
 --- buffer's line spec.line is spec.text and a ready server that offers
 --- spec.method has analysed the file, sends spec.method (params: the JSON
 --- spec.params with the position of that server's encoding, from
 --- spec.positions) and spec.also (the same position, when that server
---- offers them). Answers JSON {buffer, clients, line, client, answers,
---- lines} (client: the server asked; answers[i]: {result} or {err};
---- lines: of the locations the first answer names, spec.block lines each,
---- from loaded buffers), or the same without client, answers and lines and
+--- offers them), then, once it answered with a list, spec.chain with
+--- {item = its first item} where that server offers them (a call
+--- hierarchy's first level). Answers JSON {buffer, clients, line, client,
+--- answers, chained, lines} (client: the server asked; answers[i] and
+--- chained[i]: {result} or {err}; chained only when sent; lines: of the
+--- locations the first answer names, spec.block lines each, and of the
+--- item and the chained answers' entries and call sites, from loaded
+--- buffers), or the same without client, answers and lines and
 --- with unsent saying why nothing was sent. An error answer to spec.method
 --- is answers[1].err (the Go side reports it with the position asked).
 ---@param chan integer
@@ -177,14 +217,37 @@ function M.read(chan, id, spec)
     end
     async.send(chan, id, bufnr, client, reqs, function(answers)
       reply.client = chosen.id
-      for i, a in ipairs(answers) do
-        if a.result == nil and not a.err then
-          answers[i] = { result = vim.NIL }
+      null_results(answers)
+      local wanted = spec.block > 0 and location_lines(answers[1].result, spec.block) or {}
+      local function finish(chained)
+        local lines = loaded_lines(wanted)
+        -- The answers first: the trace shows an answer's start.
+        done(chan, id, nil, '{"answers":' .. vim.json.encode(answers)
+          .. (chained and ',"chained":' .. vim.json.encode(chained) or '')
+          .. ',"lines":' .. vim.json.encode(lines) .. ',' .. vim.json.encode(reply):sub(2))
+      end
+      -- spec.chain: asked about the answer's first item, where the server
+      -- offers them (a call hierarchy's first level, in this call).
+      local result = answers[1].result
+      local item = not answers[1].err and type(result) == 'table' and result[1]
+      local chain = {}
+      if type(item) == 'table' then
+        for _, method in ipairs(spec.chain or {}) do
+          if chosen.methods[method] then
+            table.insert(chain, { method = method, params = { item = item } })
+          end
         end
       end
-      local lines = loaded_lines(spec.block > 0 and location_lines(answers[1].result, spec.block) or {})
-      -- The answers first: the trace shows an answer's start.
-      done(chan, id, nil, '{"answers":' .. vim.json.encode(answers) .. ',"lines":' .. vim.json.encode(lines) .. ',' .. vim.json.encode(reply):sub(2))
+      if #chain == 0 then
+        return finish(nil)
+      end
+      async.send(chan, id, bufnr, client, chain, function(chained)
+        null_results(chained)
+        for _, a in ipairs(chained) do
+          call_lines(wanted, item, a.result)
+        end
+        finish(chained)
+      end)
     end)
   end
   -- The usual case, as wait.when_ready's first look finds it, with the
