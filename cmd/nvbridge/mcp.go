@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -167,8 +168,13 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 // instead of the 10 ms it had backed off to: on two cores, half of a read
 // tool's context switches (8 to 10 of 16 to 18) were sysmon's, and a
 // context switch costs microseconds in a virtual machine. With a P to
-// spare a call leaves one idle: sysmon stays backed off.
-func stdioProcs() {
+// spare a call leaves one idle: sysmon stays backed off. Once a process
+// (a test may serve stdio several times in one).
+func stdioProcs() { stdioProcsOnce.Do(spareProc) }
+
+var stdioProcsOnce sync.Once
+
+func spareProc() {
 	if os.Getenv("GOMAXPROCS") != "" {
 		return
 	}
