@@ -144,7 +144,7 @@ func (s *jsonScan) object(member func(key string) bool) bool {
 		return true
 	}
 	for {
-		key, ok := s.str()
+		key, ok := s.key()
 		if !ok || !s.byte(':') || !member(key) {
 			return false
 		}
@@ -154,6 +154,47 @@ func (s *jsonScan) object(member func(key string) bool) bool {
 		return s.byte('}')
 	}
 }
+
+// key reads a member's name as str does; a name the decoders here look
+// for (memberNames) is that constant, not a copy: a read's answer has
+// some twenty members, a string allocated for each.
+func (s *jsonScan) key() (string, bool) {
+	s.space()
+	start := s.i
+	if s.byte('"') {
+		for i := s.i; i < len(s.b) && s.b[i] >= 0x20 && s.b[i] < 0x80 && s.b[i] != '\\'; i++ {
+			if s.b[i] == '"' {
+				if name, ok := memberNames[string(s.b[s.i:i])]; ok {
+					s.i = i + 1
+					return name, true
+				}
+				break
+			}
+		}
+	}
+	s.i = start
+	return s.str()
+}
+
+// memberNames are the member names the decoders of this package switch
+// on (a name missing here is read all the same, into a string of its
+// own).
+var memberNames = func() map[string]string {
+	m := map[string]string{}
+	for _, n := range []string{
+		// read.lua's answer (read_decode.go) and a buffer's state
+		"answers", "result", "err", "lines", "client", "unsent", "line", "clients", "buffer",
+		"bufnr", "changedtick", "line_count", "modified", "eol", "filetype", "fileformat", "state",
+		// positions, ranges, locations and location links
+		"character", "start", "end", "uri", "range", "targetUri", "targetRange", "targetSelectionRange",
+		"originSelectionRange",
+		// call hierarchy items and calls
+		"name", "detail", "kind", "selectionRange", "from", "to", "fromRanges", "tags", "data",
+	} {
+		m[n] = n
+	}
+	return m
+}()
 
 // array reads an array, calling elem for each element with the scanner at
 // it; elem reads the element and reports whether it could.
@@ -176,7 +217,8 @@ func (s *jsonScan) array(elem func() bool) bool {
 }
 
 // str reads a string. Escapes other than \/ (which vim.json writes in
-// every URI) and \" and \\ are left to encoding/json.
+// every URI), \", \\ and the control characters' short forms (\t: a
+// line of source) are left to encoding/json (\u).
 func (s *jsonScan) str() (string, bool) {
 	if !s.byte('"') {
 		return "", false
@@ -201,7 +243,7 @@ func (s *jsonScan) str() (string, bool) {
 				return "", false
 			}
 			switch s.b[s.i+1] {
-			case '/', '"', '\\':
+			case '/', '"', '\\', 'b', 'f', 'n', 'r', 't':
 			default:
 				return "", false
 			}
@@ -216,7 +258,8 @@ func (s *jsonScan) str() (string, bool) {
 	return "", false
 }
 
-// unescape decodes the \/, \" and \\ of a string's text.
+// unescape decodes the \/, \", \\, \b, \f, \n, \r and \t of a string's
+// text (a line of source sent back by vim.json has its tabs so).
 func unescape(text []byte) (string, bool) {
 	if !utf8.Valid(text) {
 		return "", false
@@ -224,10 +267,23 @@ func unescape(text []byte) (string, bool) {
 	var b strings.Builder
 	b.Grow(len(text))
 	for i := 0; i < len(text); i++ {
-		if text[i] == '\\' {
+		c := text[i]
+		if c == '\\' {
 			i++
+			switch c = text[i]; c {
+			case 'b':
+				c = '\b'
+			case 'f':
+				c = '\f'
+			case 'n':
+				c = '\n'
+			case 'r':
+				c = '\r'
+			case 't':
+				c = '\t'
+			}
 		}
-		b.WriteByte(text[i])
+		b.WriteByte(c)
 	}
 	return b.String(), true
 }
@@ -263,7 +319,7 @@ func (s *jsonScan) skip() bool {
 	case c == '"':
 		return s.skipStr()
 	case c == '{':
-		return s.object(func(string) bool { return s.skip() })
+		return s.skipObject()
 	case c == '[':
 		return s.array(s.skip)
 	case c == 't':
@@ -274,6 +330,25 @@ func (s *jsonScan) skip() bool {
 		return s.literal("null")
 	default:
 		return s.number()
+	}
+}
+
+// skipObject reads an object without decoding its names.
+func (s *jsonScan) skipObject() bool {
+	if !s.byte('{') {
+		return false
+	}
+	if s.byte('}') {
+		return true
+	}
+	for {
+		if !s.skipStr() || !s.byte(':') || !s.skip() {
+			return false
+		}
+		if s.byte(',') {
+			continue
+		}
+		return s.byte('}')
 	}
 }
 

@@ -124,6 +124,78 @@ type Hover struct {
 // string or {language, value}) or a MarkedString[]. MarkedStrings become
 // markdown, code blocks fenced with their language.
 func DecodeHover(raw json.RawMessage) (Hover, error) {
+	if h, ok := scanHover(raw); ok {
+		return h, nil
+	}
+	return decodeHoverStd(raw)
+}
+
+// scanHover is DecodeHover in one pass for the answer servers send, a
+// MarkupContent and a range (encoding/json read the contents twice, and
+// with them the whole documentation of the symbol); false for anything
+// else, which decodeHoverStd decides (other shapes, names in another case,
+// a member given twice).
+func scanHover(raw []byte) (Hover, bool) {
+	s := &jsonScan{b: raw}
+	var h Hover
+	var kind, value string
+	var contents, hasKind, hasValue, hasRange bool
+	ok := s.object(func(key string) bool {
+		switch key {
+		case "contents":
+			if contents {
+				return false
+			}
+			contents = true
+			return s.object(func(key string) bool {
+				var ok bool
+				switch key {
+				case "kind":
+					if hasKind {
+						return false
+					}
+					hasKind = true
+					kind, ok = s.text()
+				case "value":
+					if hasValue {
+						return false
+					}
+					hasValue = true
+					value, ok = s.text()
+				default:
+					ok = !strings.EqualFold(key, "language") && !knownElsewhere(key, "kind", "value") && s.skip()
+				}
+				return ok
+			})
+		case "range":
+			if hasRange {
+				return false
+			}
+			hasRange = true
+			if s.literal("null") {
+				return true
+			}
+			h.Range = &protocol.Range{}
+			return s.rangeOf(h.Range)
+		}
+		return !knownElsewhere(key, "contents", "range") && s.skip()
+	})
+	if !ok || !hasKind {
+		return Hover{}, false
+	}
+	s.space()
+	if !s.eof() {
+		return Hover{}, false
+	}
+	h.Kind, h.Value = kind, strings.TrimSpace(value)
+	if h.Kind != "plaintext" {
+		h.Kind = "markdown"
+	}
+	return h, true
+}
+
+// decodeHoverStd is DecodeHover by encoding/json.
+func decodeHoverStd(raw json.RawMessage) (Hover, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return Hover{}, nil

@@ -51,6 +51,36 @@ func TestDecodeHover(t *testing.T) {
 	if _, err := DecodeHover(json.RawMessage(`{"contents":[42]}`)); err == nil {
 		t.Fatal("a number as a MarkedString decoded without error")
 	}
+	// A MarkupContent, as the servers send it, is read in one pass; the
+	// other shapes go to encoding/json.
+	for _, tt := range tests {
+		_, scanned := scanHover([]byte(tt.raw))
+		if want := strings.HasPrefix(tt.name, "markup"); scanned != want {
+			t.Errorf("%s: read in one pass %v, want %v", tt.name, scanned, want)
+		}
+	}
+}
+
+// FuzzScanHover: whatever the one pass takes from a hover answer,
+// encoding/json takes too, with the same result.
+func FuzzScanHover(f *testing.F) {
+	f.Add(`{"contents":{"kind":"markdown","value":"` + "```" + `go\nfunc (log *Logger) Sugar() *SugaredLogger\n` + "```" + `\n\nSugar wraps \u00e9 \t\\ \/"},"range":{"start":{"line":130,"character":19},"end":{"line":130,"character":24}}}`)
+	f.Add(`{"range":null,"contents":{"value":" x ","kind":"plaintext","extra":[1,{"a":null}]}}`)
+	f.Add(`{"contents":{"kind":"markdown","value":"a","Kind":"plaintext"}}`)
+	f.Add(`{"contents":{"language":"go","value":"x"},"range":{}}`)
+	f.Fuzz(func(t *testing.T, raw string) {
+		fast, ok := scanHover([]byte(raw))
+		if !ok {
+			return
+		}
+		std, err := decodeHoverStd(json.RawMessage(raw))
+		if err != nil {
+			t.Fatalf("the one pass took what encoding/json refuses (%v): %q", err, raw)
+		}
+		if !reflect.DeepEqual(fast, std) {
+			t.Fatalf("%q\none pass:      %#v\nencoding/json: %#v", raw, fast, std)
+		}
+	})
 }
 
 func TestDecodeSymbols(t *testing.T) {
@@ -272,5 +302,21 @@ func TestShallowestFile(t *testing.T) {
 	}
 	if got := shallowestFile(dir, []string{".py"}); got != "" {
 		t.Fatalf(".py: %q, want none", got)
+	}
+}
+
+// BenchmarkDecodeHover: gopls's hover on zap's Logger.Sugar, in one pass
+// (scan) and by encoding/json (std).
+func BenchmarkDecodeHover(b *testing.B) {
+	raw := []byte(`{"contents":{"kind":"markdown","value":"` + "```" + `go\nfunc (log *Logger) Sugar() *SugaredLogger\n` + "```" + `\n\n---\n\nSugar wraps the Logger to provide a more ergonomic, but slightly slower, API. Sugaring a Logger is quite inexpensive, so it's reasonable for a single application to use both Loggers and SugaredLoggers, converting between them on the boundaries of performance-sensitive code.\n\n\n---\n\n[` + "`" + `(zap.Logger).Sugar` + "`" + ` on pkg.go.dev](https:\/\/pkg.go.dev\/go.uber.org\/zap#Logger.Sugar)"},"range":{"start":{"line":130,"character":19},"end":{"line":130,"character":24}}}`)
+	for name, decode := range map[string]func(json.RawMessage) (Hover, error){"scan": DecodeHover, "std": decodeHoverStd} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if h, err := decode(raw); err != nil || h.Range == nil {
+					b.Fatal(h, err)
+				}
+			}
+		})
 	}
 }

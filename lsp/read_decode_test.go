@@ -15,26 +15,27 @@ func TestDecodeReadReplyAsJSON(t *testing.T) {
 	const clients = `"clients":[{"root_dir":"\/tmp\/m\/zap","initialized":true,"name":"gopls","id":1,"methods":{"textDocument\/definition":true,"textDocument\/hover":true},"offset_encoding":"utf-16"}]`
 	const buffer = `"buffer":{"state":"same","eol":true,"bufnr":2,"fileformat":"unix","modified":false,"changedtick":2,"filetype":"go","line_count":363}`
 	cases := map[string]string{
-		"definition":   `{"answers":[{"result":[{"range":{"end":{"character":12,"line":32},"start":{"character":5,"line":32}},"uri":"file:\/\/\/tmp\/o.go"}]}],"lines":{"file:\/\/\/tmp\/o.go":{"32":"func Process(o Order) (Total, error) {","33":"\tif len(o.Lines) == 0 {"}},"client":1,"line":"\tif ce := log.check(InfoLevel, msg); ce != nil {",` + clients + `,` + buffer + `}`,
-		"escapes":      `{"answers":[{"result":{"contents":{"kind":"markdown","value":"a\nb\t\"c\" \\ \/ \u00e9 \ud83d\ude00 😀 \u0001"}}},{"result":null}],"lines":{},"client":3,"line":"x := \"😀é𝄞\"\t\r\b\f",` + clients + `,` + buffer + `}`,
-		"error answer": `{"answers":[{"err":{"code":"OPERATION_FAILED","message":"gopls: no identifier found","remediation":"move"}}],"lines":{},"client":1,"line":"x",` + clients + `,` + buffer + `}`,
-		"unsent":       `{"unsent":"line",` + buffer + `,"line":null,"clients":null}`,
-		"no methods":   `{"unsent":"no server","clients":[{"root_dir":null,"name":"x","id":2,"methods":{},"offset_encoding":"utf-8"}],"line":"","buffer":{"bufnr":1}}`,
-		"spaces":       " {\n \"answers\" : [ { \"result\" : [ ] } ] ,\t\"lines\" : { } , \"client\" : 7 , " + clients + " , " + buffer + " } \n",
-		"other case":   `{"Answers":[{"result":1}],"client":1}`,
-		"inner case":   `{"answers":[{"Result":1}],"buffer":{"BUFNR":4},"client":1}`,
-		"duplicates":   `{"client":1,"client":2,"lines":{"u":{"1":"a"},"u":{"2":"b"}},"answers":[{"result":1}],"answers":[{"result":2},{"result":3}]}`,
-		"null members": `{"answers":null,"lines":null,"client":null,"unsent":null,"line":null,"clients":null,"buffer":null}`,
-		"null lines":   `{"lines":{"u":null},"answers":[{"result":null,"err":null}]}`,
-		"unknown":      `{"answers":[{"result":1,"extra":{"a":[1,2,{"b":null}]}}],"more":[true,false,-1.5e3],"client":1}`,
-		"negative":     `{"client":-1}`,
-		"float":        `{"client":1.5}`,
-		"broken":       `{"answers":[{"result":1}],"client":1`,
-		"trailing":     `{"client":1} x`,
-		"not object":   `[1,2]`,
-		"bad escape":   `{"line":"\x"}`,
+		"definition":    `{"answers":[{"result":[{"range":{"end":{"character":12,"line":32},"start":{"character":5,"line":32}},"uri":"file:\/\/\/tmp\/o.go"}]}],"lines":{"file:\/\/\/tmp\/o.go":{"32":"func Process(o Order) (Total, error) {","33":"\tif len(o.Lines) == 0 {"}},"client":1,"line":"\tif ce := log.check(InfoLevel, msg); ce != nil {",` + clients + `,` + buffer + `}`,
+		"escapes":       `{"answers":[{"result":{"contents":{"kind":"markdown","value":"a\nb\t\"c\" \\ \/ \u00e9 \ud83d\ude00 😀 \u0001"}}},{"result":null}],"lines":{},"client":3,"line":"x := \"😀é𝄞\"\t\r\b\f",` + clients + `,` + buffer + `}`,
+		"error answer":  `{"answers":[{"err":{"code":"OPERATION_FAILED","message":"gopls: no identifier found","remediation":"move"}}],"lines":{},"client":1,"line":"x",` + clients + `,` + buffer + `}`,
+		"unsent":        `{"unsent":"line",` + buffer + `,"line":null,"clients":null}`,
+		"no methods":    `{"unsent":"no server","clients":[{"root_dir":null,"name":"x","id":2,"methods":{},"offset_encoding":"utf-8"}],"line":"","buffer":{"bufnr":1}}`,
+		"spaces":        " {\n \"answers\" : [ { \"result\" : [ ] } ] ,\t\"lines\" : { } , \"client\" : 7 , " + clients + " , " + buffer + " } \n",
+		"other case":    `{"Answers":[{"result":1}],"client":1}`,
+		"inner case":    `{"answers":[{"Result":1}],"buffer":{"BUFNR":4},"client":1}`,
+		"duplicates":    `{"client":1,"client":2,"lines":{"u":{"1":"a"},"u":{"2":"b"}},"answers":[{"result":1}],"answers":[{"result":2},{"result":3}]}`,
+		"null members":  `{"answers":null,"lines":null,"client":null,"unsent":null,"line":null,"clients":null,"buffer":null}`,
+		"null lines":    `{"lines":{"u":null},"answers":[{"result":null,"err":null}]}`,
+		"unknown":       `{"answers":[{"result":1,"extra":{"a":[1,2,{"b":null}]}}],"more":[true,false,-1.5e3],"client":1}`,
+		"skipped names": `{"answers":[{"result":{"a\nb":1,"\u00e9\t":[{"x\/y":null,"":{}}]}}],"lines":{"file:\/\/\/a b.go":{"0":"\tx\n","1":"\r\b\f\\\/"}},"client":1}`,
+		"negative":      `{"client":-1}`,
+		"float":         `{"client":1.5}`,
+		"broken":        `{"answers":[{"result":1}],"client":1`,
+		"trailing":      `{"client":1} x`,
+		"not object":    `[1,2]`,
+		"bad escape":    `{"line":"\x"}`,
 	}
-	scanned := map[string]bool{"definition": true, "escapes": true, "error answer": true, "unsent": true, "no methods": true, "spaces": true, "null lines": true, "unknown": true}
+	scanned := map[string]bool{"definition": true, "escapes": true, "error answer": true, "unsent": true, "no methods": true, "spaces": true, "null lines": true, "unknown": true, "skipped names": true}
 	for name, raw := range cases {
 		t.Run(name, func(t *testing.T) {
 			var want readReply
@@ -84,6 +85,7 @@ func FuzzScanReadReply(f *testing.F) {
 	f.Add(`{"answers":[{"result":[{"uri":"file:\/\/\/a.go"}]}],"lines":{"file:\/\/\/a.go":{"1":"\tx"}},"client":1,"line":"\ty","clients":[{"id":1,"name":"g","methods":{"m":true},"offset_encoding":"utf-16","root_dir":null}],"buffer":{"bufnr":2,"modified":false,"filetype":"go"}}`)
 	f.Add(`{"unsent":"line","line":null,"clients":null,"buffer":{"state":"same","eol":true}}`)
 	f.Add(`{"answers":[{"err":{"code":"X","message":"m \u00e9"}},{"result":null}]}`)
+	f.Add(`{"answers":[{"result":{"a\nb":{"\t":[]}}}],"lines":{"u\/v":{"1":"\t\r\n\b\f"}},"line":"\tx\\"}`)
 	f.Fuzz(func(t *testing.T, raw string) {
 		var fast readReply
 		if !scanReadReply([]byte(raw), &fast, &clientsMemo{}) {
@@ -97,4 +99,18 @@ func FuzzScanReadReply(f *testing.F) {
 			t.Fatalf("%q\nscanner:       %#v\nencoding/json: %#v", raw, fast, std)
 		}
 	})
+}
+
+// BenchmarkDecodeReadReply: a find_definition's answer from read.lua (on
+// zap): its names and most of its strings read without a copy.
+func BenchmarkDecodeReadReply(b *testing.B) {
+	raw := []byte(`{"answers":[{"result":[{"range":{"end":{"character":21,"line":130},"start":{"character":16,"line":130}},"uri":"file:\/\/\/tmp\/m\/zap\/logger.go"}]}],"lines":{"file:\/\/\/tmp\/m\/zap\/logger.go":{"130":"func (log *Logger) Sugar() *SugaredLogger {"}},"client":1,"line":"func (log *Logger) Sugar() *SugaredLogger {","clients":[{"root_dir":"\/tmp\/m\/zap","initialized":true,"name":"gopls","id":1,"methods":{"textDocument\/definition":true},"offset_encoding":"utf-16"}],"buffer":{"state":"same","eol":true,"bufnr":2,"fileformat":"unix","modified":false,"changedtick":2,"filetype":"go","line_count":363}}`)
+	var memo clientsMemo
+	b.ReportAllocs()
+	for b.Loop() {
+		var reply readReply
+		if err := decodeReadReply(raw, &reply, &memo); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

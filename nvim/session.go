@@ -529,9 +529,11 @@ func (s *Session) startThen(ctx context.Context, f *luaFunc, sent func(), args .
 		delete(s.waiters, id)
 		s.mu.Unlock()
 	}
-	kind, what := "async", f.name+"("+describeArgs(args)+")"
+	var kind, what string
 	if f.trace != nil {
 		kind, what = f.trace(args)
+	} else {
+		kind, what = "async", f.name+"("+describeArgs(args)+")"
 	}
 	what = "#" + strconv.FormatInt(id, 10) + " " + what
 	start := time.Now()

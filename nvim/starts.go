@@ -20,6 +20,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/neovim/go-client/msgpack"
+
 	"github.com/nvbridge/nvbridge/internal/safego"
 )
 
@@ -135,12 +137,6 @@ func (s *Session) startBatch(batch []*asyncStart) {
 // to the goroutine that sent it, then to the caller: two wake-ups on the
 // way of every read, besides Neovim's answer and its decoding.
 func (s *Session) notifyBatch(batch []*asyncStart) {
-	ops := make([]any, len(batch))
-	for i, st := range batch {
-		// {module, name, id, count, args...}: the count, because a nil
-		// argument leaves a hole in the Lua table.
-		ops[i] = append([]any{st.f.module, st.f.name, st.id, len(st.args)}, st.args...)
-	}
 	// Traced as a start sent as a request is: a lone one as its function.
 	var name string
 	if len(batch) == 1 {
@@ -154,9 +150,53 @@ func (s *Session) notifyBatch(batch []*asyncStart) {
 	}
 	start := time.Now()
 	s.roundTrips.Add(1) // the operations' answers come back: a round trip
-	err := s.inSessionTerms(s.ep.Notify("nvim_exec_lua", callCode, []any{luaStartOps.f.module, luaStartOps.f.name, s.channel, ops}))
+	err := s.inSessionTerms(s.ep.Notify("nvim_exec_lua", callCode, &startOps{channel: s.channel, batch: batch}))
 	s.traceRPC(name, start, err)
 	for _, st := range batch {
 		st.sent <- err
 	}
+}
+
+// startOps is the arguments of async.start_ops for a batch, {module, name,
+// channel, ops}, each op {module, name, id, count, args...} (the count,
+// because a nil argument leaves a hole in the Lua table). It writes itself
+// (msgpack.Marshaler): as nested []any, each member went through
+// go-client's encoder of an interface, an allocation and a lookup each, a
+// dozen per read.
+type startOps struct {
+	channel int
+	batch   []*asyncStart
+}
+
+func (o *startOps) MarshalMsgPack(e *msgpack.Encoder) error {
+	for _, err := range []error{
+		e.PackArrayLen(4),
+		e.PackString(luaStartOps.f.module),
+		e.PackString(luaStartOps.f.name),
+		e.PackInt(int64(o.channel)),
+		e.PackArrayLen(int64(len(o.batch))),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	for _, st := range o.batch {
+		for _, err := range []error{
+			e.PackArrayLen(int64(4 + len(st.args))),
+			e.PackString(st.f.module),
+			e.PackString(st.f.name),
+			e.PackInt(st.id),
+			e.PackInt(int64(len(st.args))),
+		} {
+			if err != nil {
+				return err
+			}
+		}
+		for _, a := range st.args {
+			if err := e.Encode(a); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -2,7 +2,7 @@ package tools
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/nvbridge/nvbridge/lsp"
@@ -15,36 +15,58 @@ type findDefinitionArgs struct {
 type locationsResult struct{ lsp.LocationsResult }
 
 // summarizeLocations renders definition-like answers: one location per
-// line, its declaration's first line indented below.
+// line, its declaration's first line indented below. Written into one
+// buffer sized first, not through fmt (an allocation per argument): it is
+// the text of every find_definition's answer.
 func summarizeLocations(r lsp.LocationsResult, what string) string {
-	var b strings.Builder
 	subject := r.Symbol
 	if subject == "" {
 		subject = "the symbol"
 	}
+	n := 64 + len(what) + len(subject) + len(r.From) + len(r.Server) + len(r.Incomplete)
+	for _, l := range r.Locations {
+		n += 64 + len(l.File) + len(l.URI) + 2*len(l.Declaration)
+	}
+	var b strings.Builder
+	b.Grow(n)
 	if r.Count == 0 {
-		fmt.Fprintf(&b, "no %s found for %s at %s (%s)", what, subject, r.From, r.Server)
+		for _, s := range []string{"no ", what, " found for ", subject, " at ", r.From, " (", r.Server, ")"} {
+			b.WriteString(s)
+		}
 		if r.Incomplete != "" {
-			b.WriteString("; incomplete: " + r.Incomplete)
+			b.WriteString("; incomplete: ")
+			b.WriteString(r.Incomplete)
 		}
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%d %s of %s at %s (%s):", r.Count, what, subject, r.From, r.Server)
+	var num [20]byte
+	b.Write(strconv.AppendInt(num[:0], int64(r.Count), 10))
+	for _, s := range []string{" ", what, " of ", subject, " at ", r.From, " (", r.Server, "):"} {
+		b.WriteString(s)
+	}
 	if r.Incomplete != "" {
-		b.WriteString(" (incomplete: " + r.Incomplete + ")")
+		b.WriteString(" (incomplete: ")
+		b.WriteString(r.Incomplete)
+		b.WriteString(")")
 	}
 	for _, l := range r.Locations {
 		where := l.File
 		if where == "" {
 			where = l.URI
 		}
-		fmt.Fprintf(&b, "\n%s:%d:%d", where, l.Line, l.Column)
+		b.WriteString("\n")
+		b.WriteString(where)
+		b.WriteByte(':')
+		b.Write(strconv.AppendInt(num[:0], int64(l.Line), 10))
+		b.WriteByte(':')
+		b.Write(strconv.AppendInt(num[:0], int64(l.Column), 10))
 		if l.OutsideWorkspace {
 			b.WriteString(" (outside the workspace)")
 		}
-		for _, line := range strings.Split(l.Declaration, "\n") {
+		for line := range strings.SplitSeq(l.Declaration, "\n") {
 			if line != "" {
-				fmt.Fprintf(&b, "\n    %s", line)
+				b.WriteString("\n    ")
+				b.WriteString(line)
 			}
 		}
 	}

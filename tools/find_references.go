@@ -2,7 +2,7 @@ package tools
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/nvbridge/nvbridge/lsp"
@@ -17,31 +17,61 @@ type findReferencesArgs struct {
 
 type referencesResult struct{ lsp.ReferencesResult }
 
+// Summary is written into one buffer sized first, not through fmt (an
+// allocation per argument, four per reference).
 func (r referencesResult) Summary() string {
-	var b strings.Builder
 	subject := r.Symbol
 	if subject == "" {
 		subject = "the symbol"
 	}
-	fmt.Fprintf(&b, "%d reference(s) to %s in %d file(s) (from %s, %s", r.Total, subject, r.FileCount, r.From, r.Server)
+	n := 128 + len(subject) + len(r.From) + len(r.Server) + len(r.Incomplete)
+	for _, f := range r.Files {
+		n += 16 + len(f.File) + len(f.URI)
+		for _, ref := range f.References {
+			n += 16 + len(ref.Context)
+		}
+	}
+	var b strings.Builder
+	b.Grow(n)
+	var num [20]byte
+	writeInt := func(v int) { b.Write(strconv.AppendInt(num[:0], int64(v), 10)) }
+	writeInt(r.Total)
+	b.WriteString(" reference(s) to ")
+	b.WriteString(subject)
+	b.WriteString(" in ")
+	writeInt(r.FileCount)
+	for _, s := range []string{" file(s) (from ", r.From, ", ", r.Server} {
+		b.WriteString(s)
+	}
 	if !r.IncludeDeclaration {
 		b.WriteString(", declaration excluded")
 	}
 	b.WriteString(")")
 	if r.Truncated {
-		fmt.Fprintf(&b, "; showing the first %d", r.Returned)
+		b.WriteString("; showing the first ")
+		writeInt(r.Returned)
 	}
 	if r.Incomplete != "" {
-		b.WriteString("; incomplete: " + r.Incomplete)
+		b.WriteString("; incomplete: ")
+		b.WriteString(r.Incomplete)
 	}
 	for _, f := range r.Files {
 		where := f.File
 		if where == "" {
 			where = f.URI
 		}
-		fmt.Fprintf(&b, "\n%s (%d)", where, f.Count)
+		b.WriteString("\n")
+		b.WriteString(where)
+		b.WriteString(" (")
+		writeInt(f.Count)
+		b.WriteString(")")
 		for _, ref := range f.References {
-			fmt.Fprintf(&b, "\n  %d:%d  %s", ref.Line, ref.Column, ref.Context)
+			b.WriteString("\n  ")
+			writeInt(ref.Line)
+			b.WriteByte(':')
+			writeInt(ref.Column)
+			b.WriteString("  ")
+			b.WriteString(ref.Context)
 		}
 	}
 	return b.String()

@@ -13,8 +13,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -118,6 +120,7 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 	}, nil)
 	code = 0
 	if ln == nil {
+		stdioProcs()
 		stdio := newStdioServer(srv, stdout, int(*maxRequest), logger)
 		inFlight := stdio.inFlight()
 		// A signal (or Neovim leaving) stops the server once the calls in
@@ -152,6 +155,30 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 	default:
 		return code
 	}
+}
+
+// stdioProcs gives the scheduler one P more than it chose (the number of
+// cores) while nvbridge serves stdio, unless the user set GOMAXPROCS.
+//
+// Stdin is read in blocking mode: the goroutine waiting for the next
+// request keeps a thread in read(2) and, with it, a P in its system call.
+// While a call runs on the other P (of two cores), none is idle, so the
+// runtime's monitor (sysmon) takes the reading P back, and each time it
+// does it starts polling again every 20 µs for a millisecond and more
+// instead of the 10 ms it had backed off to: on two cores, half of a read
+// tool's context switches (8 to 10 of 16 to 18) were sysmon's, and a
+// context switch costs microseconds in a virtual machine. With a P to
+// spare a call leaves one idle: sysmon stays backed off. Once a process
+// (a test may serve stdio several times in one).
+func stdioProcs() { stdioProcsOnce.Do(spareProc) }
+
+var stdioProcsOnce sync.Once
+
+func spareProc() {
+	if os.Getenv("GOMAXPROCS") != "" {
+		return
+	}
+	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
 }
 
 // startCPUProfile profiles the process into path until stop is called.

@@ -23,6 +23,15 @@ func BenchmarkRealPath(b *testing.B) {
 			}
 		}
 	})
+	b.Run("proc", func(b *testing.B) {
+		noOpenat2.Store(true)
+		defer noOpenat2.Store(false)
+		for b.Loop() {
+			if _, ok := kernelRealPath(f); !ok {
+				b.Fatal("no")
+			}
+		}
+	})
 	b.Run("kernel", func(b *testing.B) {
 		for b.Loop() {
 			if _, ok := kernelRealPath(f); !ok {
