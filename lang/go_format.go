@@ -31,17 +31,181 @@ import (
 
 // goFormatKeeps is Go's FormatKeeps in one step.
 func goFormatKeeps(src string, at []int, renamed string) bool {
-	return goFormatKeepsOf(src)(at, renamed)
+	return goFormatKeepsOf(src, "")(at, renamed)
 }
 
-// goFormatKeepsOf is Go's FormatKeeps.
-func goFormatKeepsOf(src string) func(at []int, renamed string) bool {
+// goFormatKeepsOf is Go's FormatKeeps. With name (the name the renames
+// replace), the bodies of the file's functions that do not mention it are
+// not parsed (goBlanked): an offset in one of them parses the whole file
+// then.
+func goFormatKeepsOf(src, name string) func(at []int, renamed string) bool {
+	if name != "" {
+		if blanked, skipped := goBlanked(src, name); skipped != nil {
+			if f, tf, ok := goParseBlanked(blanked, skipped); ok {
+				keeps := goKeepsParsed(f, tf)
+				var whole func(at []int, renamed string) bool
+				return func(at []int, renamed string) bool {
+					for _, off := range at {
+						if i := sort.Search(len(skipped), func(i int) bool { return skipped[i].End > off }); i < len(skipped) && skipped[i].Start <= off {
+							if whole == nil {
+								whole = goFormatKeepsOf(src, "")
+							}
+							return whole(at, renamed)
+						}
+					}
+					return keeps(at, renamed)
+				}
+			}
+		}
+	}
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
 		return func([]int, string) bool { return false }
 	}
+	return goKeepsParsed(f, fset.File(f.Pos()))
+}
+
+// goParseBlanked parses text, src blanked at skipped (goBlanked); ok when
+// it parses and each span blanked is the inside of a function's body.
+func goParseBlanked(text string, skipped []Span) (*ast.File, *token.File, bool) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", text, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return nil, nil, false
+	}
 	tf := fset.File(f.Pos())
+	k := 0
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil && k < len(skipped) &&
+			tf.Offset(fd.Body.Lbrace)+1 == skipped[k].Start && tf.Offset(fd.Body.Rbrace) == skipped[k].End {
+			k++
+		}
+	}
+	return f, tf, k == len(skipped)
+}
+
+// goBlanked is src with the bodies of its functions that do not mention
+// name blanked (each byte but a line break a space: every other byte
+// where it was), and the spans blanked; none (nil) when src's blanked
+// text would not parse as src does outside of them. A body is blanked
+// when its function starts a line ("func ..."), its "{" ends that line
+// and its "}" is alone on its own: no comment, token or line shares a
+// line with a blanked byte, so the positions, lines and comments outside
+// are src's, and no node outside holds a blanked one.
+func goBlanked(src, name string) (string, []Span) {
+	bodies, ok := goFuncBodies(src)
+	if !ok {
+		return "", nil
+	}
+	var skipped []Span
+	for _, b := range bodies {
+		if body := src[b.Start:b.End]; !strings.Contains(body, name) && !strings.Contains(body, "//line") && !strings.Contains(body, "/*line") {
+			skipped = append(skipped, b)
+		}
+	}
+	if len(skipped) == 0 {
+		return "", nil
+	}
+	buf := []byte(src)
+	for _, sp := range skipped {
+		for i := sp.Start; i < sp.End; i++ {
+			if buf[i] != '\n' {
+				buf[i] = ' '
+			}
+		}
+	}
+	return string(buf), skipped
+}
+
+// goFuncBodies are the insides (between "{" and "}") of src's top-level
+// brace pairs whose "{" ends a line starting with "func" and whose "}" is
+// alone on its line: function bodies, unless the parse says otherwise
+// (goParseBlanked checks). ok is false when src does not lex (an
+// unterminated string or comment, unbalanced braces).
+func goFuncBodies(src string) (bodies []Span, ok bool) {
+	depth, open := 0, -1
+	lineStart := 0
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; c {
+		case '\n':
+			lineStart = i + 1
+		case '/':
+			if i+1 < len(src) && src[i+1] == '/' {
+				end := strings.IndexByte(src[i:], '\n')
+				if end < 0 {
+					return bodies, depth == 0
+				}
+				i += end - 1 // the line break is read next
+			} else if i+1 < len(src) && src[i+1] == '*' {
+				end := strings.Index(src[i+2:], "*/")
+				if end < 0 {
+					return nil, false
+				}
+				end += i + 2
+				if nl := strings.LastIndexByte(src[i:end], '\n'); nl >= 0 {
+					lineStart = i + nl + 1
+				}
+				i = end + 1
+			}
+		case '"', '\'':
+			j := i + 1
+			for ; j < len(src) && src[j] != c; j++ {
+				if src[j] == '\n' {
+					return nil, false
+				}
+				if src[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(src) {
+				return nil, false
+			}
+			i = j
+		case '`':
+			end := strings.IndexByte(src[i+1:], '`')
+			if end < 0 {
+				return nil, false
+			}
+			end += i + 1
+			if nl := strings.LastIndexByte(src[i:end], '\n'); nl >= 0 {
+				lineStart = i + nl + 1
+			}
+			i = end
+		case '{':
+			if depth == 0 {
+				open = -1
+				if strings.HasPrefix(src[lineStart:], "func") && restOfLineBlank(src, i+1) {
+					open = i + 1
+				}
+			}
+			depth++
+		case '}':
+			depth--
+			if depth < 0 {
+				return nil, false
+			}
+			if depth == 0 && open >= 0 && lineStart == i && restOfLineBlank(src, i+1) {
+				bodies = append(bodies, Span{Start: open, End: i})
+			}
+		}
+	}
+	return bodies, depth == 0
+}
+
+// restOfLineBlank reports whether src holds only spaces and tabs from i
+// to the end of its line.
+func restOfLineBlank(src string, i int) bool {
+	for ; i < len(src) && src[i] != '\n'; i++ {
+		if src[i] != ' ' && src[i] != '\t' && src[i] != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// goKeepsParsed is Go's FormatKeeps of the file f (tf) parsed.
+func goKeepsParsed(f *ast.File, tf *token.File) func(at []int, renamed string) bool {
 	line := func(p token.Pos) int { return tf.Line(p) }
 	commented := map[int]bool{}
 	// Every comment in source order, with its group.
@@ -77,7 +241,7 @@ func goFormatKeepsOf(src string) func(at []int, renamed string) bool {
 			}
 		}
 		for g, offs := range groups {
-			if !commentKeeps(src, tf, f, g, offs, renamed, line) {
+			if !commentKeeps(tf, f, g, offs, renamed, line) {
 				return false
 			}
 		}
@@ -86,12 +250,12 @@ func goFormatKeepsOf(src string) func(at []int, renamed string) bool {
 }
 
 // commentKeeps reports whether gofmt prints the comment group g of f
-// (src, tf) as it is once the identifiers starting at the byte offsets
+// (tf) as it is once the identifiers starting at the byte offsets
 // offs (in g's comments) are renamed: a group of // comments, none a
 // directive or a build constraint, outside anything laid out by width,
 // and, when it starts a line (gofmt then formats it as a doc comment),
 // one that go/doc/comment prints as it reads, renamed.
-func commentKeeps(src string, tf *token.File, f *ast.File, g *ast.CommentGroup, offs []int, renamed string, line func(token.Pos) int) bool {
+func commentKeeps(tf *token.File, f *ast.File, g *ast.CommentGroup, offs []int, renamed string, line func(token.Pos) int) bool {
 	if renamed == "" || !layoutFreeAround(f, g.Pos(), line) {
 		return false
 	}
