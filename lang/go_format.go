@@ -380,7 +380,13 @@ func layoutFreeAround(f *ast.File, pos token.Pos, line func(token.Pos) int) bool
 func layoutAround(f *ast.File, pos token.Pos, line func(token.Pos) int) (free, onIdent bool) {
 	free = true
 	oneLine := func(b *ast.BlockStmt) bool { return b != nil && line(b.Lbrace) == line(b.Rbrace) }
-	ast.Inspect(f, func(n ast.Node) bool {
+	// From the declaration holding pos, when one does: the file's other
+	// nodes (its package clause, the other declarations) hold no pos.
+	var from ast.Node = f
+	if i := sort.Search(len(f.Decls), func(i int) bool { return f.Decls[i].End() > pos }); i < len(f.Decls) && f.Decls[i].Pos() <= pos {
+		from = f.Decls[i]
+	}
+	ast.Inspect(from, func(n ast.Node) bool {
 		if n == nil || !free || pos < n.Pos() || pos >= n.End() {
 			return false
 		}
