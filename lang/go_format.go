@@ -27,6 +27,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // goFormatKeeps is Go's FormatKeeps in one step.
@@ -39,7 +40,7 @@ func goFormatKeeps(src string, at []int, renamed string) bool {
 // not parsed (goBlanked): an offset in one of them parses the whole file
 // then.
 func goFormatKeepsOf(src, name string) func(at []int, renamed string) bool {
-	if name != "" {
+	if name != "" && goBlankWorth(src, name) {
 		if blanked, skipped := goBlanked(src, name); skipped != nil {
 			if f, tf, ok := goParseBlanked(blanked, skipped); ok {
 				keeps := goKeepsParsed(f, tf)
@@ -115,7 +116,32 @@ func goBlanked(src, name string) (string, []Span) {
 			}
 		}
 	}
-	return string(buf), skipped
+	return unsafe.String(unsafe.SliceData(buf), len(buf)), skipped // buf is not written again
+}
+
+// goBlankWorth reports whether goBlanked may blank a quarter of src for
+// name, as far as a look for "\nfunc " and "\n}\n" tells (the bodies
+// goFuncBodies would find, but for what strings and comments hold): the
+// lexing and the copy cost less than the parse of what they blank then.
+func goBlankWorth(src, name string) bool {
+	blankable := 0
+	for i := 0; i < len(src); {
+		start := strings.Index(src[i:], "\nfunc ")
+		if start < 0 {
+			break
+		}
+		start += i
+		end := strings.Index(src[start:], "\n}\n")
+		if end < 0 {
+			break
+		}
+		end += start
+		if !strings.Contains(src[start:end], name) {
+			blankable += end - start
+		}
+		i = end + 2
+	}
+	return blankable*4 >= len(src)
 }
 
 // goFuncBodies are the insides (between "{" and "}") of src's top-level

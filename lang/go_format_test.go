@@ -328,7 +328,7 @@ func TestGoFormatKeepsNamed(t *testing.T) {
 		}
 		whole := goFormatKeepsOf(src, "")
 		for i, name := range names {
-			if _, skipped := goBlanked(src, name); skipped != nil {
+			if _, skipped := goBlanked(src, name); skipped != nil && goBlankWorth(src, name) {
 				blanked++
 			}
 			other := byName[names[(i+1)%len(names)]]
