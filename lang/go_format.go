@@ -36,13 +36,13 @@ func goFormatKeeps(src string, at []int, renamed string) bool {
 }
 
 // goFormatKeepsOf is Go's FormatKeeps. With name (the name the renames
-// replace), the bodies of the file's functions that do not mention it are
-// not parsed (goBlanked): an offset in one of them parses the whole file
-// then.
+// replace), the paragraphs of the file and the bodies of its functions
+// that do not mention it are not parsed (goBlanked): an offset in one of
+// them parses the whole file then.
 func goFormatKeepsOf(src, name string) func(at []int, renamed string) bool {
 	if name != "" && goBlankWorth(src, name) {
-		if blanked, skipped := goBlanked(src, name); skipped != nil {
-			if f, tf, ok := goParseBlanked(blanked, skipped); ok {
+		if blanked, skipped, bodies := goBlanked(src, name); skipped != nil {
+			if f, tf, ok := goParseBlanked(blanked, bodies); ok {
 				keeps := goKeepsParsed(f, tf)
 				var whole func(at []int, renamed string) bool
 				return func(at []int, renamed string) bool {
@@ -67,9 +67,9 @@ func goFormatKeepsOf(src, name string) func(at []int, renamed string) bool {
 	return goKeepsParsed(f, fset.File(f.Pos()))
 }
 
-// goParseBlanked parses text, src blanked at skipped (goBlanked); ok when
-// it parses and each span blanked is the inside of a function's body.
-func goParseBlanked(text string, skipped []Span) (*ast.File, *token.File, bool) {
+// goParseBlanked parses text, src blanked by goBlanked; ok when it parses
+// and each of the bodies blanked is the inside of a function's body.
+func goParseBlanked(text string, bodies []Span) (*ast.File, *token.File, bool) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", text, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
@@ -78,36 +78,53 @@ func goParseBlanked(text string, skipped []Span) (*ast.File, *token.File, bool) 
 	tf := fset.File(f.Pos())
 	k := 0
 	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil && k < len(skipped) &&
-			tf.Offset(fd.Body.Lbrace)+1 == skipped[k].Start && tf.Offset(fd.Body.Rbrace) == skipped[k].End {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil && k < len(bodies) &&
+			tf.Offset(fd.Body.Lbrace)+1 == bodies[k].Start && tf.Offset(fd.Body.Rbrace) == bodies[k].End {
 			k++
 		}
 	}
-	return f, tf, k == len(skipped)
+	return f, tf, k == len(bodies)
 }
 
-// goBlanked is src with the bodies of its functions that do not mention
-// name blanked (each byte but a line break a space: every other byte
-// where it was), and the spans blanked; none (nil) when src's blanked
-// text would not parse as src does outside of them. A body is blanked
-// when its function starts a line ("func ..."), its "{" ends that line
-// and its "}" is alone on its own: no comment, token or line shares a
-// line with a blanked byte, so the positions, lines and comments outside
-// are src's, and no node outside holds a blanked one.
-func goBlanked(src, name string) (string, []Span) {
-	bodies, ok := goFuncBodies(src)
+// goBlanked is src with the paragraphs (but the package clause's) and the
+// function bodies that do not mention name blanked (each byte but a line
+// break a space: every other byte where it was), the spans blanked in
+// order, and the bodies among them; none (nil) when src does not lex. A
+// paragraph (goLex) holds whole declarations and their comments, apart
+// from the others' by an empty line; a body is blanked when its function
+// starts a line ("func ..."), its "{" ends that line and its "}" is alone
+// on its own: no comment, token or line shares a line with a blanked
+// byte, so the positions, lines and comment groups outside are src's, and
+// no node outside holds a blanked one (goParseBlanked checks the bodies).
+// A //line comment, which renumbers the lines after it, is not blanked.
+func goBlanked(src, name string) (text string, skipped, bodies []Span) {
+	allBodies, paras, head, ok := goLex(src)
 	if !ok {
-		return "", nil
+		return "", nil, nil
 	}
-	var skipped []Span
-	for _, b := range bodies {
-		if body := src[b.Start:b.End]; !strings.Contains(body, name) && !strings.Contains(body, "//line") && !strings.Contains(body, "/*line") {
-			skipped = append(skipped, b)
+	mentions := func(sp Span) bool {
+		t := src[sp.Start:sp.End]
+		return strings.Contains(t, name) || strings.Contains(t, "//line") || strings.Contains(t, "/*line")
+	}
+	for i, p := range paras {
+		if i > head && !mentions(p) {
+			skipped = append(skipped, p)
 		}
 	}
-	if len(skipped) == 0 {
-		return "", nil
+	inSkipped := func(b Span) bool {
+		i := sort.Search(len(skipped), func(i int) bool { return skipped[i].End > b.Start })
+		return i < len(skipped) && skipped[i].Start <= b.Start
 	}
+	for _, b := range allBodies {
+		if !inSkipped(b) && !mentions(b) {
+			bodies = append(bodies, b)
+		}
+	}
+	if len(skipped)+len(bodies) == 0 {
+		return "", nil, nil
+	}
+	skipped = append(skipped, bodies...)
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Start < skipped[j].Start })
 	buf := []byte(src)
 	for _, sp := range skipped {
 		for i := sp.Start; i < sp.End; i++ {
@@ -116,14 +133,26 @@ func goBlanked(src, name string) (string, []Span) {
 			}
 		}
 	}
-	return unsafe.String(unsafe.SliceData(buf), len(buf)), skipped // buf is not written again
+	return unsafe.String(unsafe.SliceData(buf), len(buf)), skipped, bodies // buf is not written again
 }
 
 // goBlankWorth reports whether goBlanked may blank a quarter of src for
-// name, as far as a look for "\nfunc " and "\n}\n" tells (the bodies
-// goFuncBodies would find, but for what strings and comments hold): the
-// lexing and the copy cost less than the parse of what they blank then.
+// name, as far as a look for empty lines, "\nfunc " and "\n}\n" tells
+// (the paragraphs and bodies goLex would find, but for what brackets,
+// strings and comments hold): the lexing and the copy cost less than the
+// parse of what they blank then.
 func goBlankWorth(src, name string) bool {
+	paras := 0
+	for rest := src; rest != ""; {
+		p, after, _ := strings.Cut(rest, "\n\n")
+		if !strings.Contains(p, name) {
+			paras += len(p)
+		}
+		rest = after
+	}
+	if paras*4 >= len(src) {
+		return true
+	}
 	blankable := 0
 	for i := 0; i < len(src); {
 		start := strings.Index(src[i:], "\nfunc ")
@@ -150,54 +179,83 @@ func goBlankWorth(src, name string) bool {
 // (goParseBlanked checks). ok is false when src does not lex (an
 // unterminated string or comment, unbalanced braces).
 func goFuncBodies(src string) (bodies []Span, ok bool) {
-	depth, open := 0, -1
-	lineStart := 0
+	bodies, _, _, ok = goLex(src)
+	return bodies, ok
+}
+
+// goLex lexes src for goBlanked: the insides of the function bodies
+// goFuncBodies tells, and src's paragraphs: the runs of lines between
+// empty ones where the empty line lies outside every bracket, string and
+// comment, after a token that ends a statement at a line's end (an
+// identifier but a keyword other than break, continue, fallthrough and
+// return; a literal; ")", "]", "}", "++", "--"), so that no declaration
+// holds it; head is the index of the paragraph holding the first token
+// (the package clause).
+func goLex(src string) (bodies, paras []Span, head int, ok bool) {
+	depth, nest, open := 0, 0, -1
+	lineStart, paraStart := 0, 0
+	semi, seen := true, false
+	head = -1
 	for i := 0; i < len(src); i++ {
-		switch c := src[i]; c {
+		c := src[i]
+		if c != '\n' && c != ' ' && c != '\t' && c != '\r' && c != '/' && !seen {
+			seen, head = true, len(paras)
+		}
+		switch c {
 		case '\n':
+			if i > 0 && src[i-1] == '\n' && depth == 0 && nest == 0 && semi {
+				if paraStart < i {
+					paras = append(paras, Span{Start: paraStart, End: i})
+				}
+				paraStart = i + 1
+			}
 			lineStart = i + 1
+		case ' ', '\t', '\r':
 		case '/':
 			if i+1 < len(src) && src[i+1] == '/' {
 				end := strings.IndexByte(src[i:], '\n')
 				if end < 0 {
-					return bodies, depth == 0
+					i = len(src)
+					break
 				}
 				i += end - 1 // the line break is read next
 			} else if i+1 < len(src) && src[i+1] == '*' {
 				end := strings.Index(src[i+2:], "*/")
 				if end < 0 {
-					return nil, false
+					return nil, nil, 0, false
 				}
 				end += i + 2
 				if nl := strings.LastIndexByte(src[i:end], '\n'); nl >= 0 {
 					lineStart = i + nl + 1
 				}
 				i = end + 1
+			} else {
+				semi = false
 			}
 		case '"', '\'':
 			j := i + 1
 			for ; j < len(src) && src[j] != c; j++ {
 				if src[j] == '\n' {
-					return nil, false
+					return nil, nil, 0, false
 				}
 				if src[j] == '\\' {
 					j++
 				}
 			}
 			if j >= len(src) {
-				return nil, false
+				return nil, nil, 0, false
 			}
-			i = j
+			i, semi = j, true
 		case '`':
 			end := strings.IndexByte(src[i+1:], '`')
 			if end < 0 {
-				return nil, false
+				return nil, nil, 0, false
 			}
 			end += i + 1
 			if nl := strings.LastIndexByte(src[i:end], '\n'); nl >= 0 {
 				lineStart = i + nl + 1
 			}
-			i = end
+			i, semi = end, true
 		case '{':
 			if depth == 0 {
 				open = -1
@@ -206,17 +264,59 @@ func goFuncBodies(src string) (bodies []Span, ok bool) {
 				}
 			}
 			depth++
+			semi = false
 		case '}':
 			depth--
 			if depth < 0 {
-				return nil, false
+				return nil, nil, 0, false
 			}
 			if depth == 0 && open >= 0 && lineStart == i && restOfLineBlank(src, i+1) {
 				bodies = append(bodies, Span{Start: open, End: i})
 			}
+			semi = true
+		case '(', '[':
+			nest++
+			semi = false
+		case ')', ']':
+			if nest--; nest < 0 {
+				return nil, nil, 0, false
+			}
+			semi = true
+		case '+', '-':
+			semi = i > 0 && src[i-1] == c && !semi
+			if semi && i+1 < len(src) && src[i+1] == c {
+				semi = false
+			}
+		default:
+			if c == '_' || c >= 0x80 || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' {
+				j := i
+				for j < len(src) && (src[j] == '_' || src[j] >= 0x80 || 'a' <= src[j] && src[j] <= 'z' || 'A' <= src[j] && src[j] <= 'Z' || '0' <= src[j] && src[j] <= '9' || src[j] == '.') {
+					j++
+				}
+				w := src[i:j]
+				semi = w[len(w)-1] != '.' && !goKeywordGoesOn(w)
+				i = j - 1
+			} else {
+				semi = false
+			}
 		}
 	}
-	return bodies, depth == 0
+	if paraStart < len(src) {
+		paras = append(paras, Span{Start: paraStart, End: len(src)})
+	}
+	return bodies, paras, head, depth == 0 && nest == 0
+}
+
+// goKeywordGoesOn reports whether w is a keyword after which a statement
+// goes on past the line's end (all but break, continue, fallthrough and
+// return).
+func goKeywordGoesOn(w string) bool {
+	switch w {
+	case "case", "chan", "const", "default", "defer", "else", "for", "func", "go", "goto", "if", "import",
+		"interface", "map", "package", "range", "select", "struct", "switch", "type", "var":
+		return true
+	}
+	return false
 }
 
 // restOfLineBlank reports whether src holds only spaces and tabs from i

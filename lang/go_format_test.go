@@ -328,7 +328,7 @@ func TestGoFormatKeepsNamed(t *testing.T) {
 		}
 		whole := goFormatKeepsOf(src, "")
 		for i, name := range names {
-			if _, skipped := goBlanked(src, name); skipped != nil && goBlankWorth(src, name) {
+			if _, skipped, _ := goBlanked(src, name); skipped != nil && goBlankWorth(src, name) {
 				blanked++
 			}
 			other := byName[names[(i+1)%len(names)]]
@@ -374,8 +374,11 @@ func TestGoFuncBodies(t *testing.T) {
 	if !slicesEqual(got, want) {
 		t.Errorf("bodies %q, want %q", got, want)
 	}
-	blanked, skipped := goBlanked(src, "y")
-	if len(skipped) != 1 || len(blanked) != len(src) || strings.Count(blanked, "\n") != strings.Count(src, "\n") || strings.Contains(blanked, "'{'") || !strings.Contains(blanked, "y := `}`") {
+	// For y: every paragraph but the package clause's and d's.
+	blanked, skipped, _ := goBlanked(src, "y")
+	if len(skipped) != 4 || len(blanked) != len(src) || strings.Count(blanked, "\n") != strings.Count(src, "\n") ||
+		!strings.HasPrefix(blanked, "package p\n\n") || !strings.HasSuffix(blanked, "\n\nfunc d() {\n\ty := `}`\n\t_ = y\n}\n") ||
+		strings.Contains(blanked, "'{'") || strings.Contains(blanked, "return") {
 		t.Errorf("blanked for y: %q, %v", blanked, skipped)
 	}
 	for _, bad := range []string{"package p\n\nfunc a() {\n\t_ = \"x\n}\n", "package p\n\nfunc a() {\n\t_ = `x\n}\n", "package p\n\nfunc a() {\n/* x\n}\n", "package p\n\nfunc a() {\n}\n}\n"} {
@@ -387,11 +390,11 @@ func TestGoFuncBodies(t *testing.T) {
 	// body; the blanked text's parse says they are not one, and the
 	// whole file is parsed.
 	structResult := "package p\n\nfunc f() struct {\n\tA  int\n\tBB int\n}\n\nfunc g() {\n\t_ = 1\n}\n"
-	blanked, skipped = goBlanked(structResult, "zz")
-	if len(skipped) != 2 {
-		t.Fatalf("the struct result type is not taken for a body: %v", skipped)
+	bodies, ok = goFuncBodies(structResult)
+	if !ok || len(bodies) != 2 {
+		t.Fatalf("the struct result type is not taken for a body: %v", bodies)
 	}
-	if _, _, ok := goParseBlanked(blanked, skipped); ok {
+	if _, _, ok := goParseBlanked(structResult, bodies); ok {
 		t.Errorf("a struct result type's fields taken for a body")
 	}
 	at := []int{strings.Index(structResult, "A  int")}
@@ -400,7 +403,7 @@ func TestGoFuncBodies(t *testing.T) {
 	}
 	// A //line comment renumbers what follows: a body holding one is
 	// parsed.
-	if _, skipped := goBlanked("package p\n\nfunc a() {\n//line x.go:10\n}\n", "zz"); skipped != nil {
+	if _, skipped, _ := goBlanked("package p\n\nfunc a() {\n//line x.go:10\n}\n", "zz"); skipped != nil {
 		t.Errorf("a body with a //line comment blanked")
 	}
 }
@@ -415,4 +418,39 @@ func slicesEqual(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestGoParagraphs: goLex splits a file at the empty lines no declaration
+// holds: not within brackets (a var group), a raw string, a block
+// comment, nor after a token that does not end a statement ("var c ="),
+// and does after a literal, an identifier, ")", "}" and "++"; the package
+// clause's paragraph is the head.
+func TestGoParagraphs(t *testing.T) {
+	want := []string{"// Copyright\n", "package p\n", "import \"fmt\"\n", "var (\n\ta = 1\n\n\tb = 2\n)\n", "var c =\n\n\t3\n",
+		"var s = `x\n\ny`\n", "/* a\n\nb */\nvar d = a\n", "func f() {\n\tx := 1\n\n\tx++\n}\n", "var e = f\n", "var g = 1 +\n\n\th\n", "var i = 'x'\n"}
+	src := strings.Join(want, "\n")
+	_, paras, head, ok := goLex(src)
+	if !ok {
+		t.Fatal("does not lex")
+	}
+	var got []string
+	for _, p := range paras {
+		got = append(got, src[p.Start:p.End])
+	}
+	if !slicesEqual(got, want) || head != 1 {
+		t.Errorf("paragraphs %q (head %d), want %q (head 1)", got, head, want)
+	}
+	if _, err := parser.ParseFile(token.NewFileSet(), "", src, parser.ParseComments); err != nil {
+		t.Fatalf("the test's file does not parse: %v", err)
+	}
+	// Told a text only the var group holds: the other paragraphs (the
+	// imports too) are blanked, and the answer is the whole file's.
+	blanked, skipped, _ := goBlanked(src, "b = 2")
+	if len(skipped) != len(want)-3 || !strings.Contains(blanked, "\tb = 2\n") || strings.Contains(blanked, "fmt") || !strings.HasPrefix(blanked, "// Copyright\n\npackage p\n") {
+		t.Errorf("blanked: %q, %v", blanked, skipped)
+	}
+	at := []int{strings.Index(src, "a = 1")}
+	if got, whole := goFormatKeepsOf(src, "a = 1")(at, "aaa"), goFormatKeepsOf(src, "")(at, "aaa"); got != whole || got {
+		t.Errorf("a in an aligned var group: told %v, whole %v", got, whole)
+	}
 }
