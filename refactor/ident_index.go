@@ -64,7 +64,24 @@ func identHash(w string) (uint64, uint64) {
 // has reports whether w may be one of the identifiers (false: it is
 // not).
 func (f identFilter) has(w string) bool {
+	return f.hasHashed(hashIdent(w))
+}
+
+// hashedIdent is an identifier with its hashes, made once for a scan of
+// many files' filters.
+type hashedIdent struct {
+	w      string
+	h1, h2 uint64
+}
+
+func hashIdent(w string) hashedIdent {
 	h1, h2 := identHash(w)
+	return hashedIdent{w, h1, h2}
+}
+
+// hasHashed is has(n.w).
+func (f identFilter) hasHashed(n hashedIdent) bool {
+	h1, h2 := n.h1, n.h2
 	for i := range uint64(identHashes) {
 		b := (h1 + i*h2) & uint64(len(f.bits)*64-1)
 		if f.bits[b/64]&(1<<(b%64)) == 0 {
@@ -161,7 +178,7 @@ var identIndex = struct {
 // when the file had the same settled stamp, the stamp the same after
 // this read too).
 func readNaming(l *lang.Language, abs, name string) (text string, spans []lang.Span, ok bool) {
-	text, spans, kept, _, ok := readNamingEntry(l, abs, name, time.Now())
+	text, spans, kept, _, ok := readNamingEntry(l, abs, hashIdent(name), time.Now())
 	if kept != nil {
 		spans = kept.unpack()
 	}
@@ -171,8 +188,9 @@ func readNaming(l *lang.Language, abs, name string) (text string, spans []lang.S
 // readNamingEntry is readNaming, with the identifiers kept by the index
 // (packed, spans nil) when they were, and the index's entry of the file
 // when it is the entry of the text read (nil otherwise); now is a time
-// before the call (a stamp settled then is settled).
-func readNamingEntry(l *lang.Language, abs, name string, now time.Time) (text string, spans []lang.Span, packed packedSpans, entry *identEntry, ok bool) {
+// before the call (a stamp settled then is settled), name hashed once for
+// a scan.
+func readNamingEntry(l *lang.Language, abs string, name hashedIdent, now time.Time) (text string, spans []lang.Span, packed packedSpans, entry *identEntry, ok bool) {
 	key := identKey{abs: abs, lang: l}
 	stamp, stamped := workspace.StampPath(abs, true)
 	stamped = stamped && !stamp.Missing
@@ -182,7 +200,7 @@ func readNamingEntry(l *lang.Language, abs, name string, now time.Time) (text st
 		if e != nil && e.stamp == stamp {
 			identIndex.clock++
 			e.used = identIndex.clock
-			has, kept := e.filter.has(name), e.spans
+			has, kept := e.filter.hasHashed(name), e.spans
 			identIndex.Unlock()
 			if !has {
 				return "", nil, nil, nil, false
@@ -218,7 +236,7 @@ func readNamingEntry(l *lang.Language, abs, name string, now time.Time) (text st
 	}
 	spans = lang.Identifiers(l, text)
 	e := &identEntry{stamp: stamp, filter: newIdentFilter(text, spans)}
-	if e.filter.has(name) && len(spans) <= maxIdentSpans {
+	if e.filter.hasHashed(name) && len(spans) <= maxIdentSpans {
 		e.spans = packSpans(spans)
 	}
 	if len(e.filter.bits)*8 <= maxIdentFilterBytes && unchangedSince(abs, stamp) {

@@ -437,13 +437,13 @@ func namingFiles(root workspace.Root, l *lang.Language, name string) naming {
 		return n
 	}
 	scope := lang.NewScope(root.Dir())
-	now := time.Now()
+	now, hashed := time.Now(), hashIdent(name)
 	for _, f := range languageFiles(root, l) {
 		if root.Policy().Denied(f) != "" {
 			continue
 		}
 		abs := filepath.Join(root.Dir(), filepath.FromSlash(f))
-		text, spans, kept, entry, ok := readNamingEntry(l, abs, name, now)
+		text, spans, kept, entry, ok := readNamingEntry(l, abs, hashed, now)
 		if !ok {
 			continue
 		}
