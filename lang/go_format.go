@@ -198,7 +198,7 @@ func goLex(src string) (bodies, paras []Span, head int, ok bool) {
 	head = -1
 	for i := 0; i < len(src); i++ {
 		c := src[i]
-		if c != '\n' && c != ' ' && c != '\t' && c != '\r' && c != '/' && !seen {
+		if !seen && c != '\n' && c != ' ' && c != '\t' && c != '\r' && c != '/' {
 			seen, head = true, len(paras)
 		}
 		switch c {
@@ -288,9 +288,9 @@ func goLex(src string) (bodies, paras []Span, head int, ok bool) {
 				semi = false
 			}
 		default:
-			if c == '_' || c >= 0x80 || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' {
-				j := i
-				for j < len(src) && (src[j] == '_' || src[j] >= 0x80 || 'a' <= src[j] && src[j] <= 'z' || 'A' <= src[j] && src[j] <= 'Z' || '0' <= src[j] && src[j] <= '9' || src[j] == '.') {
+			if goWordByte[c] {
+				j := i + 1
+				for j < len(src) && goWordByte[src[j]] {
 					j++
 				}
 				w := src[i:j]
@@ -306,6 +306,15 @@ func goLex(src string) (bodies, paras []Span, head int, ok bool) {
 	}
 	return bodies, paras, head, depth == 0 && nest == 0
 }
+
+// goWordByte: the bytes of identifiers, keywords and numbers (a "." of
+// a selector or a float too), any byte of a multibyte letter.
+var goWordByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '_' || c == '.' || c >= 0x80 || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return t
+}()
 
 // goKeywordGoesOn reports whether w is a keyword after which a statement
 // goes on past the line's end (all but break, continue, fallthrough and
