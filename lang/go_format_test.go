@@ -185,7 +185,7 @@ func TestGoFormatKeepsComments(t *testing.T) {
 			}
 			names = sampled
 		}
-		keeps := goFormatKeepsOf(src)
+		keeps := goFormatKeepsOf(src, "")
 		for _, name := range names {
 			at := byName[name]
 			sort.Ints(at)
@@ -270,5 +270,187 @@ func TestGoFormatKeepsDocComment(t *testing.T) {
 		if c.name == "a paragraph becomes a heading" && string(out) == after {
 			t.Errorf("%s: gofmt keeps it: the case shows nothing", c.name)
 		}
+	}
+}
+
+// TestGoFormatKeepsNamed: FormatKeeps told the name a rename replaces
+// parses only the function bodies that mention it, and answers as the
+// whole file's parse does, byte offsets in the bodies it did not parse
+// included (it parses the whole file then): in real files (the standard
+// library's go/parser, go/printer and net/http, all gofmt-clean and full
+// of function bodies), for each sampled name renamed everywhere it occurs
+// (code and comments), for one of its uses alone, and for another name's
+// uses asked with that name.
+func TestGoFormatKeepsNamed(t *testing.T) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	goroot := strings.TrimSpace(string(out))
+	var files []string
+	for _, pkg := range []string{"go/parser", "go/printer", "net/http"} {
+		m, err := filepath.Glob(filepath.Join(goroot, "src", filepath.FromSlash(pkg), "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	checked, blanked, elsewhere, kept := 0, 0, 0, 0
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := string(data)
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, file, src, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName := map[string][]int{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && id.Name != "_" {
+				byName[id.Name] = append(byName[id.Name], fset.Position(id.Pos()).Offset)
+			}
+			return true
+		})
+		names := make([]string, 0, len(byName))
+		for n := range byName {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		if step := len(names) / 8; step > 1 {
+			sampled := names[:0]
+			for i := 0; i < len(names); i += step {
+				sampled = append(sampled, names[i])
+			}
+			names = sampled
+		}
+		whole := goFormatKeepsOf(src, "")
+		for i, name := range names {
+			if _, skipped, _ := goBlanked(src, name); skipped != nil && goBlankWorth(src, name) {
+				blanked++
+			}
+			other := byName[names[(i+1)%len(names)]]
+			for _, at := range [][]int{byName[name], byName[name][:1], other} {
+				for _, to := range []string{name + "Renamed", "q"} {
+					checked++
+					want := whole(at, to)
+					if got := goFormatKeepsOf(src, name)(at, to); got != want {
+						t.Errorf("%s: %s at %v renamed %s: told the name %v, whole %v", file, name, at, to, got, want)
+					}
+					if want {
+						kept++
+					}
+				}
+			}
+			elsewhere++
+		}
+	}
+	if checked < 1000 || blanked < checked/20 || kept < checked/10 {
+		t.Errorf("%d renames checked (%d names, %d parsed in part), %d kept", checked, elsewhere, blanked, kept)
+	}
+	t.Logf("%d renames checked (%d names, %d parsed in part), %d kept", checked, elsewhere, blanked, kept)
+}
+
+// TestGoFuncBodies: the bodies FormatKeeps may leave unparsed are the
+// insides of top-level functions whose "{" ends the "func" line and whose
+// "}" is alone on its line, lexed past strings, runes, raw strings and
+// comments holding braces; a text that does not lex gives none, and a
+// blanked text that parses otherwise than its functions' bodies (a struct
+// result type) is parsed whole.
+func TestGoFuncBodies(t *testing.T) {
+	src := "package p\n\nvar s = `\nfunc f() {\n}\n`\n\nfunc a() {\n\tx := '{'\n\t_ = \"}\\\"{\" // }\n\t/* { */ _ = x\n}\n\n" +
+		"func b() { return }\n\nfunc (T) c(\n\tn int,\n) {\n\t_ = n\n}\n\nfunc d() {\n\ty := `}`\n\t_ = y\n}\n"
+	bodies, ok := goFuncBodies(src)
+	if !ok {
+		t.Fatal("does not lex")
+	}
+	var got []string
+	for _, b := range bodies {
+		got = append(got, src[b.Start:b.End])
+	}
+	want := []string{"\n\tx := '{'\n\t_ = \"}\\\"{\" // }\n\t/* { */ _ = x\n", "\n\ty := `}`\n\t_ = y\n"}
+	if !slicesEqual(got, want) {
+		t.Errorf("bodies %q, want %q", got, want)
+	}
+	// For y: every paragraph but the package clause's and d's.
+	blanked, skipped, _ := goBlanked(src, "y")
+	if len(skipped) != 4 || len(blanked) != len(src) || strings.Count(blanked, "\n") != strings.Count(src, "\n") ||
+		!strings.HasPrefix(blanked, "package p\n\n") || !strings.HasSuffix(blanked, "\n\nfunc d() {\n\ty := `}`\n\t_ = y\n}\n") ||
+		strings.Contains(blanked, "'{'") || strings.Contains(blanked, "return") {
+		t.Errorf("blanked for y: %q, %v", blanked, skipped)
+	}
+	for _, bad := range []string{"package p\n\nfunc a() {\n\t_ = \"x\n}\n", "package p\n\nfunc a() {\n\t_ = `x\n}\n", "package p\n\nfunc a() {\n/* x\n}\n", "package p\n\nfunc a() {\n}\n}\n"} {
+		if bodies, ok := goFuncBodies(bad); ok {
+			t.Errorf("%q lexes: %v", bad, bodies)
+		}
+	}
+	// The braces of a body-less function's struct result look like a
+	// body; the blanked text's parse says they are not one, and the
+	// whole file is parsed.
+	structResult := "package p\n\nfunc f() struct {\n\tA  int\n\tBB int\n}\n\nfunc g() {\n\t_ = 1\n}\n"
+	bodies, ok = goFuncBodies(structResult)
+	if !ok || len(bodies) != 2 {
+		t.Fatalf("the struct result type is not taken for a body: %v", bodies)
+	}
+	if _, _, ok := goParseBlanked(structResult, bodies); ok {
+		t.Errorf("a struct result type's fields taken for a body")
+	}
+	at := []int{strings.Index(structResult, "A  int")}
+	if goFormatKeepsOf(structResult, "zz")(at, "AAAA") || goFormatKeepsOf(structResult, "")(at, "AAAA") {
+		t.Errorf("a field beside another said kept")
+	}
+	// A //line comment renumbers what follows: a body holding one is
+	// parsed.
+	if _, skipped, _ := goBlanked("package p\n\nfunc a() {\n//line x.go:10\n}\n", "zz"); skipped != nil {
+		t.Errorf("a body with a //line comment blanked")
+	}
+}
+
+func slicesEqual(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestGoParagraphs: goLex splits a file at the empty lines no declaration
+// holds: not within brackets (a var group), a raw string, a block
+// comment, nor after a token that does not end a statement ("var c ="),
+// and does after a literal, an identifier, ")", "}" and "++"; the package
+// clause's paragraph is the head.
+func TestGoParagraphs(t *testing.T) {
+	want := []string{"// Copyright\n", "package p\n", "import \"fmt\"\n", "var (\n\ta = 1\n\n\tb = 2\n)\n", "var c =\n\n\t3\n",
+		"var s = `x\n\ny`\n", "/* a\n\nb */\nvar d = a\n", "func f() {\n\tx := 1\n\n\tx++\n}\n", "var e = f\n", "var g = 1 +\n\n\th\n", "var i = 'x'\n"}
+	src := strings.Join(want, "\n")
+	_, paras, head, ok := goLex(src)
+	if !ok {
+		t.Fatal("does not lex")
+	}
+	var got []string
+	for _, p := range paras {
+		got = append(got, src[p.Start:p.End])
+	}
+	if !slicesEqual(got, want) || head != 1 {
+		t.Errorf("paragraphs %q (head %d), want %q (head 1)", got, head, want)
+	}
+	if _, err := parser.ParseFile(token.NewFileSet(), "", src, parser.ParseComments); err != nil {
+		t.Fatalf("the test's file does not parse: %v", err)
+	}
+	// Told a text only the var group holds: the other paragraphs (the
+	// imports too) are blanked, and the answer is the whole file's.
+	blanked, skipped, _ := goBlanked(src, "b = 2")
+	if len(skipped) != len(want)-3 || !strings.Contains(blanked, "\tb = 2\n") || strings.Contains(blanked, "fmt") || !strings.HasPrefix(blanked, "// Copyright\n\npackage p\n") {
+		t.Errorf("blanked: %q, %v", blanked, skipped)
+	}
+	at := []int{strings.Index(src, "a = 1")}
+	if got, whole := goFormatKeepsOf(src, "a = 1")(at, "aaa"), goFormatKeepsOf(src, "")(at, "aaa"); got != whole || got {
+		t.Errorf("a in an aligned var group: told %v, whole %v", got, whole)
 	}
 }

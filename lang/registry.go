@@ -115,8 +115,11 @@ type Language struct {
 	// otherwise renamed (Go: a doc comment go/doc/comment would print
 	// again otherwise). False when it cannot tell (src does not parse, an
 	// offset is on no identifier). A rename parses the file it was asked
-	// in while the server computes it. Nil: not known (Format decides).
-	FormatKeeps func(src string) func(at []int, renamed string) bool
+	// in while the server computes it. name, when not empty, is the name
+	// the renames replace: src may then be parsed only where it mentions
+	// it (and the rest once an offset lies there). Nil: not known (Format
+	// decides).
+	FormatKeeps func(src, name string) func(at []int, renamed string) bool
 	// CheckSyntax reports whether src still parses (after nvbridge renamed
 	// an extracted symbol). Nil: not checked.
 	CheckSyntax func(file, src string) error

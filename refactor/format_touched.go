@@ -58,7 +58,7 @@ func formattedTexts(cs preview.Changeset, renamed string, ready func(path, text 
 						keeps = ready(fc.Path, text)
 					}
 					if keeps == nil {
-						keeps = l.FormatKeeps(text)
+						keeps = l.FormatKeeps(text, identAround(text, at[0]))
 					}
 					if keeps(at, renamed) {
 						return

@@ -64,7 +64,24 @@ func identHash(w string) (uint64, uint64) {
 // has reports whether w may be one of the identifiers (false: it is
 // not).
 func (f identFilter) has(w string) bool {
+	return f.hasHashed(hashIdent(w))
+}
+
+// hashedIdent is an identifier with its hashes, made once for a scan of
+// many files' filters.
+type hashedIdent struct {
+	w      string
+	h1, h2 uint64
+}
+
+func hashIdent(w string) hashedIdent {
 	h1, h2 := identHash(w)
+	return hashedIdent{w, h1, h2}
+}
+
+// hasHashed is has(n.w).
+func (f identFilter) hasHashed(n hashedIdent) bool {
+	h1, h2 := n.h1, n.h2
 	for i := range uint64(identHashes) {
 		b := (h1 + i*h2) & uint64(len(f.bits)*64-1)
 		if f.bits[b/64]&(1<<(b%64)) == 0 {
@@ -120,6 +137,17 @@ func packSpans(spans []lang.Span) packedSpans {
 	return out
 }
 
+// names reports whether an identifier of text (whose identifiers p are)
+// is name.
+func (p packedSpans) names(text, name string) bool {
+	for i := 0; i+1 < len(p); i += 2 {
+		if int(p[i+1]-p[i]) == len(name) && text[p[i]:p[i+1]] == name {
+			return true
+		}
+	}
+	return false
+}
+
 func (p packedSpans) unpack() []lang.Span {
 	out := make([]lang.Span, len(p)/2)
 	for i := range out {
@@ -150,15 +178,20 @@ var identIndex = struct {
 // when the file had the same settled stamp, the stamp the same after
 // this read too).
 func readNaming(l *lang.Language, abs, name string) (text string, spans []lang.Span, ok bool) {
-	text, spans, _, ok = readNamingEntry(l, abs, name)
+	text, spans, kept, _, ok := readNamingEntry(l, abs, hashIdent(name), time.Now())
+	if kept != nil {
+		spans = kept.unpack()
+	}
 	return text, spans, ok
 }
 
-// readNamingEntry is readNaming, with the index's entry of the file when
-// it is the entry of the text read (nil otherwise).
-func readNamingEntry(l *lang.Language, abs, name string) (text string, spans []lang.Span, entry *identEntry, ok bool) {
+// readNamingEntry is readNaming, with the identifiers kept by the index
+// (packed, spans nil) when they were, and the index's entry of the file
+// when it is the entry of the text read (nil otherwise); now is a time
+// before the call (a stamp settled then is settled), name hashed once for
+// a scan.
+func readNamingEntry(l *lang.Language, abs string, name hashedIdent, now time.Time) (text string, spans []lang.Span, packed packedSpans, entry *identEntry, ok bool) {
 	key := identKey{abs: abs, lang: l}
-	now := time.Now()
 	stamp, stamped := workspace.StampPath(abs, true)
 	stamped = stamped && !stamp.Missing
 	if stamped {
@@ -167,17 +200,17 @@ func readNamingEntry(l *lang.Language, abs, name string) (text string, spans []l
 		if e != nil && e.stamp == stamp {
 			identIndex.clock++
 			e.used = identIndex.clock
-			has, kept := e.filter.has(name), e.spans
+			has, kept := e.filter.hasHashed(name), e.spans
 			identIndex.Unlock()
 			if !has {
-				return "", nil, nil, false
+				return "", nil, nil, nil, false
 			}
 			if text, ok = readText(abs); !ok {
-				return "", nil, nil, false
+				return "", nil, nil, nil, false
 			}
 			same := int64(len(text)) == stamp.Size && unchangedSince(abs, stamp)
 			if kept != nil && same {
-				return text, kept.unpack(), e, true
+				return text, nil, kept, e, true
 			}
 			spans = lang.Identifiers(l, text)
 			if same && len(spans) <= maxIdentSpans {
@@ -186,31 +219,31 @@ func readNamingEntry(l *lang.Language, abs, name string) (text string, spans []l
 				identIndex.Unlock()
 				ne := &identEntry{stamp: stamp, filter: e.filter, spans: packSpans(spans), imports: imports, importsKept: importsKept}
 				storeIdent(key, ne)
-				return text, spans, ne, true
+				return text, spans, nil, ne, true
 			}
 			if same {
-				return text, spans, e, true
+				return text, spans, nil, e, true
 			}
-			return text, spans, nil, true
+			return text, spans, nil, nil, true
 		}
 		identIndex.Unlock()
 	}
 	if text, ok = readText(abs); !ok {
-		return "", nil, nil, false
+		return "", nil, nil, nil, false
 	}
 	if !stamped || !stamp.Settled(now) || int64(len(text)) != stamp.Size {
-		return text, nil, nil, true
+		return text, nil, nil, nil, true
 	}
 	spans = lang.Identifiers(l, text)
 	e := &identEntry{stamp: stamp, filter: newIdentFilter(text, spans)}
-	if e.filter.has(name) && len(spans) <= maxIdentSpans {
+	if e.filter.hasHashed(name) && len(spans) <= maxIdentSpans {
 		e.spans = packSpans(spans)
 	}
 	if len(e.filter.bits)*8 <= maxIdentFilterBytes && unchangedSince(abs, stamp) {
 		storeIdent(key, e)
-		return text, spans, e, true
+		return text, spans, nil, e, true
 	}
-	return text, spans, nil, true
+	return text, spans, nil, nil, true
 }
 
 // unchangedSince reports whether abs still has stamp (a file read

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/lang"
@@ -436,20 +437,27 @@ func namingFiles(root workspace.Root, l *lang.Language, name string) naming {
 		return n
 	}
 	scope := lang.NewScope(root.Dir())
+	now, hashed := time.Now(), hashIdent(name)
 	for _, f := range languageFiles(root, l) {
 		if root.Policy().Denied(f) != "" {
 			continue
 		}
 		abs := filepath.Join(root.Dir(), filepath.FromSlash(f))
-		text, spans, entry, ok := readNamingEntry(l, abs, name)
+		text, spans, kept, entry, ok := readNamingEntry(l, abs, hashed, now)
 		if !ok {
 			continue
 		}
-		if spans == nil {
-			spans = lang.Identifiers(l, text)
-		}
-		if !slices.ContainsFunc(spans, func(sp lang.Span) bool { return text[sp.Start:sp.End] == name }) {
-			continue
+		if kept != nil {
+			if !kept.names(text, name) {
+				continue
+			}
+		} else {
+			if spans == nil {
+				spans = lang.Identifiers(l, text)
+			}
+			if !slices.ContainsFunc(spans, func(sp lang.Span) bool { return text[sp.Start:sp.End] == name }) {
+				continue
+			}
 		}
 		nf := namingFile{rel: f, abs: abs}
 		for _, imp := range importsOf(l, abs, entry, text) {

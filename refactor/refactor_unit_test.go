@@ -256,7 +256,7 @@ func BenchmarkNameIntroduced(b *testing.B) {
 // says so.
 func TestAheadFormatKeeps(t *testing.T) {
 	src := "package p\n\ntype T struct {\n\tA  int\n\tBB int\n}\n"
-	keeps := lang.Go.FormatKeeps(src)
+	keeps := lang.Go.FormatKeeps(src, "A")
 	h := ahead{rel: "p/t.go", got: func() parsedFile { return parsedFile{text: src, keeps: keeps} }}
 	if h.formatKeeps("p/t.go", src) == nil {
 		t.Errorf("the check made ahead is not taken for its own text")

@@ -22,19 +22,19 @@ func TestParsedAs(t *testing.T) {
 	calls := 0
 	parsed := func() parsedFile {
 		calls++
-		return parsedFile{text: disk, keeps: lang.Go.FormatKeeps(disk)}
+		return parsedFile{text: disk, keeps: lang.Go.FormatKeeps(disk, "ab")}
 	}
-	if !parsed().keeps(at, "abc") || lang.Go.FormatKeeps(buffer)(at, "abc") {
+	if !parsed().keeps(at, "abc") || lang.Go.FormatKeeps(buffer, "ab")(at, "abc") {
 		t.Fatal("the texts do not tell the two layouts apart")
 	}
-	got := parsedAs(lang.Go, disk, parsed)
+	got := parsedAs(lang.Go, disk, "ab", parsed)
 	if got.text != disk || !got.keeps(at, "abc") || calls != 2 {
 		t.Fatalf("the disk's own text: %q, keeps %v, %d calls", got.text, got.keeps(at, "abc"), calls)
 	}
-	if got = parsedAs(lang.Go, buffer, parsed); got.text != buffer || got.keeps(at, "abc") {
+	if got = parsedAs(lang.Go, buffer, "ab", parsed); got.text != buffer || got.keeps(at, "abc") {
 		t.Fatalf("the buffer's text: %q, keeps %v", got.text, got.keeps(at, "abc"))
 	}
-	if got = parsedAs(lang.Go, buffer, nil); got.text != buffer || got.keeps(at, "abc") {
+	if got = parsedAs(lang.Go, buffer, "ab", nil); got.text != buffer || got.keeps(at, "abc") {
 		t.Fatalf("no disk parse: %q, keeps %v", got.text, got.keeps(at, "abc"))
 	}
 }

@@ -289,7 +289,8 @@ func (h *ahead) locate(ctx context.Context, root workspace.Root, file string, pt
 	if l == nil {
 		return
 	}
-	if name := identAround(pt.Text, pt.Byte); name != "" && name != h.name {
+	name := identAround(pt.Text, pt.Byte)
+	if name != "" && name != h.name {
 		h.name, h.names = name, namingFilesAsync(root, l, name)
 	}
 	if h.disk != nil || l.FormatKeeps == nil || !nvim.HasSnapshotMemo(ctx) {
@@ -304,7 +305,7 @@ func (h *ahead) locate(ctx context.Context, root workspace.Root, file string, pt
 	safego.Go("parsing the file a rename was asked in", func() {
 		var pf parsedFile
 		if text, ok := readText(abs); ok {
-			pf.text, pf.keeps = text, l.FormatKeeps(text)
+			pf.text, pf.keeps = text, l.FormatKeeps(text, name)
 		}
 		parsed <- pf
 	}, func(error) {
@@ -333,7 +334,7 @@ func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Po
 		parsed = make(chan parsedFile, 1)
 		h.got = sync.OnceValue(func() parsedFile { return <-parsed })
 	}
-	disk := h.disk
+	disk, name := h.disk, identAround(pt.Text, pt.Byte)
 	safego.Go("snapshotting the file a rename was asked in", func() {
 		snaps, err := c.Session.Snapshot(ctx, []string{abs}, nvim.SnapshotOptions{})
 		close(done)
@@ -344,7 +345,7 @@ func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Po
 		if s := snaps; err == nil && len(s) == 1 && s[0].Err == nil && (s[0].Loaded || s[0].Exists) {
 			// The text renamedAt gives FormatKeeps: parsed from the disk
 			// already when the buffer holds the disk's text.
-			pf = parsedAs(lang.ForFile(file), snapshotDoc(s[0]).Mapper().Text(), disk)
+			pf = parsedAs(lang.ForFile(file), snapshotDoc(s[0]).Mapper().Text(), name, disk)
 		}
 		parsed <- pf
 	}, func(error) {
@@ -362,15 +363,16 @@ func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Po
 	})
 }
 
-// parsedAs is text parsed for l's FormatKeeps: the disk's parse (disk,
-// when not nil) when it was of that text, else parsed now.
-func parsedAs(l *lang.Language, text string, disk func() parsedFile) parsedFile {
+// parsedAs is text parsed for l's FormatKeeps of a rename of name: the
+// disk's parse (disk, when not nil) when it was of that text, else parsed
+// now.
+func parsedAs(l *lang.Language, text, name string, disk func() parsedFile) parsedFile {
 	if disk != nil {
 		if d := disk(); d.keeps != nil && d.text == text {
 			return d
 		}
 	}
-	return parsedFile{text: text, keeps: l.FormatKeeps(text)}
+	return parsedFile{text: text, keeps: l.FormatKeeps(text, name)}
 }
 
 // formatKeeps is the FormatKeeps made ahead of path's text, when it was

@@ -28,7 +28,7 @@ import (
 // TextDocumentEdits (API-NOTES §4).
 type wireWorkspaceEdit struct {
 	Changes         map[protocol.DocumentURI][]wireTextEdit `json:"changes"`
-	DocumentChanges []json.RawMessage                       `json:"documentChanges"`
+	DocumentChanges []wireDocumentChange                    `json:"documentChanges"`
 }
 
 // wireTextEdit is a TextEdit or an AnnotatedTextEdit (the annotation is
@@ -167,11 +167,7 @@ func decodeWorkspaceEdit(raw json.RawMessage) ([]wsOp, error) {
 	}
 	var ops []wsOp
 	if we.DocumentChanges != nil {
-		for i, entry := range we.DocumentChanges {
-			var dc wireDocumentChange
-			if err := json.Unmarshal(entry, &dc); err != nil {
-				return nil, bad("documentChanges[%d]: %v", i, err)
-			}
+		for i, dc := range we.DocumentChanges {
 			op := wsOp{kind: dc.Kind, uri: dc.URI, newURI: dc.NewURI}
 			if dc.TextDocument != nil {
 				op.named = append(op.named, dc.TextDocument.URI)

@@ -54,6 +54,9 @@ func StampOf(info fs.FileInfo) (Stamp, bool) {
 // StampPath is the stamp of the file at abs (symlinks followed when
 // follow), Missing when there is none.
 func StampPath(abs string, follow bool) (Stamp, bool) {
+	if s, ok, done := stampPathSys(abs, follow); done {
+		return s, ok
+	}
 	stat := os.Lstat
 	if follow {
 		stat = os.Stat
