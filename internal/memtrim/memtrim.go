@@ -24,8 +24,11 @@ import (
 // Threshold is what a call must have allocated (the whole process's
 // allocations while it ran) for a release after it. A warm read on the
 // standard library allocates a few MB; a rename over it, the left-behind
-// scan and formatting of the files it touches, about 80 MB.
-var Threshold uint64 = 32 << 20
+// scan and formatting of the files it touches, once about 80 MB, less
+// since its parses skip what does not name the name: at 32 MB it no longer
+// reached the threshold, and nvbridge's resident set after it stayed 13
+// MiB higher (the bench's std memory goal).
+var Threshold uint64 = 16 << 20
 
 const allocsMetric = "/gc/heap/allocs:bytes"
 
