@@ -5,9 +5,11 @@ import (
 	"go/format"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -54,18 +56,8 @@ func TestGoFormatKeeps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		byName := map[string][]int{}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok && id.Name != "_" {
-				byName[id.Name] = append(byName[id.Name], fset.Position(id.Pos()).Offset)
-			}
-			return true
-		})
-		names := make([]string, 0, len(byName))
-		for n := range byName {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		byName := identOffsets(fset, f)
+		names := slices.Sorted(maps.Keys(byName))
 		for _, name := range names {
 			at := byName[name]
 			for _, to := range []string{name + "Renamed", "q"} {
@@ -172,11 +164,7 @@ func TestGoFormatKeepsComments(t *testing.T) {
 			}
 			return true
 		})
-		names := make([]string, 0, len(byName))
-		for n := range byName {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(byName))
 		const perFile = 12
 		if step := len(names) / perFile; step > 1 {
 			sampled := names[:0]
@@ -307,18 +295,8 @@ func TestGoFormatKeepsNamed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		byName := map[string][]int{}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok && id.Name != "_" {
-				byName[id.Name] = append(byName[id.Name], fset.Position(id.Pos()).Offset)
-			}
-			return true
-		})
-		names := make([]string, 0, len(byName))
-		for n := range byName {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		byName := identOffsets(fset, f)
+		names := slices.Sorted(maps.Keys(byName))
 		if step := len(names) / 8; step > 1 {
 			sampled := names[:0]
 			for i := 0; i < len(names); i += step {
@@ -453,4 +431,17 @@ func TestGoParagraphs(t *testing.T) {
 	if got, whole := goFormatKeepsOf(src, "a = 1")(at, "aaa"), goFormatKeepsOf(src, "")(at, "aaa"); got != whole || got {
 		t.Errorf("a in an aligned var group: told %v, whole %v", got, whole)
 	}
+}
+
+// identOffsets is the byte offsets of f's identifiers (the blank one
+// aside), by name.
+func identOffsets(fset *token.FileSet, f *ast.File) map[string][]int {
+	byName := map[string][]int{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && id.Name != "_" {
+			byName[id.Name] = append(byName[id.Name], fset.Position(id.Pos()).Offset)
+		}
+		return true
+	})
+	return byName
 }
