@@ -107,23 +107,11 @@ func TestGoFormatKeeps(t *testing.T) {
 // gofmt does keep it byte for byte; and it says so for most of the
 // renames of a name in comments only.
 func TestGoFormatKeepsComments(t *testing.T) {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Fatalf("go env GOROOT: %v", err)
-	}
-	goroot := strings.TrimSpace(string(out))
-	var files []string
 	// Packages whose comments hold every shape go/doc/comment knows,
 	// and a sample of each file's names (every name would take minutes).
-	for _, pkg := range []string{"go/doc/comment", "net/http", "text/tabwriter"} {
-		m, err := filepath.Glob(filepath.Join(goroot, "src", filepath.FromSlash(pkg), "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, m...)
-	}
+	files := gorootFiles(t, "go/doc/comment", "net/http", "text/tabwriter")
 	if len(files) < 50 {
-		t.Fatalf("only %d files of the standard library found in %s", len(files), goroot)
+		t.Fatalf("only %d files of the standard library found", len(files))
 	}
 	kept, formatted, checked := 0, 0, 0
 	for _, file := range files {
@@ -270,19 +258,7 @@ func TestGoFormatKeepsDocComment(t *testing.T) {
 // (code and comments), for one of its uses alone, and for another name's
 // uses asked with that name.
 func TestGoFormatKeepsNamed(t *testing.T) {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Fatalf("go env GOROOT: %v", err)
-	}
-	goroot := strings.TrimSpace(string(out))
-	var files []string
-	for _, pkg := range []string{"go/parser", "go/printer", "net/http"} {
-		m, err := filepath.Glob(filepath.Join(goroot, "src", filepath.FromSlash(pkg), "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, m...)
-	}
+	files := gorootFiles(t, "go/parser", "go/printer", "net/http")
 	checked, blanked, elsewhere, kept := 0, 0, 0, 0
 	for _, file := range files {
 		data, err := os.ReadFile(file)
@@ -444,4 +420,23 @@ func identOffsets(fset *token.FileSet, f *ast.File) map[string][]int {
 		return true
 	})
 	return byName
+}
+
+// gorootFiles is the Go files of the standard library's packages pkgs.
+func gorootFiles(t *testing.T, pkgs ...string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	goroot := strings.TrimSpace(string(out))
+	var files []string
+	for _, pkg := range pkgs {
+		m, err := filepath.Glob(filepath.Join(goroot, "src", filepath.FromSlash(pkg), "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	return files
 }
