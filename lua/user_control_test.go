@@ -2,6 +2,9 @@ package lua_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -282,7 +285,7 @@ return out`, &items)
 // publishDiagnostics handler, and :NvbridgeStop disconnects every agent
 // and removes its autocmds: no User NvbridgeDiagnostics fires afterwards.
 func TestStopRemovesEverything(t *testing.T) {
-	root := writeFiles(t, map[string]string{"a.txt": "one\n"})
+	root := writeFiles(t, map[string]string{"a.txt": "one\n", "b.txt": "two\n"})
 	u := startUser(t, root, approveNothing+`
 _G.handler_before = vim.lsp.handlers['textDocument/publishDiagnostics']
 _G.fired = 0
@@ -290,7 +293,35 @@ vim.api.nvim_create_autocmd('User', { pattern = 'NvbridgeDiagnostics', callback 
 _G.notes = {}
 vim.notify = function(msg) table.insert(_G.notes, msg) end
 `)
-	u.mustCall("get_buffer_info", `{"file":"a.txt","include_content":false}`)
+	// The user's Neovim's inotify descriptors (its own file watchers may
+	// hold some): a request on a.txt then one on b.txt, and b.txt's file
+	// is watched for the requests on a.txt (watch.lua) through one more.
+	var pid int
+	u.lua(`return vim.fn.getpid()`, &pid)
+	inotifyFds := func() int {
+		t.Helper()
+		dir := fmt.Sprintf("/proc/%d/fd", pid)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, e := range entries {
+			if target, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && target == "anon_inode:inotify" {
+				n++
+			}
+		}
+		return n
+	}
+	before := inotifyFds()
+	for _, f := range []string{"a.txt", "b.txt", "a.txt"} {
+		u.mustCall("get_buffer_info", `{"file":"`+f+`","include_content":false}`)
+	}
+	var covered bool
+	u.lua(`return require('nvbridge.watch').covered((...))`, &covered, u.abs("b.txt"))
+	if n := inotifyFds(); !covered || n != before+1 {
+		t.Fatalf("b.txt covered %v, inotify descriptors %d with nvbridge, %d before: want covered through one more", covered, n, before)
+	}
 	var same bool
 	u.lua(`return vim.lsp.handlers['textDocument/publishDiagnostics'] == _G.handler_before`, &same)
 	if !same {
@@ -348,6 +379,9 @@ return { group = group, fired = _G.fired, same = vim.lsp.handlers['textDocument/
 	}
 	if text := strings.Join(st.Notes, "\n"); !strings.Contains(text, "disconnected 1 agent") {
 		t.Errorf(":NvbridgeStop said %q", text)
+	}
+	if n := inotifyFds(); n != before {
+		t.Errorf("%d inotify descriptors after the stop, %d before nvbridge's requests: the watch was left open", n, before)
 	}
 }
 

@@ -9,6 +9,7 @@
 ---   wait       the waits for a buffer's servers and their diagnostics
 ---   status     what the servers are and support, the diagnostics held
 ---   buffers    loading, reconciling with the disk, reading lines
+---   watch      which files changed on disk, told by the kernel (inotify)
 ---   apply, guard, undo_log, write    changesets into buffers and the disk
 ---   verify, actions, navigation, structure, syntax, servers, debug_ui
 ---   user, agents, review, changes    the user's side (attached mode)
@@ -45,6 +46,7 @@ function M.teardown()
   observe.installed, async.installed = false, false
   loaded.release_extra(nil, 0)
   buffers.untrack()
+  require('nvbridge.watch').close()
   async.cancel_all()
 end
 

@@ -13,6 +13,7 @@ local api = vim.api
 local fail = require('nvbridge._error').fail
 local loaded = require('nvbridge.loaded')
 local buf_option = require('nvbridge._compat').buf_option
+local watch = require('nvbridge.watch')
 
 --- A file's bytes (nil when it cannot be read).
 ---@param path string
@@ -387,22 +388,34 @@ end
 -- disk: requests read other files too (a definition in another file,
 -- references), and a server must not answer from a stale buffer. Buffers
 -- with unsaved changes keep them (a request that targets one reports the
--- conflict); a buffer is a stat when nothing changed.
+-- conflict). A buffer that agreed with its file is passed over while its
+-- text did not move and the kernel told of no change to the file since
+-- (watch.lua: the queue read once here); where it cannot tell, a stat.
 local function refresh_others(except)
+  watch.drain()
   for _, b in ipairs(api.nvim_list_bufs()) do
     if b == except then -- open keeps (or drops) its own agreement
     elseif api.nvim_buf_is_loaded(b) then
       local name = api.nvim_buf_get_name(b)
       local seen = agreed[b]
-      local stat = seen and uv.fs_stat(name)
-      if name ~= '' and not (stat and seen.tick == api.nvim_buf_get_changedtick(b) and same_stat(seen, stat)) then
-        agreed[b] = nil
-        if buf_option(b, 'buftype') == '' and not buf_option(b, 'modified') then
-          local ok, state = pcall(reconcile, b)
-          stat = ok and state == 'same' and uv.fs_stat(name)
-          if stat then
-            agreed[b] = agreement(api.nvim_buf_get_changedtick(b), stat)
+      local tick = api.nvim_buf_get_changedtick(b)
+      if not (seen and seen.watched and seen.tick == tick and watch.covered(name)) then
+        -- Covered before the stat: a change after it is an event.
+        local watched = seen and watch.cover(name)
+        local stat = seen and uv.fs_stat(name)
+        if name ~= '' and not (stat and seen.tick == tick and same_stat(seen, stat)) then
+          agreed[b] = nil
+          if buf_option(b, 'buftype') == '' and not buf_option(b, 'modified') then
+            watched = watch.cover(name)
+            local ok, state = pcall(reconcile, b)
+            stat = ok and state == 'same' and uv.fs_stat(name)
+            if stat then
+              agreed[b] = agreement(api.nvim_buf_get_changedtick(b), stat)
+              agreed[b].watched = watched
+            end
           end
+        elseif seen then
+          seen.watched = watched
         end
       end
     elseif agreed[b] then

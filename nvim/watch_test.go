@@ -1,0 +1,221 @@
+package nvim_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/lsp"
+)
+
+// TestReconcileWatchedFiles: a loaded buffer that agreed with its file is
+// passed over by the requests on other files without a stat while the
+// kernel tells of no change (lua/nvbridge/watch.lua); every way a file can
+// change on disk is told, and the next request elsewhere answers from the
+// new text. Each step checks first that the buffer was passed over on the
+// kernel's word (covered), so the step tests that word and not a stat.
+func TestReconcileWatchedFiles(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	// A package three directories down, for a move of the directory above
+	// its directory (deep/nest/inner/inner.go: Answer at line 4, asked for
+	// at deep/use.go:6). No file of deep/ or nest/ is covered: only the
+	// watches above inner.go's directory see nest/ move.
+	for name, text := range map[string]string{
+		"deep/nest/inner/inner.go": "package inner\n\n// Answer is asked for by nest.\nfunc Answer() int { return 42 }\n",
+		"deep/use.go":              "package deep\n\nimport \"example.com/shop/deep/nest/inner\"\n\n// Asked calls inner.Answer.\nvar Asked = inner.Answer()\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	dir := filepath.Join(root, "orders")
+	orders := filepath.Join(dir, "orders.go")
+	// Process is defined at orders/orders.go:33 and called at main.go:27;
+	// every step inserts lines above it.
+	want := 33
+	definition := func(t *testing.T) {
+		t.Helper()
+		res, err := client.Definition(ctx, "main.go", lsp.Target{Line: 27, Symbol: "Process"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Locations) != 1 || res.Locations[0].File != "orders/orders.go" || res.Locations[0].Line != want {
+			t.Fatalf("definition of Process: %+v, want orders/orders.go:%d", res.Locations, want)
+		}
+	}
+	covered := func(t *testing.T, path string) bool {
+		t.Helper()
+		var ok bool
+		if err := s.ExecLua(ctx, "return require('nvbridge.watch').covered((...))", &ok, path); err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	// The text of orders.go with n comment lines at the top.
+	withLines := func(t *testing.T, n int) []byte {
+		t.Helper()
+		old, err := os.ReadFile(orders)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append([]byte(strings.Repeat("// inserted on disk\n", n)), old...)
+	}
+
+	if _, err := client.Info(ctx, "orders/orders.go", false); err != nil {
+		t.Fatal(err)
+	}
+	definition(t) // orders.go found in agreement with its file: covered
+	steps := []struct {
+		name   string
+		lines  int
+		change func(t *testing.T, lines int)
+	}{
+		{"written in place", 1, func(t *testing.T, n int) { insertAtTop(t, orders, n) }},
+		{"the same size and times", 1, func(t *testing.T, n int) {
+			// A comment line becomes two, the file keeps its size, and
+			// its modification time is set back: only its change time
+			// (which no stat was asked for) and the kernel's event tell.
+			st, err := os.Stat(orders)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old, err := os.ReadFile(orders)
+			if err != nil {
+				t.Fatal(err)
+			}
+			comment := "// ErrEmpty is returned for orders without lines."
+			if !strings.Contains(string(old), comment) {
+				t.Fatalf("orders.go has no line %q", comment)
+			}
+			text := strings.Replace(string(old), comment, "//\n"+comment[:len(comment)-3], 1)
+			if err := os.WriteFile(orders, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(orders, st.ModTime(), st.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a new file renamed over it", 2, func(t *testing.T, n int) {
+			tmp := orders + ".new"
+			if err := os.WriteFile(tmp, withLines(t, n), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, orders); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"written through a hard link in another directory", 1, func(t *testing.T, n int) {
+			link := filepath.Join(t.TempDir(), "link.go")
+			if err := os.Link(orders, link); err != nil {
+				t.Fatal(err)
+			}
+			text := withLines(t, n)
+			f, err := os.OpenFile(link, os.O_WRONLY|os.O_TRUNC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Write(text); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"its directory moved away and another put in its place", 3, func(t *testing.T, n int) {
+			text := withLines(t, n)
+			away := filepath.Join(t.TempDir(), "orders")
+			if err := os.Rename(dir, away); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.CopyFS(dir, os.DirFS(away)); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(orders, text, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"after the kernel's queue of events overflowed", 1, func(t *testing.T, n int) {
+			// A file renamed back and forth in orders/ is two events a
+			// rename (moved from, moved to), more than the queue holds
+			// (/proc/sys/fs/inotify/max_queued_events, 16384 by default);
+			// the change to orders.go comes after: its own event is lost.
+			limit := 16384
+			if b, err := os.ReadFile("/proc/sys/fs/inotify/max_queued_events"); err == nil {
+				fmt.Sscan(string(b), &limit)
+			}
+			a, b := filepath.Join(dir, "fill-a.txt"), filepath.Join(dir, "fill-b.txt")
+			if err := os.WriteFile(a, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for range limit/4 + 100 {
+				for _, p := range [][2]string{{a, b}, {b, a}} {
+					if err := os.Rename(p[0], p[1]); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := os.Remove(a); err != nil {
+				t.Fatal(err)
+			}
+			insertAtTop(t, orders, n)
+		}},
+	}
+	for _, step := range steps {
+		t.Run(step.name, func(t *testing.T) {
+			// Passed over once more on the kernel's word, then changed.
+			definition(t)
+			if !covered(t, orders) {
+				t.Fatal("orders.go is not covered by the kernel's watch after requests elsewhere: the reads stat it")
+			}
+			step.change(t, step.lines)
+			want += step.lines
+			definition(t)
+			if !covered(t, orders) {
+				t.Fatal("orders.go is not covered again once reloaded")
+			}
+		})
+	}
+
+	t.Run("the directory above its directory moved away and another put in its place", func(t *testing.T) {
+		inner := filepath.Join(root, "deep", "nest", "inner", "inner.go")
+		answer := func(t *testing.T, line int) {
+			t.Helper()
+			res, err := client.Definition(ctx, "deep/use.go", lsp.Target{Line: 6, Symbol: "Answer"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Locations) != 1 || res.Locations[0].File != "deep/nest/inner/inner.go" || res.Locations[0].Line != line {
+				t.Fatalf("definition of Answer: %+v, want deep/nest/inner/inner.go:%d", res.Locations, line)
+			}
+		}
+		if _, err := client.Info(ctx, "deep/nest/inner/inner.go", false); err != nil {
+			t.Fatal(err)
+		}
+		answer(t, 4)
+		answer(t, 4)
+		if !covered(t, inner) {
+			t.Fatal("inner.go is not covered by the kernel's watch after requests elsewhere")
+		}
+		// nest/ goes; a copy with two more lines in inner.go takes its
+		// place: inner/ itself did not move within nest/, and inner.go did
+		// not change.
+		away := filepath.Join(t.TempDir(), "nest")
+		if err := os.Rename(filepath.Join(root, "deep", "nest"), away); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.CopyFS(filepath.Join(root, "deep", "nest"), os.DirFS(away)); err != nil {
+			t.Fatal(err)
+		}
+		insertAtTop(t, inner, 2)
+		answer(t, 6)
+	})
+}
