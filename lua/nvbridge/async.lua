@@ -222,9 +222,6 @@ function M.send(chan, id, bufnr, client, reqs, finish)
   -- undo) must see every buffer's current text, so send all pending changes.
   compat.flush_changes(client)
   local k = key(chan, id)
-  -- A server still loading answers late: relay its $/progress meanwhile
-  -- (once per operation: a read sends again about the first answer).
-  relays[k] = relays[k] or relay_progress(chan, id, bufnr)
   -- pending: request id -> index in reqs, until answered.
   local op = { client = client, bufnr = bufnr, chan = chan, id = id, pending = {}, methods = {} }
   local answers, left = {}, #reqs
@@ -271,6 +268,13 @@ function M.send(chan, id, bufnr, client, reqs, finish)
     else
       op.settle(i, { err = fail('OPERATION_FAILED', client.name .. ' refused ' .. r.method .. ' (server stopped?)') })
     end
+  end
+  -- A server still loading answers late: relay its $/progress meanwhile
+  -- (once per operation: a read sends again about the first answer). Set
+  -- up once the requests went (no progress is handled before this
+  -- returns), unless they were all answered at once.
+  if in_flight[k] == op then
+    relays[k] = relays[k] or relay_progress(chan, id, bufnr)
   end
 end
 

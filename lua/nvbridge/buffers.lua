@@ -539,11 +539,25 @@ end
 M.state = buffer_state
 
 --- Loads path into a buffer (without showing it) and reconciles it with the
---- disk. Returns the buffer state, or {err = {code, message}}.
+--- disk. Returns the buffer state, or {err = {code, message}}; lazy: only
+--- {bufnr, state}, the caller takes the rest (M.state) when it needs it.
 ---@param path string absolute, already confined to the workspace by the caller
 ---@param must_exist boolean
+---@param lazy boolean?
 ---@return nvbridge.OpenReply
-function M.open(path, must_exist)
+function M.open(path, must_exist, lazy)
+  -- The target agreed with its file, its text did not move and the kernel
+  -- told of no change to the file since (watch.lua): it is the same
+  -- regular file, still there, and reconcile would find the same.
+  local known = bufnr_of[path]
+  local seen = known and agreed[known]
+  if seen and seen.watched and api.nvim_buf_is_loaded(known) and seen.tick == api.nvim_buf_get_changedtick(known) then
+    watch.drain()
+    if watch.covered(path) and api.nvim_buf_get_name(known) == path then
+      refresh_others(known)
+      return lazy and { bufnr = known, state = 'same' } or buffer_state(known, 'same')
+    end
+  end
   local stat = uv.fs_stat(path)
   if stat and stat.type == 'directory' then
     return { err = fail('INVALID_PARAMETER', path .. ' is a directory, not a file', { remediation = 'name a file inside it' }) }
@@ -563,15 +577,24 @@ function M.open(path, must_exist)
   if api.nvim_buf_is_loaded(bufnr) then
     -- Neither text nor file moved since they last agreed: reconcile would
     -- find the same (at several times the cost, on every request).
-    local seen = agreed[bufnr]
+    seen = agreed[bufnr]
     if seen and stat and seen.tick == api.nvim_buf_get_changedtick(bufnr) and same_stat(seen, stat) then
       state = 'same'
+      if not seen.watched then
+        -- Covered, then looked at again: still the file it agreed with,
+        -- and from now on a change is told.
+        local again = watch.cover(path) and uv.fs_stat(path)
+        seen.watched = again and same_stat(seen, again) or false
+      end
     else
       agreed[bufnr] = nil
+      -- Covered before reconcile reads the file: a change after is told.
+      local watched = not buf_option(bufnr, 'modified') and watch.cover(path)
       state = reconcile(bufnr)
       local now = state == 'same' and not buf_option(bufnr, 'modified') and uv.fs_stat(path)
       if now then
         agreed[bufnr] = agreement(api.nvim_buf_get_changedtick(bufnr), now)
+        agreed[bufnr].watched = watched
       end
     end
   else
@@ -595,7 +618,7 @@ function M.open(path, must_exist)
     }
   end
   refresh_others(bufnr)
-  return buffer_state(bufnr, state)
+  return lazy and { bufnr = bufnr, state = state } or buffer_state(bufnr, state)
 end
 
 return M

@@ -161,26 +161,34 @@ end
 ---@param spec nvbridge.ReadSpec
 ---@return nil # answers with nvbridge_done
 function M.read(chan, id, spec)
-  local st = buffers.open(spec.path, true)
+  local st = buffers.open(spec.path, true, true)
   if st.err then
     return done(chan, id, st.err)
   end
   local bufnr = st.bufnr
   --- Sends the request once the servers are ready (clients: the ready
-  --- ones, described with the methods of spec.methods they support;
-  --- at_once: no wait came between the open and now, so the buffer is as
-  --- open described it).
-  local function request(clients, at_once)
+  --- ones, described with the methods of spec.methods they support).
+  local function request(clients)
     local text = api.nvim_buf_get_lines(bufnr, spec.line, spec.line + 1, false)[1]
     local reply = {
-      buffer = at_once and st or buffers.state(bufnr, st.state),
       -- vim.json.encode has no empty array: none is null.
       clients = #clients > 0 and clients or vim.NIL,
       line = text == nil and vim.NIL or text,
     }
+    -- The reply's members after its first, as JSON, with the buffer's
+    -- state: made once the request went, while the server works on it (the
+    -- same state as before it: nothing else ran between).
+    local tail
+    local function reply_tail()
+      if not tail then
+        reply.buffer = buffers.state(bufnr, st.state)
+        tail = vim.json.encode(reply):sub(2)
+      end
+      return tail
+    end
     local function unsent(why)
       reply.unsent = why
-      done(chan, id, nil, vim.json.encode(reply))
+      done(chan, id, nil, '{' .. reply_tail())
     end
     local chosen
     for _, c in ipairs(clients) do
@@ -215,8 +223,8 @@ function M.read(chan, id, spec)
         table.insert(reqs, { method = method, params = { textDocument = params.textDocument, position = position } })
       end
     end
+    reply.client = chosen.id
     async.send(chan, id, bufnr, client, reqs, function(answers)
-      reply.client = chosen.id
       null_results(answers)
       local wanted = spec.block > 0 and location_lines(answers[1].result, spec.block) or {}
       local function finish(chained)
@@ -224,7 +232,7 @@ function M.read(chan, id, spec)
         -- The answers first: the trace shows an answer's start.
         done(chan, id, nil, '{"answers":' .. vim.json.encode(answers)
           .. (chained and ',"chained":' .. vim.json.encode(chained) or '')
-          .. ',"lines":' .. vim.json.encode(lines) .. ',' .. vim.json.encode(reply):sub(2))
+          .. ',"lines":' .. vim.json.encode(lines) .. ',' .. reply_tail())
       end
       -- spec.chain: asked about the answer's first item, where the server
       -- offers them (a call hierarchy's first level, in this call).
@@ -249,12 +257,13 @@ function M.read(chan, id, spec)
         finish(chained)
       end)
     end)
+    reply_tail()
   end
   -- The usual case, as wait.when_ready's first look finds it, with the
   -- clients looked up once: one is ready and none is busy.
   local clients = status.ready_clients(bufnr, spec.methods)
   if #clients > 0 and not busy(clients) then
-    return request(clients, true)
+    return request(clients)
   end
   wait.when_ready(chan, id, bufnr, spec.grace_ms, 10000, function(err, cancelled)
     if cancelled then
@@ -263,7 +272,7 @@ function M.read(chan, id, spec)
     if err then
       return done(chan, id, err)
     end
-    request(status.ready_clients(bufnr, spec.methods), false)
+    request(status.ready_clients(bufnr, spec.methods))
   end)
 end
 
