@@ -313,6 +313,19 @@ function M.request(chan, id, bufnr, client_id, method, params_json)
   end)
 end
 
+--- Runs one op of start_ops (a function of its own, not a closure made
+--- per op: pcall calls it with its arguments).
+---@param chan integer
+---@param op table
+local function start_op(chan, op)
+  local module, name = op[1], op[2]
+  local fn = require(module)[name]
+  if type(fn) ~= 'function' then
+    error('not an operation: ' .. tostring(module) .. '.' .. tostring(name), 0)
+  end
+  fn(chan, op[3], unpack(op, 5, 4 + op[4]))
+end
+
 --- Starts several asynchronous operations in one call (the Go side
 --- batches the starts its callers make together): each op is {module,
 --- name, id, count, args...}, run as require(module)[name](chan, id,
@@ -324,16 +337,9 @@ end
 ---@param chan integer
 function M.start_ops(chan, ops)
   for _, op in ipairs(ops) do
-    local module, name, id, count = op[1], op[2], op[3], op[4]
-    local ok, err = pcall(function()
-      local fn = require(module)[name]
-      if type(fn) ~= 'function' then
-        error('not an operation: ' .. tostring(module) .. '.' .. tostring(name), 0)
-      end
-      fn(chan, id, unpack(op, 5, 4 + count))
-    end)
+    local ok, err = pcall(start_op, chan, op)
     if not ok then
-      done(chan, id, type(err) == 'table' and err or fail('OPERATION_FAILED', tostring(err)))
+      done(chan, op[3], type(err) == 'table' and err or fail('OPERATION_FAILED', tostring(err)))
     end
   end
 end

@@ -543,9 +543,9 @@ M.state = buffer_state
 --- {bufnr, state}, the caller takes the rest (M.state) when it needs it.
 ---@param path string absolute, already confined to the workspace by the caller
 ---@param must_exist boolean
----@param lazy boolean?
+---@param lazy boolean
 ---@return nvbridge.OpenReply
-function M.open(path, must_exist, lazy)
+local function open(path, must_exist, lazy)
   -- The target agreed with its file, its text did not move and the kernel
   -- told of no change to the file since (watch.lua): it is the same
   -- regular file, still there, and reconcile would find the same.
@@ -619,6 +619,23 @@ function M.open(path, must_exist, lazy)
   end
   refresh_others(bufnr)
   return lazy and { bufnr = bufnr, state = state } or buffer_state(bufnr, state)
+end
+
+--- open: the buffer state, or {err = {code, message}}.
+---@param path string absolute, already confined to the workspace by the caller
+---@param must_exist boolean
+---@return nvbridge.OpenReply
+function M.open(path, must_exist)
+  return open(path, must_exist, false)
+end
+
+--- open, answering {bufnr, state} only (or {err}): the caller takes the
+--- rest (M.state) when it needs it (read.lua: once its request went).
+---@param path string
+---@param must_exist boolean
+---@return {bufnr: integer, state: string, err: nvbridge.Error?}
+function M.open_lazy(path, must_exist)
+  return open(path, must_exist, true)
 end
 
 return M

@@ -99,25 +99,37 @@ local function call_lines(wanted, item, calls)
   end
 end
 
---- Reads the wanted lines of the files loaded in buffers (what the servers
---- see), by URI: {uri: {"line": text}}. A file no buffer holds is left out
---- (the Go side reads the disk, as for get_lines).
----@param wanted table<string, table<integer, true>>
----@return table
-local function loaded_lines(wanted)
-  local out = vim.empty_dict()
-  if next(wanted) == nil then
-    return out
-  end
+--- The loaded buffers by name.
+---@return table<string, integer>
+local function loaded_buffers()
   local loaded = {}
   for _, b in ipairs(api.nvim_list_bufs()) do
     if api.nvim_buf_is_loaded(b) then
       loaded[api.nvim_buf_get_name(b)] = b
     end
   end
+  return loaded
+end
+
+--- Reads the wanted lines of the files loaded in buffers (what the servers
+--- see), by URI: {uri: {"line": text}}. A file no buffer holds is left out
+--- (the Go side reads the disk, as for get_lines). loaded: the loaded
+--- buffers by name, as loaded_buffers found them when the request went
+--- (made while the server worked); a buffer unloaded or renamed since is
+--- left out, and one loaded since is as it was then: not loaded.
+---@param wanted table<string, table<integer, true>>
+---@param loaded table<string, integer>?
+---@return table
+local function loaded_lines(wanted, loaded)
+  local out = vim.empty_dict()
+  if next(wanted) == nil then
+    return out
+  end
+  loaded = loaded or loaded_buffers()
   for uri, lines in pairs(wanted) do
-    local b = uri:sub(1, 5) == 'file:' and loaded[vim.uri_to_fname(uri)]
-    if b then
+    local name = uri:sub(1, 5) == 'file:' and vim.uri_to_fname(uri)
+    local b = name and loaded[name]
+    if b and api.nvim_buf_is_loaded(b) and api.nvim_buf_get_name(b) == name then
       local texts = vim.empty_dict()
       for l in pairs(lines) do
         local text = l >= 0 and api.nvim_buf_get_lines(b, l, l + 1, false)[1]
@@ -161,27 +173,35 @@ end
 ---@param spec nvbridge.ReadSpec
 ---@return nil # answers with nvbridge_done
 function M.read(chan, id, spec)
-  local st = buffers.open(spec.path, true, true)
+  local st = buffers.open_lazy(spec.path, true)
   if st.err then
     return done(chan, id, st.err)
   end
   local bufnr = st.bufnr
-  --- Sends the request once the servers are ready (clients: the ready
-  --- ones, described with the methods of spec.methods they support).
-  local function request(clients)
+  --- Sends the request once the servers are ready (ready: the ready
+  --- clients, as Neovim has them).
+  local function request(ready)
     local text = api.nvim_buf_get_lines(bufnr, spec.line, spec.line + 1, false)[1]
-    local reply = {
-      -- vim.json.encode has no empty array: none is null.
-      clients = #clients > 0 and clients or vim.NIL,
-      line = text == nil and vim.NIL or text,
-    }
+    local reply = { line = text == nil and vim.NIL or text }
     -- The reply's members after its first, as JSON, with the buffer's
-    -- state: made once the request went, while the server works on it (the
-    -- same state as before it: nothing else ran between).
-    local tail
+    -- state and the clients described with the methods of spec.methods
+    -- they support: made once the request went, while the server works on
+    -- it (the same as before it: nothing else ran between). described:
+    -- the chosen server's description, whose methods the chain is sent by
+    -- (the Go side reads the answers by the same).
+    local tail, described
+    local chosen
     local function reply_tail()
       if not tail then
         reply.buffer = buffers.state(bufnr, st.state)
+        local clients = status.describe(ready, bufnr, spec.methods)
+        for _, c in ipairs(clients) do
+          if chosen and c.id == chosen.id then
+            described = c
+          end
+        end
+        -- vim.json.encode has no empty array: none is null.
+        reply.clients = #clients > 0 and clients or vim.NIL
         tail = vim.json.encode(reply):sub(2)
       end
       return tail
@@ -190,9 +210,8 @@ function M.read(chan, id, spec)
       reply.unsent = why
       done(chan, id, nil, '{' .. reply_tail())
     end
-    local chosen
-    for _, c in ipairs(clients) do
-      if c.methods[spec.method] then
+    for _, c in ipairs(ready) do
+      if status.supports_method(c, spec.method, bufnr) then
         chosen = c
         break
       end
@@ -203,32 +222,30 @@ function M.read(chan, id, spec)
     if text ~= spec.text then
       return unsent('line')
     end
-    local character = spec.positions[chosen.offset_encoding]
+    local character = spec.positions[chosen.offset_encoding or 'utf-16']
     if not character then
       return unsent('encoding')
     end
     if not (spec.ready_names[chosen.name] or spec.analysed[bufnr .. ':' .. chosen.id]) then
       return unsent('analysis')
     end
-    local client = vim.lsp.get_client_by_id(chosen.id)
-    if not client then
-      return unsent('no server')
-    end
+    local client = chosen
     local position = { line = spec.line, character = character }
     local params = vim.json.decode(spec.params)
     params.position = position
     local reqs = { { method = spec.method, params = params } }
     for _, method in ipairs(spec.also or {}) do
-      if chosen.methods[method] then
+      if status.supports_method(client, method, bufnr) then
         table.insert(reqs, { method = method, params = { textDocument = params.textDocument, position = position } })
       end
     end
     reply.client = chosen.id
+    local loaded
     async.send(chan, id, bufnr, client, reqs, function(answers)
       null_results(answers)
       local wanted = spec.block > 0 and location_lines(answers[1].result, spec.block) or {}
       local function finish(chained)
-        local lines = loaded_lines(wanted)
+        local lines = loaded_lines(wanted, loaded)
         -- The answers first: the trace shows an answer's start.
         done(chan, id, nil, '{"answers":' .. vim.json.encode(answers)
           .. (chained and ',"chained":' .. vim.json.encode(chained) or '')
@@ -240,8 +257,9 @@ function M.read(chan, id, spec)
       local item = not answers[1].err and type(result) == 'table' and result[1]
       local chain = {}
       if type(item) == 'table' then
+        reply_tail()
         for _, method in ipairs(spec.chain or {}) do
-          if chosen.methods[method] then
+          if described.methods[method] then
             table.insert(chain, { method = method, params = { item = item } })
           end
         end
@@ -258,12 +276,15 @@ function M.read(chan, id, spec)
       end)
     end)
     reply_tail()
+    if spec.block > 0 or spec.chain then
+      loaded = loaded_buffers()
+    end
   end
   -- The usual case, as wait.when_ready's first look finds it, with the
   -- clients looked up once: one is ready and none is busy.
-  local clients = status.ready_clients(bufnr, spec.methods)
-  if #clients > 0 and not busy(clients) then
-    return request(clients)
+  local ready = status.ready(bufnr)
+  if #ready > 0 and not busy(ready) then
+    return request(ready)
   end
   wait.when_ready(chan, id, bufnr, spec.grace_ms, 10000, function(err, cancelled)
     if cancelled then
@@ -272,7 +293,7 @@ function M.read(chan, id, spec)
     if err then
       return done(chan, id, err)
     end
-    request(status.ready_clients(bufnr, spec.methods))
+    request(status.ready(bufnr))
   end)
 end
 

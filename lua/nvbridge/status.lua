@@ -78,6 +78,36 @@ local function describe(client, bufnr, wanted)
   }
 end
 
+--- The buffer's initialized, running clients, as Neovim has them (a read
+--- picks its server from these, and describes them once its request went).
+---@param bufnr integer
+---@return vim.lsp.Client[]
+function M.ready(bufnr)
+  local out = {}
+  for _, client in ipairs(get_clients({ bufnr = bufnr })) do
+    if client.initialized and not is_stopped(client) then
+      table.insert(out, client)
+    end
+  end
+  return out
+end
+
+--- Clients described (as ready_clients does) with the methods of wanted
+--- each supports for bufnr.
+---@param clients vim.lsp.Client[]
+---@param bufnr integer
+---@param wanted string[]
+---@return nvbridge.Client[]
+function M.describe(clients, bufnr, wanted)
+  local out = {}
+  for i, client in ipairs(clients) do
+    out[i] = describe(client, bufnr, wanted)
+  end
+  return out
+end
+
+M.supports_method = supports_method
+
 --- The buffer's initialized, running clients, described; with_methods
 --- adds the methods each supports for the buffer (the costly part: one
 --- capability check per LSP method), for the answer only.
