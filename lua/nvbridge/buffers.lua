@@ -211,11 +211,17 @@ local function load(path, before)
   -- Named relative to the current directory when inside it, as :edit
   -- names it: a buffer the user is later shown (:ls) reads as theirs do.
   local b = vim.fn.bufadd(vim.fn.fnamemodify(path, ':.'))
-  -- shortmess+=A: an existing swap file must not stop us with a prompt.
+  -- shortmess+=A: an existing swap file must not stop us with a prompt
+  -- (the embedded Neovim has it; a user's is set back after).
   local shortmess = vim.o.shortmess
-  vim.o.shortmess = shortmess .. 'A'
+  local add = not shortmess:find('A', 1, true)
+  if add then
+    vim.o.shortmess = shortmess .. 'A'
+  end
   local ok, err = pcall(vim.fn.bufload, b)
-  vim.o.shortmess = shortmess
+  if add then
+    vim.o.shortmess = shortmess
+  end
   if not ok then
     return nil, tostring(err)
   end

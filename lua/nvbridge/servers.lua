@@ -210,31 +210,33 @@ local handlers = {
   end,
 }
 
+-- The specs by filetype, in M.specs' order (setup makes it): a file's load
+-- looked through every spec's list.
+local by_filetype = {}
+
 local function start_for(bufnr, workspace_root)
   local ft = buf_option(bufnr, 'filetype')
-  for _, spec in ipairs(M.specs) do
-    if vim.tbl_contains(spec.filetypes, ft) then
-      local root = find_root(bufnr, spec.markers, workspace_root)
-      -- Every file after the first of a workspace: its server runs. The
-      -- config (its capabilities, a tenth of a millisecond to make) would
-      -- only be compared and dropped by vim.lsp.start's reuse.
-      local client = running(spec.name, root)
-      if client or vim.fn.executable(spec.cmd[1]) == 1 then
-        start_client(function()
-          return {
-            name = spec.name,
-            cmd = spec.cmd,
-            root_dir = root,
-            init_options = spec.init_options,
-            settings = spec.settings,
-            cmd_env = spec.env,
-            capabilities = embedded.capabilities(),
-            on_init = embedded.on_init,
-            handlers = handlers,
-          }
-        end, bufnr, client)
-        return
-      end
+  for _, spec in ipairs(by_filetype[ft] or {}) do
+    local root = find_root(bufnr, spec.markers, workspace_root)
+    -- Every file after the first of a workspace: its server runs. The
+    -- config (its capabilities, a tenth of a millisecond to make) would
+    -- only be compared and dropped by vim.lsp.start's reuse.
+    local client = running(spec.name, root)
+    if client or vim.fn.executable(spec.cmd[1]) == 1 then
+      start_client(function()
+        return {
+          name = spec.name,
+          cmd = spec.cmd,
+          root_dir = root,
+          init_options = spec.init_options,
+          settings = spec.settings,
+          cmd_env = spec.env,
+          capabilities = embedded.capabilities(),
+          on_init = embedded.on_init,
+          handlers = handlers,
+        }
+      end, bufnr, client)
+      return
     end
   end
 end
@@ -249,8 +251,13 @@ end
 function M.setup(workspace_root, specs_json)
   vim.validate({ workspace_root = { workspace_root, 'string' }, specs_json = { specs_json, 'string' } })
   M.specs = vim.json.decode(specs_json)
+  by_filetype = {}
   for _, spec in ipairs(M.specs) do
     spec.markers = spec.markers or {}
+    for _, ft in ipairs(type(spec.filetypes) == 'table' and spec.filetypes or {}) do
+      by_filetype[ft] = by_filetype[ft] or {}
+      table.insert(by_filetype[ft], spec)
+    end
   end
   local observe = require('nvbridge.observe')
   if not vim.tbl_contains(observe.exit_listeners, on_exit) then

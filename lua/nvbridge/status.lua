@@ -18,6 +18,12 @@ local type_hierarchy_methods = {
   ['typeHierarchy/subtypes'] = true,
 }
 
+--- Whether client supports method for bufnr (Neovim's capability check,
+--- and the type hierarchy's, which Neovim 0.10 does not map).
+---@param client vim.lsp.Client
+---@param method string
+---@param bufnr integer
+---@return boolean
 local function supports_method(client, method, bufnr)
   if type_hierarchy_methods[method] and (client.server_capabilities or {}).typeHierarchyProvider then
     return true
