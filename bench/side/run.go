@@ -30,6 +30,12 @@ type Op struct {
 	// Peer: the same op through the peer agent-lsp's tools (Options.AgentLSP;
 	// nil when it has no such tool).
 	Peer sideFunc
+	// NeovimAll: through Neovim's client, every request nvbridge's answer
+	// needs, sent as nvbridge sends them (hover: the hover and, beside it,
+	// the definition that says whether the symbol is declared in a
+	// sensitive file, whose text nvbridge then withholds); nil when that is
+	// the one request Neovim already measures.
+	NeovimAll sideFunc
 	// Rounds overrides the round count (first_request: one file a round).
 	Rounds int
 }
@@ -49,6 +55,11 @@ type Stats struct {
 	NeovimMs  []float64 `json:"neovim_ms,omitempty"`
 	NeovimP50 float64   `json:"neovim_p50,omitempty"`
 	NeovimP95 float64   `json:"neovim_p95,omitempty"`
+	// The requests nvbridge's answer needs through Neovim's client, when
+	// more than the op's one (Op.NeovimAll), and that Neovim's CPU.
+	NeovimAllMs    []float64 `json:"neovim_all_ms,omitempty"`
+	NeovimAllP50   float64   `json:"neovim_all_p50,omitempty"`
+	NeovimAllCPUMs []float64 `json:"neovim_all_cpu_ms,omitempty"`
 	// The same op through the peer agent-lsp (a direct LSP client over
 	// MCP), when measured.
 	PeerMs  []float64 `json:"peer_ms,omitempty"`
@@ -247,6 +258,11 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 				return nil, fmt.Errorf("%s warm-up %s (agent-lsp): %w", m.Name, op.Name, err)
 			}
 		}
+		if op.NeovimAll != nil {
+			if _, err := op.NeovimAll(loadCtx, -1); err != nil {
+				return nil, fmt.Errorf("%s warm-up %s (through Neovim, every request): %w", m.Name, op.Name, err)
+			}
+		}
 	}
 	res.SetupSeconds = time.Since(t0).Seconds()
 	o.Logf("%s: %d lines, %d files; all sides warm after %.1fs; first-request files: %d", m.Name, m.Lines, len(m.Files), res.SetupSeconds, firstFiles)
@@ -262,7 +278,7 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 		}
 	}
 	stats := make([]Stats, len(ops))
-	counts := make([][4]int, len(ops))
+	counts := make([][5]int, len(ops))
 	var spans []callSpan // nvbridge's calls, for the phases
 	for i := range ops {
 		stats[i].Op = ops[i].Name
@@ -282,10 +298,11 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 				}
 				ran = true
 				// Sides: 0 nvbridge, 1 straight, 2 through Neovim, 3
-				// agent-lsp; the order rotates every round.
-				for k := range 4 {
-					side := (r + k) % 4
-					run := [4]sideFunc{op.Bridge, op.Straight, op.Neovim, op.Peer}[side]
+				// agent-lsp, 4 through Neovim with every request
+				// nvbridge's answer needs; the order rotates every round.
+				for k := range 5 {
+					side := (r + k) % 5
+					run := [5]sideFunc{op.Bridge, op.Straight, op.Neovim, op.Peer, op.NeovimAll}[side]
 					if run == nil {
 						continue
 					}
@@ -296,7 +313,7 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 					switch side {
 					case 0:
 						cpuPIDs = bridgePIDs
-					case 2:
+					case 2, 4:
 						cpuPIDs = []int{vn.Pid()}
 					}
 					cpu0, nvimCPU0 := cpuMs(cpuPIDs...), cpuMs(bridgeNvim...)
@@ -326,6 +343,9 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 					case 2:
 						stats[i].NeovimMs = append(stats[i].NeovimMs, d)
 						stats[i].NeovimCPUMs = append(stats[i].NeovimCPUMs, cpu)
+					case 4:
+						stats[i].NeovimAllMs = append(stats[i].NeovimAllMs, d)
+						stats[i].NeovimAllCPUMs = append(stats[i].NeovimAllCPUMs, cpu)
 					default:
 						stats[i].PeerMs = append(stats[i].PeerMs, d)
 					}
@@ -365,6 +385,9 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 			s.Counts = fmt.Sprintf("%d vs %d", counts[i][0], counts[i][1])
 			if len(s.NeovimMs) > 0 {
 				s.NeovimP50, s.NeovimP95 = Quantile(s.NeovimMs, .5), Quantile(s.NeovimMs, .95)
+			}
+			if len(s.NeovimAllMs) > 0 {
+				s.NeovimAllP50 = Quantile(s.NeovimAllMs, .5)
 			}
 			if len(s.PeerMs) > 0 {
 				s.PeerP50, s.PeerP95 = Quantile(s.PeerMs, .5), Quantile(s.PeerMs, .95)
@@ -457,8 +480,9 @@ func buildOps(m *Module, br *Bridge, st *Straight, vn *ViaNeovim, peer *AgentLSP
 	if peer != nil {
 		peers = peerOps(m, peer, fresh)
 	}
+	all := viaAll(m, vn)
 	op := func(name string, b sideFunc) Op {
-		return Op{Name: name, Bridge: b, Straight: straight[name], Neovim: via[name], Peer: peers[name]}
+		return Op{Name: name, Bridge: b, Straight: straight[name], Neovim: via[name], Peer: peers[name], NeovimAll: all[name]}
 	}
 	ops := []Op{
 		// The MCP path alone (stdio, JSON-RPC, the server's dispatch): no
@@ -501,6 +525,28 @@ func buildOps(m *Module, br *Bridge, st *Straight, vn *ViaNeovim, peer *AgentLSP
 		ops = append(ops, o)
 	}
 	return ops, len(fresh)
+}
+
+// viaAll is, for the ops whose answer nvbridge makes from more than the
+// op's one request, those requests through Neovim's client as nvbridge
+// sends them (Op.NeovimAll).
+func viaAll(m *Module, vn *ViaNeovim) map[string]sideFunc {
+	if vn == nil {
+		return nil
+	}
+	return map[string]sideFunc{
+		// get_hover_info: the hover and the definition at the same
+		// position, in one read (lsp.Client.Hover).
+		"hover": func(ctx context.Context, _ int) (int, error) {
+			if err := vn.Open(ctx, m.Decl.File); err != nil {
+				return 0, err
+			}
+			params := protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: vn.URI(m.Decl.File)},
+				Position: protocol.Position{Line: uint32(m.Decl.Line - 1), Character: uint32(m.Decl.Col)}}
+			_, err := vn.CallAll(ctx, []string{protocol.MethodTextDocumentHover, protocol.MethodTextDocumentDefinition}, params)
+			return 1, err
+		},
+	}
 }
 
 type hierOp struct {

@@ -109,6 +109,11 @@ func TestHarnessSmoke(t *testing.T) {
 		if len(s.DirectMs) > 0 && len(s.NeovimMs) != 1 {
 			t.Errorf("%s: %d timings through Neovim's client, want 1", s.Op, len(s.NeovimMs))
 		}
+		// The hover's answer needs the definition beside it: that floor
+		// too, with both answers; no other op has one.
+		if all := len(s.NeovimAllMs); (s.Op == "hover") != (all == 1 && s.NeovimAllP50 > 0 && len(s.NeovimAllCPUMs) == 1) || s.Op != "hover" && all != 0 {
+			t.Errorf("%s: %d timings through Neovim's client with every request nvbridge's answer needs (p50 %v)", s.Op, all, s.NeovimAllP50)
+		}
 	}
 	for _, w := range res.Warnings {
 		if strings.Contains(w, "through Neovim") {

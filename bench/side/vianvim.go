@@ -105,6 +105,13 @@ function S.request(id, bufnr, method, params_json)
     vim.rpcnotify(chan, 'side_done', id, 'request refused', '')
   end
 end
+-- Several requests at once, in one call (a hover and the definition
+-- nvbridge asks beside it), each answered with side_done.
+function S.request_all(ids, bufnr, methods, params_json)
+  for i, id in ipairs(ids) do
+    S.request(id, bufnr, methods[i], params_json)
+  end
+end
 -- The first request in a new file: the open and the request in one call,
 -- as nvbridge makes them (no round trip between them).
 function S.open_request(path, id, method, params_json)
@@ -281,6 +288,26 @@ func (s *ViaNeovim) answer(ctx context.Context, id int64, method string, ch chan
 	}
 }
 
+// bufferOf is the buffer of the document params (JSON) name when it is
+// open, else the first buffer opened.
+func (s *ViaNeovim) bufferOf(params []byte) (int, error) {
+	var doc struct {
+		TextDocument struct {
+			URI string `json:"uri"`
+		} `json:"textDocument"`
+	}
+	_ = json.Unmarshal(params, &doc)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	bufnr := s.first
+	for rel, b := range s.buffers {
+		if string(s.URI(rel)) == doc.TextDocument.URI {
+			bufnr = b
+		}
+	}
+	return bufnr, nil
+}
+
 // Call sends one request through Neovim's client (on the buffer of the
 // params' document when it is open) and returns its raw answer.
 func (s *ViaNeovim) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
@@ -288,26 +315,51 @@ func (s *ViaNeovim) Call(ctx context.Context, method string, params any) (json.R
 	if err != nil {
 		return nil, err
 	}
-	var doc struct {
-		TextDocument struct {
-			URI string `json:"uri"`
-		} `json:"textDocument"`
+	bufnr, err := s.bufferOf(body)
+	if err != nil {
+		return nil, err
 	}
-	_ = json.Unmarshal(body, &doc)
-	s.mu.Lock()
-	bufnr := s.first
-	for rel, b := range s.buffers {
-		if string(s.URI(rel)) == doc.TextDocument.URI {
-			bufnr = b
-		}
-	}
-	s.mu.Unlock()
 	id, ch := s.await()
 	if err := s.v.ExecLua("return require('nvbridge_side').request(...)", nil, id, bufnr, method, string(body)); err != nil {
 		s.forget(id)
 		return nil, err
 	}
 	return s.answer(ctx, id, method, ch)
+}
+
+// CallAll sends methods with the same params through Neovim's client in
+// one call to Neovim, all at once (as nvbridge sends a hover and the
+// definition it asks beside it, in one read), and waits for every answer.
+func (s *ViaNeovim) CallAll(ctx context.Context, methods []string, params any) ([]json.RawMessage, error) {
+	body, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	bufnr, err := s.bufferOf(body)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(methods))
+	chans := make([]chan viaAnswer, len(methods))
+	for i := range methods {
+		ids[i], chans[i] = s.await()
+	}
+	if err := s.v.ExecLua("return require('nvbridge_side').request_all(...)", nil, ids, bufnr, methods, string(body)); err != nil {
+		for _, id := range ids {
+			s.forget(id)
+		}
+		return nil, err
+	}
+	out := make([]json.RawMessage, len(methods))
+	for i, m := range methods {
+		if out[i], err = s.answer(ctx, ids[i], m, chans[i]); err != nil {
+			for _, id := range ids[i+1:] {
+				s.forget(id)
+			}
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Close ends Neovim (which stops gopls), killing the group if it lingers.
