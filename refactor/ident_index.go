@@ -107,6 +107,11 @@ type identEntry struct {
 	imports     []lang.Import
 	importsKept bool
 	used        uint64
+	// seen is the moment of the root's notifications (fileChanges) at
+	// which a scan last confirmed stamp (the file's directories watched
+	// before it was taken): while none names the file since, the next
+	// scans take stamp as the file's without taking it again.
+	seen workspace.Moment
 }
 
 func (e *identEntry) size() int {
@@ -178,7 +183,7 @@ var identIndex = struct {
 // when the file had the same settled stamp, the stamp the same after
 // this read too).
 func readNaming(l *lang.Language, abs, name string) (text string, spans []lang.Span, ok bool) {
-	text, spans, kept, _, ok := readNamingEntry(l, abs, hashIdent(name), time.Now())
+	text, spans, kept, _, ok := readNamingEntry(l, abs, hashIdent(name), time.Now(), nil, workspace.Moment{})
 	if kept != nil {
 		spans = kept.unpack()
 	}
@@ -189,10 +194,30 @@ func readNaming(l *lang.Language, abs, name string) (text string, spans []lang.S
 // (packed, spans nil) when they were, and the index's entry of the file
 // when it is the entry of the text read (nil otherwise); now is a time
 // before the call (a stamp settled then is settled), name hashed once for
-// a scan.
-func readNamingEntry(l *lang.Language, abs string, name hashedIdent, now time.Time) (text string, spans []lang.Span, packed packedSpans, entry *identEntry, ok bool) {
+// a scan. With changes (the root's notifications, drained at the scan's
+// moment at), a file whose entry was confirmed at a moment no
+// notification of it followed is taken as it was then, without a stamp;
+// another is watched before its stamp is taken, and its entry confirmed
+// at at.
+func readNamingEntry(l *lang.Language, abs string, name hashedIdent, now time.Time, changes *workspace.Changes, at workspace.Moment) (text string, spans []lang.Span, packed packedSpans, entry *identEntry, ok bool) {
 	key := identKey{abs: abs, lang: l}
-	stamp, stamped := workspace.StampPath(abs, true)
+	var stamp workspace.Stamp
+	stamped, confirmed, watched := false, false, false
+	if changes != nil {
+		identIndex.Lock()
+		e := identIndex.m[key]
+		var seen workspace.Moment
+		if e != nil {
+			stamp, seen = e.stamp, e.seen
+		}
+		identIndex.Unlock()
+		confirmed = e != nil && changes.Unchanged(abs, seen)
+		stamped = confirmed
+	}
+	if !confirmed {
+		watched = changes != nil && changes.Watch(abs)
+		stamp, stamped = stampPath(abs, true)
+	}
 	stamped = stamped && !stamp.Missing
 	if stamped {
 		identIndex.Lock()
@@ -200,6 +225,9 @@ func readNamingEntry(l *lang.Language, abs string, name hashedIdent, now time.Ti
 		if e != nil && e.stamp == stamp {
 			identIndex.clock++
 			e.used = identIndex.clock
+			if watched {
+				e.seen = at
+			}
 			has, kept := e.filter.hasHashed(name), e.spans
 			identIndex.Unlock()
 			if !has {
@@ -218,6 +246,9 @@ func readNamingEntry(l *lang.Language, abs string, name hashedIdent, now time.Ti
 				imports, importsKept := e.imports, e.importsKept
 				identIndex.Unlock()
 				ne := &identEntry{stamp: stamp, filter: e.filter, spans: packSpans(spans), imports: imports, importsKept: importsKept}
+				if watched || confirmed {
+					ne.seen = at
+				}
 				storeIdent(key, ne)
 				return text, spans, nil, ne, true
 			}
@@ -236,6 +267,9 @@ func readNamingEntry(l *lang.Language, abs string, name hashedIdent, now time.Ti
 	}
 	spans = lang.Identifiers(l, text)
 	e := &identEntry{stamp: stamp, filter: newIdentFilter(text, spans)}
+	if watched {
+		e.seen = at
+	}
 	if e.filter.hasHashed(name) && len(spans) <= maxIdentSpans {
 		e.spans = packSpans(spans)
 	}
@@ -245,6 +279,41 @@ func readNamingEntry(l *lang.Language, abs string, name hashedIdent, now time.Ti
 	}
 	return text, spans, nil, nil, true
 }
+
+// fileChanges is the notifications of the files under the root dir
+// (workspace.Changes), one per root for the process: namingFiles, every
+// rename's first scan, stamps only the files they named since the last
+// scan (a stamp is a system call: on zap, 117 of them took 0.25 to
+// 0.4 ms of every rename).
+func fileChanges(dir string) *workspace.Changes {
+	rootChanges.Lock()
+	defer rootChanges.Unlock()
+	c := rootChanges.m[dir]
+	if c == nil {
+		if len(rootChanges.m) >= maxRootChanges {
+			for d, old := range rootChanges.m {
+				old.Close()
+				delete(rootChanges.m, d)
+			}
+		}
+		c = workspace.NewChanges(dir)
+		rootChanges.m[dir] = c
+	}
+	return c
+}
+
+var rootChanges = struct {
+	sync.Mutex
+	m map[string]*workspace.Changes
+}{m: map[string]*workspace.Changes{}}
+
+// maxRootChanges bounds the roots followed (a process serves one; tests
+// make many).
+const maxRootChanges = 8
+
+// stampPath is workspace.StampPath (a test counts the stamps a scan
+// takes).
+var stampPath = workspace.StampPath
 
 // unchangedSince reports whether abs still has stamp (a file read
 // between two equal settled stamps is the one they stamp).

@@ -438,12 +438,14 @@ func namingFiles(root workspace.Root, l *lang.Language, name string) naming {
 	}
 	scope := lang.NewScope(root.Dir())
 	now, hashed := time.Now(), hashIdent(name)
+	changes := fileChanges(root.Dir())
+	at := changes.Begin()
 	for _, f := range languageFiles(root, l) {
 		if root.Policy().Denied(f) != "" {
 			continue
 		}
 		abs := filepath.Join(root.Dir(), filepath.FromSlash(f))
-		text, spans, kept, entry, ok := readNamingEntry(l, abs, hashed, now)
+		text, spans, kept, entry, ok := readNamingEntry(l, abs, hashed, now, changes, at)
 		if !ok {
 			continue
 		}

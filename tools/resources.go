@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"sort"
@@ -206,6 +207,17 @@ func (r *resourceSet) dynamic(ctx context.Context) ([]mcp.Resource, error) {
 // list_changed compares the URIs alone, after every call that changes
 // something).
 func (r *resourceSet) eachDynamic(ctx context.Context, each func(uri string, res func() mcp.Resource)) error {
+	if err := r.eachNeovim(ctx, each); err != nil {
+		return err
+	}
+	r.eachOwn(each)
+	return nil
+}
+
+// eachNeovim is eachDynamic's part that Neovim's state makes: the loaded
+// buffers (and their unsaved diffs), the files with diagnostics (one
+// call to Neovim).
+func (r *resourceSet) eachNeovim(ctx context.Context, each func(uri string, res func() mcp.Resource)) error {
 	bufs, files, err := r.neovimListed(ctx)
 	if err != nil {
 		return err
@@ -241,6 +253,12 @@ func (r *resourceSet) eachDynamic(ctx context.Context, each func(uri string, res
 			})
 		}
 	}
+	return nil
+}
+
+// eachOwn is eachDynamic's part that nvbridge's own state makes: the
+// pending changesets, the debug sessions (no call to Neovim).
+func (r *resourceSet) eachOwn(each func(uri string, res func() mcp.Resource)) {
 	if r.env.Edit != nil {
 		pending := r.env.Edit.Pending()
 		shown := r.changesetsShown(pending)
@@ -265,7 +283,6 @@ func (r *resourceSet) eachDynamic(ctx context.Context, each func(uri string, res
 			})
 		}
 	}
-	return nil
 }
 
 // changesetsShown tells, for each of pending, whether it is listed: none
@@ -312,14 +329,24 @@ func (r *resourceSet) listHook(ctx context.Context, _ any, _ *mcp.ListResourcesR
 	result.Resources = append(result.Resources, more...)
 }
 
-// uris is the set of URIs resources/list shows now (list_changed compares
-// it).
-func (r *resourceSet) uris(ctx context.Context) (map[string]bool, error) {
+// neovimURIs is the set of the URIs resources/list shows now that
+// Neovim's state makes (eachNeovim); list_changed compares the URIs
+// alone (withOwnURIs).
+func (r *resourceSet) neovimURIs(ctx context.Context) (map[string]bool, error) {
 	set := map[string]bool{}
-	if err := r.eachDynamic(ctx, func(uri string, _ func() mcp.Resource) { set[uri] = true }); err != nil {
+	if err := r.eachNeovim(ctx, func(uri string, _ func() mcp.Resource) { set[uri] = true }); err != nil {
 		return nil, err
 	}
 	return set, nil
+}
+
+// withOwnURIs is neovim (neovimURIs', not changed) with the URIs
+// nvbridge's own state makes (eachOwn): the set of URIs resources/list
+// shows, of Neovim's state as neovim was read.
+func (r *resourceSet) withOwnURIs(neovim map[string]bool) map[string]bool {
+	set := maps.Clone(neovim)
+	r.eachOwn(func(uri string, _ func() mcp.Resource) { set[uri] = true })
+	return set
 }
 
 func jsonContents(uri string, v any) ([]mcp.ResourceContents, error) {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -38,6 +39,17 @@ type watcher struct {
 	sessions map[string]bool
 	// listed: the dynamic URIs last listed, to tell a change.
 	listed map[string]bool
+	// neovimListed: the part of listed that Neovim's state makes
+	// (resourceSet.neovimURIs), as last read from Neovim; neovimStale:
+	// Neovim reported a change since it was read (or it was not). A
+	// comparison reads Neovim only when stale: one after a call that
+	// changed only nvbridge's state (a preview's changeset) takes
+	// Neovim's part as last read, which the events tell any change of
+	// (onEvent: the buffer list, the files holding diagnostics), and not a
+	// call to Neovim (most of a millisecond of Neovim's main loop and of
+	// this process, beside the call's answer, after every preview).
+	neovimListed map[string]bool
+	neovimStale  atomic.Bool
 	// agents: the initialized sessions' attach data (extensions.go).
 	agents map[string]map[string]any
 	// user: the user's tools served (extensions.go).
@@ -63,10 +75,12 @@ type watcher struct {
 }
 
 func newWatcher(env *Env, res *resourceSet) *watcher {
-	return &watcher{env: env, res: res, subs: map[string]map[string]bool{}, sessions: map[string]bool{},
+	w := &watcher{env: env, res: res, subs: map[string]map[string]bool{}, sessions: map[string]bool{},
 		agents: map[string]map[string]any{}, events: make(chan agentEvent, 64), listeners: map[*listener]bool{},
 		relist: make(chan struct{}, 1), relistNeovim: make(chan struct{}, 1), debugChanged: make(chan struct{}, 1),
 		calls: map[string]bool{}, idle: make(chan struct{}, 1)}
+	w.neovimStale.Store(true) // not read yet
+	return w
 }
 
 // relistWait bounds how long a change Neovim reported waits for the tool
@@ -263,6 +277,9 @@ func (w *watcher) requestRelist() {
 // neovimChanged asks for a comparison of a change Neovim reported (see
 // relistNeovim).
 func (w *watcher) neovimChanged() {
+	// Stale before the comparison is asked for: the comparison it asks
+	// for (or one already asked) reads Neovim again.
+	w.neovimStale.Store(true)
 	select {
 	case w.relistNeovim <- struct{}{}:
 	default:
@@ -419,9 +436,7 @@ func (w *watcher) runListLoop(done <-chan struct{}, compare func()) {
 // compareListed lists the resources and tells the clients when the set
 // moved since the last comparison.
 func (w *watcher) compareListed() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	set, err := w.res.uris(ctx)
-	cancel()
+	set, err := w.listedNow()
 	if err != nil {
 		return
 	}
@@ -432,6 +447,31 @@ func (w *watcher) compareListed() {
 	if changed {
 		w.srv.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil)
 	}
+}
+
+// listedNow is the set of dynamic URIs resources/list shows, with the
+// part of Neovim's state as last read when Neovim reported no change
+// since (neovimListed).
+func (w *watcher) listedNow() (map[string]bool, error) {
+	w.mu.Lock()
+	neovim := w.neovimListed
+	w.mu.Unlock()
+	// Swapped before the read: a change Neovim reports while it is read
+	// leaves it stale for the next comparison.
+	if w.neovimStale.Swap(false) || neovim == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		var err error
+		neovim, err = w.res.neovimURIs(ctx)
+		cancel()
+		if err != nil {
+			w.neovimStale.Store(true)
+			return nil, err
+		}
+		w.mu.Lock()
+		w.neovimListed = neovim
+		w.mu.Unlock()
+	}
+	return w.res.withOwnURIs(neovim), nil
 }
 
 // debugLoop tells the subscribers of the debug sessions' resources.
