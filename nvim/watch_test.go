@@ -185,6 +185,27 @@ func TestReconcileWatchedFiles(t *testing.T) {
 		})
 	}
 
+	t.Run("beyond the watches allowed, a stat", func(t *testing.T) {
+		// No watch allowed (M.max_watches), every cover forgotten (as at
+		// teardown): nothing is covered again, and a change is still seen.
+		if err := s.ExecLua(ctx, "local w = require('nvbridge.watch'); w.close(); w.max_watches = 0", nil); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if err := s.ExecLua(ctx, "require('nvbridge.watch').max_watches = 1024", nil); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		definition(t)
+		definition(t)
+		if covered(t, orders) {
+			t.Fatal("orders.go is covered with no watch allowed")
+		}
+		insertAtTop(t, orders, 1)
+		want++
+		definition(t)
+	})
+
 	t.Run("the directory above its directory moved away and another put in its place", func(t *testing.T) {
 		inner := filepath.Join(root, "deep", "nest", "inner", "inner.go")
 		answer := func(t *testing.T, line int) {

@@ -19,9 +19,10 @@
 --- Where the kernel cannot tell, cover answers false and the caller stats
 --- as before: no inotify (not Linux, no LuaJIT FFI), a path through a
 --- symbolic link (a link's target can move without an event on the path),
---- a file system whose changes may come from elsewhere (NFS, FUSE, SMB: only
---- the local file systems of the list below), a watch the kernel refused
---- (the user's watch limit). A queue that overflowed forgets every cover.
+--- a file system whose changes may come from elsewhere (NFS, FUSE, SMB,
+--- overlayfs: only the local file systems of the list below), a watch the
+--- kernel refused, more than M.max_watches watches. A queue that overflowed
+--- forgets every cover.
 local M = {}
 
 local uv = vim.uv or vim.loop
@@ -47,20 +48,22 @@ local FILE_MASK = IN_MODIFY + IN_ATTRIB + IN_CLOSE_WRITE + SELF
 -- time): only a rename or delete of a name on the path moves it.
 local DIR_MASK = IN_MOVED_FROM + IN_MOVED_TO + IN_DELETE + SELF
 
--- statfs(2) magic numbers of local file systems, whose every change goes
--- through this kernel: ext2/3/4, xfs, btrfs, tmpfs, overlayfs, f2fs, zfs,
--- bcachefs, ramfs.
+-- statfs(2) magic numbers of the local file systems whose every change
+-- goes through this kernel: ext2/3/4, xfs, btrfs, tmpfs, f2fs (as
+-- workspace.Changes trusts them; not overlayfs, whose lower layers change
+-- without an event, nor NFS, FUSE, 9p or SMB).
 local LOCAL_FS = {
   [0xEF53] = true,
   [0x58465342] = true,
   [0x9123683E] = true,
   [0x01021994] = true,
-  [0x794C7630] = true,
   [0xF2F52010] = true,
-  [0x2FC12FC1] = true,
-  [0xCA451A4E] = true,
-  [0x858458F6] = true,
 }
+
+--- The watches one Neovim adds at most: inotify's per-user limit (8192 on
+--- older kernels) is shared with every program of the user's; beyond, a
+--- file is stated as before.
+M.max_watches = 1024
 
 local fd -- the inotify descriptor; false: none can be had here
 local buf -- the read buffer
@@ -71,6 +74,7 @@ local dir_wd = {} -- directory path -> its watch
 local wd_paths = {} -- watch -> { [path] = 'file' | 'dir' }: what it was added for
 local on_path = {} -- directory path -> true: on the path of a covered file
 local fs_ok = {} -- directory path -> whether a change there is always an event
+local watches = 0 -- the watches in place (wd_paths' keys)
 
 --- Opens the inotify descriptor once; false when this Neovim has none.
 ---@return boolean
@@ -130,9 +134,15 @@ end
 ---@param what 'file'|'dir'
 ---@return integer|false
 local function add(path, mask, what)
+  if watches >= M.max_watches then
+    return false
+  end
   local wd = ffi.C.nvbridge_inotify_add_watch(fd, path, mask + IN_DONT_FOLLOW + IN_MASK_ADD)
   if wd < 0 then
     return false
+  end
+  if not wd_paths[wd] then
+    watches = watches + 1
   end
   local paths = wd_paths[wd] or {}
   wd_paths[wd] = paths
@@ -164,6 +174,9 @@ local function drop(wd, remove)
     if what == 'dir' and dir_wd[path] == wd then
       dir_wd[path] = nil
     end
+  end
+  if wd_paths[wd] then
+    watches = watches - 1
   end
   wd_paths[wd] = nil
   if remove then
@@ -284,7 +297,7 @@ function M.close()
     ffi.C.nvbridge_inotify_close(fd)
   end
   fd, buf = nil, nil
-  covered, dir_wd, wd_paths, on_path, fs_ok = {}, {}, {}, {}, {}
+  covered, dir_wd, wd_paths, on_path, fs_ok, watches = {}, {}, {}, {}, {}, 0
 end
 
 return M
