@@ -42,15 +42,21 @@ func TestReconcileWatchedFiles(t *testing.T) {
 	// Process is defined at orders/orders.go:33 and called at main.go:27;
 	// every step inserts lines above it.
 	want := 33
-	definition := func(t *testing.T) {
+	// definitionAt asks the definition of symbol at file:line, which must
+	// be at wantFile:wantLine.
+	definitionAt := func(t *testing.T, file string, line int, symbol, wantFile string, wantLine int) {
 		t.Helper()
-		res, err := client.Definition(ctx, "main.go", lsp.Target{Line: 27, Symbol: "Process"})
+		res, err := client.Definition(ctx, file, lsp.Target{Line: line, Symbol: symbol})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Locations) != 1 || res.Locations[0].File != "orders/orders.go" || res.Locations[0].Line != want {
-			t.Fatalf("definition of Process: %+v, want orders/orders.go:%d", res.Locations, want)
+		if len(res.Locations) != 1 || res.Locations[0].File != wantFile || res.Locations[0].Line != wantLine {
+			t.Fatalf("definition of %s: %+v, want %s:%d", symbol, res.Locations, wantFile, wantLine)
 		}
+	}
+	definition := func(t *testing.T) {
+		t.Helper()
+		definitionAt(t, "main.go", 27, "Process", "orders/orders.go", want)
 	}
 	covered := func(t *testing.T, path string) bool {
 		t.Helper()
@@ -210,13 +216,7 @@ func TestReconcileWatchedFiles(t *testing.T) {
 		inner := filepath.Join(root, "deep", "nest", "inner", "inner.go")
 		answer := func(t *testing.T, line int) {
 			t.Helper()
-			res, err := client.Definition(ctx, "deep/use.go", lsp.Target{Line: 6, Symbol: "Answer"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(res.Locations) != 1 || res.Locations[0].File != "deep/nest/inner/inner.go" || res.Locations[0].Line != line {
-				t.Fatalf("definition of Answer: %+v, want deep/nest/inner/inner.go:%d", res.Locations, line)
-			}
+			definitionAt(t, "deep/use.go", 6, "Answer", "deep/nest/inner/inner.go", line)
 		}
 		if _, err := client.Info(ctx, "deep/nest/inner/inner.go", false); err != nil {
 			t.Fatal(err)

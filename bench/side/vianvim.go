@@ -290,7 +290,7 @@ func (s *ViaNeovim) answer(ctx context.Context, id int64, method string, ch chan
 
 // bufferOf is the buffer of the document params (JSON) name when it is
 // open, else the first buffer opened.
-func (s *ViaNeovim) bufferOf(params []byte) (int, error) {
+func (s *ViaNeovim) bufferOf(params []byte) int {
 	var doc struct {
 		TextDocument struct {
 			URI string `json:"uri"`
@@ -305,40 +305,36 @@ func (s *ViaNeovim) bufferOf(params []byte) (int, error) {
 			bufnr = b
 		}
 	}
-	return bufnr, nil
+	return bufnr
 }
 
 // Call sends one request through Neovim's client (on the buffer of the
 // params' document when it is open) and returns its raw answer.
+// It stays the floor's minimal path (not CallAll of one method: a list
+// made and read in Neovim for nothing).
 func (s *ViaNeovim) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	body, err := json.Marshal(params)
 	if err != nil {
 		return nil, err
 	}
-	bufnr, err := s.bufferOf(body)
-	if err != nil {
-		return nil, err
-	}
 	id, ch := s.await()
-	if err := s.v.ExecLua("return require('nvbridge_side').request(...)", nil, id, bufnr, method, string(body)); err != nil {
+	if err := s.v.ExecLua("return require('nvbridge_side').request(...)", nil, id, s.bufferOf(body), method, string(body)); err != nil {
 		s.forget(id)
 		return nil, err
 	}
 	return s.answer(ctx, id, method, ch)
 }
 
-// CallAll sends methods with the same params through Neovim's client in
-// one call to Neovim, all at once (as nvbridge sends a hover and the
-// definition it asks beside it, in one read), and waits for every answer.
+// CallAll sends methods with the same params through Neovim's client (on
+// the buffer of the params' document when it is open) in one call to
+// Neovim, all at once (as nvbridge sends a hover and the definition it
+// asks beside it, in one read), and waits for every answer.
 func (s *ViaNeovim) CallAll(ctx context.Context, methods []string, params any) ([]json.RawMessage, error) {
 	body, err := json.Marshal(params)
 	if err != nil {
 		return nil, err
 	}
-	bufnr, err := s.bufferOf(body)
-	if err != nil {
-		return nil, err
-	}
+	bufnr := s.bufferOf(body)
 	ids := make([]int64, len(methods))
 	chans := make([]chan viaAnswer, len(methods))
 	for i := range methods {

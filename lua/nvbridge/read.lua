@@ -304,12 +304,7 @@ end
 ---@param wanted table<string, integer[]> absolute path -> 0-based line numbers
 ---@return string json {path: {"line": text}} for the loaded files
 function M.get_lines(wanted)
-  local loaded = {}
-  for _, bufnr in ipairs(api.nvim_list_bufs()) do
-    if api.nvim_buf_is_loaded(bufnr) then
-      loaded[api.nvim_buf_get_name(bufnr)] = bufnr
-    end
-  end
+  local loaded = loaded_buffers()
   local out = vim.empty_dict()
   for path, lines in pairs(wanted) do
     local bufnr = loaded[path]
