@@ -1,0 +1,108 @@
+package nvim
+
+import "github.com/neovim/go-client/msgpack"
+
+// MarshalMsgPack writes the ReadSpec as go-client's encoder writes the
+// struct from its tags (a map of its fields in their order, also and chain
+// left out when empty, a nil slice or map as nil), member by member: the
+// struct went through go-client's reflection, a lookup and an interface
+// conversion per field and per map entry, on the way of every read
+// (TestReadSpecEncodesAsItsStruct holds the two to the same bytes).
+func (r ReadSpec) MarshalMsgPack(e *msgpack.Encoder) error {
+	n := int64(11)
+	if len(r.Also) > 0 {
+		n++
+	}
+	if len(r.Chain) > 0 {
+		n++
+	}
+	p := packer{e: e}
+	p.do(e.PackMapLen(n))
+	p.str("path", r.Path)
+	p.int("line", r.Line)
+	p.str("text", r.Text)
+	p.key("positions")
+	if r.Positions == nil {
+		p.do(e.PackNil())
+	} else {
+		p.do(e.PackMapLen(int64(len(r.Positions))))
+		for k, v := range r.Positions {
+			p.int(k, v)
+		}
+	}
+	p.str("method", r.Method)
+	p.str("params", r.Params)
+	if len(r.Also) > 0 {
+		p.strs("also", r.Also)
+	}
+	if len(r.Chain) > 0 {
+		p.strs("chain", r.Chain)
+	}
+	p.int("block", r.Block)
+	p.strs("methods", r.Methods)
+	p.int("grace_ms", r.GraceMs)
+	p.bools("ready_names", r.ReadyNames)
+	p.bools("analysed", r.Analysed)
+	return p.err
+}
+
+// packer writes members until a write fails; err is the first failure.
+type packer struct {
+	e   *msgpack.Encoder
+	err error
+}
+
+func (p *packer) do(err error) {
+	if p.err == nil {
+		p.err = err
+	}
+}
+
+func (p *packer) key(k string) {
+	if p.err == nil {
+		p.err = p.e.PackString(k)
+	}
+}
+
+func (p *packer) str(k, v string) {
+	p.key(k)
+	if p.err == nil {
+		p.err = p.e.PackString(v)
+	}
+}
+
+func (p *packer) int(k string, v int) {
+	p.key(k)
+	if p.err == nil {
+		p.err = p.e.PackInt(int64(v))
+	}
+}
+
+func (p *packer) strs(k string, v []string) {
+	p.key(k)
+	if v == nil {
+		p.do(p.e.PackNil())
+		return
+	}
+	p.do(p.e.PackArrayLen(int64(len(v))))
+	for _, s := range v {
+		if p.err == nil {
+			p.err = p.e.PackString(s)
+		}
+	}
+}
+
+func (p *packer) bools(k string, v map[string]bool) {
+	p.key(k)
+	if v == nil {
+		p.do(p.e.PackNil())
+		return
+	}
+	p.do(p.e.PackMapLen(int64(len(v))))
+	for name, b := range v {
+		p.key(name)
+		if p.err == nil {
+			p.err = p.e.PackBool(b)
+		}
+	}
+}
