@@ -87,6 +87,17 @@ func (s *Session) Watch(ctx context.Context, editor bool, fn func(Event)) error 
 	return luaExtWatch.call(ctx, s, nil, s.Channel(), editor)
 }
 
+// WatchTexts says whether Watch's callbacks hear of every change of a
+// buffer's text (EventBuffer) and of a file's diagnostics
+// (EventDiagnostics), as they do from Watch on, or, off, only of those that
+// may move the resource list (EventDiagnostics with ListMoved): off, a
+// file's load and its servers' first publishes send no event that nothing
+// uses (three or four to read, decode and schedule for, in this process
+// and Neovim's main loop). Once it returns, a change is told as on says.
+func (s *Session) WatchTexts(ctx context.Context, on bool) error {
+	return luaExtTexts.call(ctx, s, nil, s.Channel(), on)
+}
+
 // decodeEvent reads nvbridge_event(kind, {files, data}); its arguments
 // arrive as interface{} (a notification that does not decode into typed
 // parameters closes the connection).

@@ -1,8 +1,10 @@
 package nvim_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/nvbridge/nvbridge/internal/testenv"
@@ -64,4 +66,100 @@ vim.diagnostic.set(ns, b, diags)`
 	step("other diagnostics, still some", []string{"second", "third"}, false)
 	step("none left", []string{}, true)
 	step("the first again", []string{"again"}, true)
+}
+
+// TestWatchTexts: with WatchTexts off, a buffer's text change and a
+// publish that leaves the set of files holding diagnostics as it was send
+// no event (nothing subscribed to them), while a load and a file's first
+// diagnostics still do (they may move the resource list); turned on again,
+// a text change is told.
+func TestWatchTexts(t *testing.T) {
+	testenv.Require(t, "nvim")
+	root := t.TempDir()
+	path := filepath.Join(root, "notes.txt")
+	if err := os.WriteFile(path, []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+
+	events := make(chan nvim.Event, 64)
+	if err := s.Watch(ctx, false, func(ev nvim.Event) { events <- ev }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WatchTexts(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	// Each step ends with a buffer_list event (a load): the events before
+	// it are the step's.
+	next := func(name string) []nvim.Event {
+		t.Helper()
+		var got []nvim.Event
+		for {
+			select {
+			case ev := <-events:
+				got = append(got, ev)
+				if ev.Kind == nvim.EventBufferList {
+					return got
+				}
+			case <-ctx.Done():
+				t.Fatalf("%s: no buffer_list event; got %+v", name, got)
+			}
+		}
+	}
+	kinds := func(evs []nvim.Event) (out []string) {
+		for _, ev := range evs {
+			k := ev.Kind
+			if ev.ListMoved {
+				k += "+list"
+			}
+			out = append(out, k)
+		}
+		return out
+	}
+	var b int
+	if err := s.ExecLua(ctx, "local b = vim.fn.bufadd((...)); vim.fn.bufload(b); return b", &b, path); err != nil {
+		t.Fatal(err)
+	}
+	if got := kinds(next("load")); slices.Contains(got, nvim.EventBuffer) {
+		t.Fatalf("load with texts off: events %v, want no %s", got, nvim.EventBuffer)
+	}
+	const lint = `local b, messages, text = ...
+local ns = vim.api.nvim_create_namespace('nvbridge_test_lint')
+local diags = {}
+for i, m in ipairs(messages) do
+  diags[i] = { lnum = i - 1, col = 0, message = m }
+end
+vim.diagnostic.set(ns, b, diags)
+vim.api.nvim_buf_set_lines(b, 0, 1, false, { text })
+local other = select(4, ...)
+vim.schedule(function() vim.fn.bufload(vim.fn.bufadd(other)) end)`
+	n := 0
+	step := func(name string, messages []string, text string) []string {
+		t.Helper()
+		// Another file's load ends the step (its buffer_list event),
+		// scheduled after the change: its event comes in a flush of its
+		// own, after the change's (which tells its kinds in any order).
+		n++
+		other := filepath.Join(root, fmt.Sprintf("other%d.txt", n))
+		if err := os.WriteFile(other, []byte("other\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ExecLua(ctx, lint, nil, b, messages, text, other); err != nil {
+			t.Fatal(err)
+		}
+		return kinds(next(name))
+	}
+	if got := step("first diagnostic", []string{"first"}, "uno"); !slices.Contains(got, nvim.EventDiagnostics+"+list") || slices.Contains(got, nvim.EventBuffer) {
+		t.Fatalf("first diagnostic and a text change, texts off: events %v, want diagnostics+list and no buffer", got)
+	}
+	if got := step("other diagnostics", []string{"second", "third"}, "eins"); slices.Contains(got, nvim.EventDiagnostics) || slices.Contains(got, nvim.EventBuffer) {
+		t.Fatalf("other diagnostics and a text change, texts off: events %v, want neither buffer nor diagnostics", got)
+	}
+	if err := s.WatchTexts(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := step("texts on", []string{"fourth"}, "one"); !slices.Contains(got, nvim.EventDiagnostics) || !slices.Contains(got, nvim.EventBuffer) {
+		t.Fatalf("other diagnostics and a text change, texts on: events %v, want buffer and diagnostics", got)
+	}
 }

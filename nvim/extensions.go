@@ -9,6 +9,7 @@ import (
 // the after_tool hooks and the agent events.
 var (
 	luaExtWatch      = fn2[int, bool]("nvbridge.extensions", "watch")
+	luaExtTexts      = fn2[int, bool]("nvbridge.extensions", "texts")
 	luaExtBuffers    = fn0("nvbridge.extensions", "buffers")
 	luaExtListed     = fn0("nvbridge.extensions", "listed")
 	luaExtBufferText = fn1[string]("nvbridge.extensions", "buffer_text")

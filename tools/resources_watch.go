@@ -72,6 +72,13 @@ type watcher struct {
 	idle  chan struct{}
 	// debugChanged asks the debug loop to tell the debug resources' subscribers.
 	debugChanged chan struct{}
+
+	// textsMu guards texts: Neovim tells every buffer text and file's
+	// diagnostics that changed (nvim.Session.WatchTexts), which only a
+	// subscriber needs; until the first, only the changes that may move
+	// the list.
+	textsMu sync.Mutex
+	texts   bool
 }
 
 func newWatcher(env *Env, res *resourceSet) *watcher {
@@ -166,6 +173,7 @@ func (w *watcher) addHooks(h *server.Hooks) {
 			// exists) and never notified.
 			return
 		}
+		w.followTexts(ctx)
 		w.mu.Lock()
 		if w.subs[s.SessionID()] == nil {
 			w.subs[s.SessionID()] = map[string]bool{}
@@ -193,6 +201,7 @@ func (w *watcher) addHooks(h *server.Hooks) {
 		if len(l.uris) == 0 {
 			return
 		}
+		w.followTexts(ctx)
 		w.mu.Lock()
 		w.listeners[l] = true
 		w.mu.Unlock()
@@ -242,6 +251,15 @@ func (w *watcher) start(srv *server.MCPServer) {
 		w.env.Logf("resources: cannot follow Neovim's changes: %v", err)
 		return
 	}
+	w.textsMu.Lock()
+	if !w.texts {
+		// No subscriber yet: the texts and diagnostics are told once one
+		// comes (followTexts).
+		if err := w.env.Session.WatchTexts(ctx, false); err != nil {
+			w.env.Logf("resources: %v", err)
+		}
+	}
+	w.textsMu.Unlock()
 	if w.env.DAP != nil {
 		w.env.DAP.Watch(func() {
 			select {
@@ -265,6 +283,28 @@ func (w *watcher) start(srv *server.MCPServer) {
 		transports.Delete(w.env)
 	}, nil)
 	w.refreshUserTools()
+}
+
+// followTexts has Neovim tell every buffer text and file's diagnostics
+// that changes from now on, for a subscriber; it returns once Neovim does
+// (the subscription is acknowledged after it: no change after the
+// acknowledgement goes untold).
+func (w *watcher) followTexts(ctx context.Context) {
+	if w.env.Session == nil {
+		return
+	}
+	w.textsMu.Lock()
+	defer w.textsMu.Unlock()
+	if w.texts {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := w.env.Session.WatchTexts(ctx, true); err != nil {
+		w.env.Logf("resources: cannot follow the buffers' texts: %v", err)
+		return
+	}
+	w.texts = true
 }
 
 func (w *watcher) requestRelist() {

@@ -36,6 +36,9 @@ type Op struct {
 	// sensitive file, whose text nvbridge then withholds); nil when that is
 	// the one request Neovim already measures.
 	NeovimAll sideFunc
+	// NeovimAllPID: the Neovim NeovimAll runs in, when not Neovim's
+	// (first_request: a Neovim of its own, whose files are still unopened).
+	NeovimAllPID int
 	// Rounds overrides the round count (first_request: one file a round).
 	Rounds int
 }
@@ -212,6 +215,16 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 		return nil, err
 	}
 	defer vn.Close()
+	// The first request with the definition nvbridge asks beside the hover
+	// needs files no other request opened: a Neovim and gopls of its own,
+	// on the modules whose gopls is small (not std's, of 1.8 GB).
+	var vnAll *ViaNeovim
+	if m.Name == "sample" || m.Name == "zap" {
+		if vnAll, err = StartViaNeovim(ctx, m.Root); err != nil {
+			return nil, err
+		}
+		defer vnAll.Close()
+	}
 	var peer *AgentLSP
 	if o.AgentLSP != "" {
 		loadCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
@@ -223,7 +236,7 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 		defer peer.Close()
 		res.Peer = "agent-lsp " + AgentLSPVersion(o.AgentLSP)
 	}
-	ops, firstFiles := buildOps(m, br, st, vn, peer, o.Rounds)
+	ops, firstFiles := buildOps(m, br, st, vn, vnAll, peer, o.Rounds)
 
 	// Warm up: every side answers every op once (the first answers wait for
 	// the workspace load); the first-request op is not warmed (its files
@@ -235,6 +248,11 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 	}
 	if err := vn.WaitLoaded(loadCtx, m.Decl.File); err != nil {
 		return nil, fmt.Errorf("%s: gopls through Neovim: load progress not seen: %w", m.Name, err)
+	}
+	if vnAll != nil {
+		if err := vnAll.WaitLoaded(loadCtx, m.Decl.File); err != nil {
+			return nil, fmt.Errorf("%s: gopls through the first requests' Neovim: load progress not seen: %w", m.Name, err)
+		}
 	}
 	for _, op := range ops {
 		if op.Rounds > 0 {
@@ -313,8 +331,13 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 					switch side {
 					case 0:
 						cpuPIDs = bridgePIDs
-					case 2, 4:
+					case 2:
 						cpuPIDs = []int{vn.Pid()}
+					case 4:
+						cpuPIDs = []int{vn.Pid()}
+						if op.NeovimAllPID != 0 {
+							cpuPIDs = []int{op.NeovimAllPID}
+						}
 					}
 					cpu0, nvimCPU0 := cpuMs(cpuPIDs...), cpuMs(bridgeNvim...)
 					start := time.Now()
@@ -445,7 +468,7 @@ type openCaller interface {
 
 type sideFunc = func(ctx context.Context, round int) (count int, err error)
 
-func buildOps(m *Module, br *Bridge, st *Straight, vn *ViaNeovim, peer *AgentLSP, rounds int) ([]Op, int) {
+func buildOps(m *Module, br *Bridge, st *Straight, vn, vnAll *ViaNeovim, peer *AgentLSP, rounds int) ([]Op, int) {
 	posArgs := func(p Pos) map[string]any {
 		return map[string]any{"file": p.File, "line": p.Line, "column": p.Col}
 	}
@@ -480,7 +503,7 @@ func buildOps(m *Module, br *Bridge, st *Straight, vn *ViaNeovim, peer *AgentLSP
 	if peer != nil {
 		peers = peerOps(m, peer, fresh)
 	}
-	all := viaAll(m, vn)
+	all := viaAll(m, vn, vnAll, fresh)
 	op := func(name string, b sideFunc) Op {
 		return Op{Name: name, Bridge: b, Straight: straight[name], Neovim: via[name], Peer: peers[name], NeovimAll: all[name]}
 	}
@@ -522,6 +545,9 @@ func buildOps(m *Module, br *Bridge, st *Straight, vn *ViaNeovim, peer *AgentLSP
 			return 1, err
 		})
 		o.Rounds = len(fresh)
+		if o.NeovimAll != nil {
+			o.NeovimAllPID = vnAll.Pid()
+		}
 		ops = append(ops, o)
 	}
 	return ops, len(fresh)
@@ -530,11 +556,11 @@ func buildOps(m *Module, br *Bridge, st *Straight, vn *ViaNeovim, peer *AgentLSP
 // viaAll is, for the ops whose answer nvbridge makes from more than the
 // op's one request, those requests through Neovim's client as nvbridge
 // sends them (Op.NeovimAll).
-func viaAll(m *Module, vn *ViaNeovim) map[string]sideFunc {
+func viaAll(m *Module, vn, vnAll *ViaNeovim, fresh []Pos) map[string]sideFunc {
 	if vn == nil {
 		return nil
 	}
-	return map[string]sideFunc{
+	ops := map[string]sideFunc{
 		// get_hover_info: the hover and the definition at the same
 		// position, in one read (lsp.Client.Hover).
 		"hover": func(ctx context.Context, _ int) (int, error) {
@@ -547,6 +573,19 @@ func viaAll(m *Module, vn *ViaNeovim) map[string]sideFunc {
 			return 1, err
 		},
 	}
+	if vnAll != nil && len(fresh) > 0 {
+		// get_hover_info in a file not opened yet: the open, the hover and
+		// the definition in one call, in vnAll (its own Neovim and gopls:
+		// the file is new there too).
+		ops["first_request_new_file"] = func(ctx context.Context, r int) (int, error) {
+			p := fresh[max(r, 0)]
+			params := protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: vnAll.URI(p.File)},
+				Position: protocol.Position{Line: uint32(p.Line - 1), Character: uint32(p.Col)}}
+			_, err := vnAll.OpenCallAll(ctx, p.File, []string{protocol.MethodTextDocumentHover, protocol.MethodTextDocumentDefinition}, params)
+			return 1, err
+		}
+	}
+	return ops
 }
 
 type hierOp struct {

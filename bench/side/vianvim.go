@@ -119,6 +119,13 @@ function S.open_request(path, id, method, params_json)
   S.request(id, b, method, params_json)
   return b
 end
+-- The same with several requests at once (the hover and the definition
+-- nvbridge asks beside it), each answered with side_done.
+function S.open_request_all(path, ids, methods, params_json)
+  local b = S.open(path)
+  S.request_all(ids, b, methods, params_json)
+  return b
+end
 package.loaded['nvbridge_side'] = S
 `
 
@@ -258,6 +265,58 @@ func (s *ViaNeovim) OpenCall(ctx context.Context, rel, method string, params any
 	return s.answer(ctx, id, method, ch)
 }
 
+// OpenCallAll is Open and CallAll in one call to Neovim: the first
+// request in a file not opened yet with every request nvbridge's answer
+// needs beside it (get_hover_info: the hover and the definition), all sent
+// at once as nvbridge sends them.
+func (s *ViaNeovim) OpenCallAll(ctx context.Context, rel string, methods []string, params any) ([]json.RawMessage, error) {
+	s.mu.Lock()
+	_, open := s.buffers[rel]
+	s.mu.Unlock()
+	if open {
+		return s.CallAll(ctx, methods, params)
+	}
+	body, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(methods))
+	chans := make([]chan viaAnswer, len(methods))
+	for i := range methods {
+		ids[i], chans[i] = s.await()
+	}
+	var b int
+	if err := s.v.ExecLua("return require('nvbridge_side').open_request_all(...)", &b, filepath.Join(s.Root, rel), ids, methods, string(body)); err != nil {
+		for _, id := range ids {
+			s.forget(id)
+		}
+		return nil, err
+	}
+	s.mu.Lock()
+	s.buffers[rel] = b
+	if s.first == 0 {
+		s.first = b
+	}
+	s.mu.Unlock()
+	return s.answers(ctx, ids, methods, chans)
+}
+
+// answers waits for the answers of ids (methods), in order; the ids not
+// waited for are forgotten on an error.
+func (s *ViaNeovim) answers(ctx context.Context, ids []int64, methods []string, chans []chan viaAnswer) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(methods))
+	var err error
+	for i, m := range methods {
+		if out[i], err = s.answer(ctx, ids[i], m, chans[i]); err != nil {
+			for _, id := range ids[i+1:] {
+				s.forget(id)
+			}
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // await registers a waiter for the answer of a new request id.
 func (s *ViaNeovim) await() (int64, chan viaAnswer) {
 	id := s.nextID.Add(1)
@@ -346,16 +405,7 @@ func (s *ViaNeovim) CallAll(ctx context.Context, methods []string, params any) (
 		}
 		return nil, err
 	}
-	out := make([]json.RawMessage, len(methods))
-	for i, m := range methods {
-		if out[i], err = s.answer(ctx, ids[i], m, chans[i]); err != nil {
-			for _, id := range ids[i+1:] {
-				s.forget(id)
-			}
-			return nil, err
-		}
-	}
-	return out, nil
+	return s.answers(ctx, ids, methods, chans)
 }
 
 // Close ends Neovim (which stops gopls), killing the group if it lingers.

@@ -22,7 +22,8 @@ if state then
   state.has_diag = state.has_diag or {}
 else
   state = {
-    -- channel -> {editor = boolean}: the nvbridges that watch.
+    -- channel -> {editor = boolean, texts = boolean}: the nvbridges that
+    -- watch (M.watch, M.texts).
     channels = {},
     -- the generation of the current setup; a teardown starts another.
     generation = 0,
@@ -49,6 +50,22 @@ local function file_of(bufnr)
     return nil
   end
   return name
+end
+
+--- Whether a watching channel follows the texts (M.texts): else a text
+--- change is not even marked.
+local function texts_followed()
+  for _, opts in pairs(state.channels) do
+    if opts.texts ~= false then
+      return true
+    end
+  end
+  return false
+end
+
+-- (A state an older version registered has channels and no flag.)
+if state.texts_followed == nil then
+  state.texts_followed = texts_followed()
 end
 
 --- Sends what changed since the last flush, once per kind, to every
@@ -87,6 +104,10 @@ local function flush()
     end
   end
   for kind, what in pairs(pending) do
+    -- A channel that follows no text (M.texts) is told of a buffer's
+    -- text, and of a file's diagnostics, only when the resource list may
+    -- have moved: nothing its nvbridge is subscribed to needs the rest.
+    local lists = kind ~= 'buffer' and (kind ~= 'diagnostics' or (type(what) == 'table' and what.list))
     local payload = { files = {} }
     if type(what) == 'table' then
       if what.files then
@@ -98,9 +119,10 @@ local function flush()
       payload.list = what.list
     end
     for chan, opts in pairs(state.channels) do
-      if kind ~= 'editor' or opts.editor then
+      if (kind ~= 'editor' or opts.editor) and (lists or opts.texts ~= false) then
         if not pcall(vim.rpcnotify, chan, 'nvbridge_event', kind, payload) then
           state.channels[chan] = nil
+          state.texts_followed = texts_followed()
         end
       end
     end
@@ -138,7 +160,7 @@ M.changed = changed
 --- Marks a buffer's text changed (on_lines: called for every changed
 --- line range, so it only records the buffer).
 local function text_changed(bufnr)
-  if next(state.channels) == nil then
+  if not state.texts_followed then
     return
   end
   state.dirty_bufs = state.dirty_bufs or {}
@@ -301,10 +323,30 @@ end
 ---@param chan integer
 ---@param editor boolean
 ---@return boolean
-function M.watch(chan, editor)
-  state.channels[chan] = { editor = editor == true }
+---@param texts boolean? also every buffer's text and file's diagnostics
+--- changed (M.texts; default true)
+function M.watch(chan, editor, texts)
+  state.channels[chan] = { editor = editor == true, texts = texts ~= false }
+  state.texts_followed = texts_followed()
   setup()
   return true
+end
+
+--- Whether chan is told of every buffer text and file's diagnostics that
+--- changed (nvim.Session.WatchTexts), or, off, only of changes that may
+--- move the resource list: nvbridge turns it on for its first subscriber
+--- (a load and the publishes that follow it otherwise send three or four
+--- events to an nvbridge that has no use for them).
+---@param chan integer
+---@param on boolean
+---@return boolean
+function M.texts(chan, on)
+  local c = state.channels[chan]
+  if c then
+    c.texts = on == true
+  end
+  state.texts_followed = texts_followed()
+  return c ~= nil
 end
 
 --- Stops following changes (bridge.teardown, :NvbridgeStop).
@@ -313,6 +355,7 @@ function M.teardown()
   state.setup_done = false
   state.generation = state.generation + 1
   state.channels = {}
+  state.texts_followed = false
   state.pending = {}
   state.dirty_bufs = {}
 end
