@@ -318,15 +318,14 @@ local function setup()
   end)
 end
 
---- Starts telling chan about changes (nvim.Session.Watch). editor: also
---- the cursor, selection and mode (attached mode).
+--- Starts telling chan about changes (nvim.Session.Watch), every buffer's
+--- text and file's diagnostics changed included until M.texts says
+--- otherwise. editor: also the cursor, selection and mode (attached mode).
 ---@param chan integer
 ---@param editor boolean
 ---@return boolean
----@param texts boolean? also every buffer's text and file's diagnostics
---- changed (M.texts; default true)
-function M.watch(chan, editor, texts)
-  state.channels[chan] = { editor = editor == true, texts = texts ~= false }
+function M.watch(chan, editor)
+  state.channels[chan] = { editor = editor == true, texts = true }
   state.texts_followed = texts_followed()
   setup()
   return true
