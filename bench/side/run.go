@@ -36,9 +36,9 @@ type Op struct {
 	// sensitive file, whose text nvbridge then withholds); nil when that is
 	// the one request Neovim already measures.
 	NeovimAll sideFunc
-	// NeovimAllPID: the Neovim NeovimAll runs in, when not Neovim's
-	// (first_request: a Neovim of its own, whose files are still unopened).
-	NeovimAllPID int
+	// OwnNeovimAll: NeovimAll runs in a Neovim of its own (lazyVia), not
+	// Neovim's (first_request: its files are still unopened there).
+	OwnNeovimAll bool
 	// Rounds overrides the round count (first_request: one file a round).
 	Rounds int
 }
@@ -217,14 +217,11 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 	defer vn.Close()
 	// The first request with the definition nvbridge asks beside the hover
 	// needs files no other request opened: a Neovim and gopls of its own,
-	// on the modules whose gopls is small (not std's, of 1.8 GB).
-	var vnAll *ViaNeovim
-	if m.Name == "sample" || m.Name == "zap" {
-		if vnAll, err = StartViaNeovim(ctx, m.Root); err != nil {
-			return nil, err
-		}
-		defer vnAll.Close()
-	}
+	// on the modules whose gopls is small (not std's, of 1.8 GB), started
+	// for the first requests' phase only (beside the warm ops, one more
+	// gopls on two cores would slow every side).
+	vnAll := &lazyVia{wanted: m.Name == "sample" || m.Name == "zap"}
+	defer vnAll.Close()
 	var peer *AgentLSP
 	if o.AgentLSP != "" {
 		loadCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
@@ -248,11 +245,6 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 	}
 	if err := vn.WaitLoaded(loadCtx, m.Decl.File); err != nil {
 		return nil, fmt.Errorf("%s: gopls through Neovim: load progress not seen: %w", m.Name, err)
-	}
-	if vnAll != nil {
-		if err := vnAll.WaitLoaded(loadCtx, m.Decl.File); err != nil {
-			return nil, fmt.Errorf("%s: gopls through the first requests' Neovim: load progress not seen: %w", m.Name, err)
-		}
 	}
 	for _, op := range ops {
 		if op.Rounds > 0 {
@@ -308,6 +300,11 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 	// (find_references on zap, gopls straight: 2.08 ms amid it, 1.01 ms
 	// without).
 	for _, firstRequests := range []bool{false, true} {
+		if firstRequests && vnAll.wanted && firstFiles > 0 {
+			if err := vnAll.start(ctx, m); err != nil {
+				return nil, err
+			}
+		}
 		for r := 0; r < o.Rounds; r++ {
 			ran := false
 			for i, op := range ops {
@@ -335,8 +332,8 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 						cpuPIDs = []int{vn.Pid()}
 					case 4:
 						cpuPIDs = []int{vn.Pid()}
-						if op.NeovimAllPID != 0 {
-							cpuPIDs = []int{op.NeovimAllPID}
+						if op.OwnNeovimAll && vnAll.v != nil {
+							cpuPIDs = []int{vnAll.v.Pid()}
 						}
 					}
 					cpu0, nvimCPU0 := cpuMs(cpuPIDs...), cpuMs(bridgeNvim...)
@@ -468,7 +465,7 @@ type openCaller interface {
 
 type sideFunc = func(ctx context.Context, round int) (count int, err error)
 
-func buildOps(m *Module, br *Bridge, st *Straight, vn, vnAll *ViaNeovim, peer *AgentLSP, rounds int) ([]Op, int) {
+func buildOps(m *Module, br *Bridge, st *Straight, vn *ViaNeovim, vnAll *lazyVia, peer *AgentLSP, rounds int) ([]Op, int) {
 	posArgs := func(p Pos) map[string]any {
 		return map[string]any{"file": p.File, "line": p.Line, "column": p.Col}
 	}
@@ -545,9 +542,7 @@ func buildOps(m *Module, br *Bridge, st *Straight, vn, vnAll *ViaNeovim, peer *A
 			return 1, err
 		})
 		o.Rounds = len(fresh)
-		if o.NeovimAll != nil {
-			o.NeovimAllPID = vnAll.Pid()
-		}
+		o.OwnNeovimAll = o.NeovimAll != nil
 		ops = append(ops, o)
 	}
 	return ops, len(fresh)
@@ -556,7 +551,7 @@ func buildOps(m *Module, br *Bridge, st *Straight, vn, vnAll *ViaNeovim, peer *A
 // viaAll is, for the ops whose answer nvbridge makes from more than the
 // op's one request, those requests through Neovim's client as nvbridge
 // sends them (Op.NeovimAll).
-func viaAll(m *Module, vn, vnAll *ViaNeovim, fresh []Pos) map[string]sideFunc {
+func viaAll(m *Module, vn *ViaNeovim, vnAll *lazyVia, fresh []Pos) map[string]sideFunc {
 	if vn == nil {
 		return nil
 	}
@@ -573,19 +568,48 @@ func viaAll(m *Module, vn, vnAll *ViaNeovim, fresh []Pos) map[string]sideFunc {
 			return 1, err
 		},
 	}
-	if vnAll != nil && len(fresh) > 0 {
+	if vnAll.wanted && len(fresh) > 0 {
 		// get_hover_info in a file not opened yet: the open, the hover and
 		// the definition in one call, in vnAll (its own Neovim and gopls:
 		// the file is new there too).
 		ops["first_request_new_file"] = func(ctx context.Context, r int) (int, error) {
 			p := fresh[max(r, 0)]
-			params := protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: vnAll.URI(p.File)},
+			params := protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: vnAll.v.URI(p.File)},
 				Position: protocol.Position{Line: uint32(p.Line - 1), Character: uint32(p.Col)}}
-			_, err := vnAll.OpenCallAll(ctx, p.File, []string{protocol.MethodTextDocumentHover, protocol.MethodTextDocumentDefinition}, params)
+			_, err := vnAll.v.OpenCallAll(ctx, p.File, []string{protocol.MethodTextDocumentHover, protocol.MethodTextDocumentDefinition}, params)
 			return 1, err
 		}
 	}
 	return ops
+}
+
+// lazyVia is the first requests' own ViaNeovim, started when their phase
+// begins (start), when wanted.
+type lazyVia struct {
+	wanted bool
+	v      *ViaNeovim
+}
+
+// start starts it and waits for its gopls's workspace load.
+func (l *lazyVia) start(ctx context.Context, m *Module) error {
+	v, err := StartViaNeovim(ctx, m.Root)
+	if err != nil {
+		return err
+	}
+	l.v = v
+	loadCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	if err := v.WaitLoaded(loadCtx, m.Decl.File); err != nil {
+		return fmt.Errorf("%s: gopls through the first requests' Neovim: load progress not seen: %w", m.Name, err)
+	}
+	return nil
+}
+
+// Close ends it, when started.
+func (l *lazyVia) Close() {
+	if l.v != nil {
+		l.v.Close()
+	}
 }
 
 type hierOp struct {
