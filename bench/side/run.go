@@ -293,14 +293,21 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 	for i := range ops {
 		stats[i].Op = ops[i].Name
 	}
-	// Two phases: the warm ops round after round, then the first-request
-	// op (a new file each round). Opening a file sets every gopls
+	// Three phases: the warm ops round after round, then the first-request
+	// op (a new file each round), then the first request with every request
+	// nvbridge's answer needs, alone (its own Neovim and gopls: beside the
+	// others, a fifth gopls type-checking each new file's package would
+	// slow every side's first requests). Opening a file sets every gopls
 	// type-checking its package in the background for a while: interleaved
 	// with the warm ops, that work slowed whichever ops came next
 	// (find_references on zap, gopls straight: 2.08 ms amid it, 1.01 ms
 	// without).
-	for _, firstRequests := range []bool{false, true} {
-		if firstRequests && vnAll.wanted && firstFiles > 0 {
+	for _, phase := range []string{"warm ops", "first requests", "first requests with every request"} {
+		firstRequests, ownNeovim := phase != "warm ops", phase == "first requests with every request"
+		if ownNeovim {
+			if !vnAll.wanted || firstFiles == 0 {
+				break
+			}
 			if err := vnAll.start(ctx, m); err != nil {
 				return nil, err
 			}
@@ -308,16 +315,21 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 		for r := 0; r < o.Rounds; r++ {
 			ran := false
 			for i, op := range ops {
-				if (op.Rounds > 0) != firstRequests || op.Rounds > 0 && r >= op.Rounds {
+				if (op.Rounds > 0) != firstRequests || op.Rounds > 0 && r >= op.Rounds || ownNeovim && !op.OwnNeovimAll {
 					continue
 				}
 				ran = true
 				// Sides: 0 nvbridge, 1 straight, 2 through Neovim, 3
 				// agent-lsp, 4 through Neovim with every request
 				// nvbridge's answer needs; the order rotates every round.
+				// A NeovimAll of a Neovim of its own runs in its phase only,
+				// alone.
 				for k := range 5 {
 					side := (r + k) % 5
 					run := [5]sideFunc{op.Bridge, op.Straight, op.Neovim, op.Peer, op.NeovimAll}[side]
+					if op.OwnNeovimAll && (side == 4) != ownNeovim {
+						run = nil
+					}
 					if run == nil {
 						continue
 					}
@@ -372,10 +384,6 @@ func RunModule(ctx context.Context, m *Module, o Options) (*ModuleResult, error)
 				}
 			}
 			if ran {
-				phase := "warm ops"
-				if firstRequests {
-					phase = "first requests"
-				}
 				o.Logf("%s: %s round %d/%d done", m.Name, phase, r+1, o.Rounds)
 			}
 		}

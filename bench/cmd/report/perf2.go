@@ -350,7 +350,7 @@ func renderReads(m side.ModuleResult, before map[string]side.Stats) string {
 				// Measured in a Neovim and gopls of their own, where the
 				// file is new too (the open, the hover and the definition
 				// in one call).
-				where = ", the open with them, in a Neovim and gopls of their own where the file is new too"
+				where = ", the open with them, in a Neovim and gopls of their own where the file is new too, in a phase of their own after the first requests (alone: not interleaved with the other sides)"
 			}
 			alo, ahi := bootstrap(func(x [][]float64) float64 { return p50(x[0]) - p50(x[1]) - p50(x[2]) - p50(x[3]) }, s.BridgeMs, s.NeovimAllMs, ping.BridgeMs, s.CodecMs)
 			was += fmt.Sprintf("; through Neovim's client with the definition nvbridge asks beside the hover (where the symbol is declared: the text of a symbol declared in a sensitive file is withheld), in one call as nvbridge sends them%s, %.2f ms (+%.2f over the hover alone; CPU %.2f): with it the floor is %.2f ms and nvbridge's own time %+.2f ms (90%%: %+.2f to %+.2f)",
