@@ -227,13 +227,19 @@ func (s *ViaNeovim) Open(ctx context.Context, rel string) error {
 	if err := s.v.ExecLua("return require('nvbridge_side').open(...)", &b, filepath.Join(s.Root, rel)); err != nil {
 		return err
 	}
+	s.opened(rel, b)
+	return nil
+}
+
+// opened records buffer b as rel's (and the first buffer, for requests
+// about no document).
+func (s *ViaNeovim) opened(rel string, b int) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.buffers[rel] = b
 	if s.first == 0 {
 		s.first = b
 	}
-	s.mu.Unlock()
-	return nil
 }
 
 // OpenCall is Open and Call in one call to Neovim: the first request in a
@@ -256,12 +262,7 @@ func (s *ViaNeovim) OpenCall(ctx context.Context, rel, method string, params any
 		s.forget(id)
 		return nil, err
 	}
-	s.mu.Lock()
-	s.buffers[rel] = b
-	if s.first == 0 {
-		s.first = b
-	}
-	s.mu.Unlock()
+	s.opened(rel, b)
 	return s.answer(ctx, id, method, ch)
 }
 
@@ -292,12 +293,7 @@ func (s *ViaNeovim) OpenCallAll(ctx context.Context, rel string, methods []strin
 		}
 		return nil, err
 	}
-	s.mu.Lock()
-	s.buffers[rel] = b
-	if s.first == 0 {
-		s.first = b
-	}
-	s.mu.Unlock()
+	s.opened(rel, b)
 	return s.answers(ctx, ids, methods, chans)
 }
 
