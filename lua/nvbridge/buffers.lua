@@ -412,7 +412,11 @@ local function refresh_others(except)
         if name ~= '' and not (stat and seen.tick == tick and same_stat(seen, stat)) then
           agreed[b] = nil
           if buf_option(b, 'buftype') == '' and not buf_option(b, 'modified') then
-            watched = watch.cover(name)
+            -- Covered before reconcile reads the file (above, when it had
+            -- agreed before).
+            if not seen then
+              watched = watch.cover(name)
+            end
             local ok, state = pcall(reconcile, b)
             stat = ok and state == 'same' and uv.fs_stat(name)
             if stat then

@@ -99,10 +99,10 @@ function M.ready(bufnr)
 end
 
 --- Clients described (as ready_clients does) with the methods of wanted
---- each supports for bufnr.
+--- each supports for bufnr (none without a bufnr).
 ---@param clients vim.lsp.Client[]
----@param bufnr integer
----@param wanted string[]
+---@param bufnr integer?
+---@param wanted boolean|string[]? true or nil: every method; a list: those of it
 ---@return nvbridge.Client[]
 function M.describe(clients, bufnr, wanted)
   local out = {}
@@ -121,13 +121,7 @@ M.supports_method = supports_method
 ---@param bufnr integer
 ---@return nvbridge.Client[]
 function M.ready_clients(bufnr, with_methods)
-  local out = {}
-  for _, client in ipairs(get_clients({ bufnr = bufnr })) do
-    if client.initialized and not is_stopped(client) then
-      table.insert(out, describe(client, with_methods and bufnr or nil, with_methods))
-    end
-  end
-  return out
+  return M.describe(M.ready(bufnr), with_methods and bufnr or nil, with_methods)
 end
 
 --- Diagnostics as LSP-shaped tables, for one buffer or (bufnr = nil) every
