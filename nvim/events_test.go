@@ -11,12 +11,10 @@ import (
 	"github.com/nvbridge/nvbridge/nvim"
 )
 
-// TestDiagnosticsEventListMoved: a diagnostics event says whether the set
-// of files holding diagnostics moved (the resource list is compared only
-// then): a file's first diagnostics and its last going do; new
-// diagnostics of a file that had some do not. The diagnostics are set as a
-// linter plugin sets them (vim.diagnostic.set in a namespace of its own).
-func TestDiagnosticsEventListMoved(t *testing.T) {
+// notesSession is an embedded Neovim rooted at a new folder holding
+// notes.txt (two lines, no language server), and that file's path.
+func notesSession(t *testing.T) (*nvim.Session, string) {
+	t.Helper()
 	testenv.Require(t, "nvim")
 	root := t.TempDir()
 	path := filepath.Join(root, "notes.txt")
@@ -24,6 +22,27 @@ func TestDiagnosticsEventListMoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := testenv.Embedded(t, root)
+	return s, path
+}
+
+// loadBuffer loads path into a buffer, as a plugin would (bufadd,
+// bufload), and returns it.
+func loadBuffer(t *testing.T, s *nvim.Session, path string) int {
+	t.Helper()
+	var b int
+	if err := s.ExecLua(testenv.Context(t), "local b = vim.fn.bufadd((...)); vim.fn.bufload(b); return b", &b, path); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestDiagnosticsEventListMoved: a diagnostics event says whether the set
+// of files holding diagnostics moved (the resource list is compared only
+// then): a file's first diagnostics and its last going do; new
+// diagnostics of a file that had some do not. The diagnostics are set as a
+// linter plugin sets them (vim.diagnostic.set in a namespace of its own).
+func TestDiagnosticsEventListMoved(t *testing.T) {
+	s, path := notesSession(t)
 	ctx := testenv.Context(t)
 
 	events := make(chan nvim.Event, 64)
@@ -34,10 +53,7 @@ func TestDiagnosticsEventListMoved(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	var b int
-	if err := s.ExecLua(ctx, "local b = vim.fn.bufadd((...)); vim.fn.bufload(b); return b", &b, path); err != nil {
-		t.Fatal(err)
-	}
+	b := loadBuffer(t, s, path)
 	const set = `local b, messages = ...
 local ns = vim.api.nvim_create_namespace('nvbridge_test_lint')
 local diags = {}
@@ -74,13 +90,7 @@ vim.diagnostic.set(ns, b, diags)`
 // diagnostics still do (they may move the resource list); turned on again,
 // a text change is told.
 func TestWatchTexts(t *testing.T) {
-	testenv.Require(t, "nvim")
-	root := t.TempDir()
-	path := filepath.Join(root, "notes.txt")
-	if err := os.WriteFile(path, []byte("one\ntwo\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, _ := testenv.Embedded(t, root)
+	s, path := notesSession(t)
 	ctx := testenv.Context(t)
 
 	events := make(chan nvim.Event, 64)
@@ -117,10 +127,7 @@ func TestWatchTexts(t *testing.T) {
 		}
 		return out
 	}
-	var b int
-	if err := s.ExecLua(ctx, "local b = vim.fn.bufadd((...)); vim.fn.bufload(b); return b", &b, path); err != nil {
-		t.Fatal(err)
-	}
+	b := loadBuffer(t, s, path)
 	if got := kinds(next("load")); slices.Contains(got, nvim.EventBuffer) {
 		t.Fatalf("load with texts off: events %v, want no %s", got, nvim.EventBuffer)
 	}
@@ -141,7 +148,7 @@ vim.schedule(function() vim.fn.bufload(vim.fn.bufadd(other)) end)`
 		// scheduled after the change: its event comes in a flush of its
 		// own, after the change's (which tells its kinds in any order).
 		n++
-		other := filepath.Join(root, fmt.Sprintf("other%d.txt", n))
+		other := filepath.Join(filepath.Dir(path), fmt.Sprintf("other%d.txt", n))
 		if err := os.WriteFile(other, []byte("other\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
