@@ -10,6 +10,7 @@
 ---   status     what the servers are and support, the diagnostics held
 ---   buffers    loading, reconciling with the disk, reading lines
 ---   watch      which files changed on disk, told by the kernel (inotify)
+---   settled    the buffers that agree with their files until an event says not
 ---   apply, guard, undo_log, write    changesets into buffers and the disk
 ---   verify, actions, navigation, structure, syntax, servers, debug_ui
 ---   user, agents, review, changes    the user's side (attached mode)
@@ -33,6 +34,7 @@ function M.setup()
   local group = api.nvim_create_augroup('nvbridge', { clear = true })
   observe.install(group)
   async.install(group)
+  require('nvbridge.settled').install(group)
 end
 
 --- Removes everything setup installed (the augroup and its autocmds),
@@ -46,6 +48,7 @@ function M.teardown()
   observe.installed, async.installed = false, false
   loaded.release_extra(nil, 0)
   buffers.untrack()
+  require('nvbridge.settled').clear()
   require('nvbridge.watch').close()
   async.cancel_all()
 end

@@ -14,6 +14,7 @@ local fail = require('nvbridge._error').fail
 local loaded = require('nvbridge.loaded')
 local buf_option = require('nvbridge._compat').buf_option
 local watch = require('nvbridge.watch')
+local settled = require('nvbridge.settled')
 
 --- A file's bytes (nil when it cannot be read).
 ---@param path string
@@ -390,6 +391,17 @@ local function same_stat(seen, stat)
     and seen.csec == c.sec and seen.cnsec == c.nsec
 end
 
+--- A buffer that agreed with its file, covered (watched): it stands from
+--- now on (settled.lua), until an event says otherwise.
+---@param b integer
+---@param name string
+---@param watched boolean?
+local function agree_settled(b, name, watched)
+  if watched then
+    settled.keep(b, name)
+  end
+end
+
 -- Reloads every other loaded, unmodified file buffer whose file changed on
 -- disk: requests read other files too (a definition in another file,
 -- references), and a server must not answer from a stale buffer. Buffers
@@ -397,20 +409,27 @@ end
 -- conflict). A buffer that agreed with its file is passed over while its
 -- text did not move and the kernel told of no change to the file since
 -- (watch.lua: the queue read once here); where it cannot tell, a stat.
+-- One that stands (settled.lua: no event told of a change of the buffer)
+-- is passed over on the kernel's word alone, without asking Neovim.
 local function refresh_others(except)
   watch.drain()
   for _, b in ipairs(api.nvim_list_bufs()) do
+    local path = settled.path(b)
     if b == except then -- open keeps (or drops) its own agreement
+    elseif path and watch.covered(path) then -- it stands
     elseif api.nvim_buf_is_loaded(b) then
       local name = api.nvim_buf_get_name(b)
       local seen = agreed[b]
       local tick = api.nvim_buf_get_changedtick(b)
-      if not (seen and seen.watched and seen.tick == tick and watch.covered(name)) then
+      if seen and seen.watched and seen.tick == tick and watch.covered(name) then
+        settled.keep(b, name)
+      else
         -- Covered before the stat: a change after it is an event.
         local watched = seen and watch.cover(name)
         local stat = seen and uv.fs_stat(name)
         if name ~= '' and not (stat and seen.tick == tick and same_stat(seen, stat)) then
           agreed[b] = nil
+          settled.forget(b)
           if buf_option(b, 'buftype') == '' and not buf_option(b, 'modified') then
             -- Covered before reconcile reads the file (above, when it had
             -- agreed before).
@@ -422,14 +441,17 @@ local function refresh_others(except)
             if stat then
               agreed[b] = agreement(api.nvim_buf_get_changedtick(b), stat)
               agreed[b].watched = watched
+              agree_settled(b, name, watched)
             end
           end
         elseif seen then
           seen.watched = watched
+          agree_settled(b, name, watched)
         end
       end
     elseif agreed[b] then
       agreed[b] = nil
+      settled.forget(b)
     end
   end
   -- Wiped buffers are not listed any more: forget them now and then.
@@ -559,11 +581,16 @@ local function open(path, must_exist, lazy)
   -- The target agreed with its file, its text did not move and the kernel
   -- told of no change to the file since (watch.lua): it is the same
   -- regular file, still there, and reconcile would find the same.
+  -- One that stands (settled.lua) is all that on events alone.
   local known = bufnr_of[path]
+  local stands = known and settled.path(known) == path
   local seen = known and agreed[known]
-  if seen and seen.watched and api.nvim_buf_is_loaded(known) and seen.tick == api.nvim_buf_get_changedtick(known) then
+  if stands or seen and seen.watched and api.nvim_buf_is_loaded(known) and seen.tick == api.nvim_buf_get_changedtick(known) then
     watch.drain()
-    if watch.covered(path) and api.nvim_buf_get_name(known) == path then
+    if watch.covered(path) and (stands or api.nvim_buf_get_name(known) == path) then
+      if not stands then
+        settled.keep(known, path)
+      end
       refresh_others(known)
       return lazy and { bufnr = known, state = 'same' } or buffer_state(known, 'same')
     end
@@ -596,8 +623,10 @@ local function open(path, must_exist, lazy)
         local again = watch.cover(path) and uv.fs_stat(path)
         seen.watched = again and same_stat(seen, again) or false
       end
+      agree_settled(bufnr, path, seen.watched)
     else
       agreed[bufnr] = nil
+      settled.forget(bufnr)
       -- Covered before reconcile reads the file: a change after is told.
       local watched = not buf_option(bufnr, 'modified') and watch.cover(path)
       state = reconcile(bufnr)
@@ -605,6 +634,7 @@ local function open(path, must_exist, lazy)
       if now then
         agreed[bufnr] = agreement(api.nvim_buf_get_changedtick(bufnr), now)
         agreed[bufnr].watched = watched
+        agree_settled(bufnr, path, watched)
       end
     end
   else
