@@ -14,7 +14,10 @@ local buffers = require('nvbridge.buffers')
 local observe = require('nvbridge.observe')
 local status = require('nvbridge.status')
 local done, release, relay_progress = async.done, async.release, async.relay_progress
-local ready_clients, busy, down_error = status.ready_clients, observe.busy, observe.down_error
+-- running: the buffer's ready clients as Neovim has them (the waits count
+-- them and ask whether one is busy); only wait_clients' answer describes
+-- them (ready_clients).
+local running, ready_clients, busy, down_error = status.ready, status.ready_clients, observe.busy, observe.down_error
 
 --- Calls ready(err, cancelled) once the buffer's clients are ready: at
 --- least one attached and none reporting $/progress work (such as gopls
@@ -35,7 +38,7 @@ local ready_clients, busy, down_error = status.ready_clients, observe.busy, obse
 function M.when_ready(chan, id, bufnr, grace_ms, progress_ms, ready)
   -- The usual case, at the cost of one look at the clients: one is ready
   -- and none is busy (what settled() below finds first).
-  local now = ready_clients(bufnr)
+  local now = running(bufnr)
   if #now > 0 and not busy(now) then
     return ready(nil)
   end
@@ -46,7 +49,7 @@ function M.when_ready(chan, id, bufnr, grace_ms, progress_ms, ready)
     grace_ms = 0
   end
   local function settled()
-    local clients = ready_clients(bufnr)
+    local clients = running(bufnr)
     if #clients > 0 then
       return not busy(clients)
     end
@@ -54,7 +57,7 @@ function M.when_ready(chan, id, bufnr, grace_ms, progress_ms, ready)
   end
   -- A buffer whose server died (and is not being restarted): say so at
   -- once, without a grace period for a server that is not coming.
-  if #ready_clients(bufnr) == 0 and down_error(bufnr) then
+  if #running(bufnr) == 0 and down_error(bufnr) then
     return ready(down_error(bufnr))
   end
   if settled() then
@@ -73,7 +76,7 @@ function M.when_ready(chan, id, bufnr, grace_ms, progress_ms, ready)
     release({ attach_timer, progress_timer }, autocmds)
     stop_relay()
     vim.b[bufnr].nvbridge_grace_spent = true
-    if #ready_clients(bufnr) == 0 and down_error(bufnr) then
+    if #running(bufnr) == 0 and down_error(bufnr) then
       return ready(down_error(bufnr), cancelled)
     end
     ready(nil, cancelled)
@@ -83,13 +86,13 @@ function M.when_ready(chan, id, bufnr, grace_ms, progress_ms, ready)
     if finished then
       return
     end
-    if #ready_clients(bufnr) > 0 and not progress_started then
+    if #running(bufnr) > 0 and not progress_started then
       progress_started = true
       attach_timer:stop()
       progress_timer:start(progress_ms, 0, vim.schedule_wrap(function()
         -- The bound is spent once per client: a server that never ends
         -- its work must not stall every later request.
-        for _, client in ipairs(ready_clients(bufnr)) do
+        for _, client in ipairs(running(bufnr)) do
           observe.stop_waiting_for_work(client.id)
         end
         finish()
