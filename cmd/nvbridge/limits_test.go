@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -163,21 +162,14 @@ func TestHTTPSessionIDs(t *testing.T) {
 // the bulk), and is never held whole; the next line is served normally.
 func TestStdioLineLimit(t *testing.T) {
 	srv := server.NewMCPServer("nvbridge-test", "0")
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(testenv.Context(t))
 	defer cancel()
-	done := make(chan error, 1)
+	p := servePiped(ctx, srv, 1000, newStdio)
 	go func() {
-		stdio := newStdioServer(srv, outW, 1000, log.New(io.Discard, "", 0))
-		done <- stdio.Listen(ctx, inR)
-		outW.Close()
+		fmt.Fprintf(p.in, `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"x","arguments":{"text":"%s"}}}`+"\n", strings.Repeat("y", 1<<20))
+		fmt.Fprint(p.in, `{"jsonrpc":"2.0","id":42,"method":"ping"}`+"\n")
 	}()
-	go func() {
-		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"x","arguments":{"text":"%s"}}}`+"\n", strings.Repeat("y", 1<<20))
-		fmt.Fprint(inW, `{"jsonrpc":"2.0","id":42,"method":"ping"}`+"\n")
-	}()
-	lines := bufio.NewScanner(outR)
+	lines := bufio.NewScanner(p.out)
 	got := map[float64]map[string]any{}
 	for len(got) < 2 && lines.Scan() {
 		var m map[string]any
@@ -195,7 +187,6 @@ func TestStdioLineLimit(t *testing.T) {
 	if got[42]["result"] == nil {
 		t.Errorf("answer to the next line: %v (all: %v)", got[42], got)
 	}
-	inW.Close()
 	cancel()
-	<-done
+	_ = p.stop()
 }

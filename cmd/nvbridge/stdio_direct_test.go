@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -89,27 +88,14 @@ func newDirectServer() *directServer {
 // modern protocol era, or a task, goes through HandleMessage.
 func TestStdioDirectCalls(t *testing.T) {
 	d := newDirectServer()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(testenv.Context(t))
 	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		done <- newStdio(ctx, d.srv, inR, outW, 1<<20)
-		outW.Close()
-	}()
-	var mu sync.Mutex
-	send := func(line string) {
-		mu.Lock()
-		defer mu.Unlock()
-		if _, err := io.WriteString(inW, line+"\n"); err != nil {
-			t.Errorf("send: %v", err)
-		}
-	}
+	p := servePiped(ctx, d.srv, 1<<20, newStdio)
+	send := p.sender(t)
 	lines := make(chan string, 64)
 	go func() {
 		defer close(lines)
-		sc := bufio.NewScanner(outR)
+		sc := bufio.NewScanner(p.out)
 		for sc.Scan() {
 			lines <- sc.Text()
 		}
@@ -217,8 +203,7 @@ func TestStdioDirectCalls(t *testing.T) {
 	if l := next("the ping's answer"); !strings.Contains(l, `"id":12`) {
 		t.Errorf("after the cancelled call: %s", l)
 	}
-	inW.Close()
-	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+	if err := p.stop(); err != nil && !errors.Is(err, context.Canceled) {
 		t.Errorf("Listen: %v", err)
 	}
 }
@@ -250,16 +235,11 @@ func TestDirect(t *testing.T) {
 func TestStdioDirectCancelBeforeStart(t *testing.T) {
 	d := newDirectServer()
 	d.cancelled = make(chan string, stdioWorkers+1)
-	inR, inW := io.Pipe()
 	ctx, cancel := context.WithCancel(testenv.Context(t))
 	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- newStdio(ctx, d.srv, inR, io.Discard, 1<<20) }()
-	send := func(line string) {
-		if _, err := io.WriteString(inW, line+"\n"); err != nil {
-			t.Fatalf("send: %v", err)
-		}
-	}
+	p := servePiped(ctx, d.srv, 1<<20, newStdio)
+	go func() { _, _ = io.Copy(io.Discard, p.out) }() // the answers are not read
+	send := p.sender(t)
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	// Every worker waits; the next call queues, and is cancelled there.
@@ -283,8 +263,7 @@ func TestStdioDirectCancelBeforeStart(t *testing.T) {
 	if !seen[`"q"`] {
 		t.Errorf("the queued call was not cancelled: %v", seen)
 	}
-	inW.Close()
-	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+	if err := p.stop(); err != nil && !errors.Is(err, context.Canceled) {
 		t.Errorf("Listen: %v", err)
 	}
 }

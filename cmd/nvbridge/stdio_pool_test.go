@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -42,16 +40,10 @@ func TestStdioCallsRunBesideASlowOne(t *testing.T) {
 	srv.AddTool(mcp.NewTool("echo"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("echo"), nil
 	})
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- newStdioServer(srv, outW, 1<<20, log.New(io.Discard, "", 0)).Listen(ctx, inR)
-		outW.Close()
-	}()
+	p := servePiped(ctx, srv, 1<<20, newStdio)
 	answers := make(chan string, 64) // each answer's id
 	go func() {
-		lines := bufio.NewScanner(outR)
+		lines := bufio.NewScanner(p.out)
 		for lines.Scan() {
 			var m struct {
 				ID json.RawMessage `json:"id"`
@@ -64,12 +56,7 @@ func TestStdioCallsRunBesideASlowOne(t *testing.T) {
 		}
 		close(answers)
 	}()
-	send := func(line string) {
-		t.Helper()
-		if _, err := io.WriteString(inW, line+"\n"); err != nil {
-			t.Fatalf("send: %v", err)
-		}
-	}
+	send := p.sender(t)
 	next := func() string {
 		t.Helper()
 		select {
@@ -134,8 +121,7 @@ func TestStdioCallsRunBesideASlowOne(t *testing.T) {
 			t.Fatalf("answer to %s, want %s", id, name)
 		}
 	}
-	inW.Close()
-	if err := <-done; err != nil {
+	if err := p.stop(); err != nil {
 		t.Errorf("Listen: %v", err)
 	}
 	for id := range answers {

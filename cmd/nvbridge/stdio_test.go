@@ -172,29 +172,16 @@ func runScript(t *testing.T, serve func(context.Context, *server.MCPServer, io.R
 	t.Helper()
 	slowStarted := make(chan struct{}, 1)
 	srv := scriptServer(slowStarted)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(testenv.Context(t))
 	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		done <- serve(ctx, srv, inR, outW, 200<<10)
-		outW.Close()
-	}()
-	var mu sync.Mutex
-	send := func(line string) {
-		mu.Lock()
-		defer mu.Unlock()
-		if _, err := io.WriteString(inW, line+"\n"); err != nil {
-			t.Errorf("send: %v", err)
-		}
-	}
+	p := servePiped(ctx, srv, 200<<10, serve)
+	send := p.sender(t)
 	res := scriptResult{answers: map[string]any{}}
 	got := make(chan string, 64) // the id of each answer as it comes
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
-		lines := bufio.NewScanner(outR)
+		lines := bufio.NewScanner(p.out)
 		lines.Buffer(nil, 1<<20)
 		for lines.Scan() {
 			var m map[string]any
@@ -285,8 +272,7 @@ func runScript(t *testing.T, serve func(context.Context, *server.MCPServer, io.R
 	send(fmt.Sprintf(`{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"echo","arguments":{"t":"%s"}}}`, strings.Repeat("y", 300<<10)))
 	send(`{"jsonrpc":"2.0","id":15,"method":"ping"}`)
 	await("14", "15")
-	inW.Close()
-	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+	if err := p.stop(); err != nil && !errors.Is(err, context.Canceled) {
 		t.Errorf("Listen: %v", err)
 	}
 	<-readDone
@@ -457,13 +443,11 @@ func benchStdio(b *testing.B, serve func(context.Context, *server.MCPServer, io.
 		}
 		return mcp.NewToolResultText(fmt.Sprintf("%d edits", len(in.Edits))), nil
 	})
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, srv, inR, outW, 4<<20); outW.Close() }()
-	out := bufio.NewReaderSize(outR, 1<<16)
+	p := servePiped(ctx, srv, 4<<20, serve)
+	inW := p.in
+	out := bufio.NewReaderSize(p.out, 1<<16)
 	line := func(id int) []byte {
 		return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"edit","arguments":%s}}`+"\n", id, args))
 	}
@@ -493,6 +477,47 @@ func benchStdio(b *testing.B, serve func(context.Context, *server.MCPServer, io.
 		}
 	}
 	b.StopTimer()
-	inW.Close()
-	<-done
+	_ = p.stop()
+}
+
+// piped is a stdio server run over in-process pipes, as it runs on its
+// process's stdin and stdout: what the tests and benchmarks of the
+// transport drive.
+type piped struct {
+	in  *io.PipeWriter
+	out *io.PipeReader
+	// done receives what serve returned, once.
+	done chan error
+	mu   sync.Mutex
+}
+
+// servePiped runs serve on srv (max: the longest line) over pipes until
+// its input is closed (stop) or ctx ends; its output is closed after.
+func servePiped(ctx context.Context, srv *server.MCPServer, max int, serve func(context.Context, *server.MCPServer, io.Reader, io.Writer, int) error) *piped {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := &piped{in: inW, out: outR, done: make(chan error, 1)}
+	go func() {
+		p.done <- serve(ctx, srv, inR, outW, max)
+		outW.Close()
+	}()
+	return p
+}
+
+// sender writes a line (and its newline) to the server's input, from any
+// goroutine; a failed write fails tb.
+func (p *piped) sender(tb testing.TB) func(line string) {
+	return func(line string) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+			tb.Errorf("send: %v", err)
+		}
+	}
+}
+
+// stop closes the server's input and returns what serve returned.
+func (p *piped) stop() error {
+	p.in.Close()
+	return <-p.done
 }
