@@ -390,6 +390,38 @@ local function same_stat(seen, stat)
     and seen.csec == c.sec and seen.cnsec == c.nsec
 end
 
+--- Finds a buffer open just loaded in agreement with its file once the
+--- call that loaded it is done (its request left first; the server works
+--- meanwhile), as the next call's refresh_others would find it before its
+--- own request left (a cover, a stat and a reconcile: a tenth of a
+--- millisecond of every read after a load). The file is covered, then
+--- stated: the same stat key as before (the stat taken before the load:
+--- no write since, as every write moves the ctime) means the bytes loaded
+--- are still the file's, and a change from now on is an event. A buffer
+--- whose text moved, or that was unloaded or renamed, since its load, or a
+--- file that moved, is left to the next refresh, as before.
+---@param b integer
+---@param path string
+---@param before uv.fs_stat.result the file's stat taken before the load
+local function agree_loaded(b, path, before)
+  if before.type ~= 'file' then
+    return
+  end
+  local key, tick = stat_key(before), api.nvim_buf_get_changedtick(b)
+  vim.schedule(function()
+    if agreed[b] or not api.nvim_buf_is_loaded(b) or api.nvim_buf_get_name(b) ~= path
+      or api.nvim_buf_get_changedtick(b) ~= tick or buf_option(b, 'modified') or buf_option(b, 'buftype') ~= '' then
+      return
+    end
+    local watched = watch.cover(path)
+    local stat = uv.fs_stat(path)
+    if stat and stat_key(stat) == key then
+      agreed[b] = agreement(tick, stat)
+      agreed[b].watched = watched
+    end
+  end)
+end
+
 -- Reloads every other loaded, unmodified file buffer whose file changed on
 -- disk: requests read other files too (a definition in another file,
 -- references), and a server must not answer from a stale buffer. Buffers
@@ -608,9 +640,12 @@ local function open(path, must_exist, lazy)
       end
     end
   else
-    local _, load_err = load(path, stat)
+    local b, load_err = load(path, stat)
     if load_err then
       return { err = fail('OPERATION_FAILED', 'cannot load ' .. path .. ': ' .. load_err) }
+    end
+    if stat and b == bufnr then
+      agree_loaded(bufnr, path, stat)
     end
   end
   if state == 'conflict' then
