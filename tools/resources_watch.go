@@ -524,8 +524,9 @@ func (w *watcher) allTold() bool {
 // ones are registered; a failure to read them leaves the static ones), and
 // makes the session untold. When every session was told, no comparison
 // ran since: the list this session got is the one the next compares
-// against, and a comparison is asked for at once (a change between this
-// list's read of Neovim and now was not compared).
+// against (after a failure, the last compared: the client is then told
+// if that differs), and a comparison is asked for at once (a change
+// between this list's read of Neovim and now was not compared).
 func (w *watcher) listHook(ctx context.Context, _ any, _ *mcp.ListResourcesRequest, result *mcp.ListResourcesResult) {
 	if result == nil || w.env.Session == nil {
 		return
@@ -533,9 +534,9 @@ func (w *watcher) listHook(ctx context.Context, _ any, _ *mcp.ListResourcesReque
 	more, err := w.res.dynamic(ctx)
 	if err != nil {
 		w.env.Logf("resources/list: %v", err)
-		return
+	} else {
+		result.Resources = append(result.Resources, more...)
 	}
-	result.Resources = append(result.Resources, more...)
 	s := server.ClientSessionFromContext(ctx)
 	if s == nil {
 		return
@@ -543,7 +544,7 @@ func (w *watcher) listHook(ctx context.Context, _ any, _ *mcp.ListResourcesReque
 	w.mu.Lock()
 	stale := w.allTold()
 	delete(w.told, s.SessionID())
-	if stale {
+	if stale && err == nil {
 		set := make(map[string]bool, len(more))
 		for _, r := range more {
 			set[r.URI] = true
