@@ -87,8 +87,9 @@ vim.diagnostic.set(ns, b, diags)`
 // TestWatchTexts: with WatchTexts off, a buffer's text change and a
 // publish that leaves the set of files holding diagnostics as it was send
 // no event (nothing subscribed to them), while a load and a file's first
-// diagnostics still do (they may move the resource list); turned on again,
-// a text change is told.
+// diagnostics still do (they may move the resource list), and a buffer
+// loaded is not attached to (nvim_buf_attach) for its changes; turned on
+// again, it is, and a text change is told.
 func TestWatchTexts(t *testing.T) {
 	s, path := notesSession(t)
 	ctx := testenv.Context(t)
@@ -131,6 +132,17 @@ func TestWatchTexts(t *testing.T) {
 	if got := kinds(next("load")); slices.Contains(got, nvim.EventBuffer) {
 		t.Fatalf("load with texts off: events %v, want no %s", got, nvim.EventBuffer)
 	}
+	attached := func() bool {
+		t.Helper()
+		var ok bool
+		if err := s.ExecLua(ctx, "return require('nvbridge.extensions').state.attached[...] ~= nil", &ok, b); err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if attached() {
+		t.Fatal("a buffer loaded with texts off is attached to for its changes")
+	}
 	const lint = `local b, messages, text = ...
 local ns = vim.api.nvim_create_namespace('nvbridge_test_lint')
 local diags = {}
@@ -165,6 +177,9 @@ vim.schedule(function() vim.fn.bufload(vim.fn.bufadd(other)) end)`
 	}
 	if err := s.WatchTexts(ctx, true); err != nil {
 		t.Fatal(err)
+	}
+	if !attached() {
+		t.Fatal("texts on: the buffer loaded while they were off is not followed")
 	}
 	if got := step("texts on", []string{"fourth"}, "one"); !slices.Contains(got, nvim.EventDiagnostics) || !slices.Contains(got, nvim.EventBuffer) {
 		t.Fatalf("other diagnostics and a text change, texts on: events %v, want buffer and diagnostics", got)

@@ -240,3 +240,89 @@ func TestReconcileWatchedFiles(t *testing.T) {
 		answer(t, 6)
 	})
 }
+
+// TestLoadAgreesAfterItsCall: a file a read loads is found in agreement
+// with its file once that call is done (buffers.lua, agree_loaded), not by
+// the next read's refresh before its request leaves: that read reconciles
+// nothing and finds the file covered by the kernel's watch. A file written
+// between its load and then is not taken as agreeing: the next read
+// elsewhere reloads it.
+func TestLoadAgreesAfterItsCall(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	reconciles := func() int {
+		t.Helper()
+		var n int
+		if err := s.ExecLua(ctx, "return require('nvbridge.buffers').reconciles", &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	elsewhere := func() {
+		t.Helper()
+		res, err := client.Definition(ctx, "main.go", lsp.Target{Line: 27, Symbol: "Process"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Locations) != 1 || res.Locations[0].File != "orders/orders.go" {
+			t.Fatalf("definition of Process: %+v, want orders/orders.go", res.Locations)
+		}
+	}
+	// main.go loaded, and found in agreement by the second read.
+	elsewhere()
+	elsewhere()
+
+	orders := filepath.Join(root, "orders", "orders.go")
+	before := reconciles()
+	if _, err := client.Definition(ctx, "orders/orders.go", lsp.Target{Line: 33, Symbol: "Process"}); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere()
+	if n := reconciles() - before; n != 0 {
+		t.Errorf("the read after orders.go's load reconciled %d times, want 0 (found in agreement after its load)", n)
+	}
+	var covered bool
+	if err := s.ExecLua(ctx, "return require('nvbridge.watch').covered((...))", &covered, orders); err != nil {
+		t.Fatal(err)
+	}
+	if !covered {
+		t.Error("orders.go is not covered by the kernel's watch after its load")
+	}
+
+	// payment.go loaded, then written before the call that loaded it is
+	// done (in the same call): its agreement would hold the text before.
+	payment := filepath.Join(root, "payment", "payment.go")
+	const appended = "// appended between the load and the agreement"
+	var state string
+	if err := s.ExecLua(ctx, `local path, line = ...
+local st = require('nvbridge.buffers').open(path, true)
+local f = assert(io.open(path, 'a'))
+f:write(line .. '\n')
+f:close()
+return st.state`, &state, payment, appended); err != nil {
+		t.Fatal(err)
+	}
+	if state != "loaded" {
+		t.Fatalf("payment.go: open's state %q, want loaded", state)
+	}
+	before = reconciles()
+	elsewhere()
+	if reconciles() == before {
+		t.Error("the read after payment.go was written reconciled nothing")
+	}
+	var last string
+	if err := s.ExecLua(ctx, `local path = ...
+for _, b in ipairs(vim.api.nvim_list_bufs()) do
+  if vim.api.nvim_buf_get_name(b) == path then
+    return vim.api.nvim_buf_get_lines(b, -2, -1, false)[1]
+  end
+end
+return ''`, &last, payment); err != nil {
+		t.Fatal(err)
+	}
+	if last != appended {
+		t.Errorf("payment.go's buffer ends with %q, want the line written after its load (%q)", last, appended)
+	}
+}

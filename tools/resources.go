@@ -315,20 +315,6 @@ func (r *resourceSet) allAllowed(files []string) bool {
 	return true
 }
 
-// listHook adds the resources of the moment to resources/list (the static
-// ones are registered); a failure to read them leaves the static ones.
-func (r *resourceSet) listHook(ctx context.Context, _ any, _ *mcp.ListResourcesRequest, result *mcp.ListResourcesResult) {
-	if result == nil || r.env.Session == nil {
-		return
-	}
-	more, err := r.dynamic(ctx)
-	if err != nil {
-		r.env.Logf("resources/list: %v", err)
-		return
-	}
-	result.Resources = append(result.Resources, more...)
-}
-
 // neovimURIs is the set of the URIs resources/list shows now that
 // Neovim's state makes (eachNeovim); list_changed compares the URIs
 // alone (withOwnURIs).

@@ -529,3 +529,52 @@ func TestReadListsLoadedBuffer(t *testing.T) {
 		t.Fatalf("%s is not listed after the read loaded it", loaded)
 	}
 }
+
+// TestListChangedOncePerList: once the client was told the resource list
+// changed, the reads that load more files tell it nothing more (nor list
+// the resources again to compare) until it lists them; its list makes the
+// next change told again, against the list it got.
+func TestListChangedOncePerList(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls")
+	root := testenv.CopySample(t, "go")
+	s, lspClient := testenv.Embedded(t, root)
+	env := tools.NewEnv(s, lspClient, t.Logf)
+	t.Cleanup(env.Close)
+	c := mcpLegacyClient(t, env)
+	log := watchNotifications(c)
+	listChanged := isMethod(mcp.MethodNotificationResourcesListChanged)
+
+	// A preview has the list compared and told.
+	from := log.mark()
+	okContent(t, c, "edit_buffer", `{"file":"text/normalize.go","edits":[{"line_start":1,"line_end":0,"new_text":"// previewed"}]}`)
+	log.await(t, from, "list_changed after the preview", listChanged)
+
+	// Told, not listed since: a read that loads orders.go is not told.
+	from = log.mark()
+	okContent(t, c, "get_hover_info", `{"file":"orders/orders.go","line":33,"symbol":"Process"}`)
+	// Beyond relistWait (a change Neovim reports waits at most that for
+	// the calls in flight), and a call after it: a comparison would have
+	// told it by now.
+	time.Sleep(time.Second)
+	okContent(t, c, "get_hover_info", `{"file":"orders/orders.go","line":33,"symbol":"Process"}`)
+	time.Sleep(200 * time.Millisecond)
+	log.mu.Lock()
+	for _, n := range log.got[from:] {
+		if listChanged(n) {
+			t.Errorf("list_changed again before the client listed the resources")
+		}
+	}
+	log.mu.Unlock()
+
+	// Its list shows the read's buffer; the next load is told.
+	const orders, payment = "nvbridge://buffer/orders/orders.go", "nvbridge://buffer/payment/payment.go"
+	if uris := listURIs(t, c); !slices.Contains(uris, orders) || slices.Contains(uris, payment) {
+		t.Fatalf("resources/list: %v, want %s and not %s", uris, orders, payment)
+	}
+	from = log.mark()
+	okContent(t, c, "get_hover_info", `{"file":"payment/payment.go","line":2,"symbol":"payment"}`)
+	log.await(t, from, "list_changed after the read loaded payment.go", listChanged)
+	if !slices.Contains(listURIs(t, c), payment) {
+		t.Fatalf("%s is not listed after the read loaded it", payment)
+	}
+}

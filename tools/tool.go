@@ -293,7 +293,7 @@ func NewServer(env *Env, version string) *server.MCPServer {
 	hooks := modeHooks(env, fams)
 	w.addHooks(hooks)
 	w.addAgentHooks(hooks)
-	hooks.AddAfterListResources(res.listHook)
+	hooks.AddAfterListResources(w.listHook)
 	// First of all: a transport's arguments handed beside the message
 	// (call_arguments.go) are back in the request before any hook reads it.
 	hooks.OnBeforeCallTool = append([]server.OnBeforeCallToolFunc{RestoreCallArguments}, hooks.OnBeforeCallTool...)

@@ -11,6 +11,7 @@
 ---   buffers    loading, reconciling with the disk, reading lines
 ---   watch      which files changed on disk, told by the kernel (inotify)
 ---   settled    the buffers that agree with their files until an event says not
+---   fingerprint  the content fingerprint that decides a file changed
 ---   apply, guard, undo_log, write    changesets into buffers and the disk
 ---   verify, actions, navigation, structure, syntax, servers, debug_ui
 ---   user, agents, review, changes    the user's side (attached mode)

@@ -89,41 +89,8 @@ local function stat_key(stat)
   )
 end
 
-local has_ffi, ffi = pcall(require, 'ffi')
-local has_bit, bit = pcall(require, 'bit')
-
---- A content fingerprint, to tell whether a file's bytes changed (not a
---- defence against crafted collisions: whoever can write the file can
---- change it anyway). Under LuaJIT, FNV-1a over 64-bit words plus the
---- length: a change confined to one word always changes it, others collide
---- with odds of 2^-64; about 0.7 ms per MB, where vim.fn.sha256 takes 22
---- ms and the NUL substitution it needs 50 ms (measured on a 5 MB file). Without LuaJIT, sha256; Vim strings cannot
---- hold NUL, so NUL bytes are hashed as \1 there.
----@type fun(s: string): string
-local fingerprint
-if has_ffi and has_bit then
-  local PRIME, BASIS = 0x100000001b3ULL, 0xcbf29ce484222325ULL
-  fingerprint = function(s)
-    local n = #s
-    local words = math.floor(n / 8)
-    local p = ffi.cast('const uint64_t *', s)
-    local h = BASIS
-    for i = 0, words - 1 do
-      h = bit.bxor(h, p[i]) * PRIME
-    end
-    for i = words * 8 + 1, n do
-      h = bit.bxor(h, s:byte(i)) * PRIME
-    end
-    return 'fnv64:' .. bit.tohex(h) .. ':' .. n
-  end
-else
-  fingerprint = function(s)
-    if s:find('\0', 1, true) then
-      s = s:gsub('%z', '\1')
-    end
-    return 'sha256:' .. vim.fn.sha256(s) .. ':' .. #s
-  end
-end
+local fingerprints = require('nvbridge.fingerprint')
+local fingerprint = fingerprints.fingerprint
 
 --- Records the disk state a buffer now agrees with: the file's stat key
 --- (mtime and size, a quick "maybe changed") and the fingerprint of its
@@ -402,6 +369,39 @@ local function agree_settled(b, name, watched)
   end
 end
 
+--- Finds a buffer open just loaded in agreement with its file once the
+--- call that loaded it is done (its request left first; the server works
+--- meanwhile), as the next call's refresh_others would find it before its
+--- own request left (a cover, a stat and a reconcile: a tenth of a
+--- millisecond of every read after a load). The file is covered, then
+--- stated: the same stat key as before (the stat taken before the load:
+--- no write since, as every write moves the ctime) means the bytes loaded
+--- are still the file's, and a change from now on is an event. A buffer
+--- whose text moved, or that was unloaded or renamed, since its load, or a
+--- file that moved, is left to the next refresh, as before.
+---@param b integer
+---@param path string
+---@param before uv.fs_stat.result the file's stat taken before the load
+local function agree_loaded(b, path, before)
+  if before.type ~= 'file' then
+    return
+  end
+  local key, tick = stat_key(before), api.nvim_buf_get_changedtick(b)
+  vim.schedule(function()
+    if agreed[b] or not api.nvim_buf_is_loaded(b) or api.nvim_buf_get_name(b) ~= path
+      or api.nvim_buf_get_changedtick(b) ~= tick or buf_option(b, 'modified') or buf_option(b, 'buftype') ~= '' then
+      return
+    end
+    local watched = watch.cover(path)
+    local stat = uv.fs_stat(path)
+    if stat and stat_key(stat) == key then
+      agreed[b] = agreement(tick, stat)
+      agreed[b].watched = watched
+      agree_settled(b, path, watched)
+    end
+  end)
+end
+
 -- Reloads every other loaded, unmodified file buffer whose file changed on
 -- disk: requests read other files too (a definition in another file,
 -- references), and a server must not answer from a stale buffer. Buffers
@@ -477,7 +477,7 @@ M.stat_key = stat_key
 M.fingerprint = fingerprint
 --- 'fnv64' when fingerprint is the FNV-1a one (LuaJIT), which nvbridge's
 --- commit also computes for the bytes it writes (CommitReply files' fingerprint).
-M.fingerprint_kind = (has_ffi and has_bit) and 'fnv64' or 'sha256'
+M.fingerprint_kind = fingerprints.kind
 M.record_disk = record_disk
 M.disk_differs = disk_differs
 M.load = load
@@ -638,9 +638,12 @@ local function open(path, must_exist, lazy)
       end
     end
   else
-    local _, load_err = load(path, stat)
+    local b, load_err = load(path, stat)
     if load_err then
       return { err = fail('OPERATION_FAILED', 'cannot load ' .. path .. ': ' .. load_err) }
+    end
+    if stat and b == bufnr then
+      agree_loaded(bufnr, path, stat)
     end
   end
   if state == 'conflict' then

@@ -172,9 +172,13 @@ local function text_changed(bufnr)
 end
 
 --- Follows a buffer's text changes (any source: the user typing, an API
---- call, an agent's apply, a reload).
+--- call, an agent's apply, a reload), while a channel follows the texts:
+--- else its changes are not even marked, and a load attaches nothing (a
+--- read's load waits for it before its request; an apply's every line
+--- would call on_lines). follow_texts follows every buffer once one does.
 local function follow(bufnr)
-  if state.attached[bufnr] == state.generation or not api.nvim_buf_is_loaded(bufnr) or not file_of(bufnr) then
+  if not state.texts_followed or state.attached[bufnr] == state.generation or not api.nvim_buf_is_loaded(bufnr)
+    or not file_of(bufnr) then
     return
   end
   local gen = state.generation
@@ -207,6 +211,18 @@ local function follow(bufnr)
   })
   if ok then
     state.attached[bufnr] = gen
+  end
+end
+
+--- Recomputes whether a channel follows the texts, and follows every
+--- loaded buffer when one now does (the loads since attached nothing).
+local function follow_texts()
+  local was = state.texts_followed
+  state.texts_followed = texts_followed()
+  if state.texts_followed and not was and state.setup_done then
+    for _, b in ipairs(api.nvim_list_bufs()) do
+      follow(b)
+    end
   end
 end
 
@@ -326,7 +342,7 @@ end
 ---@return boolean
 function M.watch(chan, editor)
   state.channels[chan] = { editor = editor == true, texts = true }
-  state.texts_followed = texts_followed()
+  follow_texts()
   setup()
   return true
 end
@@ -344,7 +360,7 @@ function M.texts(chan, on)
   if c then
     c.texts = on == true
   end
-  state.texts_followed = texts_followed()
+  follow_texts()
   return c ~= nil
 end
 
