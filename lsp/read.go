@@ -57,11 +57,15 @@ type readRequest struct {
 	// (Server.Supports): the caller may ask them after.
 	known []string
 	// sent, when not nil, is called with the position once Neovim has
-	// opened the file and written the request to the server
-	// (nvim.Session.ReadThen), while the answer is awaited (or with the
-	// answer, when nothing was sent); not called when the read goes in
-	// steps (readSlow).
+	// opened the file and sent the request (nvim.Session.ReadThen), while
+	// the answer is awaited; not called when the read goes in steps
+	// (readSlow).
 	sent func(Point)
+	// located, when not nil, is called with the position once the disk's
+	// line located it, before the call to Neovim (for what needs neither
+	// Neovim nor the answer); not called when the read goes in steps from
+	// the start.
+	located func(Point)
 }
 
 // readAnswer is what a read found: the position asked (its doc nil when
@@ -131,6 +135,9 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 	if err != nil {
 		// The error is the buffer's to give: it may hold another text.
 		return c.readSlow(ctx, file, t, req)
+	}
+	if req.located != nil {
+		req.located(pt)
 	}
 	fileURI := uri.File(abs)
 	params, err := json.Marshal(req.params(protocol.TextDocumentPositionParams{

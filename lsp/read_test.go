@@ -3,7 +3,6 @@ package lsp_test
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -281,12 +280,11 @@ func TestReadPassesUnchangedFiles(t *testing.T) {
 	}
 }
 
-// TestRenameAtThenSent: a rename's Sent runs once Neovim told it had
-// written the requests to the server (nvbridge_sent: the trace shows it
-// between the read's start and its answer), once, with the position on
-// the disk's line (emoji before it: the byte, the character), the one the
-// answer stands at.
-func TestRenameAtThenSent(t *testing.T) {
+// TestRenameAtThenLocated: a rename's Located runs before any exchange
+// with Neovim, with the position on the disk's line (emoji before it:
+// the byte, the character), and Sent after the requests went, with the
+// same position, the one the answer stands at.
+func TestRenameAtThenLocated(t *testing.T) {
 	root, line := emojiWorkspace(t)
 	s, client := testenv.Embedded(t, root)
 	ctx := testenv.Context(t)
@@ -296,35 +294,24 @@ func TestRenameAtThenSent(t *testing.T) {
 	if _, err := client.RenameAtThen(ctx, "orders/emoji.go", target, "emojiAim", false, nil); err != nil {
 		t.Fatal(err)
 	}
-	var sent []lsp.Point
-	traced := len(s.Trace())
+	var located, sent []lsp.Point
+	var tripsAtLocated int64
+	before := s.RoundTrips()
 	a, err := client.RenameAtThen(ctx, "orders/emoji.go", target, "emojiAim", false, &lsp.RenameThen{
-		Sent: func(pt lsp.Point) { sent = append(sent, pt) },
+		Located: func(pt lsp.Point) { located, tripsAtLocated = append(located, pt), s.RoundTrips() },
+		Sent:    func(pt lsp.Point) { sent = append(sent, pt) },
 	})
 	if err != nil || a.RenameErr != nil {
 		t.Fatal(err, a.RenameErr)
 	}
 	want := lsp.Point{Line: 4, Byte: b, Char: utf8.RuneCountInString(line[:b]), Text: line}
+	if len(located) != 1 || located[0] != want || tripsAtLocated != before {
+		t.Fatalf("located %+v after %d round trips, want %+v before any", located, tripsAtLocated-before, want)
+	}
 	if len(sent) != 1 || sent[0] != want || a.Point != want {
 		t.Fatalf("sent %+v, answered at %+v; want %+v", sent, a.Point, want)
 	}
 	if !strings.Contains(string(a.Rename), `"newText":"emojiAim"`) {
 		t.Fatalf("rename answered %s", a.Rename)
-	}
-	// The read's entries: its start, Neovim's word that the requests
-	// went, its answer.
-	var kinds []string
-	for _, e := range s.Trace()[traced:] {
-		switch {
-		case strings.Contains(e.Text, " ← "):
-			kinds = append(kinds, "answer")
-		case strings.HasSuffix(e.Text, " sent"):
-			kinds = append(kinds, "sent")
-		case strings.Contains(e.Text, "→ textDocument/rename"):
-			kinds = append(kinds, "start")
-		}
-	}
-	if !slices.Equal(kinds, []string{"start", "sent", "answer"}) {
-		t.Fatalf("the read's trace: %v, want start, sent, answer (Neovim tells when the requests went)", kinds)
 	}
 }

@@ -28,15 +28,18 @@ type RenameAnswer struct {
 }
 
 // RenameThen is what a rename's caller starts before its answers
-// (RenameAtThen), with the position asked; not called when the open and
-// the requests go in steps from the start (the disk's line did not locate
-// the target), and it may not block.
+// (RenameAtThen), with the position asked; neither is called when the
+// open and the requests go in steps from the start (the disk's line did
+// not locate the target), and neither may block.
 type RenameThen struct {
-	// Sent is called once Neovim has written the requests to the server,
-	// while their answers are awaited (a call to Neovim from Sent reaches
-	// it after the open): for what needs the position but not the
-	// answers. Not before: what it starts would take the cores from
-	// Neovim's open and request, the way to the server's answer.
+	// Located is called once the disk's line located the position, before
+	// the call to Neovim: for what needs neither Neovim nor the answers
+	// (the position may then be another, when the buffer's line is not the
+	// disk's).
+	Located func(Point)
+	// Sent is called once the requests are on their way, while their
+	// answers are awaited (a call to Neovim from Sent reaches it after the
+	// open): for what needs Neovim but not the answers.
 	Sent func(Point)
 }
 
@@ -67,9 +70,10 @@ func (c *Client) RenameAtThen(ctx context.Context, file string, t Target, newNam
 		params: func(at protocol.TextDocumentPositionParams) any {
 			return protocol.RenameParams{TextDocumentPositionParams: at, NewName: newName}
 		},
-		also:  also,
-		known: known,
-		sent:  then.Sent,
+		also:    also,
+		known:   known,
+		sent:    then.Sent,
+		located: then.Located,
 	})
 	if a.pos.doc == nil {
 		return RenameAnswer{}, err

@@ -95,8 +95,7 @@ func init() {
 // first item} where that server offers them; then read Block lines from
 // each location the answer names (0: none), and the lines of the item and
 // of the entries and call sites the chained answers name, of the loaded
-// buffers. TellSent: Neovim tells once the requests are written to the
-// server (nvbridge_sent; ReadThen sets it).
+// buffers.
 type ReadSpec struct {
 	Path       string          `msgpack:"path"`
 	Line       int             `msgpack:"line"`
@@ -111,7 +110,6 @@ type ReadSpec struct {
 	GraceMs    int             `msgpack:"grace_ms"`
 	ReadyNames map[string]bool `msgpack:"ready_names"`
 	Analysed   map[string]bool `msgpack:"analysed"`
-	TellSent   bool            `msgpack:"tell_sent,omitempty"`
 }
 
 // Read runs spec (read.lua): JSON {buffer, clients, line, client, answers,
@@ -121,15 +119,11 @@ func (s *Session) Read(ctx context.Context, spec ReadSpec) (json.RawMessage, err
 	return luaRead.start(ctx, s, spec)
 }
 
-// ReadThen is Read, calling sent once Neovim has written the read's
-// requests to the server (it tells: nvbridge_sent) and the answer is
-// awaited, or with the answer when it came first (nothing was sent, or the
-// server was that quick): what sent starts shares the cores with the
-// server's work, not with Neovim's before it (the open, the request), and
-// a call made from sent reaches Neovim after that part. sent must not
-// block.
+// ReadThen is Read, calling sent once Neovim has run the read's first
+// part (the open, and the requests when the servers were ready) and the
+// answer is awaited, or with the answer when it came first: a call made
+// from sent reaches Neovim after that part. sent must not block.
 func (s *Session) ReadThen(ctx context.Context, spec ReadSpec, sent func()) (json.RawMessage, error) {
-	spec.TellSent = sent != nil
 	return s.startThen(ctx, luaRead.f, sent, spec)
 }
 

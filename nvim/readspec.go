@@ -16,9 +16,6 @@ func (r ReadSpec) MarshalMsgPack(e *msgpack.Encoder) error {
 	if len(r.Chain) > 0 {
 		n++
 	}
-	if r.TellSent {
-		n++
-	}
 	p := packer{e: e}
 	p.do(e.PackMapLen(n))
 	p.str("path", r.Path)
@@ -46,10 +43,6 @@ func (r ReadSpec) MarshalMsgPack(e *msgpack.Encoder) error {
 	p.int("grace_ms", r.GraceMs)
 	p.bools("ready_names", r.ReadyNames)
 	p.bools("analysed", r.Analysed)
-	if r.TellSent {
-		p.key("tell_sent")
-		p.do(e.PackBool(true))
-	}
 	return p.err
 }
 

@@ -15,13 +15,13 @@ type readSpecFields ReadSpec
 // TestReadSpecEncodesAsItsStruct: ReadSpec writes the bytes go-client's
 // encoder writes for its struct (maps of one entry: the order of a map's
 // entries is Go's; with more, the same values), with also and chain and
-// without, told when sent and not, with nil and empty slices and maps,
-// unicode, negative and large numbers.
+// without, with nil and empty slices and maps, unicode, negative and large
+// numbers.
 func TestReadSpecEncodesAsItsStruct(t *testing.T) {
 	full := ReadSpec{Path: "/tmp/a b/ü.go", Line: 130, Text: "\tfunc x() { // é", Positions: map[string]int{"utf-16": 3},
 		Method: "textDocument/definition", Params: `{"x":1}`, Also: []string{"textDocument/declaration"},
 		Chain: []string{"callHierarchy/incomingCalls", "callHierarchy/outgoingCalls"}, Block: 4,
-		Methods: []string{"m", ""}, GraceMs: 1 << 20, ReadyNames: map[string]bool{"lua_ls": true}, Analysed: map[string]bool{"2:1": false}, TellSent: true}
+		Methods: []string{"m", ""}, GraceMs: 1 << 20, ReadyNames: map[string]bool{"lua_ls": true}, Analysed: map[string]bool{"2:1": false}}
 	specs := map[string]ReadSpec{
 		"full":  full,
 		"zero":  {},

@@ -93,9 +93,6 @@ type Session struct {
 	nextID  atomic.Int64
 	mu      sync.Mutex
 	waiters map[int64]chan asyncResult
-	// sentHooks: what the operations whose Lua tells nvbridge_sent run
-	// then (startThen's sent), by operation id, until run.
-	sentHooks map[int64]func()
 	// reporters receive the progress of async operations (progress.go).
 	reporters map[int64]progress.Func
 
@@ -244,9 +241,6 @@ func (s *Session) servePanicked(err error) {
 
 func (s *Session) serve() {
 	if err := s.v.RegisterHandler("nvbridge_done", s.onDone); err != nil {
-		s.logf("nvbridge: register handler: %v", err)
-	}
-	if err := s.v.RegisterHandler("nvbridge_sent", s.onSent); err != nil {
 		s.logf("nvbridge: register handler: %v", err)
 	}
 	if err := s.v.RegisterHandler("nvbridge_progress", s.onProgress); err != nil {
@@ -512,9 +506,9 @@ func (s *Session) start(ctx context.Context, f *luaFunc, args ...any) (json.RawM
 	return s.startThen(ctx, f, nil, args...)
 }
 
-// startThen is start, calling sent (when not nil) once the operation's Lua
-// tells nvbridge_sent (read.lua: its requests are written to the server),
-// or, when the answer came first, with it; once either way.
+// startThen is start, calling sent (when not nil) once the start's call
+// returned (Lua ran the operation's first part) and before its answer is
+// waited for, or, when the answer came first, with it.
 func (s *Session) startThen(ctx context.Context, f *luaFunc, sent func(), args ...any) (json.RawMessage, error) {
 	if !f.async || len(args) != f.nargs {
 		return nil, fmt.Errorf("nvim: %s started with %d arguments, declared with %d", f, len(args), f.nargs)
@@ -527,20 +521,12 @@ func (s *Session) startThen(ctx context.Context, f *luaFunc, sent func(), args .
 		return nil, s.deadError()
 	}
 	s.waiters[id] = ch
-	if sent != nil {
-		sent = sync.OnceFunc(sent)
-		if s.sentHooks == nil {
-			s.sentHooks = map[int64]func(){}
-		}
-		s.sentHooks[id] = sent
-	}
 	s.mu.Unlock()
 	s.watchProgress(id, progress.From(ctx))
 	defer s.unwatchProgress(id)
 	forget := func() {
 		s.mu.Lock()
 		delete(s.waiters, id)
-		delete(s.sentHooks, id)
 		s.mu.Unlock()
 	}
 	var kind, what string
@@ -577,22 +563,20 @@ func (s *Session) startThen(ctx context.Context, f *luaFunc, sent func(), args .
 			forget()
 			return nil, err
 		}
+		if sent != nil {
+			sent()
+		}
 		select {
 		case r = <-ch:
 		case <-ctx.Done():
 			return cancelled()
 		}
 	case r = <-ch:
+		if sent != nil {
+			sent()
+		}
 	case <-ctx.Done():
 		return cancelled()
-	}
-	if sent != nil {
-		// Run by now unless nothing was sent (or the answer overtook the
-		// notification's handler): with the answer, then.
-		s.mu.Lock()
-		delete(s.sentHooks, id)
-		s.mu.Unlock()
-		sent()
 	}
 	// The result's start only (the trace keeps no more, and marks the
 	// cut): converting a result of megabytes whole copied it all.
@@ -635,25 +619,6 @@ func (s *Session) onDone(idArg, errArg any, result *doneResult) {
 	s.mu.Unlock()
 	if found {
 		ch <- r
-	}
-}
-
-// onSent receives nvbridge_sent(id): operation id's requests are written
-// to the server; its sent hook runs now (on go-client's goroutine: the
-// hook must not block).
-func (s *Session) onSent(idArg any) {
-	defer safego.Recover("nvbridge_sent", nil)
-	id, ok := toInt64(idArg)
-	if !ok {
-		return
-	}
-	s.mu.Lock()
-	hook := s.sentHooks[id]
-	delete(s.sentHooks, id)
-	s.mu.Unlock()
-	if hook != nil {
-		s.trace.add(TraceEntry{Kind: "async", Text: "#" + strconv.FormatInt(id, 10) + " sent"})
-		hook()
 	}
 }
 

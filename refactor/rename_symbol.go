@@ -111,7 +111,8 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 		// it would have it: then asked after the rename, when needed.
 		var early ahead
 		r, err := c.RenameAtThen(ctx, req.File, req.Target, req.NewName, !l.RenamesAsPrepared(), &lsp.RenameThen{
-			Sent: func(pt lsp.Point) { early.start(ctx, c, req.File, pt) },
+			Located: func(pt lsp.Point) { early.locate(ctx, c.Session.Root(), req.File, pt) },
+			Sent:    func(pt lsp.Point) { early.start(ctx, c, req.File, pt) },
 		})
 		if err != nil {
 			return RenamePlan{}, err
@@ -247,14 +248,15 @@ func (d *decodedEdit) of(raw json.RawMessage) ([]wsOp, error) {
 }
 
 // ahead is what a rename starts before the server's answer
-// (lsp.Client.RenameAtThen), once Neovim has written its requests to the
-// server, while the server computes it: the files naming the name there
-// (namingFiles) and, within a call that keeps its snapshots, the file's
-// text on disk parsed for its language's FormatKeeps, and the snapshot of
-// the file it was asked in, which the changeset of its edit reads (kept
-// in the call's snapshot memo: taken after the open, like the one it
-// saves; the apply compares the file with it as with any), its text
-// parsed for FormatKeeps unless the disk's was that text.
+// (lsp.Client.RenameAtThen): once the position is located, the files
+// naming the name there (namingFiles) and, within a call that keeps its
+// snapshots, the file's text on disk parsed for its language's
+// FormatKeeps; once its request is on its way, while the server computes
+// it, the snapshot of the file it was asked in, which the changeset of
+// its edit reads (kept in the call's snapshot memo: taken after the
+// open, like the one it saves; the apply compares the file with it as
+// with any), its text parsed for FormatKeeps unless the disk's was that
+// text.
 type ahead struct {
 	snapshotted chan struct{}
 	name        string
@@ -277,11 +279,11 @@ type parsedFile struct {
 }
 
 // locate starts the files naming the name at pt, for a rename asked in
-// file (workspace-relative), in ctx, and (within a call that keeps its
-// snapshots) the file's text on disk parsed for its language's
-// FormatKeeps: both read no more than the disk, and either may take
-// longer than the server to rename (the snapshot the parse would
-// otherwise wait for is taken beside them).
+// file (workspace-relative), in ctx, as soon as the disk's line located
+// it, and (within a call that keeps its snapshots) the file's text on
+// disk parsed for its language's FormatKeeps: both read no more than the
+// disk, and either may take longer than the server to rename (the
+// snapshot the parse would otherwise wait for comes after the open).
 func (h *ahead) locate(ctx context.Context, root workspace.Root, file string, pt lsp.Point) {
 	l := lang.ForFile(file)
 	if l == nil {

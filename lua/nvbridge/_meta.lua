@@ -277,7 +277,6 @@ error('nvbridge._meta is a type description, not a module')
 ---@field grace_ms integer
 ---@field ready_names table<string, boolean>
 ---@field analysed table<string, boolean> "bufnr:client_id"
----@field tell_sent? boolean nvbridge_sent(id) once the requests are written
 
 --- wait.open_wait's answer, JSON (Go: lsp.openWaitReply): the buffer
 --- after the wait, its ready clients and one line's text (nil when none was

@@ -168,7 +168,6 @@ end
 --- buffers), or the same without client, answers and lines and
 --- with unsent saying why nothing was sent. An error answer to spec.method
 --- is answers[1].err (the Go side reports it with the position asked).
---- With spec.tell_sent, nvbridge_sent(id) once the requests are written.
 ---@param chan integer
 ---@param id integer
 ---@param spec nvbridge.ReadSpec
@@ -276,11 +275,6 @@ function M.read(chan, id, spec)
         finish(chained)
       end)
     end)
-    if spec.tell_sent then
-      -- The requests are written to the server: what the Go side starts
-      -- beside the server's work starts now (not beside this call's).
-      vim.rpcnotify(chan, 'nvbridge_sent', id)
-    end
     reply_tail()
     if spec.block > 0 or spec.chain then
       loaded = loaded_buffers()
