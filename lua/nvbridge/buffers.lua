@@ -171,14 +171,16 @@ end
 --- Loads path into a listed buffer without showing it or prompting, and
 --- records the disk state it was loaded from (before: the file's stat
 --- taken before the load, whose record record_loaded makes; else read
---- after it). Returns the buffer, or nil and the error.
+--- after it). Returns the buffer, or nil and the error. b: path's buffer
+--- when the caller added it already (open).
 ---@param path string
 ---@param before uv.fs_stat.result?
+---@param b integer?
 ---@return integer? bufnr, string? err
-local function load(path, before)
+local function load(path, before, b)
   -- Named relative to the current directory when inside it, as :edit
   -- names it: a buffer the user is later shown (:ls) reads as theirs do.
-  local b = vim.fn.bufadd(vim.fn.fnamemodify(path, ':.'))
+  b = b or vim.fn.bufadd(vim.fn.fnamemodify(path, ':.'))
   -- shortmess+=A: an existing swap file must not stop us with a prompt
   -- (the embedded Neovim has it; a user's is set back after).
   local shortmess = vim.o.shortmess
@@ -638,7 +640,7 @@ local function open(path, must_exist, lazy)
       end
     end
   else
-    local b, load_err = load(path, stat)
+    local b, load_err = load(path, stat, bufnr)
     if load_err then
       return { err = fail('OPERATION_FAILED', 'cannot load ' .. path .. ': ' .. load_err) }
     end
