@@ -29,7 +29,14 @@ type ABOp struct {
 // gopls: an A/B of what a change does to a read, with the CPU of each
 // build's own processes (nvbridge, its Neovim), which moves far less with
 // a shared machine's load than wall time does.
-func ReadsAB(ctx context.Context, m *Module, builds []ABBuild, rounds int, only []string, logf func(string, ...any)) ([]ABOp, error) {
+//
+// gap, when not zero, is a pause after each call, as an agent pauses
+// between its calls; a call's CPU is then its process's over the call and
+// the pause: a Go process idle between calls pays its runtime's wake-up
+// from idle (the monitor thread, sysmon, polls every 20 µs again for a
+// millisecond and more after the process wakes from idle), which calls
+// made back to back never show.
+func ReadsAB(ctx context.Context, m *Module, builds []ABBuild, rounds int, only []string, gap time.Duration, logf func(string, ...any)) ([]ABOp, error) {
 	type running struct {
 		b         *Bridge
 		goPID     int
@@ -141,6 +148,9 @@ func ReadsAB(ctx context.Context, m *Module, builds []ABBuild, rounds int, only 
 					return nil, fmt.Errorf("%s round %d %s: %w", r.buildName, round, o.name, err)
 				}
 				d := ms(time.Since(start))
+				if gap > 0 {
+					time.Sleep(gap)
+				}
 				g, n := cpuMs(r.goPID)-g0, cpuMs(r.nvimPIDs...)-n0
 				f := &out[i*len(rs)+j]
 				f.Ms, f.GoCPU, f.Nvim = append(f.Ms, d), append(f.GoCPU, g), append(f.Nvim, n)

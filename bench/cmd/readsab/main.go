@@ -3,7 +3,12 @@
 // Neovim and gopls: an A/B of a change to the read path, with each build's
 // CPU (nvbridge's process, its Neovim) beside the wall time.
 //
-//	go run ./bench/cmd/readsab [-module zap] [-rounds 200] -baseline DIR
+//	go run ./bench/cmd/readsab [-module zap] [-rounds 200] [-gap 50ms] -baseline DIR
+//
+// -gap pauses after each call, as an agent does between its calls (each
+// call's CPU then counts its process's over the pause too): back to back,
+// the Go runtime never idles, and what an idle process pays to wake for a
+// call is not measured.
 //
 // DIR is a checkout of the other revision (git worktree, or git archive
 // main | tar -x -C DIR with a .deps link); this checkout is the second
@@ -29,17 +34,18 @@ func main() {
 	rounds := flag.Int("rounds", 200, "interleaved rounds")
 	baseline := flag.String("baseline", "", "a checkout of the baseline revision (required)")
 	ops := flag.String("ops", "", "comma-separated: only these ops (mcp_ping, find_definition, find_references, hover, calls_incoming_depth1, rename_preview, first_request_new_file: the first request in a file not opened yet, one a round, as many rounds as the module has files)")
+	gap := flag.Duration("gap", 0, "a pause after each call (each call's CPU counts the pause's): calls spaced as an agent spaces them, not back to back")
 	flag.Parse()
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
 	}
-	if err := run(*module, *rounds, *baseline, *ops, logf); err != nil {
+	if err := run(*module, *rounds, *baseline, *ops, *gap, logf); err != nil {
 		fmt.Fprintln(os.Stderr, "readsab:", err)
 		os.Exit(1)
 	}
 }
 
-func run(module string, rounds int, baseline, ops string, logf func(string, ...any)) error {
+func run(module string, rounds int, baseline, ops string, gap time.Duration, logf func(string, ...any)) error {
 	if baseline == "" {
 		return fmt.Errorf("-baseline DIR is required")
 	}
@@ -72,7 +78,7 @@ func run(module string, rounds int, baseline, ops string, logf func(string, ...a
 	if ops != "" {
 		only = strings.Split(ops, ",")
 	}
-	figures, err := side.ReadsAB(ctx, m, builds, rounds, only, logf)
+	figures, err := side.ReadsAB(ctx, m, builds, rounds, only, gap, logf)
 	if err != nil {
 		return err
 	}
