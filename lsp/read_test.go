@@ -207,14 +207,7 @@ func TestReadPassesUnchangedFiles(t *testing.T) {
 	root := testenv.CopySample(t, "go")
 	s, client := testenv.Embedded(t, root)
 	ctx := testenv.Context(t)
-	reconciles := func() int {
-		t.Helper()
-		var n int
-		if err := s.ExecLua(ctx, "return require('nvbridge.buffers').reconciles", &n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	reconciles := func() int { return testenv.Reconciles(t, s) }
 	refs := func(line int) *lsp.Reference {
 		t.Helper()
 		r, err := client.References(ctx, "orders/orders.go", lsp.Target{Line: line, Symbol: "Process"}, lsp.ReferencesOptions{IncludeDeclaration: true})

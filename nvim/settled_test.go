@@ -44,12 +44,7 @@ func TestSettledBuffersEndByEvents(t *testing.T) {
 		lua(t, "return require('nvbridge.settled').path((...)) or ''", &p, b)
 		return p == path
 	}
-	reconciles := func(t *testing.T) int {
-		t.Helper()
-		var n int
-		lua(t, "return require('nvbridge.buffers').reconciles", &n)
-		return n
-	}
+	reconciles := func(t *testing.T) int { return testenv.Reconciles(t, s) }
 	// elsewhere asks a request on main.go: its open looks at the other
 	// loaded buffers.
 	elsewhere := func(t *testing.T) {

@@ -252,14 +252,7 @@ func TestLoadAgreesAfterItsCall(t *testing.T) {
 	root := testenv.CopySample(t, "go")
 	s, client := testenv.Embedded(t, root)
 	ctx := testenv.Context(t)
-	reconciles := func() int {
-		t.Helper()
-		var n int
-		if err := s.ExecLua(ctx, "return require('nvbridge.buffers').reconciles", &n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	reconciles := func() int { return testenv.Reconciles(t, s) }
 	elsewhere := func() {
 		t.Helper()
 		res, err := client.Definition(ctx, "main.go", lsp.Target{Line: 27, Symbol: "Process"})

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/internal/fakelsp"
 	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/tools"
 )
@@ -136,6 +137,15 @@ func subscribe(t *testing.T, c *client.Client, uri string) {
 	}
 }
 
+// watchedClient is an Env over s and its LSP client, and an MCP client of
+// it (legacy era) whose notifications are logged.
+func watchedClient(t testing.TB, s *nvim.Session, lc *lsp.Client) (*tools.Env, *client.Client, *notificationLog) {
+	env := tools.NewEnv(s, lc, t.Logf)
+	t.Cleanup(env.Close)
+	c := mcpLegacyClient(t, env)
+	return env, c, watchNotifications(c)
+}
+
 // mcpLegacyClient is mcpClient speaking protocol 2025-11-25 (the
 // initialize handshake, resources/subscribe, logging/setLevel), as the
 // clients of today and the conformance suite do; mcpClient speaks
@@ -205,10 +215,7 @@ vim.api.nvim_buf_set_lines(b, line - 1, line, true, { text })`
 func TestResourcesOverMCP(t *testing.T) {
 	root := sensitiveRoot(t)
 	s, lspClient := testenv.Embedded(t, root)
-	env := tools.NewEnv(s, lspClient, t.Logf)
-	t.Cleanup(env.Close)
-	c := mcpLegacyClient(t, env)
-	log := watchNotifications(c)
+	env, c, log := watchedClient(t, s, lspClient)
 	ctx := testenv.Context(t)
 	// A 2026-07-28 client opts in with subscriptions/listen instead.
 	modern := mcpClient(t, env)
@@ -318,10 +325,7 @@ func TestResourcesOverMCP(t *testing.T) {
 func TestCompletionAndLogging(t *testing.T) {
 	root := sensitiveRoot(t)
 	s, lspClient := testenv.Embedded(t, root)
-	env := tools.NewEnv(s, lspClient, t.Logf)
-	t.Cleanup(env.Close)
-	c := mcpLegacyClient(t, env)
-	log := watchNotifications(c)
+	_, c, log := watchedClient(t, s, lspClient)
 	ctx := testenv.Context(t)
 
 	complete := func(ref any, name, value string) mcp.Completion {
@@ -410,10 +414,7 @@ func TestDebugResources(t *testing.T) {
 	testenv.Require(t, "nvim", "dlv", "go")
 	root := testenv.CopySample(t, filepath.Join("debug", "go"))
 	s, nc := testenv.Embedded(t, root)
-	env := tools.NewEnv(s, nc, t.Logf)
-	t.Cleanup(env.Close)
-	c := mcpLegacyClient(t, env)
-	log := watchNotifications(c)
+	_, c, log := watchedClient(t, s, nc)
 	loop := markerLine(t, root, "main.go", "loop")
 	double := markerLine(t, root, "main.go", "double")
 
@@ -472,10 +473,7 @@ func TestServerCrashWarning(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, lspClient := testenv.EmbeddedWith(t, root, nvim.Options{ExtraServers: []nvim.ServerSpec{fake}})
-	env := tools.NewEnv(s, lspClient, t.Logf)
-	t.Cleanup(env.Close)
-	c := mcpLegacyClient(t, env)
-	log := watchNotifications(c)
+	_, c, log := watchedClient(t, s, lspClient)
 	ctx := testenv.Context(t)
 	if err := s.SetServerRestartDelay(ctx, 3600*1000); err != nil {
 		t.Fatal(err)
@@ -510,10 +508,7 @@ func TestReadListsLoadedBuffer(t *testing.T) {
 	testenv.Require(t, "nvim", "gopls")
 	root := testenv.CopySample(t, "go")
 	s, lspClient := testenv.Embedded(t, root)
-	env := tools.NewEnv(s, lspClient, t.Logf)
-	t.Cleanup(env.Close)
-	c := mcpLegacyClient(t, env)
-	log := watchNotifications(c)
+	_, c, log := watchedClient(t, s, lspClient)
 
 	from := log.mark()
 	okContent(t, c, "edit_buffer", `{"file":"text/normalize.go","edits":[{"line_start":1,"line_end":0,"new_text":"// previewed"}]}`)
@@ -538,10 +533,7 @@ func TestListChangedOncePerList(t *testing.T) {
 	testenv.Require(t, "nvim", "gopls")
 	root := testenv.CopySample(t, "go")
 	s, lspClient := testenv.Embedded(t, root)
-	env := tools.NewEnv(s, lspClient, t.Logf)
-	t.Cleanup(env.Close)
-	c := mcpLegacyClient(t, env)
-	log := watchNotifications(c)
+	_, c, log := watchedClient(t, s, lspClient)
 	listChanged := isMethod(mcp.MethodNotificationResourcesListChanged)
 
 	// A preview has the list compared and told.

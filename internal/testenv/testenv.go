@@ -217,6 +217,18 @@ func EmbeddedWith(t testing.TB, root string, opts nvim.Options) (*nvim.Session, 
 	return s, lsp.NewClient(s)
 }
 
+// Reconciles is how many times the session's Neovim reconciled a buffer
+// with its file (buffers.lua's count): a test of what a read looks at
+// compares it before and after.
+func Reconciles(t testing.TB, s *nvim.Session) int {
+	t.Helper()
+	var n int
+	if err := s.ExecLua(Context(t), "return require('nvbridge.buffers').reconciles", &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 // Listening starts a separate headless Neovim listening on a unix socket (as
 // a user's Neovim would be) and returns its address.
 func Listening(t testing.TB, root string, extraArgs ...string) string {
