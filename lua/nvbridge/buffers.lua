@@ -371,6 +371,19 @@ local function agree_settled(b, name, watched)
   end
 end
 
+--- Records that buffer b (named name) agrees with its file at changedtick
+--- tick and stat, watched when the kernel covers the file (then it stands).
+---@param b integer
+---@param name string
+---@param tick integer
+---@param stat uv.fs_stat.result
+---@param watched boolean?
+local function agree(b, name, tick, stat, watched)
+  agreed[b] = agreement(tick, stat)
+  agreed[b].watched = watched
+  agree_settled(b, name, watched)
+end
+
 --- Finds a buffer open just loaded in agreement with its file once the
 --- call that loaded it is done (its request left first; the server works
 --- meanwhile), as the next call's refresh_others would find it before its
@@ -397,9 +410,7 @@ local function agree_loaded(b, path, before)
     local watched = watch.cover(path)
     local stat = uv.fs_stat(path)
     if stat and stat_key(stat) == key then
-      agreed[b] = agreement(tick, stat)
-      agreed[b].watched = watched
-      agree_settled(b, path, watched)
+      agree(b, path, tick, stat, watched)
     end
   end)
 end
@@ -441,9 +452,7 @@ local function refresh_others(except)
             local ok, state = pcall(reconcile, b)
             stat = ok and state == 'same' and uv.fs_stat(name)
             if stat then
-              agreed[b] = agreement(api.nvim_buf_get_changedtick(b), stat)
-              agreed[b].watched = watched
-              agree_settled(b, name, watched)
+              agree(b, name, api.nvim_buf_get_changedtick(b), stat, watched)
             end
           end
         elseif seen then
@@ -634,9 +643,7 @@ local function open(path, must_exist, lazy)
       state = reconcile(bufnr)
       local now = state == 'same' and not buf_option(bufnr, 'modified') and uv.fs_stat(path)
       if now then
-        agreed[bufnr] = agreement(api.nvim_buf_get_changedtick(bufnr), now)
-        agreed[bufnr].watched = watched
-        agree_settled(bufnr, path, watched)
+        agree(bufnr, path, api.nvim_buf_get_changedtick(bufnr), now, watched)
       end
     end
   else
