@@ -162,8 +162,8 @@ func peerOps(m *Module, a *AgentLSP, fresh []Pos) map[string]sideFunc {
 		"find_definition": call("go_to_definition", func(int) map[string]any { return at(m.Call) }),
 		"find_references": call("find_references", func(int) map[string]any { return with(at(m.Decl), "include_declaration", true) }),
 		"hover":           call("inspect_symbol", func(int) map[string]any { return at(m.Decl) }),
-		"rename_preview": call("rename_symbol", func(int) map[string]any {
-			return with(at(m.Decl), "new_name", renameTo(m.Decl), "dry_run", true)
+		"rename_preview": call("rename_symbol", func(r int) map[string]any {
+			return with(at(m.Decl), "new_name", renameTo(m.Decl, r), "dry_run", true)
 		}),
 		"calls_incoming_depth1": call("callers", func(int) map[string]any { return with(at(m.Decl), "direction", "incoming") }),
 	}
@@ -173,5 +173,14 @@ func peerOps(m *Module, a *AgentLSP, fresh []Pos) map[string]sideFunc {
 	return ops
 }
 
-// renameTo is the new name the rename preview op asks for.
-func renameTo(p Pos) string { return p.Symbol + "Renamed" }
+// renameTo is the new name the rename preview op asks for in a round
+// (warm-ups: negative rounds): a new one each round, as an agent asks
+// each rename once, so that nothing kept from the round before answers
+// the next (every side renames the same symbol to the same name in a
+// round).
+func renameTo(p Pos, round int) string {
+	if round < 0 {
+		return fmt.Sprintf("%sWarm%d", p.Symbol, -round)
+	}
+	return fmt.Sprintf("%sRenamed%d", p.Symbol, round)
+}

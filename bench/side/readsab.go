@@ -78,7 +78,7 @@ func ReadsAB(ctx context.Context, m *Module, builds []ABBuild, rounds int, only 
 		{"find_references", "find_references", with(pos(m.Decl), "max_results", 1000), nil},
 		{"hover", "get_hover_info", pos(m.Decl), nil},
 		{"calls_incoming_depth1", "get_call_hierarchy", with(pos(m.Decl), "direction", "incoming", "depth", 1), nil},
-		{"rename_preview", "rename_symbol", with(pos(m.Decl), "new_name", renameTo(m.Decl)), nil},
+		{"rename_preview", "rename_symbol", with(pos(m.Decl), "new_name", renameTo(m.Decl, -1)), nil},
 		{"first_request_new_file", "get_hover_info", nil, freshPositions(m, rounds)},
 	}
 	if len(only) > 0 {
@@ -101,6 +101,9 @@ func ReadsAB(ctx context.Context, m *Module, builds []ABBuild, rounds int, only 
 	callAt := func(ctx context.Context, r running, o op, round int) error {
 		if o.fresh != nil {
 			o.args = pos(o.fresh[round])
+		}
+		if o.name == "rename_preview" {
+			o.args = with(pos(m.Decl), "new_name", renameTo(m.Decl, round))
 		}
 		return call(ctx, r, o)
 	}

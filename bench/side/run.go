@@ -523,10 +523,14 @@ func buildOps(m *Module, br *Bridge, st *Straight, vn *ViaNeovim, vnAll *lazyVia
 		op("find_references", bridge("find_references", with(posArgs(m.Decl), "max_results", 1000), func(c map[string]any) int { return num(c, "total") })),
 		op("hover", bridge("get_hover_info", posArgs(m.Decl), func(map[string]any) int { return 1 })),
 		// A rename's preview (nothing applied): the edits of every reference.
-		op("rename_preview", bridge("rename_symbol", with(posArgs(m.Decl), "new_name", renameTo(m.Decl)), func(c map[string]any) int {
+		op("rename_preview", func(ctx context.Context, r int) (int, error) {
+			c, err := br.Call(ctx, "rename_symbol", with(posArgs(m.Decl), "new_name", renameTo(m.Decl, r)))
+			if err != nil {
+				return 0, err
+			}
 			l, _ := c["affected_files"].([]any)
-			return len(l)
-		})),
+			return len(l), nil
+		}),
 		op("symbols", bridge("get_symbols", map[string]any{"file": m.File}, func(c map[string]any) int {
 			l, _ := c["symbols"].([]any)
 			return len(l)
@@ -687,11 +691,11 @@ func sideOps(m *Module, s lspSide, fresh []Pos) map[string]sideFunc {
 		"hover": request(protocol.MethodTextDocumentHover, func() any {
 			return protocol.HoverParams{TextDocumentPositionParams: tdp(m.Decl)}
 		}, m.Decl.File),
-		"rename_preview": func(ctx context.Context, _ int) (int, error) {
+		"rename_preview": func(ctx context.Context, r int) (int, error) {
 			if err := s.Open(ctx, m.Decl.File); err != nil {
 				return 0, err
 			}
-			raw, err := s.Call(ctx, protocol.MethodTextDocumentRename, protocol.RenameParams{TextDocumentPositionParams: tdp(m.Decl), NewName: renameTo(m.Decl)})
+			raw, err := s.Call(ctx, protocol.MethodTextDocumentRename, protocol.RenameParams{TextDocumentPositionParams: tdp(m.Decl), NewName: renameTo(m.Decl, r)})
 			return editedFiles(raw), err
 		},
 		"symbols": request(protocol.MethodTextDocumentDocumentSymbol, func() any {
