@@ -308,3 +308,61 @@ func TestRenameAtThenLocated(t *testing.T) {
 		t.Fatalf("rename answered %s", a.Rename)
 	}
 }
+
+// escapedSource: a function declared and used in a file whose name its
+// URI escapes (a space, '#', '%', a non-ASCII letter).
+const escapedSource = `package orders
+
+// Escaped is declared in a file whose URI escapes its name.
+func Escaped(n int) int { return n }
+
+var escapedUse = Escaped(1)
+`
+
+// TestReadLinesOfEscapedLoadedFile: the lines a definition shows come from
+// the buffer that holds its file (unsaved changes included) when the
+// file's URI escapes its name, read after read (read.lua keeps each URI's
+// file name).
+func TestReadLinesOfEscapedLoadedFile(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	name := "a b#%41é.go"
+	path := filepath.Join(root, "orders", name)
+	if err := os.WriteFile(path, []byte(escapedSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	target := lsp.Target{Line: 6, Symbol: "Escaped"}
+	def := func(want string) {
+		t.Helper()
+		before := s.RoundTrips()
+		d, err := client.Definition(ctx, "orders/"+name, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := s.RoundTrips() - before; n != 1 {
+			t.Errorf("definition took %d round trips, want 1", n)
+		}
+		if d.Count != 1 || d.Locations[0].File != "orders/"+name || d.Locations[0].Line != 4 || d.Locations[0].Declaration != want {
+			t.Fatalf("definition = %+v, want orders/%s:4 declared as %q", d.Locations, name, want)
+		}
+	}
+	def("func Escaped(n int) int { return n }")
+	// The declaration's line changed in the buffer only, its start where
+	// it was: the definition shows the buffer's line, twice.
+	changed := "func Escaped(n int) int { return n + 0 }"
+	var b int
+	code := `local path, text = ...
+local b = vim.fn.bufnr(path)
+vim.api.nvim_buf_set_lines(b, 3, 4, false, { text })
+return b`
+	if err := s.ExecLua(ctx, code, &b, path, changed); err != nil {
+		t.Fatal(err)
+	}
+	if b <= 0 {
+		t.Fatalf("%s has no buffer", name)
+	}
+	def(changed)
+	def(changed)
+}

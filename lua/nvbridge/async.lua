@@ -40,15 +40,16 @@ local finals = {}
 ---@param err nvbridge.Error?
 ---@param result string? JSON
 local function done(chan, id, err, result)
-  in_flight[key(chan, id)] = nil
-  local stop = relays[key(chan, id)]
+  local k = key(chan, id)
+  in_flight[k] = nil
+  local stop = relays[k]
   if stop then
-    relays[key(chan, id)] = nil
+    relays[k] = nil
     stop()
   end
-  local final = finals[key(chan, id)]
+  local final = finals[k]
   if final then
-    finals[key(chan, id)] = nil
+    finals[k] = nil
     if not err then
       result = final(result)
     end
