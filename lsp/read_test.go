@@ -366,3 +366,56 @@ return b`
 	def(changed)
 	def(changed)
 }
+
+// TestReadRequestWithoutInspect: a read's request goes to the server
+// without vim.inspect of its payload, which Neovim 0.10's RPC client
+// formats for an assert message on every message it sends (about 30 us
+// for a definition, ahead of the request); the answers are the same.
+func TestReadRequestWithoutInspect(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	target := lsp.Target{Line: 27, Symbol: "Process"}
+	if _, err := client.Definition(ctx, "main.go", target); err != nil {
+		t.Fatal(err) // the servers ready, the file open
+	}
+	count := func(code string) {
+		t.Helper()
+		if err := s.ExecLua(ctx, code, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count(`_G.nvbridge_test_inspect = vim.inspect
+_G.nvbridge_test_inspected = 0
+vim.inspect = function(...)
+  _G.nvbridge_test_inspected = _G.nvbridge_test_inspected + 1
+  return _G.nvbridge_test_inspect(...)
+end`)
+	defer count(`vim.inspect = _G.nvbridge_test_inspect`)
+	before := s.RoundTrips()
+	def, err := client.Definition(ctx, "main.go", target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.RoundTrips() - before; n != 1 {
+		t.Errorf("definition took %d round trips, want 1", n)
+	}
+	if def.Count != 1 || def.Locations[0].File != "orders/orders.go" || def.Locations[0].Line != 33 {
+		t.Fatalf("definition = %+v, want orders/orders.go:33", def.Locations)
+	}
+	h, err := client.Hover(ctx, "main.go", target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.Found || !strings.Contains(h.Contents, "func orders.Process(o orders.Order)") {
+		t.Fatalf("hover = %+v, want Process's signature", h)
+	}
+	var n int
+	if err := s.ExecLua(ctx, "return _G.nvbridge_test_inspected", &n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("a definition and a hover called vim.inspect %d times, want 0", n)
+	}
+}

@@ -254,7 +254,7 @@ function M.send(chan, id, bufnr, client, reqs, finish)
     -- the callback are scheduled when the reply arrives, in that order, so
     -- a check scheduled from the notice runs after the callback would have:
     -- a request still pending then got that reply.
-    local ok, request_id = client.rpc.request(r.method, r.params, function(err, result)
+    local ok, request_id = compat.rpc_request(client, r.method, r.params, function(err, result)
       op.settle(i, err and { err = request_error(client, r.method, err) } or { result = result })
     end, function(request_id)
       vim.schedule(function()
