@@ -100,21 +100,22 @@ function M.request(client, method, params, handler, bufnr)
 end
 
 -- The rpc connections of 0.10's clients (vim.lsp.rpc's Client, an upvalue
--- of client.rpc.request), by client.rpc; false where it is not of the
--- shape rpc_request writes to. Weak: a stopped client's goes with it.
+-- of client.rpc.request), by that function; false where it has none of
+-- the shape rpc_request writes to (a function put in its place, by a
+-- plugin or a test, that wraps it: rpc_request then calls it). Weak: a
+-- stopped client's goes with it.
 local rpc_conns = setmetatable({}, { __mode = 'k' })
 
---- The rpc connection behind client.rpc, as 0.10's vim.lsp.rpc has it
---- ({message_index, message_callbacks, notify_reply_callbacks,
+--- The rpc connection behind client.rpc.request, as 0.10's vim.lsp.rpc
+--- has it ({message_index, message_callbacks, notify_reply_callbacks,
 --- transport = {write, is_closing}}), or nil.
----@param rpc table
+---@param request function
 ---@return table?
-local function rpc_conn(rpc)
-  local conn = rpc_conns[rpc]
+local function rpc_conn(request)
+  local conn = rpc_conns[request]
   if conn == nil then
     conn = false
-    local request = type(rpc) == 'table' and rpc.request
-    for i = 1, type(request) == 'function' and debug.getinfo(request, 'u').nups or 0 do
+    for i = 1, debug.getinfo(request, 'u').nups do
       local name, value = debug.getupvalue(request, i)
       if name == 'client' then
         if type(value) == 'table' and type(value.message_index) == 'number'
@@ -126,7 +127,7 @@ local function rpc_conn(rpc)
         break
       end
     end
-    rpc_conns[rpc] = conn
+    rpc_conns[request] = conn
   end
   return conn or nil
 end
@@ -147,7 +148,8 @@ end
 ---@param notice fun(request_id: integer)?
 ---@return boolean ok, integer? request_id
 function M.rpc_request(client, method, params, callback, notice)
-  local conn = not M.has_011 and rpc_conn(client.rpc)
+  local request = client.rpc.request
+  local conn = not M.has_011 and type(request) == 'function' and rpc_conn(request)
   if not conn then
     return client.rpc.request(method, params, callback, notice)
   end
