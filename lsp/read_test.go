@@ -308,3 +308,114 @@ func TestRenameAtThenLocated(t *testing.T) {
 		t.Fatalf("rename answered %s", a.Rename)
 	}
 }
+
+// escapedSource: a function declared and used in a file whose name its
+// URI escapes (a space, '#', '%', a non-ASCII letter).
+const escapedSource = `package orders
+
+// Escaped is declared in a file whose URI escapes its name.
+func Escaped(n int) int { return n }
+
+var escapedUse = Escaped(1)
+`
+
+// TestReadLinesOfEscapedLoadedFile: the lines a definition shows come from
+// the buffer that holds its file (unsaved changes included) when the
+// file's URI escapes its name, read after read (read.lua keeps each URI's
+// file name).
+func TestReadLinesOfEscapedLoadedFile(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	name := "a b#%41é.go"
+	path := filepath.Join(root, "orders", name)
+	if err := os.WriteFile(path, []byte(escapedSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	target := lsp.Target{Line: 6, Symbol: "Escaped"}
+	def := func(want string) {
+		t.Helper()
+		before := s.RoundTrips()
+		d, err := client.Definition(ctx, "orders/"+name, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := s.RoundTrips() - before; n != 1 {
+			t.Errorf("definition took %d round trips, want 1", n)
+		}
+		if d.Count != 1 || d.Locations[0].File != "orders/"+name || d.Locations[0].Line != 4 || d.Locations[0].Declaration != want {
+			t.Fatalf("definition = %+v, want orders/%s:4 declared as %q", d.Locations, name, want)
+		}
+	}
+	def("func Escaped(n int) int { return n }")
+	// The declaration's line changed in the buffer only, its start where
+	// it was: the definition shows the buffer's line, twice.
+	changed := "func Escaped(n int) int { return n + 0 }"
+	var b int
+	code := `local path, text = ...
+local b = vim.fn.bufnr(path)
+vim.api.nvim_buf_set_lines(b, 3, 4, false, { text })
+return b`
+	if err := s.ExecLua(ctx, code, &b, path, changed); err != nil {
+		t.Fatal(err)
+	}
+	if b <= 0 {
+		t.Fatalf("%s has no buffer", name)
+	}
+	def(changed)
+	def(changed)
+}
+
+// TestReadRequestWithoutInspect: a read's request goes to the server
+// without vim.inspect of its payload, which Neovim 0.10's RPC client
+// formats for an assert message on every message it sends (about 30 us
+// for a definition, ahead of the request); the answers are the same.
+func TestReadRequestWithoutInspect(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	target := lsp.Target{Line: 27, Symbol: "Process"}
+	if _, err := client.Definition(ctx, "main.go", target); err != nil {
+		t.Fatal(err) // the servers ready, the file open
+	}
+	count := func(code string) {
+		t.Helper()
+		if err := s.ExecLua(ctx, code, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count(`_G.nvbridge_test_inspect = vim.inspect
+_G.nvbridge_test_inspected = 0
+vim.inspect = function(...)
+  _G.nvbridge_test_inspected = _G.nvbridge_test_inspected + 1
+  return _G.nvbridge_test_inspect(...)
+end`)
+	defer count(`vim.inspect = _G.nvbridge_test_inspect`)
+	before := s.RoundTrips()
+	def, err := client.Definition(ctx, "main.go", target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.RoundTrips() - before; n != 1 {
+		t.Errorf("definition took %d round trips, want 1", n)
+	}
+	if def.Count != 1 || def.Locations[0].File != "orders/orders.go" || def.Locations[0].Line != 33 {
+		t.Fatalf("definition = %+v, want orders/orders.go:33", def.Locations)
+	}
+	h, err := client.Hover(ctx, "main.go", target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.Found || !strings.Contains(h.Contents, "func orders.Process(o orders.Order)") {
+		t.Fatalf("hover = %+v, want Process's signature", h)
+	}
+	var n int
+	if err := s.ExecLua(ctx, "return _G.nvbridge_test_inspected", &n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("a definition and a hover called vim.inspect %d times, want 0", n)
+	}
+}

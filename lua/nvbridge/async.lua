@@ -40,15 +40,16 @@ local finals = {}
 ---@param err nvbridge.Error?
 ---@param result string? JSON
 local function done(chan, id, err, result)
-  in_flight[key(chan, id)] = nil
-  local stop = relays[key(chan, id)]
+  local k = key(chan, id)
+  in_flight[k] = nil
+  local stop = relays[k]
   if stop then
-    relays[key(chan, id)] = nil
+    relays[k] = nil
     stop()
   end
-  local final = finals[key(chan, id)]
+  local final = finals[k]
   if final then
-    finals[key(chan, id)] = nil
+    finals[k] = nil
     if not err then
       result = final(result)
     end
@@ -253,7 +254,7 @@ function M.send(chan, id, bufnr, client, reqs, finish)
     -- the callback are scheduled when the reply arrives, in that order, so
     -- a check scheduled from the notice runs after the callback would have:
     -- a request still pending then got that reply.
-    local ok, request_id = client.rpc.request(r.method, r.params, function(err, result)
+    local ok, request_id = compat.rpc_request(client, r.method, r.params, function(err, result)
       op.settle(i, err and { err = request_error(client, r.method, err) } or { result = result })
     end, function(request_id)
       vim.schedule(function()

@@ -111,6 +111,29 @@ local function loaded_buffers()
   return loaded
 end
 
+-- The file names of the URIs answers named, as vim.uri_to_fname makes
+-- them: a function of the URI alone, so a name kept is never stale. Done
+-- once the server answered, its pattern matches and the strings they made
+-- cost a read's answer more than the rest of loaded_lines (the same few
+-- files come back read after read). Bounded: emptied past fnames_max.
+local fnames, nfnames, fnames_max = {}, 0, 4096
+
+--- The file name of a file: URI (vim.uri_to_fname), kept.
+---@param uri string
+---@return string
+local function fname_of(uri)
+  local name = fnames[uri]
+  if not name then
+    name = vim.uri_to_fname(uri)
+    if nfnames >= fnames_max then
+      fnames, nfnames = {}, 0
+    end
+    fnames[uri] = name
+    nfnames = nfnames + 1
+  end
+  return name
+end
+
 --- Reads the wanted lines of the files loaded in buffers (what the servers
 --- see), by URI: {uri: {"line": text}}. A file no buffer holds is left out
 --- (the Go side reads the disk, as for get_lines). loaded: the loaded
@@ -127,7 +150,7 @@ local function loaded_lines(wanted, loaded)
   end
   loaded = loaded or loaded_buffers()
   for uri, lines in pairs(wanted) do
-    local name = uri:sub(1, 5) == 'file:' and vim.uri_to_fname(uri)
+    local name = uri:sub(1, 5) == 'file:' and fname_of(uri)
     local b = name and loaded[name]
     if b and api.nvim_buf_is_loaded(b) and api.nvim_buf_get_name(b) == name then
       local texts = vim.empty_dict()
@@ -246,10 +269,12 @@ function M.read(chan, id, spec)
       local wanted = spec.block > 0 and location_lines(answers[1].result, spec.block) or {}
       local function finish(chained)
         local lines = loaded_lines(wanted, loaded)
-        -- The answers first: the trace shows an answer's start.
+        -- The answers first: the trace shows an answer's start. No line
+        -- of a loaded buffer (the usual definition: its file is not
+        -- open) is {} without the encoder.
         done(chan, id, nil, '{"answers":' .. vim.json.encode(answers)
           .. (chained and ',"chained":' .. vim.json.encode(chained) or '')
-          .. ',"lines":' .. vim.json.encode(lines) .. ',' .. reply_tail())
+          .. ',"lines":' .. (next(lines) == nil and '{}' or vim.json.encode(lines)) .. ',' .. reply_tail())
       end
       -- spec.chain: asked about the answer's first item, where the server
       -- offers them (a call hierarchy's first level, in this call).
