@@ -305,7 +305,7 @@ func (h *ahead) locate(ctx context.Context, root workspace.Root, file string, pt
 	safego.Go("parsing the file a rename was asked in", func() {
 		var pf parsedFile
 		if text, ok := readText(abs); ok {
-			pf.text, pf.keeps = text, l.FormatKeeps(text, name)
+			pf.text, pf.keeps = text, formatKeepsOf(l, text, name)
 		}
 		parsed <- pf
 	}, func(error) {
@@ -372,7 +372,7 @@ func parsedAs(l *lang.Language, text, name string, disk func() parsedFile) parse
 			return d
 		}
 	}
-	return parsedFile{text: text, keeps: l.FormatKeeps(text, name)}
+	return parsedFile{text: text, keeps: formatKeepsOf(l, text, name)}
 }
 
 // formatKeeps is the FormatKeeps made ahead of path's text, when it was
