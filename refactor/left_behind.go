@@ -442,10 +442,8 @@ func namingFiles(root workspace.Root, l *lang.Language, name string) naming {
 	at := changes.Begin()
 	files := languageFiles(root, l)
 	key := namingKey{dir: root.Dir(), policy: root.Policy(), lang: l, name: name}
-	if kept, ok := keptNaming(key, files, at); ok {
-		for _, k := range kept {
-			n.files = append(n.files, k.resolved(l, scope))
-		}
+	if kept, ok := keptNaming(key, files, at, scope); ok {
+		n.files = kept
 		return n
 	}
 	var keep []namingKeptFile
@@ -479,7 +477,7 @@ func namingFiles(root workspace.Root, l *lang.Language, name string) naming {
 		n.files = append(n.files, nf)
 		// Its imports kept in its entry (importsOf), or the scan is not.
 		keepable = keepable && entry != nil
-		keep = append(keep, namingKeptFile{rel: f, abs: abs, entry: entry})
+		keep = append(keep, namingKeptFile{rel: f, abs: abs})
 	}
 	if keepable {
 		keepNaming(key, files, at, keep)

@@ -8,14 +8,14 @@ package refactor
 // while they answer it). A scan's answer is kept when every file it read
 // was followed by the root's notifications (workspace.Changes: confirmed
 // unchanged, or watched before it was read) and each file naming the
-// name has its index entry (its imports parsed and kept); it is taken
-// again while the language's files are the same list (the tree the
-// list was walked from unchanged: its folders' stamps) and the
+// name has its index entry (its imports parsed and kept there); it is
+// taken again while the language's files are the same list (the tree
+// the list was walked from unchanged: its folders' stamps), the
 // notifications drained since say nothing at all happened (the moment
 // is the same: no drain read a notification, none made them
-// untrustworthy). The imports are resolved again on every scan, as a
-// scan does: what they resolve to depends on files outside the list
-// (go.mod, a folder made).
+// untrustworthy) and the index still holds those entries. The imports
+// are resolved again on every scan, as a scan does: what they resolve
+// to depends on files outside the list (go.mod, a folder made).
 
 import (
 	"sync"
@@ -31,24 +31,29 @@ type namingKey struct {
 	name   string
 }
 
-// namingKeptFile is a file a kept scan found naming the name, with its
-// index entry (its imports parsed from the text read then, kept there:
-// importsOf).
+// namingKeptFile is a file a kept scan found naming the name. Its
+// imports are its index entry's (importsOf): nothing happened to the file
+// since, so the entry indexed for it is of the text read then; the scan
+// kept holds no entry (the index's bound stays the bound of what it
+// holds).
 type namingKeptFile struct {
 	rel, abs string
-	entry    *identEntry
 }
 
-// resolved is f as a scan gives it: its imports resolved now.
-func (f namingKeptFile) resolved(l *lang.Language, scope *lang.Scope) namingFile {
-	nf := namingFile{rel: f.rel, abs: f.abs}
+// keptImports are the imports kept of each file of found, by l (false
+// when one no longer has them kept: the index dropped its entry).
+func keptImports(l *lang.Language, found []namingKeptFile) ([][]lang.Import, bool) {
+	out := make([][]lang.Import, len(found))
 	identIndex.Lock()
-	imports := f.entry.imports
-	identIndex.Unlock()
-	for _, imp := range imports {
-		nf.imports = append(nf.imports, l.Imports.Resolve(scope, f.abs, imp)...)
+	defer identIndex.Unlock()
+	for i, f := range found {
+		e := identIndex.m[identKey{abs: f.abs, lang: l}]
+		if e == nil || !e.importsKept {
+			return nil, false
+		}
+		out[i] = e.imports
 	}
-	return nf
+	return out, true
 }
 
 type namingScan struct {
@@ -69,8 +74,9 @@ var keptNamings = struct {
 
 // keptNaming is the scan kept for key, when it scanned files (the same
 // list) and nothing happened under the root since (at, the moment the
-// scan asking starts at, is the kept one's).
-func keptNaming(key namingKey, files []string, at workspace.Moment) ([]namingKeptFile, bool) {
+// scan asking starts at, is the kept one's), its files' imports resolved
+// now in scope.
+func keptNaming(key namingKey, files []string, at workspace.Moment, scope *lang.Scope) ([]namingFile, bool) {
 	if !at.OK() {
 		return nil, false
 	}
@@ -80,7 +86,18 @@ func keptNaming(key namingKey, files []string, at workspace.Moment) ([]namingKep
 	if !ok || s.at != at || !sameList(s.files, files) {
 		return nil, false
 	}
-	return s.found, true
+	imports, ok := keptImports(key.lang, s.found)
+	if !ok {
+		return nil, false
+	}
+	out := make([]namingFile, len(s.found))
+	for i, f := range s.found {
+		out[i] = namingFile{rel: f.rel, abs: f.abs}
+		for _, imp := range imports[i] {
+			out[i].imports = append(out[i].imports, key.lang.Imports.Resolve(scope, f.abs, imp)...)
+		}
+	}
+	return out, true
 }
 
 // keepNaming keeps the scan of files at at, which found found.

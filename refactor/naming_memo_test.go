@@ -48,24 +48,41 @@ func TestNamingFilesKept(t *testing.T) {
 	if got := scan(); got != want {
 		t.Fatalf("first scan: %s\nwant %s", got, want)
 	}
-	// Kept, it is what the next scan gives: a file put in it shows.
+	// Kept, it is what the next scan gives: a file taken out of it shows.
 	keptNamings.Lock()
 	s, ok := keptNamings.m[key]
 	if ok {
 		marked := s
-		marked.found = append(append([]namingKeptFile{}, s.found...), namingKeptFile{rel: "kept.go", abs: filepath.Join(dir, "kept.go"), entry: &identEntry{}})
+		marked.found = s.found[:1]
 		keptNamings.m[key] = marked
 	}
 	keptNamings.Unlock()
-	if !ok {
-		t.Fatal("the first scan was not kept")
+	if !ok || len(s.found) != 2 {
+		t.Fatalf("the first scan was not kept: %+v", s)
 	}
-	if got := scan(); got != want+"; kept.go []" {
-		t.Fatalf("second scan, nothing changed: %s\nwant the kept scan: %s; kept.go []", got, want)
+	if got := scan(); got != "auth/a.go []" {
+		t.Fatalf("second scan, nothing changed: %s\nwant the kept scan, a file taken out: auth/a.go []", got)
 	}
 	keptNamings.Lock()
 	keptNamings.m[key] = s
 	keptNamings.Unlock()
+	if got := scan(); got != want {
+		t.Fatalf("third scan, nothing changed: %s\nwant %s", got, want)
+	}
+	// An index entry dropped (the index's bound): the scan is made again.
+	identIndex.Lock()
+	e := identIndex.m[identKey{abs: filepath.Join(dir, "use", "use.go"), lang: lang.Go}]
+	delete(identIndex.m, identKey{abs: filepath.Join(dir, "use", "use.go"), lang: lang.Go})
+	identIndex.Unlock()
+	if e == nil {
+		t.Fatal("use/use.go had no index entry")
+	}
+	identIndex.Lock()
+	identIndex.bytes -= e.size()
+	identIndex.Unlock()
+	if got := scan(); got != want {
+		t.Fatalf("after use/use.go's index entry was dropped: %s\nwant %s", got, want)
+	}
 	sh := func(script string) {
 		t.Helper()
 		cmd := exec.Command("sh", "-c", script)
