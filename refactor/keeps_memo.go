@@ -23,9 +23,11 @@ const (
 	// maxKeptParses bounds the parses kept (the least recently used go
 	// first): the files a few renames in a row were asked in.
 	maxKeptParses = 4
-	// maxKeptParseText bounds the text of a parse kept (a larger one is
-	// parsed every time): a parse holds its syntax tree, several times
-	// its text's size, and the memory goal counts every MiB.
+	// maxKeptParseText bounds the texts of the parses kept, all together
+	// (a larger one is parsed every time; the least recently used go
+	// first): a parse holds its syntax tree, 5 to 8 times its text's size
+	// (go/parser on the standard library's files), and the memory goal
+	// counts every MiB: at most about 2 MiB kept.
 	maxKeptParseText = 256 << 10
 )
 
@@ -66,6 +68,14 @@ func formatKeepsOf(l *lang.Language, text, name string) func(at []int, renamed s
 	}
 	copy(keptParses.list[1:], keptParses.list[:len(keptParses.list)-1])
 	keptParses.list[0] = keptParse{l: l, name: name, text: text, keeps: keeps}
+	total := 0
+	for i, k := range keptParses.list {
+		if total += len(k.text); total > maxKeptParseText {
+			clear(keptParses.list[i:])
+			keptParses.list = keptParses.list[:i]
+			break
+		}
+	}
 	return keeps
 }
 

@@ -1,6 +1,7 @@
 package refactor
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/nvbridge/nvbridge/lang"
@@ -78,6 +79,30 @@ func TestFormatKeepsKeptBounded(t *testing.T) {
 	formatKeepsOf(l, big, "ab")
 	if *parses != len(texts)+3 {
 		t.Fatalf("a large text twice: %d parses, want %d", *parses, len(texts)+3)
+	}
+	// Two texts of over half the bound: the second drops the first.
+	half := func(c string) string {
+		return "package p\n\nvar ab = 1\n// " + strings.Repeat(c, maxKeptParseText/2) + "\n"
+	}
+	n := *parses
+	formatKeepsOf(l, half("x"), "ab")
+	formatKeepsOf(l, half("y"), "ab")
+	formatKeepsOf(l, half("y"), "ab")
+	if *parses != n+2 {
+		t.Fatalf("the second half-bound text again: %d parses, want %d", *parses, n+2)
+	}
+	formatKeepsOf(l, half("x"), "ab")
+	if *parses != n+3 {
+		t.Fatalf("the first half-bound text again, dropped: %d parses, want %d", *parses, n+3)
+	}
+	keptParses.Lock()
+	total := 0
+	for _, k := range keptParses.list {
+		total += len(k.text)
+	}
+	keptParses.Unlock()
+	if total > maxKeptParseText {
+		t.Fatalf("%d bytes of text kept, past the bound %d", total, maxKeptParseText)
 	}
 }
 
