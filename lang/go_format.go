@@ -25,6 +25,7 @@ import (
 	"go/token"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -44,14 +45,14 @@ func goFormatKeepsOf(src, name string) func(at []int, renamed string) bool {
 		if blanked, skipped, bodies := goBlanked(src, name); skipped != nil {
 			if f, tf, ok := goParseBlanked(blanked, bodies); ok {
 				keeps := goKeepsParsed(f, tf)
-				var whole func(at []int, renamed string) bool
+				// Parsed whole once, by whichever call needs it first: a
+				// FormatKeeps may be kept and called by renames side by
+				// side (refactor's formatKeepsOf).
+				whole := sync.OnceValue(func() func(at []int, renamed string) bool { return goFormatKeepsOf(src, "") })
 				return func(at []int, renamed string) bool {
 					for _, off := range at {
 						if i := sort.Search(len(skipped), func(i int) bool { return skipped[i].End > off }); i < len(skipped) && skipped[i].Start <= off {
-							if whole == nil {
-								whole = goFormatKeepsOf(src, "")
-							}
-							return whole(at, renamed)
+							return whole()(at, renamed)
 						}
 					}
 					return keeps(at, renamed)

@@ -39,17 +39,20 @@ func formattedTexts(cs preview.Changeset, renamed string, ready func(path, text 
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	formats := 0
 	for _, fc := range cs.Files {
-		if fc.Kind != preview.OpEdit && fc.Kind != preview.OpCreate {
+		if formattable(fc) {
+			formats++
+		}
+	}
+	for _, fc := range cs.Files {
+		if !formattable(fc) {
 			continue
 		}
 		l := lang.ForFile(fc.Path)
-		if l == nil || l.Format == nil {
-			continue
-		}
 		wg.Add(1)
 		slots <- struct{}{}
-		safego.Go("formatting a changed file", func() {
+		format := func() {
 			defer func() { <-slots; wg.Done() }()
 			if renamed != "" && l.FormatKeeps != nil && fc.Kind == preview.OpEdit {
 				if text, at, ok := renamedAt(fc, renamed); ok {
@@ -88,10 +91,27 @@ func formattedTexts(cs preview.Changeset, renamed string, ready func(path, text 
 				texts[fc.Path] = formatted
 				mu.Unlock()
 			}
-		}, nil)
+		}
+		if formats == 1 {
+			// One file (most renames): formatted here, not handed to a
+			// goroutine to be waited for.
+			_ = safego.Call("formatting a changed file", format)
+			continue
+		}
+		safego.Go("formatting a changed file", format, nil)
 	}
 	wg.Wait()
 	return texts
+}
+
+// formattable reports whether formattedTexts formats fc: an edit or a
+// creation in a language with a formatter.
+func formattable(fc preview.FileChange) bool {
+	if fc.Kind != preview.OpEdit && fc.Kind != preview.OpCreate {
+		return false
+	}
+	l := lang.ForFile(fc.Path)
+	return l != nil && l.Format != nil
 }
 
 // renamedAt is fc's old text ("\n" line breaks) and the byte offsets in

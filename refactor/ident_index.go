@@ -183,7 +183,7 @@ var identIndex = struct {
 // when the file had the same settled stamp, the stamp the same after
 // this read too).
 func readNaming(l *lang.Language, abs, name string) (text string, spans []lang.Span, ok bool) {
-	text, spans, kept, _, ok := readNamingEntry(l, abs, hashIdent(name), time.Now(), nil, workspace.Moment{})
+	text, spans, kept, _, ok, _ := readNamingEntry(l, abs, hashIdent(name), time.Now(), nil, workspace.Moment{})
 	if kept != nil {
 		spans = kept.unpack()
 	}
@@ -198,8 +198,9 @@ func readNaming(l *lang.Language, abs, name string) (text string, spans []lang.S
 // moment at), a file whose entry was confirmed at a moment no
 // notification of it followed is taken as it was then, without a stamp;
 // another is watched before its stamp is taken, and its entry confirmed
-// at at.
-func readNamingEntry(l *lang.Language, abs string, name hashedIdent, now time.Time, changes *workspace.Changes, at workspace.Moment) (text string, spans []lang.Span, packed packedSpans, entry *identEntry, ok bool) {
+// at at. followed: the notifications tell the file's changes after at
+// (confirmed, or watched before it was read).
+func readNamingEntry(l *lang.Language, abs string, name hashedIdent, now time.Time, changes *workspace.Changes, at workspace.Moment) (text string, spans []lang.Span, packed packedSpans, entry *identEntry, ok, followed bool) {
 	key := identKey{abs: abs, lang: l}
 	var stamp workspace.Stamp
 	stamped, confirmed, watched := false, false, false
@@ -218,6 +219,7 @@ func readNamingEntry(l *lang.Language, abs string, name hashedIdent, now time.Ti
 		watched = changes != nil && changes.Watch(abs)
 		stamp, stamped = stampPath(abs, true)
 	}
+	followed = confirmed || watched
 	stamped = stamped && !stamp.Missing
 	if stamped {
 		identIndex.Lock()
@@ -231,14 +233,14 @@ func readNamingEntry(l *lang.Language, abs string, name hashedIdent, now time.Ti
 			has, kept := e.filter.hasHashed(name), e.spans
 			identIndex.Unlock()
 			if !has {
-				return "", nil, nil, nil, false
+				return "", nil, nil, nil, false, followed
 			}
 			if text, ok = readText(abs); !ok {
-				return "", nil, nil, nil, false
+				return "", nil, nil, nil, false, followed
 			}
 			same := int64(len(text)) == stamp.Size && unchangedSince(abs, stamp)
 			if kept != nil && same {
-				return text, nil, kept, e, true
+				return text, nil, kept, e, true, followed
 			}
 			spans = lang.Identifiers(l, text)
 			if same && len(spans) <= maxIdentSpans {
@@ -250,20 +252,20 @@ func readNamingEntry(l *lang.Language, abs string, name hashedIdent, now time.Ti
 					ne.seen = at
 				}
 				storeIdent(key, ne)
-				return text, spans, nil, ne, true
+				return text, spans, nil, ne, true, followed
 			}
 			if same {
-				return text, spans, nil, e, true
+				return text, spans, nil, e, true, followed
 			}
-			return text, spans, nil, nil, true
+			return text, spans, nil, nil, true, followed
 		}
 		identIndex.Unlock()
 	}
 	if text, ok = readText(abs); !ok {
-		return "", nil, nil, nil, false
+		return "", nil, nil, nil, false, followed
 	}
 	if !stamped || !stamp.Settled(now) || int64(len(text)) != stamp.Size {
-		return text, nil, nil, nil, true
+		return text, nil, nil, nil, true, followed
 	}
 	spans = lang.Identifiers(l, text)
 	e := &identEntry{stamp: stamp, filter: newIdentFilter(text, spans)}
@@ -275,9 +277,9 @@ func readNamingEntry(l *lang.Language, abs string, name hashedIdent, now time.Ti
 	}
 	if len(e.filter.bits)*8 <= maxIdentFilterBytes && unchangedSince(abs, stamp) {
 		storeIdent(key, e)
-		return text, spans, nil, e, true
+		return text, spans, nil, e, true, followed
 	}
-	return text, spans, nil, nil, true
+	return text, spans, nil, nil, true, followed
 }
 
 // fileChanges is the notifications of the files under the root dir

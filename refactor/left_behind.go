@@ -440,12 +440,21 @@ func namingFiles(root workspace.Root, l *lang.Language, name string) naming {
 	now, hashed := time.Now(), hashIdent(name)
 	changes := fileChanges(root.Dir())
 	at := changes.Begin()
-	for _, f := range languageFiles(root, l) {
+	files := languageFiles(root, l)
+	key := namingKey{dir: root.Dir(), policy: root.Policy(), lang: l, name: name}
+	if kept, ok := keptNaming(key, files, at, scope); ok {
+		n.files = kept
+		return n
+	}
+	var keep []namingKeptFile
+	keepable := at.OK()
+	for _, f := range files {
 		if root.Policy().Denied(f) != "" {
 			continue
 		}
 		abs := filepath.Join(root.Dir(), filepath.FromSlash(f))
-		text, spans, kept, entry, ok := readNamingEntry(l, abs, hashed, now, changes, at)
+		text, spans, kept, entry, ok, followed := readNamingEntry(l, abs, hashed, now, changes, at)
+		keepable = keepable && followed
 		if !ok {
 			continue
 		}
@@ -466,6 +475,12 @@ func namingFiles(root workspace.Root, l *lang.Language, name string) naming {
 			nf.imports = append(nf.imports, l.Imports.Resolve(scope, abs, imp)...)
 		}
 		n.files = append(n.files, nf)
+		// Its imports kept in its entry (importsOf), or the scan is not.
+		keepable = keepable && entry != nil
+		keep = append(keep, namingKeptFile{rel: f, abs: abs})
+	}
+	if keepable {
+		keepNaming(key, files, at, keep)
 	}
 	return n
 }

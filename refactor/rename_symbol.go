@@ -305,7 +305,7 @@ func (h *ahead) locate(ctx context.Context, root workspace.Root, file string, pt
 	safego.Go("parsing the file a rename was asked in", func() {
 		var pf parsedFile
 		if text, ok := readText(abs); ok {
-			pf.text, pf.keeps = text, l.FormatKeeps(text, name)
+			pf.text, pf.keeps = text, formatKeepsOf(l, text, name)
 		}
 		parsed <- pf
 	}, func(error) {
@@ -372,7 +372,7 @@ func parsedAs(l *lang.Language, text, name string, disk func() parsedFile) parse
 			return d
 		}
 	}
-	return parsedFile{text: text, keeps: l.FormatKeeps(text, name)}
+	return parsedFile{text: text, keeps: formatKeepsOf(l, text, name)}
 }
 
 // formatKeeps is the FormatKeeps made ahead of path's text, when it was
@@ -510,26 +510,45 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 			return RenamePlan{}, apierr.Errorf(apierr.OperationFailed, "report this", "renaming %s in macro bodies: %v", plan.OldName, err)
 		}
 	}
-	// The server's edit formatted (formatTouched) while the scans below
-	// read the files it leaves untouched: neither reads what the other
-	// makes.
-	formatted := make(chan map[string]string, 1)
-	unformatted := cs
-	safego.Go("formatting the renamed files", func() { formatted <- formattedTexts(unformatted, req.NewName, a.ahead.formatKeeps) }, func(error) { formatted <- nil })
 	plan.Changeset = cs
 	// Uses the server did not see: in the files that import the symbol's
 	// file (a file the rename changed, the server saw whole).
 	plan.LeftBehind = []LeftBehind{}
-	mayLeave := false
-	if names != nil {
-		n := <-names
+	leaves := func(n naming) bool {
 		changed := changedPaths(cs)
 		if !slices.Equal(changed, edited) {
 			// The changeset changes other files than the edit names (C
 			// macro bodies): asked of those.
 			edited = changed
 		}
-		mayLeave = n.mayLeaveBehind(root, l, edited, a.askedIn)
+		return n.mayLeaveBehind(root, l, edited, a.askedIn)
+	}
+	// Whether the scans below are made, when the files naming the old
+	// name are known already (found while the server computed the rename).
+	mayLeave, known := false, names == nil
+	if names != nil {
+		select {
+		case n := <-names:
+			mayLeave, known = leaves(n), true
+		default:
+		}
+	}
+	// The server's edit formatted (formatTouched) while the scans below
+	// read the files it leaves untouched (neither reads what the other
+	// makes), or here when no scan is made: another goroutine would only
+	// be waited for.
+	formatted := make(chan map[string]string, 1)
+	unformatted := cs
+	format := func() { formatted <- formattedTexts(unformatted, req.NewName, a.ahead.formatKeeps) }
+	if known && !mayLeave {
+		if safego.Call("formatting the renamed files", format) != nil {
+			formatted <- nil
+		}
+	} else {
+		safego.Go("formatting the renamed files", format, func(error) { formatted <- nil })
+	}
+	if !known {
+		mayLeave = leaves(<-names)
 	}
 	if mayLeave {
 		r := reachOf(ctx, c, req.File, req.Target, plan.OldName)

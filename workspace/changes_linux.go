@@ -71,6 +71,11 @@ type Moment struct {
 	ok         bool
 }
 
+// OK reports whether m is a moment (Begin of a Changes that follows):
+// two moments of one Changes are equal when no drain between them read
+// a notification and nothing made them untrustworthy.
+func (m Moment) OK() bool { return m.ok }
+
 // maxWatches bounds the watches (directories and files) one Changes
 // adds (inotify's per-user limit, 8192 on older kernels, is shared with
 // every other program: beyond, files are stamped); maxChanged bounds the

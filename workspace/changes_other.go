@@ -9,6 +9,9 @@ type Changes struct{}
 // Moment is a point in a Changes' notifications (none here).
 type Moment struct{}
 
+// OK is false here: no moment is one.
+func (m Moment) OK() bool { return false }
+
 // NewChanges follows nothing here.
 func NewChanges(root string) *Changes { return &Changes{} }
 
