@@ -192,23 +192,7 @@ func TestNamingFilesKeepsImports(t *testing.T) {
 		"plain/go.md": "GetAuth\n",
 	})
 	dir := root.Dir()
-	files := func() string {
-		t.Helper()
-		n := namingFiles(root, lang.Go, "GetAuth")
-		var got []string
-		for _, f := range n.files {
-			var imps []string
-			for _, imp := range f.imports {
-				r, err := filepath.Rel(dir, imp)
-				if err != nil {
-					t.Fatal(err)
-				}
-				imps = append(imps, filepath.ToSlash(r))
-			}
-			got = append(got, f.rel+" "+fmt.Sprint(imps))
-		}
-		return strings.Join(got, "; ")
-	}
+	files := func() string { t.Helper(); return namingDescribed(t, root, "GetAuth") }
 	want := "auth/a.go []; plain/p.go []; use/use.go [auth]"
 	if got := files(); got != want {
 		t.Fatalf("first scan: %s\nwant %s", got, want)
@@ -367,4 +351,23 @@ func BenchmarkLeftBehindScan(b *testing.B) {
 		}
 		workspace.SetRacyMargin(0)
 	})
+}
+
+// namingDescribed is namingFiles(root, Go, name) as "rel [imports...]; ...",
+// the imports relative to the root.
+func namingDescribed(t *testing.T, root workspace.Root, name string) string {
+	t.Helper()
+	var got []string
+	for _, f := range namingFiles(root, lang.Go, name).files {
+		var imps []string
+		for _, imp := range f.imports {
+			r, err := filepath.Rel(root.Dir(), imp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			imps = append(imps, filepath.ToSlash(r))
+		}
+		got = append(got, f.rel+" "+fmt.Sprint(imps))
+	}
+	return strings.Join(got, "; ")
 }

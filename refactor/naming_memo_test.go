@@ -28,22 +28,7 @@ func TestNamingFilesKept(t *testing.T) {
 	})
 	dir := root.Dir()
 	key := namingKey{dir: dir, policy: root.Policy(), lang: lang.Go, name: "GetAuth"}
-	scan := func() string {
-		t.Helper()
-		var got []string
-		for _, f := range namingFiles(root, lang.Go, "GetAuth").files {
-			var imps []string
-			for _, imp := range f.imports {
-				r, err := filepath.Rel(dir, imp)
-				if err != nil {
-					t.Fatal(err)
-				}
-				imps = append(imps, filepath.ToSlash(r))
-			}
-			got = append(got, f.rel+" "+fmt.Sprint(imps))
-		}
-		return strings.Join(got, "; ")
-	}
+	scan := func() string { t.Helper(); return namingDescribed(t, root, "GetAuth") }
 	want := "auth/a.go []; use/use.go [auth]"
 	if got := scan(); got != want {
 		t.Fatalf("first scan: %s\nwant %s", got, want)
