@@ -52,7 +52,7 @@ func formatKeepsOf(l *lang.Language, text, name string) func(at []int, renamed s
 	}
 	keptParses.Lock()
 	for i, k := range keptParses.list {
-		if k.l == l && k.name == name && len(k.text) == len(text) && k.text == text {
+		if k.l == l && k.name == name && k.text == text {
 			copy(keptParses.list[1:i+1], keptParses.list[:i])
 			keptParses.list[0] = k
 			keptParses.Unlock()
