@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/rawio"
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/tools"
 )
@@ -142,7 +143,7 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 		}, nil)
 		in, restore := polledStdin()
 		defer restore()
-		err := stdio.Listen(listenCtx, in)
+		err := stdio.Listen(listenCtx, rawio.NewReader(in))
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			logger.Printf("stdio: %v", err)
 			code = 1
