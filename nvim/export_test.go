@@ -93,3 +93,6 @@ func EntryPoints() []EntryPoint {
 	}
 	return out
 }
+
+// RawPipes: the embedded Neovim's pipes are read and written raw (rawio).
+func RawPipes(s *Session) bool { return s.rawPipes }

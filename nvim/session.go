@@ -29,6 +29,7 @@ import (
 
 	"github.com/nvbridge/nvbridge/apierr"
 	"github.com/nvbridge/nvbridge/internal/progress"
+	"github.com/nvbridge/nvbridge/internal/rawio"
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/internal/tailbuf"
 	"github.com/nvbridge/nvbridge/lang"
@@ -78,6 +79,9 @@ type Session struct {
 	// ep is v's connection, to send notifications (starts.go: notifyBatch);
 	// nil when go-client's Nvim is not laid out as endpointOf expects.
 	ep *rpc.Endpoint
+	// rawPipes: the embedded Neovim's pipes are read and written with raw
+	// system calls (rawio).
+	rawPipes bool
 
 	// parserDir and parsers: the tree-sitter parsers (Options.ParserDir)
 	// and how each language is served (Parsers).
@@ -200,7 +204,15 @@ func (s *Session) spawn(ctx context.Context, command string) error {
 	}
 	s.cmd = cmd
 	s.embedded = true
-	v, err := nvim.New(bufio.NewReaderSize(stdout, readBuffer), stdin, stdin, s.logf)
+	// Read and written with raw system calls (rawio): neither wakes the
+	// runtime's monitor thread, as the first system call after the process
+	// was idle otherwise does (a read is two: the request sent, the answer
+	// read).
+	r, w := rawio.NewReader(stdout), rawio.NewWriter(stdin)
+	_, rawRead := r.(*rawio.Reader)
+	_, rawWrite := w.(*rawio.Writer)
+	s.rawPipes = rawRead && rawWrite
+	v, err := nvim.New(bufio.NewReaderSize(r, readBuffer), w, stdin, s.logf)
 	if err != nil {
 		s.Close()
 		return err

@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/internal/rawio"
 	"github.com/nvbridge/nvbridge/internal/safego"
 	"github.com/nvbridge/nvbridge/tools"
 )
@@ -123,7 +124,9 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 	code = 0
 	if ln == nil {
 		stdioProcs()
-		stdio := newStdioServer(srv, stdout, int(*maxRequest), logger)
+		out, restoreOut := polledStdout(stdout)
+		defer restoreOut()
+		stdio := newStdioServer(srv, out, int(*maxRequest), logger)
 		inFlight := stdio.inFlight()
 		// A signal (or Neovim leaving) stops the server once the calls in
 		// flight have answered: a change being applied finishes and says
@@ -142,7 +145,7 @@ func runMCP(ctx context.Context, g globalFlags, args []string, stdout, stderr io
 		}, nil)
 		in, restore := polledStdin()
 		defer restore()
-		err := stdio.Listen(listenCtx, in)
+		err := stdio.Listen(listenCtx, rawio.NewReader(in))
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			logger.Printf("stdio: %v", err)
 			code = 1
@@ -201,9 +204,13 @@ func spareProc() {
 // find_definition, and most of its 2.2 ms of CPU. Waiting in the poller, a
 // process idle between calls holds no thread in a system call and sysmon
 // sleeps until it is needed (readsab -gap 50ms: Go CPU 2.18 → 0.80 ms a
-// definition). Calls back to back pay a little for it (Go CPU +0.03 to
+// definition). Calls back to back paid a little for it (Go CPU +0.03 to
 // +0.07 ms a call, wall unchanged): sysmon, asleep while a call waits for
-// Neovim, is woken by the next system call and polls fast again.
+// Neovim, was woken by the next system call and polled fast again. The
+// pipes are now read and written with raw system calls (runMCP wraps
+// stdin in rawio; polledStdout; the session's pipes to Neovim), which do
+// not wake it: what still does is a read's file-system calls (its
+// target's confinement and line), at the start of the call.
 func polledStdin() (in *os.File, restore func()) {
 	var st unix.Stat_t
 	if unix.Fstat(0, &st) != nil || (st.Mode&unix.S_IFMT != unix.S_IFIFO && st.Mode&unix.S_IFMT != unix.S_IFSOCK) {
@@ -221,6 +228,41 @@ func polledStdin() (in *os.File, restore func()) {
 var (
 	polled   sync.Once
 	polledIn *os.File
+)
+
+// polledStdout is stdout for the stdio server, as polledStdin is stdin:
+// when stdout is os.Stdout and a pipe or a socket, put in non-blocking mode
+// and written with raw write(2) calls (rawio), waiting in the poller when
+// the pipe is full; anything else as it is. restore puts the blocking mode
+// back.
+//
+// An answer's write was the last system call of a call made the ordinary
+// way: the first after the wait for Neovim, it woke sysmon, which then
+// polled every 20 µs through the rest of the call.
+//
+// One difference from os.Stdout: a write to a stdout whose reader is gone
+// fails with EPIPE (logged; the session ends when stdin does, as it does
+// when the client goes), where os.Stdout's raised SIGPIPE and ended the
+// process on the spot, Neovim's cleanup and stdin's mode left undone.
+func polledStdout(stdout io.Writer) (out io.Writer, restore func()) {
+	if stdout != io.Writer(os.Stdout) {
+		return stdout, func() {}
+	}
+	var st unix.Stat_t
+	if unix.Fstat(1, &st) != nil || (st.Mode&unix.S_IFMT != unix.S_IFIFO && st.Mode&unix.S_IFMT != unix.S_IFSOCK) {
+		return stdout, func() {}
+	}
+	if syscall.SetNonblock(1, true) != nil {
+		return stdout, func() {}
+	}
+	// Kept for the life of the process, as polledIn.
+	polledOutOnce.Do(func() { polledOut = os.NewFile(1, "/dev/stdout") })
+	return rawio.NewWriter(polledOut), func() { _ = syscall.SetNonblock(1, false) }
+}
+
+var (
+	polledOutOnce sync.Once
+	polledOut     *os.File
 )
 
 // startCPUProfile profiles the process into path until stop is called.

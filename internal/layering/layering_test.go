@@ -18,7 +18,7 @@ import (
 // common are the packages every layer may import (architecture.md: apierr,
 // workspace and lang, and the small internal helpers listed last).
 var common = []string{"apierr", "workspace", "lang",
-	"internal/safego", "internal/progress", "internal/memo", "internal/tailbuf"}
+	"internal/safego", "internal/progress", "internal/memo", "internal/tailbuf", "internal/rawio"}
 
 // layers is the layer table of docs/architecture.md: for each package of the
 // module (by its path in the module), the module's packages its non-test
@@ -36,6 +36,7 @@ var layers = map[string][]string{
 	"internal/memo":     nil,
 	"internal/progress": nil,
 	"internal/tailbuf":  nil,
+	"internal/rawio":    nil,
 	"internal/safego":   {"apierr"},
 	"internal/memtrim":  {"internal/safego"},
 
