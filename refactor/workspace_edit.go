@@ -94,7 +94,11 @@ func changesetOf(ctx context.Context, c *lsp.Client, enc preview.Encoding, ops [
 					"nvbridge edits only files; apply this change yourself",
 					"the server's edit touches %s, which is not a file", u)
 			}
-			abs, err := root.Resolve(p)
+			abs, ok := resolvedIn(ctx, p)
+			var err error
+			if !ok {
+				abs, err = root.Resolve(p)
+			}
 			if err != nil {
 				return preview.Changeset{}, apierr.Errorf(apierr.PreconditionFailed,
 					"nvbridge edits only files inside the workspace root; apply this change yourself",
@@ -130,6 +134,32 @@ func changesetOf(ctx context.Context, c *lsp.Client, enc preview.Encoding, ops [
 		}
 	}
 	return fs.changeset(paths)
+}
+
+// resolvedKey is the context key of a path the call resolved already
+// (withResolved).
+type resolvedKey struct{}
+
+type resolvedPath struct{ path, abs string }
+
+// withResolved is ctx carrying path's resolution, abs (workspace.Root.Resolve
+// of path, made in the call ctx serves): a changeset of an edit naming
+// path takes it (a rename's edit names the file it was asked in, resolved
+// when it was opened, moments before), not resolving it again (an openat2
+// and a close, some 20 us on the way from the server's answer to the
+// preview). A write checks the path again where it writes
+// (workspace.Root.Commit).
+func withResolved(ctx context.Context, path, abs string) context.Context {
+	return context.WithValue(ctx, resolvedKey{}, resolvedPath{path, abs})
+}
+
+// resolvedIn is path's resolution carried by ctx (withResolved), if any.
+func resolvedIn(ctx context.Context, path string) (string, bool) {
+	r, ok := ctx.Value(resolvedKey{}).(resolvedPath)
+	if !ok || r.path != path || r.abs == "" {
+		return "", false
+	}
+	return r.abs, true
 }
 
 // wsOp is one step of a WorkspaceEdit, in order.
