@@ -44,7 +44,7 @@ func goFormatKeepsOf(src, name string) func(at []int, renamed string) bool {
 	if name != "" && goBlankWorth(src, name) {
 		if blanked, skipped, bodies := goBlanked(src, name); skipped != nil {
 			if f, tf, ok := goParseBlanked(blanked, bodies); ok {
-				keeps := goKeepsParsed(f, tf)
+				keeps := goKeepsParsed(f, tf, name)
 				// Parsed whole once, by whichever call needs it first: a
 				// FormatKeeps may be kept and called by renames side by
 				// side (refactor's formatKeepsOf).
@@ -65,7 +65,7 @@ func goFormatKeepsOf(src, name string) func(at []int, renamed string) bool {
 	if err != nil {
 		return func([]int, string) bool { return false }
 	}
-	return goKeepsParsed(f, fset.File(f.Pos()))
+	return goKeepsParsed(f, fset.File(f.Pos()), name)
 }
 
 // goParseBlanked parses text, src blanked by goBlanked; ok when it parses
@@ -340,9 +340,17 @@ func restOfLineBlank(src string, i int) bool {
 	return true
 }
 
-// goKeepsParsed is Go's FormatKeeps of the file f (tf) parsed.
-func goKeepsParsed(f *ast.File, tf *token.File) func(at []int, renamed string) bool {
+// goKeepsParsed is Go's FormatKeeps of the file f (tf) parsed. With name,
+// whether each identifier named so is free of layout (layoutFree) is
+// told once, here: the parse is made while the server computes the
+// rename (and kept for the next rename of the name), the answer after
+// its edit came; an offset on another identifier is told then.
+func goKeepsParsed(f *ast.File, tf *token.File, name string) func(at []int, renamed string) bool {
 	line := func(p token.Pos) int { return tf.Line(p) }
+	var named map[token.Pos]bool
+	if name != "" {
+		named = layoutFreeNamed(f, name, line)
+	}
 	commented := map[int]bool{}
 	// Every comment in source order, with its group.
 	type inGroup struct {
@@ -372,7 +380,11 @@ func goKeepsParsed(f *ast.File, tf *token.File) func(at []int, renamed string) b
 				groups[comments[i].g] = append(groups[comments[i].g], off)
 				continue
 			}
-			if commented[line(pos)] || !layoutFree(f, pos, line) {
+			free, told := named[pos]
+			if !told {
+				free = layoutFree(f, pos, line)
+			}
+			if commented[line(pos)] || !free {
 				return false
 			}
 		}
@@ -498,9 +510,57 @@ func goIdentLen(s string) int {
 // layoutFree reports whether no node around pos is laid out by width and
 // an identifier starts at pos.
 func layoutFree(f *ast.File, pos token.Pos, line func(token.Pos) int) bool {
-	free, onIdent := layoutAround(f, pos, line)
+	free, onIdent := layoutWalk(f, pos, line)
 	return free && onIdent
 }
+
+// layoutFreeNamed is layoutFree at each identifier of f named name, by
+// its position, told in one walk of f: an identifier is free when none
+// of the nodes holding it is laid out by width (the nodes layoutAround
+// walks to it).
+func layoutFreeNamed(f *ast.File, name string, line func(token.Pos) int) map[token.Pos]bool {
+	out := map[token.Pos]bool{}
+	// The walk's state: whether the nodes entered so far are free, one
+	// entry a node (ast.Inspect calls nil when it leaves one).
+	stack := []bool{true}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return false
+		}
+		free := stack[len(stack)-1] && layoutFreeNode(n, line)
+		if id, ok := n.(*ast.Ident); ok && id.Name == name {
+			out[id.Pos()] = free
+		}
+		stack = append(stack, free)
+		return true
+	})
+	return out
+}
+
+// layoutFreeNode reports whether n itself lays nothing out by width (as
+// layoutAround judges each node around a position).
+func layoutFreeNode(n ast.Node, line func(token.Pos) int) bool {
+	oneLine := func(b *ast.BlockStmt) bool { return b != nil && line(b.Lbrace) == line(b.Rbrace) }
+	switch n := n.(type) {
+	case *ast.StructType, *ast.InterfaceType, *ast.KeyValueExpr:
+		return false
+	case *ast.GenDecl:
+		return !n.Lparen.IsValid()
+	case *ast.CompositeLit:
+		return line(n.Lbrace) == line(n.Rbrace)
+	case *ast.FuncDecl:
+		return !oneLine(n.Body)
+	case *ast.FuncLit:
+		return !oneLine(n.Body)
+	case *ast.BlockStmt:
+		return !oneLine(n)
+	}
+	return true
+}
+
+// layoutWalk is layoutAround (a test counts the walks).
+var layoutWalk = layoutAround
 
 // layoutFreeAround reports whether no node around pos (a comment's, on no
 // identifier) is laid out by width.
@@ -515,7 +575,6 @@ func layoutFreeAround(f *ast.File, pos token.Pos, line func(token.Pos) int) bool
 // one line), onIdent when an identifier starts at pos.
 func layoutAround(f *ast.File, pos token.Pos, line func(token.Pos) int) (free, onIdent bool) {
 	free = true
-	oneLine := func(b *ast.BlockStmt) bool { return b != nil && line(b.Lbrace) == line(b.Rbrace) }
 	// From the declaration holding pos, when one does: the file's other
 	// nodes (its package clause, the other declarations) hold no pos.
 	var from ast.Node = f
@@ -526,22 +585,10 @@ func layoutAround(f *ast.File, pos token.Pos, line func(token.Pos) int) (free, o
 		if n == nil || !free || pos < n.Pos() || pos >= n.End() {
 			return false
 		}
-		switch n := n.(type) {
-		case *ast.Ident:
-			onIdent = onIdent || n.Pos() == pos
-		case *ast.StructType, *ast.InterfaceType, *ast.KeyValueExpr:
-			free = false
-		case *ast.GenDecl:
-			free = !n.Lparen.IsValid()
-		case *ast.CompositeLit:
-			free = line(n.Lbrace) == line(n.Rbrace)
-		case *ast.FuncDecl:
-			free = !oneLine(n.Body)
-		case *ast.FuncLit:
-			free = !oneLine(n.Body)
-		case *ast.BlockStmt:
-			free = !oneLine(n)
+		if id, ok := n.(*ast.Ident); ok {
+			onIdent = onIdent || id.Pos() == pos
 		}
+		free = layoutFreeNode(n, line)
 		return free
 	})
 	return free, onIdent

@@ -440,3 +440,74 @@ func gorootFiles(t *testing.T, pkgs ...string) []string {
 	}
 	return files
 }
+
+// TestGoLayoutFreeNamed: the layout told of every identifier of a name in
+// one walk (layoutFreeNamed) is layoutFree's at each, in real files, for
+// every name; and a FormatKeeps made with the name walks to none of its
+// identifiers once its edit came (an offset on another one is walked to).
+func TestGoLayoutFreeNamed(t *testing.T) {
+	told, free := 0, 0
+	for _, file := range gorootFiles(t, "go/printer", "net/http", "encoding/json") {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, file, data, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tf := fset.File(f.Pos())
+		line := func(p token.Pos) int { return tf.Line(p) }
+		byName := map[string][]token.Pos{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				byName[id.Name] = append(byName[id.Name], id.Pos())
+			}
+			return true
+		})
+		names := slices.Sorted(maps.Keys(byName))
+		if step := len(names) / 40; step > 1 {
+			sampled := names[:0]
+			for i := 0; i < len(names); i += step {
+				sampled = append(sampled, names[i])
+			}
+			names = sampled
+		}
+		for _, name := range names {
+			at := byName[name]
+			named := layoutFreeNamed(f, name, line)
+			if len(named) != len(at) {
+				t.Fatalf("%s: %s: %d identifiers told, %d named so", file, name, len(named), len(at))
+			}
+			for _, pos := range at {
+				told++
+				want := layoutFree(f, pos, line)
+				if got, ok := named[pos]; !ok || got != want {
+					t.Fatalf("%s: %s at %v: told %v (%v), layoutFree %v", file, name, fset.Position(pos), got, ok, want)
+				}
+				if want {
+					free++
+				}
+			}
+		}
+	}
+	if told < 10000 || free < told/4 || free > told*9/10 {
+		t.Fatalf("%d identifiers told, %d free: the files moved", told, free)
+	}
+	walks := 0
+	defer func(w func(*ast.File, token.Pos, func(token.Pos) int) (bool, bool)) { layoutWalk = w }(layoutWalk)
+	layoutWalk = func(f *ast.File, pos token.Pos, line func(token.Pos) int) (bool, bool) {
+		walks++
+		return layoutAround(f, pos, line)
+	}
+	src := "package p\n\nfunc ffffff() {\n\tab := 1\n\t_ = ab\n\tcd := ab\n\t_ = cd\n}\n"
+	ab := []int{strings.Index(src, "ab"), strings.LastIndex(src, "ab")}
+	keeps := goFormatKeepsOf(src, "ab")
+	if !keeps(ab, "abc") || walks != 0 {
+		t.Fatalf("the name's identifiers: kept %v, %d walks, want true and 0", keeps(ab, "abc"), walks)
+	}
+	if !keeps([]int{strings.Index(src, "cd")}, "cde") || walks != 1 {
+		t.Fatalf("another identifier: %d walks, want 1", walks)
+	}
+}

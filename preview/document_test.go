@@ -2,6 +2,7 @@ package preview
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -128,6 +129,29 @@ func TestParseBuffer(t *testing.T) {
 	} {
 		if d := ParseBuffer(c.text, c.dos); d.EOL != c.eol || !bytes.Equal(d.Bytes(), []byte(c.text)) && c.text != "" {
 			t.Errorf("ParseBuffer(%q, dos=%v): EOL %q, bytes %q; want EOL %q", c.text, c.dos, d.EOL, d.Bytes(), c.eol)
+		}
+	}
+}
+
+// TestDocumentTextOneCopy: Text and Bytes of a file of many lines make
+// its bytes in one allocation of the right size, appended to (a writer
+// behind an interface escaped and took a call per line), and give the
+// file's bytes back, with either line ending.
+func TestDocumentTextOneCopy(t *testing.T) {
+	var b strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&b, "\tline %d of a file\r\n", i)
+	}
+	for _, in := range []string{b.String(), strings.ReplaceAll(b.String(), "\r\n", "\n")} {
+		d := ParseDocument(in)
+		if d.Text() != in || string(d.Bytes()) != in {
+			t.Fatalf("EOL %q: the text is not the file's", d.EOL)
+		}
+		if n := testing.AllocsPerRun(20, func() { _ = d.Text() }); n != 1 {
+			t.Errorf("EOL %q: Text made %v allocations, want 1", d.EOL, n)
+		}
+		if n := testing.AllocsPerRun(20, func() { _ = d.Bytes() }); n != 1 {
+			t.Errorf("EOL %q: Bytes made %v allocations, want 1", d.EOL, n)
 		}
 	}
 }

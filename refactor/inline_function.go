@@ -307,11 +307,6 @@ func snapshotText(s nvim.FileSnapshot) string {
 	return snapshotDoc(s).Mapper().Text()
 }
 
-// snapshotDoc is the document a snapshot holds.
-func snapshotDoc(s nvim.FileSnapshot) preview.Document {
-	return preview.ParseBuffer(s.Text, s.Loaded && s.FileFormat == "dos")
-}
-
 // offset converts a tool position (1-based line, character column) in rel's
 // scratch text to a byte offset.
 func (st *inlineState) offset(rel string, line, col int) (int, error) {

@@ -9,11 +9,11 @@ package refactor
 // Neovim and gopls while they answer it. The key is the whole text
 // (compared byte by byte, after its length), the language and the name:
 // no stamp is trusted, a text changed in any byte is parsed again, and
-// FormatKeeps is a function of those alone. Its last answer is kept
-// with it (lastAnswerKept).
+// FormatKeeps is a function of those alone. Its answers are not kept: a
+// rename asks each new name once, and an answer kept for the offsets and
+// name asked last only served the same rename asked again.
 
 import (
-	"slices"
 	"sync"
 
 	"github.com/nvbridge/nvbridge/lang"
@@ -60,7 +60,7 @@ func formatKeepsOf(l *lang.Language, text, name string) func(at []int, renamed s
 		}
 	}
 	keptParses.Unlock()
-	keeps := lastAnswerKept(l.FormatKeeps(text, name))
+	keeps := l.FormatKeeps(text, name)
 	keptParses.Lock()
 	defer keptParses.Unlock()
 	if len(keptParses.list) < maxKeptParses {
@@ -77,28 +77,4 @@ func formatKeepsOf(l *lang.Language, text, name string) func(at []int, renamed s
 		}
 	}
 	return keeps
-}
-
-// lastAnswerKept is keeps answering the question it was last asked
-// (the same offsets and new name) without asking it again: the same
-// rename asked again asks the same (on zap's logger.go, 0.07 ms of the
-// time after gopls's answer). keeps is a function of its arguments.
-func lastAnswerKept(keeps func(at []int, renamed string) bool) func(at []int, renamed string) bool {
-	var mu sync.Mutex
-	var lastAt []int
-	var lastRenamed string
-	var last, asked bool
-	return func(at []int, renamed string) bool {
-		mu.Lock()
-		if asked && renamed == lastRenamed && slices.Equal(at, lastAt) {
-			mu.Unlock()
-			return last
-		}
-		mu.Unlock()
-		ok := keeps(at, renamed)
-		mu.Lock()
-		lastAt, lastRenamed, last, asked = slices.Clone(at), renamed, ok, true
-		mu.Unlock()
-		return ok
-	}
 }

@@ -105,37 +105,3 @@ func TestFormatKeepsKeptBounded(t *testing.T) {
 		t.Fatalf("%d bytes of text kept, past the bound %d", total, maxKeptParseText)
 	}
 }
-
-// TestLastAnswerKept: the question asked last is answered again without
-// asking it; any other offset or name is asked.
-func TestLastAnswerKept(t *testing.T) {
-	asked := 0
-	keeps := lastAnswerKept(func(at []int, renamed string) bool {
-		asked++
-		return len(at) == 1 && at[0] == 3 && renamed == "b"
-	})
-	at := []int{3}
-	for _, c := range []struct {
-		at      []int
-		renamed string
-		want    bool
-		asked   int
-	}{
-		{at, "b", true, 1},
-		{[]int{3}, "b", true, 1},
-		{[]int{3}, "c", false, 2},
-		{[]int{3}, "b", true, 3},
-		{[]int{3, 5}, "b", false, 4},
-		{at, "b", true, 5},
-	} {
-		if got := keeps(c.at, c.renamed); got != c.want || asked != c.asked {
-			t.Fatalf("keeps(%v, %q) = %v after %d questions asked, want %v after %d", c.at, c.renamed, got, asked, c.want, c.asked)
-		}
-	}
-	// The offsets asked are copied: the caller's slice changed after
-	// does not change the question kept.
-	at[0] = 4
-	if got := keeps([]int{3}, "b"); !got || asked != 5 {
-		t.Fatalf("after the caller's slice changed: %v after %d questions asked, want true after 5", got, asked)
-	}
-}

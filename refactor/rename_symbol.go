@@ -501,7 +501,9 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 		}
 	}
 	a.ahead.wait()
-	cs, err := workspaceChangesetOf(ctx, c, server.OffsetEncoding, raw, ops, decodeErr)
+	// The file the rename was asked in was resolved when it was opened
+	// in this call (doc.Path): its edit is not resolved again.
+	cs, err := workspaceChangesetOf(withResolved(ctx, doc.Path, doc.Path), c, server.OffsetEncoding, raw, ops, decodeErr)
 	if err != nil {
 		return RenamePlan{}, err
 	}

@@ -39,17 +39,19 @@ type wireTextEdit struct {
 	Snippet json.RawMessage `json:"snippet"`
 }
 
-type wireDocumentChange struct {
-	Kind         string `json:"kind"`
-	TextDocument *struct {
-		URI     protocol.DocumentURI `json:"uri"`
-		Version *int64               `json:"version"`
-	} `json:"textDocument"`
-	Edits   []wireTextEdit       `json:"edits"`
+type wireVersionedDoc struct {
 	URI     protocol.DocumentURI `json:"uri"`
-	OldURI  protocol.DocumentURI `json:"oldUri"`
-	NewURI  protocol.DocumentURI `json:"newUri"`
-	Options struct {
+	Version *int64               `json:"version"`
+}
+
+type wireDocumentChange struct {
+	Kind         string               `json:"kind"`
+	TextDocument *wireVersionedDoc    `json:"textDocument"`
+	Edits        []wireTextEdit       `json:"edits"`
+	URI          protocol.DocumentURI `json:"uri"`
+	OldURI       protocol.DocumentURI `json:"oldUri"`
+	NewURI       protocol.DocumentURI `json:"newUri"`
+	Options      struct {
 		Overwrite         bool `json:"overwrite"`
 		IgnoreIfExists    bool `json:"ignoreIfExists"`
 		Recursive         bool `json:"recursive"`
@@ -94,7 +96,11 @@ func changesetOf(ctx context.Context, c *lsp.Client, enc preview.Encoding, ops [
 					"nvbridge edits only files; apply this change yourself",
 					"the server's edit touches %s, which is not a file", u)
 			}
-			abs, err := root.Resolve(p)
+			abs, ok := resolvedIn(ctx, p)
+			var err error
+			if !ok {
+				abs, err = root.Resolve(p)
+			}
 			if err != nil {
 				return preview.Changeset{}, apierr.Errorf(apierr.PreconditionFailed,
 					"nvbridge edits only files inside the workspace root; apply this change yourself",
@@ -132,6 +138,32 @@ func changesetOf(ctx context.Context, c *lsp.Client, enc preview.Encoding, ops [
 	return fs.changeset(paths)
 }
 
+// resolvedKey is the context key of a path the call resolved already
+// (withResolved).
+type resolvedKey struct{}
+
+type resolvedPath struct{ path, abs string }
+
+// withResolved is ctx carrying path's resolution, abs (workspace.Root.Resolve
+// of path, made in the call ctx serves): a changeset of an edit naming
+// path takes it (a rename's edit names the file it was asked in, resolved
+// when it was opened, moments before), not resolving it again (an openat2
+// and a close, some 20 us on the way from the server's answer to the
+// preview). A write checks the path again where it writes
+// (workspace.Root.Commit).
+func withResolved(ctx context.Context, path, abs string) context.Context {
+	return context.WithValue(ctx, resolvedKey{}, resolvedPath{path, abs})
+}
+
+// resolvedIn is path's resolution carried by ctx (withResolved), if any.
+func resolvedIn(ctx context.Context, path string) (string, bool) {
+	r, ok := ctx.Value(resolvedKey{}).(resolvedPath)
+	if !ok || r.path != path || r.abs == "" {
+		return "", false
+	}
+	return r.abs, true
+}
+
 // wsOp is one step of a WorkspaceEdit, in order.
 type wsOp struct {
 	kind    string // "edit", "create", "rename", "delete"
@@ -152,6 +184,10 @@ func (o wsOp) uris() []protocol.DocumentURI {
 	return []protocol.DocumentURI{o.uri}
 }
 
+// unmarshalEdit is json.Unmarshal (a test counts the WorkspaceEdits
+// decodeTextEditsFast leaves to it).
+var unmarshalEdit = json.Unmarshal
+
 func decodeWorkspaceEdit(raw json.RawMessage) ([]wsOp, error) {
 	bad := func(format string, args ...any) error {
 		return apierr.Errorf(apierr.OperationFailed, "report this language server answer; nothing was changed",
@@ -161,9 +197,11 @@ func decodeWorkspaceEdit(raw json.RawMessage) ([]wsOp, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, nil
 	}
-	var we wireWorkspaceEdit
-	if err := json.Unmarshal(raw, &we); err != nil {
-		return nil, bad("%v", err)
+	we, ok := decodeTextEditsFast(raw)
+	if !ok {
+		if err := unmarshalEdit(raw, &we); err != nil {
+			return nil, bad("%v", err)
+		}
 	}
 	var ops []wsOp
 	if we.DocumentChanges != nil {

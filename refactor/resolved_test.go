@@ -1,0 +1,72 @@
+package refactor
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"go.lsp.dev/uri"
+
+	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/preview"
+)
+
+// TestChangesetTakesResolved: an edit naming the path a call resolved
+// already (withResolved: the file a rename was asked in, resolved when
+// it was opened) takes that resolution, not resolving it again; an edit
+// naming any other path is resolved. Told apart by a folder reached
+// through a symlink, which Resolve follows: the carried resolution is
+// the link's path, kept as it is.
+func TestChangesetTakesResolved(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if err := os.WriteFile(filepath.Join(root, "real", f), []byte("one\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("real", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	_, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	edit := func(rel string) []wsOp {
+		raw := json.RawMessage(fmt.Sprintf(`{"changes":{%q:[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":3}},"newText":"two"}]}}`,
+			string(uri.File(filepath.Join(root, rel)))))
+		ops, err := decodeWorkspaceEdit(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ops
+	}
+	carried := withResolved(ctx, filepath.Join(root, "link", "a.txt"), filepath.Join(root, "link", "a.txt"))
+	for _, c := range []struct {
+		rel, want string
+	}{
+		{"link/a.txt", "link/a.txt"}, // carried
+		{"link/b.txt", "real/b.txt"}, // another path: resolved
+	} {
+		cs, err := changesetOf(carried, client, preview.UTF16, edit(c.rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cs.Files) != 1 || cs.Files[0].Path != c.want {
+			t.Fatalf("an edit of %s: %+v, want one change of %s", c.rel, cs.Files, c.want)
+		}
+	}
+	// Without the carried resolution, the link is followed.
+	cs, err := changesetOf(ctx, client, preview.UTF16, edit("link/a.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs.Files) != 1 || cs.Files[0].Path != "real/a.txt" {
+		t.Fatalf("an edit of link/a.txt, nothing carried: %+v, want one change of real/a.txt", cs.Files)
+	}
+}
