@@ -39,19 +39,17 @@ type wireTextEdit struct {
 	Snippet json.RawMessage `json:"snippet"`
 }
 
-type wireVersionedDoc struct {
-	URI     protocol.DocumentURI `json:"uri"`
-	Version *int64               `json:"version"`
-}
-
 type wireDocumentChange struct {
-	Kind         string               `json:"kind"`
-	TextDocument *wireVersionedDoc    `json:"textDocument"`
-	Edits        []wireTextEdit       `json:"edits"`
-	URI          protocol.DocumentURI `json:"uri"`
-	OldURI       protocol.DocumentURI `json:"oldUri"`
-	NewURI       protocol.DocumentURI `json:"newUri"`
-	Options      struct {
+	Kind         string `json:"kind"`
+	TextDocument *struct {
+		URI     protocol.DocumentURI `json:"uri"`
+		Version *int64               `json:"version"`
+	} `json:"textDocument"`
+	Edits   []wireTextEdit       `json:"edits"`
+	URI     protocol.DocumentURI `json:"uri"`
+	OldURI  protocol.DocumentURI `json:"oldUri"`
+	NewURI  protocol.DocumentURI `json:"newUri"`
+	Options struct {
 		Overwrite         bool `json:"overwrite"`
 		IgnoreIfExists    bool `json:"ignoreIfExists"`
 		Recursive         bool `json:"recursive"`
@@ -184,10 +182,6 @@ func (o wsOp) uris() []protocol.DocumentURI {
 	return []protocol.DocumentURI{o.uri}
 }
 
-// unmarshalEdit is json.Unmarshal (a test counts the WorkspaceEdits
-// decodeTextEditsFast leaves to it).
-var unmarshalEdit = json.Unmarshal
-
 func decodeWorkspaceEdit(raw json.RawMessage) ([]wsOp, error) {
 	bad := func(format string, args ...any) error {
 		return apierr.Errorf(apierr.OperationFailed, "report this language server answer; nothing was changed",
@@ -197,11 +191,9 @@ func decodeWorkspaceEdit(raw json.RawMessage) ([]wsOp, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, nil
 	}
-	we, ok := decodeTextEditsFast(raw)
-	if !ok {
-		if err := unmarshalEdit(raw, &we); err != nil {
-			return nil, bad("%v", err)
-		}
+	var we wireWorkspaceEdit
+	if err := json.Unmarshal(raw, &we); err != nil {
+		return nil, bad("%v", err)
 	}
 	var ops []wsOp
 	if we.DocumentChanges != nil {
