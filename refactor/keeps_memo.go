@@ -13,11 +13,7 @@ package refactor
 // rename asks each new name once, and an answer kept for the offsets and
 // name asked last only served the same rename asked again.
 
-import (
-	"sync"
-
-	"github.com/nvbridge/nvbridge/lang"
-)
+import "github.com/nvbridge/nvbridge/lang"
 
 const (
 	// maxKeptParses bounds the parses kept (the least recently used go
@@ -31,50 +27,19 @@ const (
 	maxKeptParseText = 256 << 10
 )
 
-type keptParse struct {
-	l     *lang.Language
-	name  string
-	text  string
-	keeps func(at []int, renamed string) bool
-}
+// keptParses are the parses kept, by language and old name beside the
+// text.
+var keptParses = textKept[parseKey, func(at []int, renamed string) bool]{max: maxKeptParses, maxText: maxKeptParseText}
 
-// keptParses are the parses kept, the most recently used first.
-var keptParses struct {
-	sync.Mutex
-	list []keptParse
+type parseKey struct {
+	l    *lang.Language
+	name string
 }
 
 // formatKeepsOf is l.FormatKeeps(text, name), parsed once for the same
-// language, name and text while kept.
+// language, text and name while kept.
 func formatKeepsOf(l *lang.Language, text, name string) func(at []int, renamed string) bool {
-	if len(text) > maxKeptParseText {
+	return keptParses.get(parseKey{l, name}, text, func() func(at []int, renamed string) bool {
 		return l.FormatKeeps(text, name)
-	}
-	keptParses.Lock()
-	for i, k := range keptParses.list {
-		if k.l == l && k.name == name && k.text == text {
-			copy(keptParses.list[1:i+1], keptParses.list[:i])
-			keptParses.list[0] = k
-			keptParses.Unlock()
-			return k.keeps
-		}
-	}
-	keptParses.Unlock()
-	keeps := l.FormatKeeps(text, name)
-	keptParses.Lock()
-	defer keptParses.Unlock()
-	if len(keptParses.list) < maxKeptParses {
-		keptParses.list = append(keptParses.list, keptParse{})
-	}
-	copy(keptParses.list[1:], keptParses.list[:len(keptParses.list)-1])
-	keptParses.list[0] = keptParse{l: l, name: name, text: text, keeps: keeps}
-	total := 0
-	for i, k := range keptParses.list {
-		if total += len(k.text); total > maxKeptParseText {
-			clear(keptParses.list[i:])
-			keptParses.list = keptParses.list[:i]
-			break
-		}
-	}
-	return keeps
+	})
 }

@@ -95,13 +95,7 @@ func TestFormatKeepsKeptBounded(t *testing.T) {
 	if *parses != n+3 {
 		t.Fatalf("the first half-bound text again, dropped: %d parses, want %d", *parses, n+3)
 	}
-	keptParses.Lock()
-	total := 0
-	for _, k := range keptParses.list {
-		total += len(k.text)
-	}
-	keptParses.Unlock()
-	if total > maxKeptParseText {
+	if total := keptParses.textBytes(); total > maxKeptParseText {
 		t.Fatalf("%d bytes of text kept, past the bound %d", total, maxKeptParseText)
 	}
 }

@@ -12,7 +12,6 @@ package refactor
 
 import (
 	"slices"
-	"sync"
 
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/preview"
@@ -29,17 +28,8 @@ const (
 	maxKeptDocText = 256 << 10
 )
 
-type keptDoc struct {
-	text string
-	dos  bool
-	doc  preview.Document
-}
-
-// keptDocs are the documents kept, the most recently used first.
-var keptDocs struct {
-	sync.Mutex
-	list []keptDoc
-}
+// keptDocs are the documents kept, by line ending beside the text.
+var keptDocs = textKept[bool, preview.Document]{max: maxKeptDocs, maxText: maxKeptDocText}
 
 // snapshotDoc is the document a snapshot holds.
 func snapshotDoc(s nvim.FileSnapshot) preview.Document {
@@ -47,40 +37,10 @@ func snapshotDoc(s nvim.FileSnapshot) preview.Document {
 }
 
 // parsedBuffer is preview.ParseBuffer(text, dos), split once for the
-// same text and line ending while kept.
+// same text and line ending while kept; the lines are the caller's own.
 func parsedBuffer(text string, dos bool) preview.Document {
-	if len(text) > maxKeptDocText {
-		return parseBuffer(text, dos)
-	}
-	keptDocs.Lock()
-	for i, k := range keptDocs.list {
-		if k.dos == dos && k.text == text {
-			copy(keptDocs.list[1:i+1], keptDocs.list[:i])
-			keptDocs.list[0] = k
-			keptDocs.Unlock()
-			k.doc.Lines = slices.Clone(k.doc.Lines)
-			return k.doc
-		}
-	}
-	keptDocs.Unlock()
-	doc := parseBuffer(text, dos)
-	kept := doc
-	kept.Lines = slices.Clone(doc.Lines)
-	keptDocs.Lock()
-	defer keptDocs.Unlock()
-	if len(keptDocs.list) < maxKeptDocs {
-		keptDocs.list = append(keptDocs.list, keptDoc{})
-	}
-	copy(keptDocs.list[1:], keptDocs.list[:len(keptDocs.list)-1])
-	keptDocs.list[0] = keptDoc{text: text, dos: dos, doc: kept}
-	total := 0
-	for i, k := range keptDocs.list {
-		if total += len(k.text); total > maxKeptDocText {
-			clear(keptDocs.list[i:])
-			keptDocs.list = keptDocs.list[:i]
-			break
-		}
-	}
+	doc := keptDocs.get(dos, text, func() preview.Document { return parseBuffer(text, dos) })
+	doc.Lines = slices.Clone(doc.Lines)
 	return doc
 }
 

@@ -13,11 +13,7 @@ import (
 func countingParses(t *testing.T) *int {
 	n := 0
 	old := parseBuffer
-	forget := func() {
-		keptDocs.Lock()
-		keptDocs.list = nil
-		keptDocs.Unlock()
-	}
+	forget := keptDocs.forget
 	forget()
 	parseBuffer = func(text string, dos bool) preview.Document {
 		n++
