@@ -153,14 +153,7 @@ func TestGoFormatKeepsComments(t *testing.T) {
 			return true
 		})
 		names := slices.Sorted(maps.Keys(byName))
-		const perFile = 12
-		if step := len(names) / perFile; step > 1 {
-			sampled := names[:0]
-			for i := 0; i < len(names); i += step {
-				sampled = append(sampled, names[i])
-			}
-			names = sampled
-		}
+		names = everyNth(names, 12)
 		keeps := goFormatKeepsOf(src, "")
 		for _, name := range names {
 			at := byName[name]
@@ -273,13 +266,7 @@ func TestGoFormatKeepsNamed(t *testing.T) {
 		}
 		byName := identOffsets(fset, f)
 		names := slices.Sorted(maps.Keys(byName))
-		if step := len(names) / 8; step > 1 {
-			sampled := names[:0]
-			for i := 0; i < len(names); i += step {
-				sampled = append(sampled, names[i])
-			}
-			names = sampled
-		}
+		names = everyNth(names, 8)
 		whole := goFormatKeepsOf(src, "")
 		for i, name := range names {
 			if _, skipped, _ := goBlanked(src, name); skipped != nil && goBlankWorth(src, name) {
@@ -467,13 +454,7 @@ func TestGoLayoutFreeNamed(t *testing.T) {
 			return true
 		})
 		names := slices.Sorted(maps.Keys(byName))
-		if step := len(names) / 40; step > 1 {
-			sampled := names[:0]
-			for i := 0; i < len(names); i += step {
-				sampled = append(sampled, names[i])
-			}
-			names = sampled
-		}
+		names = everyNth(names, 40)
 		for _, name := range names {
 			at := byName[name]
 			named := layoutFreeNamed(f, name, line)
@@ -510,4 +491,18 @@ func TestGoLayoutFreeNamed(t *testing.T) {
 	if !keeps([]int{strings.Index(src, "cd")}, "cde") || walks != 1 {
 		t.Fatalf("another identifier: %d walks, want 1", walks)
 	}
+}
+
+// everyNth is about n of names, evenly spaced (all of them when there are
+// fewer than 2n).
+func everyNth(names []string, n int) []string {
+	step := len(names) / n
+	if step <= 1 {
+		return names
+	}
+	sampled := names[:0]
+	for i := 0; i < len(names); i += step {
+		sampled = append(sampled, names[i])
+	}
+	return sampled
 }
