@@ -503,7 +503,7 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 	a.ahead.wait()
 	// The file the rename was asked in was resolved when it was opened
 	// in this call (doc.Path): its edit is not resolved again.
-	cs, err := workspaceChangesetOf(withResolved(ctx, doc.Path, doc.Path), c, server.OffsetEncoding, raw, ops, decodeErr)
+	cs, err := workspaceChangesetOf(withResolved(ctx, doc.Path), c, server.OffsetEncoding, raw, ops, decodeErr)
 	if err != nil {
 		return RenamePlan{}, err
 	}

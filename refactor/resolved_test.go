@@ -46,7 +46,7 @@ func TestChangesetTakesResolved(t *testing.T) {
 		}
 		return ops
 	}
-	carried := withResolved(ctx, filepath.Join(root, "link", "a.txt"), filepath.Join(root, "link", "a.txt"))
+	carried := withResolved(ctx, filepath.Join(root, "link", "a.txt"))
 	for _, c := range []struct {
 		rel, want string
 	}{

@@ -94,9 +94,8 @@ func changesetOf(ctx context.Context, c *lsp.Client, enc preview.Encoding, ops [
 					"nvbridge edits only files; apply this change yourself",
 					"the server's edit touches %s, which is not a file", u)
 			}
-			abs, ok := resolvedIn(ctx, p)
-			var err error
-			if !ok {
+			abs, err := p, error(nil)
+			if !resolvedIn(ctx, p) {
 				abs, err = root.Resolve(p)
 			}
 			if err != nil {
@@ -140,26 +139,21 @@ func changesetOf(ctx context.Context, c *lsp.Client, enc preview.Encoding, ops [
 // (withResolved).
 type resolvedKey struct{}
 
-type resolvedPath struct{ path, abs string }
-
-// withResolved is ctx carrying path's resolution, abs (workspace.Root.Resolve
-// of path, made in the call ctx serves): a changeset of an edit naming
-// path takes it (a rename's edit names the file it was asked in, resolved
-// when it was opened, moments before), not resolving it again (an openat2
-// and a close, some 20 us on the way from the server's answer to the
-// preview). A write checks the path again where it writes
-// (workspace.Root.Commit).
-func withResolved(ctx context.Context, path, abs string) context.Context {
-	return context.WithValue(ctx, resolvedKey{}, resolvedPath{path, abs})
+// withResolved is ctx carrying abs, a path workspace.Root.Resolve gave in
+// the call ctx serves: a changeset of an edit naming abs takes it as it is
+// (a rename's edit names the file it was asked in, resolved when it was
+// opened, moments before), not resolving it again (an openat2 and a close,
+// some 20 us on the way from the server's answer to the preview). A write
+// checks the path again where it writes (workspace.Root.Commit).
+func withResolved(ctx context.Context, abs string) context.Context {
+	return context.WithValue(ctx, resolvedKey{}, abs)
 }
 
-// resolvedIn is path's resolution carried by ctx (withResolved), if any.
-func resolvedIn(ctx context.Context, path string) (string, bool) {
-	r, ok := ctx.Value(resolvedKey{}).(resolvedPath)
-	if !ok || r.path != path || r.abs == "" {
-		return "", false
-	}
-	return r.abs, true
+// resolvedIn reports whether ctx carries path as resolved already
+// (withResolved).
+func resolvedIn(ctx context.Context, path string) bool {
+	abs, ok := ctx.Value(resolvedKey{}).(string)
+	return ok && abs != "" && abs == path
 }
 
 // wsOp is one step of a WorkspaceEdit, in order.
