@@ -39,6 +39,11 @@ type Verifier struct {
 	shadowStarted time.Duration
 	// lastChecked are the files of the last check (Idle waits for them).
 	lastChecked []string
+	// leftShown are the files (absolute) whose buffers in the copy a
+	// check left holding the texts it was shown (the user's, unsaved
+	// ones included), not the disk's: a later check that does not show
+	// one takes the disk's back first.
+	leftShown map[string]bool
 	// following: a copy was started (or is being started) for a check,
 	// read without v.mu (Following).
 	following atomic.Bool

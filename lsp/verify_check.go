@@ -14,6 +14,9 @@ import (
 	"github.com/nvbridge/nvbridge/nvim"
 )
 
+// shownText is a file (absolute) and the text a check shows the copy of it.
+type shownText struct{ path, text string }
+
 // MaxCheckedOpenFiles bounds how many of the user's open files a check
 // shows its second Neovim (beside the changed ones).
 var MaxCheckedOpenFiles = 64
@@ -31,6 +34,15 @@ var MaxCheckedOpenFiles = 64
 // computes incremental changes from the buffer, so a didChange it did not
 // send would desynchronise the user's servers, and their publishes would
 // move the user's diagnostics display.)
+//
+// The copy is left holding the texts it was shown, not the disk's: an
+// agent's edits are unsaved until it saves, and a copy set back to the
+// disk's texts had to be shown them again, and diagnose them, before the
+// next check's change. Its servers' answers before the change then
+// describe its state again, and the next check in that state takes them
+// without asking (keepBaseline). A file a later check does not show (the
+// user closed it or discarded its changes) is given the disk's text back
+// first.
 func (v *Verifier) Check(ctx context.Context, files []diagdelta.CheckFile) (*diagdelta.Delta, error) {
 	ds, err := v.CheckSteps(ctx, [][]diagdelta.CheckFile{files}, false)
 	if err != nil {
@@ -91,10 +103,9 @@ func (v *Verifier) CheckSteps(ctx context.Context, steps [][]diagdelta.CheckFile
 			langs[l.Name] = true
 		}
 	}
-	type sync struct{ path, text string }
-	var shown []sync
+	var shown []shownText
 	for _, p := range paths {
-		shown = append(shown, sync{p, first[p]})
+		shown = append(shown, shownText{p, first[p]})
 	}
 	extra := 0
 	for _, o := range open {
@@ -109,7 +120,10 @@ func (v *Verifier) CheckSteps(ctx context.Context, steps [][]diagdelta.CheckFile
 			break
 		}
 		extra++
-		shown = append(shown, sync{o.File, o.Text})
+		shown = append(shown, shownText{o.File, o.Text})
+	}
+	if err := v.forgetUnshown(ctx, sh, shown); err != nil {
+		return nil, err
 	}
 	// Show the copy the user's texts, every file loaded until the check
 	// is over.
@@ -187,15 +201,34 @@ func (v *Verifier) CheckSteps(ctx context.Context, steps [][]diagdelta.CheckFile
 		}
 		out = append(out, d)
 	}
-	// Back to the disk's texts, unmodified, so the next check starts
-	// clean (not waited for: the next check's baseline waits).
-	for _, bn := range bufs {
-		if rerr := sh.Session.ReloadBuffer(context.WithoutCancel(ctx), bn); rerr != nil && err == nil {
+	// Back to the texts shown before the change, not waited for (the next
+	// check's baseline waits, or has the answers kept here). A file whose
+	// text cannot be set back is given the disk's.
+	if v.leftShown == nil {
+		v.leftShown = map[string]bool{}
+	}
+	back := context.WithoutCancel(ctx)
+	allBack := err == nil
+	for _, s := range shown {
+		bn, ok := bufs[s.path]
+		if !ok {
+			continue
+		}
+		if _, changed := first[s.path]; !changed || sh.setText(back, bn, s.text) == nil {
+			v.leftShown[s.path] = true
+			continue
+		}
+		allBack = false
+		delete(v.leftShown, s.path)
+		if rerr := sh.Session.ReloadBuffer(back, bn); rerr != nil && err == nil {
 			err = rerr
 		}
 	}
 	if err != nil {
 		return nil, err
+	}
+	if allBack {
+		b.keepBaseline(back)
 	}
 	for _, d := range out {
 		if len(notes) > 0 {
@@ -212,8 +245,8 @@ func (v *Verifier) CheckSteps(ctx context.Context, steps [][]diagdelta.CheckFile
 }
 
 // Idle waits (bounded) until the check's copy has diagnosed its current
-// texts. After a check the copy is reloaded from the disk and diagnosed
-// again in the background; a check that starts before that ended waits
+// texts. After a check the copy is set back to the texts it was shown and
+// diagnoses them again in the background; a check that starts before that ended waits
 // for it (a second diagnosis run), one that starts later pays for its own
 // change only.
 func (v *Verifier) Idle(ctx context.Context) error {
@@ -288,6 +321,45 @@ func (c *Client) setText(ctx context.Context, bufnr int, text string) error {
 	return c.Session.SetText(ctx, &tick, bufnr, text)
 }
 
+// forgetUnshown gives the copy's buffers the disk's text back for the
+// files an earlier check left holding a shown text and this one does not
+// show (v.mu held): the copy's servers would otherwise still see a text
+// the user no longer has.
+func (v *Verifier) forgetUnshown(ctx context.Context, sh *Client, shown []shownText) error {
+	if len(v.leftShown) == 0 {
+		return nil
+	}
+	now := make(map[string]bool, len(shown))
+	for _, s := range shown {
+		now[s.path] = true
+	}
+	var stale []string
+	for p := range v.leftShown {
+		if !now[p] {
+			stale = append(stale, p)
+		}
+	}
+	if len(stale) == 0 {
+		return nil
+	}
+	info, err := sh.buffersOf(ctx, stale)
+	if err != nil {
+		return err
+	}
+	for i, bn := range info.Bufnrs {
+		if i >= len(stale) {
+			break
+		}
+		if bn != 0 {
+			if err := sh.Session.ReloadBuffer(ctx, bn); err != nil {
+				return err
+			}
+		}
+		delete(v.leftShown, stale[i])
+	}
+	return nil
+}
+
 // shadowClient returns the check's Neovim, starting it on first use (v.mu
 // held). A copy whose Neovim went away is started again.
 // Following reports whether Follow may show the copy anything: a check
@@ -329,6 +401,7 @@ func (v *Verifier) shadowClient(ctx context.Context) (*Client, error) {
 	}
 	v.shadow = NewClient(s)
 	v.shadow.Timeout = v.c.Timeout
+	v.leftShown = nil // a new copy holds nothing it was shown
 	v.shadowStarted = time.Since(start)
 	return v.shadow, nil
 }

@@ -367,3 +367,119 @@ func TestCheckAfterApplies(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckCopyKeepsUnsavedTexts: the check's copy is left holding the
+// text it was shown of a file the user holds unsaved changes in (the next
+// check need not show it again and wait for its diagnosis before the
+// change), and a file the user no longer holds changed gets the disk's
+// text back before the next check: a helper defined only in the user's
+// unsaved edit of orders/batch.go satisfies a checked use of it while the
+// edit is there, and no longer once the user discarded it.
+func TestCheckCopyKeepsUnsavedTexts(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	s, c := testenv.Embedded(t, root)
+	v := newVerifyEnv(t, s, c)
+	v.open(t, "main.go", "orders/orders.go", "orders/batch.go")
+	orders, batch := filepath.Join(root, "orders", "orders.go"), filepath.Join(root, "orders", "batch.go")
+	const bufferText = `return table.concat(vim.api.nvim_buf_get_lines(vim.fn.bufnr((...)), 0, -1, false), '\n')`
+	userText := func(path string) string {
+		t.Helper()
+		var text string
+		if err := s.ExecLua(v.ctx, bufferText, &text, path); err != nil {
+			t.Fatal(err)
+		}
+		return text
+	}
+	// The user's unsaved changes: a helper typed at the end of batch.go,
+	// and an applied, unsaved comment in orders.go.
+	if err := s.ExecLua(v.ctx, `vim.api.nvim_buf_set_lines(vim.fn.bufnr((...)), -1, -1, false, { '', 'func userHelper() int { return 1 }' })`, nil, batch); err != nil {
+		t.Fatal(err)
+	}
+	v.editLine(t, "orders/orders.go", 9, "// Line is one item of an order (unsaved).", edit.Options{})
+	const uses = "var usesHelper = userHelper()"
+	_, d := v.editLine(t, "orders/orders.go", 9, uses, edit.Options{Preview: true, Check: true})
+	wantComplete(t, d)
+	if len(d.Introduced) != 0 {
+		t.Fatalf("check with the user's helper: introduced %+v", d.Introduced)
+	}
+	for _, p := range []string{orders, batch} {
+		text, modified, loaded, err := v.v.CopyBuffer(v.ctx, p)
+		if err != nil || !loaded || !modified || text != userText(p) {
+			t.Fatalf("the copy's %s after the check (loaded %v, modified %v, %v): %q, want the user's unsaved text", p, loaded, modified, err, text)
+		}
+	}
+	// The user discards the helper: batch.go closed without saving.
+	if err := s.ExecLua(v.ctx, `vim.cmd.bwipeout({ vim.fn.bufnr((...)), bang = true })`, nil, batch); err != nil {
+		t.Fatal(err)
+	}
+	_, d = v.editLine(t, "orders/orders.go", 9, uses, edit.Options{Preview: true, Check: true})
+	wantComplete(t, d)
+	if hasItem(d.Introduced, "orders/orders.go", "userHelper") == nil {
+		t.Fatalf("check after the helper was discarded: introduced %+v, want userHelper undefined", d.Introduced)
+	}
+	disk, err := os.ReadFile(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, modified, loaded, err := v.v.CopyBuffer(v.ctx, batch); err != nil || loaded && (modified || text+"\n" != string(disk)) {
+		t.Fatalf("the copy's batch.go after the user discarded their change (loaded %v, modified %v, %v): %q", loaded, modified, err, text)
+	}
+}
+
+// TestCheckKeepsItsBaseline: checks in a row in the same state (an agent
+// trying variants before applying one) ask the copy's gopls for the
+// diagnostics before the change once: the copy is set back to the texts
+// its baseline described, and the next check takes that baseline. Each
+// delta stays true: the rename breaks the callers every time, the comment
+// changes nothing. A change on disk in the package (the fingerprint
+// moves) has the next check ask again.
+func TestCheckKeepsItsBaseline(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	s, c := testenv.Embedded(t, root)
+	v := newVerifyEnv(t, s, c)
+	v.open(t, "main.go", "orders/orders.go")
+	const renamed = "func Proces(o Order) (Total, error) {"
+	check := func(what string, line int, text string) (*diagdelta.Delta, int) {
+		t.Helper()
+		before := v.v.CopyPulls()
+		_, d := v.editLine(t, "orders/orders.go", line, text, edit.Options{Preview: true, Check: true})
+		wantComplete(t, d)
+		return d, v.v.CopyPulls() - before
+	}
+	broken := func(what string, d *diagdelta.Delta) {
+		t.Helper()
+		if hasItem(d.Introduced, "main.go", "Process") == nil || hasItem(d.Introduced, "orders/batch.go", "Process") == nil {
+			t.Fatalf("%s: introduced %+v, want the callers' errors", what, d.Introduced)
+		}
+	}
+	d, _ := check("first check", 33, renamed)
+	broken("first check", d)
+	for i := range 2 {
+		d, pulls := check("again", 33, renamed)
+		broken(fmt.Sprintf("check %d in the same state", i+2), d)
+		if pulls != 1 {
+			t.Fatalf("check %d in the same state pulled %d times, want 1 (the change only)", i+2, pulls)
+		}
+		d, pulls = check("a comment", 9, fmt.Sprintf("// Line is one item of an order (%d).", i))
+		if len(d.Introduced)+len(d.Resolved) != 0 || pulls != 1 {
+			t.Fatalf("check of a comment: pulled %d, delta %+v", pulls, d)
+		}
+	}
+	// A file of the package changed on disk (the fingerprint moves): the
+	// next check asks for the diagnostics before the change again. (What
+	// the copy's gopls then answers about batch.go depends on when it
+	// learns of the file's change: not asserted here.)
+	batch := filepath.Join(root, "orders", "batch.go")
+	text, err := os.ReadFile(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(batch, append(text, "\n// Changed on disk.\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, pulls := check("after the disk changed", 33, renamed); pulls != 2 {
+		t.Fatalf("check after batch.go changed on disk: pulled %d times, want 2 (before and after the change)", pulls)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -192,6 +193,26 @@ func (b bufferInfo) pullKey(set pulled) string {
 	}
 	k.WriteString("|" + strings.Join(set.files, "\x00") + "|" + set.print)
 	return k.String()
+}
+
+// keepBaseline records, once a check set the copy's buffers back to the
+// texts its baseline was pulled in, that those answers describe the
+// copy's state again (only its documents' versions moved): the next
+// check's baseline in that state is them, without asking the servers
+// again. The state's key holds the workspace files' fingerprint taken
+// with the baseline: a change on disk since is another state.
+func (b *baseline) keepBaseline(ctx context.Context) {
+	set := b.pullSetOf
+	if !b.pulled || set.print == "" {
+		return
+	}
+	info, err := b.c.buffersOf(ctx, b.paths)
+	if err != nil {
+		return
+	}
+	if key := info.pullKey(set); key != "" {
+		b.c.lastPull.Store(&pullRecord{key: key, diags: slices.Clone(b.before)})
+	}
 }
 
 func (c *Client) pullMemo(key string) ([]Diagnostic, bool) {
