@@ -424,8 +424,12 @@ end
 -- (watch.lua: the queue read once here); where it cannot tell, a stat.
 -- One that stands (settled.lua: no event told of a change of the buffer)
 -- is passed over on the kernel's word alone, without asking Neovim.
-local function refresh_others(except)
-  watch.drain()
+-- drained: open read the queue just before, nothing run since: a second
+-- read could only find what a write a moment later would, as the next does.
+local function refresh_others(except, drained)
+  if not drained then
+    watch.drain()
+  end
   for _, b in ipairs(api.nvim_list_bufs()) do
     local path = settled.path(b)
     if b == except then -- open keeps (or drops) its own agreement
@@ -602,7 +606,7 @@ local function open(path, must_exist, lazy)
       if not stands then
         settled.keep(known, path)
       end
-      refresh_others(known)
+      refresh_others(known, true)
       return lazy and { bufnr = known, state = 'same' } or buffer_state(known, 'same')
     end
   end
