@@ -111,8 +111,8 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 		// it would have it: then asked after the rename, when needed.
 		var early ahead
 		r, err := c.RenameAtThen(ctx, req.File, req.Target, req.NewName, !l.RenamesAsPrepared(), &lsp.RenameThen{
-			Located: func(pt lsp.Point) { early.locate(ctx, c.Session.Root(), req.File, pt) },
-			Sent:    func(pt lsp.Point) { early.start(ctx, c, req.File, pt) },
+			Located: func(pt lsp.Point, abs string) { early.locate(ctx, c.Session.Root(), req.File, abs, pt) },
+			Sent:    func(pt lsp.Point, abs string) { early.start(ctx, c, req.File, abs, pt) },
 		})
 		if err != nil {
 			return RenamePlan{}, err
@@ -279,12 +279,13 @@ type parsedFile struct {
 }
 
 // locate starts the files naming the name at pt, for a rename asked in
-// file (workspace-relative), in ctx, as soon as the disk's line located
-// it, and (within a call that keeps its snapshots) the file's text on
-// disk parsed for its language's FormatKeeps: both read no more than the
-// disk, and either may take longer than the server to rename (the
-// snapshot the parse would otherwise wait for comes after the open).
-func (h *ahead) locate(ctx context.Context, root workspace.Root, file string, pt lsp.Point) {
+// file (workspace-relative; abs, its path as this call resolved it), in
+// ctx, as soon as the disk's line located it, and (within a call that
+// keeps its snapshots) the file's text on disk parsed for its language's
+// FormatKeeps: both read no more than the disk, and either may take
+// longer than the server to rename (the snapshot the parse would
+// otherwise wait for comes after the open).
+func (h *ahead) locate(ctx context.Context, root workspace.Root, file, abs string, pt lsp.Point) {
 	l := lang.ForFile(file)
 	if l == nil {
 		return
@@ -294,10 +295,6 @@ func (h *ahead) locate(ctx context.Context, root workspace.Root, file string, pt
 		h.name, h.names = name, namingFilesAsync(root, l, name)
 	}
 	if h.disk != nil || l.FormatKeeps == nil || !nvim.HasSnapshotMemo(ctx) {
-		return
-	}
-	abs, err := root.Resolve(file)
-	if err != nil {
 		return
 	}
 	parsed := make(chan parsedFile, 1)
@@ -316,15 +313,14 @@ func (h *ahead) locate(ctx context.Context, root workspace.Root, file string, pt
 	})
 }
 
-// start starts the rest for a rename asked in file at pt, in ctx (a
-// snapshot only when ctx keeps snapshots for the plan), once its requests
-// are on their way (and the files naming the name, when locate did not
-// start them for it).
-func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Point) {
+// start starts the rest for a rename asked in file (abs, its path as
+// this call resolved it) at pt, in ctx (a snapshot only when ctx keeps
+// snapshots for the plan), once its requests are on their way (and the
+// files naming the name, when locate did not start them for it).
+func (h *ahead) start(ctx context.Context, c *lsp.Client, file, abs string, pt lsp.Point) {
 	root := c.Session.Root()
-	h.locate(ctx, root, file, pt)
-	abs, err := root.Resolve(file)
-	if err != nil || !nvim.HasSnapshotMemo(ctx) {
+	h.locate(ctx, root, file, abs, pt)
+	if !nvim.HasSnapshotMemo(ctx) {
 		return
 	}
 	done := make(chan struct{})
