@@ -23,39 +23,11 @@ import (
 	"github.com/nvbridge/nvbridge/workspace"
 )
 
-// WorkspaceEdit as servers send it. documentChanges is decoded entry by
-// entry: go.lsp.dev/protocol would turn file operations into empty
-// TextDocumentEdits (API-NOTES §4).
-type wireWorkspaceEdit struct {
-	Changes         map[protocol.DocumentURI][]wireTextEdit `json:"changes"`
-	DocumentChanges []wireDocumentChange                    `json:"documentChanges"`
-}
-
-// wireTextEdit is a TextEdit or an AnnotatedTextEdit (the annotation is
-// not needed: every change is previewed anyway).
-type wireTextEdit struct {
-	Range   *protocol.Range `json:"range"`
-	NewText *string         `json:"newText"`
-	Snippet json.RawMessage `json:"snippet"`
-}
-
-type wireDocumentChange struct {
-	Kind         string `json:"kind"`
-	TextDocument *struct {
-		URI     protocol.DocumentURI `json:"uri"`
-		Version *int64               `json:"version"`
-	} `json:"textDocument"`
-	Edits   []wireTextEdit       `json:"edits"`
-	URI     protocol.DocumentURI `json:"uri"`
-	OldURI  protocol.DocumentURI `json:"oldUri"`
-	NewURI  protocol.DocumentURI `json:"newUri"`
-	Options struct {
-		Overwrite         bool `json:"overwrite"`
-		IgnoreIfExists    bool `json:"ignoreIfExists"`
-		Recursive         bool `json:"recursive"`
-		IgnoreIfNotExists bool `json:"ignoreIfNotExists"`
-	} `json:"options"`
-}
+// wireTextEdit is a TextEdit or an AnnotatedTextEdit of a WorkspaceEdit
+// as servers send it (lsp.DecodeWorkspaceEdit: in one pass, as
+// encoding/json decodes it); the annotation is not needed: every change
+// is previewed anyway.
+type wireTextEdit = lsp.TextEditWire
 
 // Changeset converts a server's WorkspaceEdit (raw JSON: `changes` or
 // `documentChanges` with TextDocumentEdit incl. versions, CreateFile,
@@ -185,8 +157,8 @@ func decodeWorkspaceEdit(raw json.RawMessage) ([]wsOp, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, nil
 	}
-	var we wireWorkspaceEdit
-	if err := json.Unmarshal(raw, &we); err != nil {
+	we, err := lsp.DecodeWorkspaceEdit(raw)
+	if err != nil {
 		return nil, bad("%v", err)
 	}
 	var ops []wsOp
