@@ -274,7 +274,14 @@ func (e *Engine) prepareFile(fc preview.FileChange, from, to target, targetDelet
 	if snap.IsDir {
 		return plannedFile{}, apierr.Errorf(apierr.InvalidParameter, "name a file", "%s is a directory", from.rel)
 	}
-	current := documentOf(snap)
+	// The text the change was computed against, when it is the
+	// snapshot's document (a changeset made in this call of the same
+	// snapshot, a rename's): taken as it is, not split again (some 30 us
+	// on zap's logger.go, on the way to the preview).
+	current := fc.Old
+	if snap.Parsed != nil || !preview.ParsedAs(fc.Old, snap.Text, snap.Loaded && snap.FileFormat == "dos") {
+		current = documentOf(snap)
+	}
 	exists := snap.Loaded || snap.Exists
 	switch fc.Kind {
 	case preview.OpCreate:

@@ -1,0 +1,31 @@
+package edit_test
+
+import (
+	"testing"
+
+	"github.com/nvbridge/nvbridge/apierr"
+	"github.com/nvbridge/nvbridge/preview"
+)
+
+// TestPlannedOnOld: a change computed against the snapshot's own text
+// (its Old is that text's document, as a rename's changeset makes it) is
+// planned on that document as it is, not split again (its lines are
+// Old's); an Old of another text is refused as a conflict, as before.
+func TestPlannedOnOld(t *testing.T) {
+	text := "package a\n\nvar x = 1\n"
+	v := newEnv(t, map[string]string{"a.go": text})
+	old := preview.ParseBuffer(text, false)
+	cs := preview.Changeset{Files: []preview.FileChange{{Kind: preview.OpEdit, Path: "a.go", Old: old,
+		Edits: []preview.TextEdit{{StartLine: 2, StartCol: 4, EndLine: 2, EndCol: 5, NewText: "y"}}}}}
+	before, err := v.e.PlannedOn(v.ctx, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before) != 1 || len(before[0].Lines) != len(old.Lines) || &before[0].Lines[0] != &old.Lines[0] {
+		t.Fatalf("planned on %+v, not on the change's own document %+v", before, old)
+	}
+	cs.Files[0].Old = preview.ParseBuffer("package a\n\nvar x = 2\n", false)
+	if _, err := v.e.PlannedOn(v.ctx, cs); apierr.As(err).Code != apierr.Conflict {
+		t.Fatalf("planned on another text: %v, want a conflict", err)
+	}
+}
