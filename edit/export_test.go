@@ -88,3 +88,16 @@ func (e *Engine) PlannedOn(ctx context.Context, cs preview.Changeset) ([]preview
 	}
 	return p.before, nil
 }
+
+// PlannedPaths are the paths prepare plans cs's files at (absolute).
+func (e *Engine) PlannedPaths(ctx context.Context, cs preview.Changeset) ([]string, error) {
+	p, err := e.prepare(ctx, cs, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(p.files))
+	for i, f := range p.files {
+		out[i] = f.Path
+	}
+	return out, nil
+}

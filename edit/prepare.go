@@ -185,7 +185,9 @@ func (e *Engine) prepare(ctx context.Context, cs preview.Changeset, snaps map[st
 	var missing []string
 	listed := map[string]bool{}
 	want := func(path string) (target, error) {
-		abs, err := e.root.Resolve(path)
+		// A path the call resolved already (a rename's file) is taken
+		// as it is (workspace.WithResolved).
+		abs, err := e.root.ResolveIn(ctx, path)
 		if err != nil {
 			return target{}, err
 		}

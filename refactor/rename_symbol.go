@@ -61,6 +61,10 @@ type RenamePlan struct {
 	// MacrosRenamed are the C/C++ macros whose body names the symbol,
 	// renamed with it ("lmem.h: luaM_error").
 	MacrosRenamed []string
+	// Resolved is the file the rename was asked in as this call resolved
+	// it (workspace.WithResolved): for the call's changeset engine, never
+	// kept past the call.
+	Resolved string
 }
 
 // prepared is the answer of textDocument/prepareRename:
@@ -498,8 +502,10 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 	}
 	a.ahead.wait()
 	// The file the rename was asked in was resolved when it was opened
-	// in this call (doc.Path): its edit is not resolved again.
-	cs, err := workspaceChangesetOf(withResolved(ctx, doc.Path), c, server.OffsetEncoding, raw, ops, decodeErr)
+	// in this call (doc.Path): its edit is not resolved again, nor its
+	// change where the changeset engine prepares it (plan.Resolved).
+	plan.Resolved = doc.Path
+	cs, err := workspaceChangesetOf(workspace.WithResolved(ctx, doc.Path), c, server.OffsetEncoding, raw, ops, decodeErr)
 	if err != nil {
 		return RenamePlan{}, err
 	}

@@ -13,10 +13,11 @@ import (
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/preview"
+	"github.com/nvbridge/nvbridge/workspace"
 )
 
 // TestChangesetTakesResolved: an edit naming the path a call resolved
-// already (withResolved: the file a rename was asked in, resolved when
+// already (workspace.WithResolved: the file a rename was asked in, resolved when
 // it was opened) takes that resolution, not resolving it again; an edit
 // naming any other path is resolved. Told apart by a folder reached
 // through a symlink, which Resolve follows: the carried resolution is
@@ -48,7 +49,7 @@ func TestChangesetTakesResolved(t *testing.T) {
 		}
 		return ops
 	}
-	carried := withResolved(ctx, filepath.Join(root, "link", "a.txt"))
+	carried := workspace.WithResolved(ctx, filepath.Join(root, "link", "a.txt"))
 	for _, c := range []struct {
 		rel, want string
 	}{

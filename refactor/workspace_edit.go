@@ -66,10 +66,9 @@ func changesetOf(ctx context.Context, c *lsp.Client, enc preview.Encoding, ops [
 					"nvbridge edits only files; apply this change yourself",
 					"the server's edit touches %s, which is not a file", u)
 			}
-			abs, err := p, error(nil)
-			if !resolvedIn(ctx, p) {
-				abs, err = root.Resolve(p)
-			}
+			// The file a rename was asked in was resolved when it was
+			// opened in this call (workspace.WithResolved): not again.
+			abs, err := root.ResolveIn(ctx, p)
 			if err != nil {
 				return preview.Changeset{}, apierr.Errorf(apierr.PreconditionFailed,
 					"nvbridge edits only files inside the workspace root; apply this change yourself",
@@ -105,27 +104,6 @@ func changesetOf(ctx context.Context, c *lsp.Client, enc preview.Encoding, ops [
 		}
 	}
 	return fs.changeset(paths)
-}
-
-// resolvedKey is the context key of a path the call resolved already
-// (withResolved).
-type resolvedKey struct{}
-
-// withResolved is ctx carrying abs, a path workspace.Root.Resolve gave in
-// the call ctx serves: a changeset of an edit naming abs takes it as it is
-// (a rename's edit names the file it was asked in, resolved when it was
-// opened, moments before), not resolving it again (an openat2 and a close,
-// some 20 us on the way from the server's answer to the preview). A write
-// checks the path again where it writes (workspace.Root.Commit).
-func withResolved(ctx context.Context, abs string) context.Context {
-	return context.WithValue(ctx, resolvedKey{}, abs)
-}
-
-// resolvedIn reports whether ctx carries path as resolved already
-// (withResolved).
-func resolvedIn(ctx context.Context, path string) bool {
-	abs, ok := ctx.Value(resolvedKey{}).(string)
-	return ok && abs != "" && abs == path
 }
 
 // wsOp is one step of a WorkspaceEdit, in order.
