@@ -1,6 +1,11 @@
 package edit
 
-import "time"
+import (
+	"context"
+	"time"
+
+	"github.com/nvbridge/nvbridge/preview"
+)
 
 // Test hooks: each alters the plans this engine sends to Neovim, so tests
 // can make apply.lua fail at a chosen file after Go's own checks passed.
@@ -72,4 +77,27 @@ func (e *Engine) RecentKept() []string {
 		}
 	}
 	return out
+}
+
+// PlannedOn is the documents prepare plans cs on (its before): the texts
+// the changes apply to, as it took them.
+func (e *Engine) PlannedOn(ctx context.Context, cs preview.Changeset) ([]preview.Document, error) {
+	p, err := e.prepare(ctx, cs, nil)
+	if err != nil {
+		return nil, err
+	}
+	return p.before, nil
+}
+
+// PlannedPaths are the paths prepare plans cs's files at (absolute).
+func (e *Engine) PlannedPaths(ctx context.Context, cs preview.Changeset) ([]string, error) {
+	p, err := e.prepare(ctx, cs, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(p.files))
+	for i, f := range p.files {
+		out[i] = f.Path
+	}
+	return out, nil
 }

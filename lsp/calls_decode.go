@@ -190,6 +190,9 @@ var memberNames = func() map[string]string {
 		"originSelectionRange",
 		// call hierarchy items and calls
 		"name", "detail", "kind", "selectionRange", "from", "to", "fromRanges", "tags", "data",
+		// workspace edits
+		"changes", "documentChanges", "textDocument", "version", "edits", "newText", "oldUri", "newUri",
+		"options",
 	} {
 		m[n] = n
 	}

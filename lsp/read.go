@@ -56,16 +56,18 @@ type readRequest struct {
 	// known are methods not sent whose support the answer tells
 	// (Server.Supports): the caller may ask them after.
 	known []string
-	// sent, when not nil, is called with the position once Neovim has
-	// opened the file and sent the request (nvim.Session.ReadThen), while
-	// the answer is awaited; not called when the read goes in steps
-	// (readSlow).
-	sent func(Point)
+	// sent, when not nil, is called with the position and the file's
+	// path (resolved by the read: see located) once Neovim has opened the
+	// file and sent the request (nvim.Session.ReadThen), while the answer
+	// is awaited; not called when the read goes in steps (readSlow).
+	sent func(pt Point, abs string)
 	// located, when not nil, is called with the position once the disk's
 	// line located it, before the call to Neovim (for what needs neither
-	// Neovim nor the answer); not called when the read goes in steps from
-	// the start.
-	located func(Point)
+	// Neovim nor the answer), and the file's path as the read resolved it
+	// (workspace.Root.Resolve, in this call: the caller reads the file
+	// there rather than resolving it again, an openat2 and a close); not
+	// called when the read goes in steps from the start.
+	located func(pt Point, abs string)
 }
 
 // readAnswer is what a read found: the position asked (its doc nil when
@@ -137,7 +139,7 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 		return c.readSlow(ctx, file, t, req)
 	}
 	if req.located != nil {
-		req.located(pt)
+		req.located(pt, abs)
 	}
 	fileURI := uri.File(abs)
 	params, err := json.Marshal(req.params(protocol.TextDocumentPositionParams{
@@ -160,7 +162,7 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 	}
 	var sent func()
 	if req.sent != nil {
-		sent = func() { req.sent(pt) }
+		sent = func() { req.sent(pt, abs) }
 	}
 	raw, err := c.Session.ReadThen(ctx, spec, sent)
 	if err != nil {

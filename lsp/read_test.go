@@ -276,7 +276,8 @@ func TestReadPassesUnchangedFiles(t *testing.T) {
 // TestRenameAtThenLocated: a rename's Located runs before any exchange
 // with Neovim, with the position on the disk's line (emoji before it:
 // the byte, the character), and Sent after the requests went, with the
-// same position, the one the answer stands at.
+// same position, the one the answer stands at; both with the file's path
+// as the read resolved it.
 func TestRenameAtThenLocated(t *testing.T) {
 	root, line := emojiWorkspace(t)
 	s, client := testenv.Embedded(t, root)
@@ -288,11 +289,14 @@ func TestRenameAtThenLocated(t *testing.T) {
 		t.Fatal(err)
 	}
 	var located, sent []lsp.Point
+	var paths []string
 	var tripsAtLocated int64
 	before := s.RoundTrips()
 	a, err := client.RenameAtThen(ctx, "orders/emoji.go", target, "emojiAim", false, &lsp.RenameThen{
-		Located: func(pt lsp.Point) { located, tripsAtLocated = append(located, pt), s.RoundTrips() },
-		Sent:    func(pt lsp.Point) { sent = append(sent, pt) },
+		Located: func(pt lsp.Point, abs string) {
+			located, tripsAtLocated, paths = append(located, pt), s.RoundTrips(), append(paths, abs)
+		},
+		Sent: func(pt lsp.Point, abs string) { sent, paths = append(sent, pt), append(paths, abs) },
 	})
 	if err != nil || a.RenameErr != nil {
 		t.Fatal(err, a.RenameErr)
@@ -303,6 +307,11 @@ func TestRenameAtThenLocated(t *testing.T) {
 	}
 	if len(sent) != 1 || sent[0] != want || a.Point != want {
 		t.Fatalf("sent %+v, answered at %+v; want %+v", sent, a.Point, want)
+	}
+	// Both are told the file's path as the read resolved it: the
+	// document's.
+	if len(paths) != 2 || paths[0] != a.Doc.Path || paths[1] != a.Doc.Path {
+		t.Fatalf("located and sent at %q, want the document's %q", paths, a.Doc.Path)
 	}
 	if !strings.Contains(string(a.Rename), `"newText":"emojiAim"`) {
 		t.Fatalf("rename answered %s", a.Rename)

@@ -28,19 +28,22 @@ type RenameAnswer struct {
 }
 
 // RenameThen is what a rename's caller starts before its answers
-// (RenameAtThen), with the position asked; neither is called when the
-// open and the requests go in steps from the start (the disk's line did
-// not locate the target), and neither may block.
+// (RenameAtThen), with the position asked and the file's path, resolved
+// in this call (workspace.Root.Resolve, before the disk's line was read:
+// what the caller reads of the file goes there, not resolved again);
+// neither is called when the open and the requests go in steps from the
+// start (the disk's line did not locate the target), and neither may
+// block.
 type RenameThen struct {
 	// Located is called once the disk's line located the position, before
 	// the call to Neovim: for what needs neither Neovim nor the answers
 	// (the position may then be another, when the buffer's line is not the
 	// disk's).
-	Located func(Point)
+	Located func(pt Point, abs string)
 	// Sent is called once the requests are on their way, while their
 	// answers are awaited (a call to Neovim from Sent reaches it after the
 	// open): for what needs Neovim but not the answers.
-	Sent func(Point)
+	Sent func(pt Point, abs string)
 }
 
 // RenameAtThen asks textDocument/rename at t in file to newName, and, with

@@ -155,3 +155,44 @@ func TestDocumentTextOneCopy(t *testing.T) {
 		}
 	}
 }
+
+// TestParsedAs: ParsedAs(d, text, dos) is whether d is ParseBuffer(text,
+// dos), over every text of up to seven bytes of "a", "\r" and "\n", each
+// against its own document and against the others' (and a document of
+// another line ending, a nil one).
+func TestParsedAs(t *testing.T) {
+	var texts []string
+	var grow func(string)
+	grow = func(s string) {
+		texts = append(texts, s)
+		if len(s) < 7 {
+			for _, c := range []string{"a", "\r", "\n"} {
+				grow(s + c)
+			}
+		}
+	}
+	grow("")
+	same := func(a, b Document) bool {
+		return (a.Lines == nil) == (b.Lines == nil) && slices.Equal(a.Lines, b.Lines) && a.EOL == b.EOL && a.FinalNewline == b.FinalNewline
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, text := range texts {
+		for _, dos := range []bool{false, true} {
+			want := ParseBuffer(text, dos)
+			if !ParsedAs(want, text, dos) {
+				t.Fatalf("%q (dos %v): its own document %+v not taken", text, dos, want)
+			}
+			for range 20 {
+				other := ParseBuffer(texts[rng.IntN(len(texts))], rng.IntN(2) == 0)
+				if got := ParsedAs(other, text, dos); got != same(other, want) {
+					t.Fatalf("%q (dos %v) against %+v: %v, want %v", text, dos, other, got, !got)
+				}
+			}
+			for _, other := range []Document{{}, {Lines: want.Lines, EOL: "", FinalNewline: want.FinalNewline}} {
+				if ParsedAs(other, text, dos) {
+					t.Fatalf("%q (dos %v): %+v taken for %+v", text, dos, other, want)
+				}
+			}
+		}
+	}
+}

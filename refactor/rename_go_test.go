@@ -83,6 +83,11 @@ func TestRenameFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The file asked in, as the call resolved it, for the changeset
+	// engine (workspace.WithResolved).
+	if want, err := client.Session.Root().Resolve("orders/orders.go"); err != nil || plan.Resolved != want {
+		t.Errorf("the plan carries %q as resolved, want %q (%v)", plan.Resolved, want, err)
+	}
 	after := map[string]string{}
 	for _, fc := range plan.Changeset.Files {
 		doc, err := preview.Apply(fc.Old, fc.Edits)

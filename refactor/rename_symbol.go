@@ -61,6 +61,10 @@ type RenamePlan struct {
 	// MacrosRenamed are the C/C++ macros whose body names the symbol,
 	// renamed with it ("lmem.h: luaM_error").
 	MacrosRenamed []string
+	// Resolved is the file the rename was asked in as this call resolved
+	// it (workspace.WithResolved): for the call's changeset engine, never
+	// kept past the call.
+	Resolved string
 }
 
 // prepared is the answer of textDocument/prepareRename:
@@ -111,8 +115,8 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 		// it would have it: then asked after the rename, when needed.
 		var early ahead
 		r, err := c.RenameAtThen(ctx, req.File, req.Target, req.NewName, !l.RenamesAsPrepared(), &lsp.RenameThen{
-			Located: func(pt lsp.Point) { early.locate(ctx, c.Session.Root(), req.File, pt) },
-			Sent:    func(pt lsp.Point) { early.start(ctx, c, req.File, pt) },
+			Located: func(pt lsp.Point, abs string) { early.locate(ctx, c.Session.Root(), req.File, abs, pt) },
+			Sent:    func(pt lsp.Point, abs string) { early.start(ctx, c, req.File, abs, pt) },
 		})
 		if err != nil {
 			return RenamePlan{}, err
@@ -279,12 +283,13 @@ type parsedFile struct {
 }
 
 // locate starts the files naming the name at pt, for a rename asked in
-// file (workspace-relative), in ctx, as soon as the disk's line located
-// it, and (within a call that keeps its snapshots) the file's text on
-// disk parsed for its language's FormatKeeps: both read no more than the
-// disk, and either may take longer than the server to rename (the
-// snapshot the parse would otherwise wait for comes after the open).
-func (h *ahead) locate(ctx context.Context, root workspace.Root, file string, pt lsp.Point) {
+// file (workspace-relative; abs, its path as this call resolved it), in
+// ctx, as soon as the disk's line located it, and (within a call that
+// keeps its snapshots) the file's text on disk parsed for its language's
+// FormatKeeps: both read no more than the disk, and either may take
+// longer than the server to rename (the snapshot the parse would
+// otherwise wait for comes after the open).
+func (h *ahead) locate(ctx context.Context, root workspace.Root, file, abs string, pt lsp.Point) {
 	l := lang.ForFile(file)
 	if l == nil {
 		return
@@ -294,10 +299,6 @@ func (h *ahead) locate(ctx context.Context, root workspace.Root, file string, pt
 		h.name, h.names = name, namingFilesAsync(root, l, name)
 	}
 	if h.disk != nil || l.FormatKeeps == nil || !nvim.HasSnapshotMemo(ctx) {
-		return
-	}
-	abs, err := root.Resolve(file)
-	if err != nil {
 		return
 	}
 	parsed := make(chan parsedFile, 1)
@@ -316,15 +317,14 @@ func (h *ahead) locate(ctx context.Context, root workspace.Root, file string, pt
 	})
 }
 
-// start starts the rest for a rename asked in file at pt, in ctx (a
-// snapshot only when ctx keeps snapshots for the plan), once its requests
-// are on their way (and the files naming the name, when locate did not
-// start them for it).
-func (h *ahead) start(ctx context.Context, c *lsp.Client, file string, pt lsp.Point) {
+// start starts the rest for a rename asked in file (abs, its path as
+// this call resolved it) at pt, in ctx (a snapshot only when ctx keeps
+// snapshots for the plan), once its requests are on their way (and the
+// files naming the name, when locate did not start them for it).
+func (h *ahead) start(ctx context.Context, c *lsp.Client, file, abs string, pt lsp.Point) {
 	root := c.Session.Root()
-	h.locate(ctx, root, file, pt)
-	abs, err := root.Resolve(file)
-	if err != nil || !nvim.HasSnapshotMemo(ctx) {
+	h.locate(ctx, root, file, abs, pt)
+	if !nvim.HasSnapshotMemo(ctx) {
 		return
 	}
 	done := make(chan struct{})
@@ -502,8 +502,10 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 	}
 	a.ahead.wait()
 	// The file the rename was asked in was resolved when it was opened
-	// in this call (doc.Path): its edit is not resolved again.
-	cs, err := workspaceChangesetOf(withResolved(ctx, doc.Path), c, server.OffsetEncoding, raw, ops, decodeErr)
+	// in this call (doc.Path): its edit is not resolved again, nor its
+	// change where the changeset engine prepares it (plan.Resolved).
+	plan.Resolved = doc.Path
+	cs, err := workspaceChangesetOf(workspace.WithResolved(ctx, doc.Path), c, server.OffsetEncoding, raw, ops, decodeErr)
 	if err != nil {
 		return RenamePlan{}, err
 	}

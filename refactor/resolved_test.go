@@ -10,11 +10,14 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/nvbridge/nvbridge/internal/testenv"
+	"github.com/nvbridge/nvbridge/lsp"
+	"github.com/nvbridge/nvbridge/nvim"
 	"github.com/nvbridge/nvbridge/preview"
+	"github.com/nvbridge/nvbridge/workspace"
 )
 
 // TestChangesetTakesResolved: an edit naming the path a call resolved
-// already (withResolved: the file a rename was asked in, resolved when
+// already (workspace.WithResolved: the file a rename was asked in, resolved when
 // it was opened) takes that resolution, not resolving it again; an edit
 // naming any other path is resolved. Told apart by a folder reached
 // through a symlink, which Resolve follows: the carried resolution is
@@ -46,7 +49,7 @@ func TestChangesetTakesResolved(t *testing.T) {
 		}
 		return ops
 	}
-	carried := withResolved(ctx, filepath.Join(root, "link", "a.txt"))
+	carried := workspace.WithResolved(ctx, filepath.Join(root, "link", "a.txt"))
 	for _, c := range []struct {
 		rel, want string
 	}{
@@ -68,5 +71,52 @@ func TestChangesetTakesResolved(t *testing.T) {
 	}
 	if len(cs.Files) != 1 || cs.Files[0].Path != "real/a.txt" {
 		t.Fatalf("an edit of link/a.txt, nothing carried: %+v, want one change of real/a.txt", cs.Files)
+	}
+}
+
+// TestAheadTakesResolved: what a rename starts before the server's answer
+// (ahead.locate, ahead.start) reads the file it was asked in where the
+// read resolved it in this call (lsp.RenameThen's path), not resolving it
+// again. Told apart as above: the path carried through the link is kept
+// as it is, where Resolve would follow the link.
+func TestAheadTakesResolved(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "package real\n\nfunc Aim() int { return 1 }\n"
+	if err := os.WriteFile(filepath.Join(root, "real", "a.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	_, client := testenv.Embedded(t, root)
+	ctx := nvim.WithSnapshotMemo(testenv.Context(t))
+	line := "func Aim() int { return 1 }"
+	pt := lsp.Point{Line: 2, Byte: len("func A"), Char: len("func A"), Text: line}
+	carried := filepath.Join(root, "link", "a.go")
+	var h ahead
+	h.start(ctx, client, "link/a.go", carried, pt)
+	h.wait()
+	if h.rel != "link/a.go" {
+		t.Fatalf("the snapshot ahead is of %q, want the carried link/a.go", h.rel)
+	}
+	if got := h.formatKeeps("link/a.go", src); got == nil {
+		t.Fatal("no FormatKeeps ahead for the carried path's text")
+	}
+	// The disk's text parsed ahead is the carried path's: told apart by
+	// a carried path whose text is not the named file's.
+	other := "package real\n\nfunc Aim() int { return 2 }\n"
+	if err := os.WriteFile(filepath.Join(root, "real", "b.go"), []byte(other), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var o ahead
+	o.locate(ctx, client.Session.Root(), "real/a.go", filepath.Join(root, "real", "b.go"), pt)
+	if o.disk == nil || o.disk().text != other {
+		t.Fatalf("the disk's text ahead was not read from the carried path")
 	}
 }

@@ -23,39 +23,11 @@ import (
 	"github.com/nvbridge/nvbridge/workspace"
 )
 
-// WorkspaceEdit as servers send it. documentChanges is decoded entry by
-// entry: go.lsp.dev/protocol would turn file operations into empty
-// TextDocumentEdits (API-NOTES §4).
-type wireWorkspaceEdit struct {
-	Changes         map[protocol.DocumentURI][]wireTextEdit `json:"changes"`
-	DocumentChanges []wireDocumentChange                    `json:"documentChanges"`
-}
-
-// wireTextEdit is a TextEdit or an AnnotatedTextEdit (the annotation is
-// not needed: every change is previewed anyway).
-type wireTextEdit struct {
-	Range   *protocol.Range `json:"range"`
-	NewText *string         `json:"newText"`
-	Snippet json.RawMessage `json:"snippet"`
-}
-
-type wireDocumentChange struct {
-	Kind         string `json:"kind"`
-	TextDocument *struct {
-		URI     protocol.DocumentURI `json:"uri"`
-		Version *int64               `json:"version"`
-	} `json:"textDocument"`
-	Edits   []wireTextEdit       `json:"edits"`
-	URI     protocol.DocumentURI `json:"uri"`
-	OldURI  protocol.DocumentURI `json:"oldUri"`
-	NewURI  protocol.DocumentURI `json:"newUri"`
-	Options struct {
-		Overwrite         bool `json:"overwrite"`
-		IgnoreIfExists    bool `json:"ignoreIfExists"`
-		Recursive         bool `json:"recursive"`
-		IgnoreIfNotExists bool `json:"ignoreIfNotExists"`
-	} `json:"options"`
-}
+// wireTextEdit is a TextEdit or an AnnotatedTextEdit of a WorkspaceEdit
+// as servers send it (lsp.DecodeWorkspaceEdit: in one pass, as
+// encoding/json decodes it); the annotation is not needed: every change
+// is previewed anyway.
+type wireTextEdit = lsp.TextEditWire
 
 // Changeset converts a server's WorkspaceEdit (raw JSON: `changes` or
 // `documentChanges` with TextDocumentEdit incl. versions, CreateFile,
@@ -94,10 +66,9 @@ func changesetOf(ctx context.Context, c *lsp.Client, enc preview.Encoding, ops [
 					"nvbridge edits only files; apply this change yourself",
 					"the server's edit touches %s, which is not a file", u)
 			}
-			abs, err := p, error(nil)
-			if !resolvedIn(ctx, p) {
-				abs, err = root.Resolve(p)
-			}
+			// The file a rename was asked in was resolved when it was
+			// opened in this call (workspace.WithResolved): not again.
+			abs, err := root.ResolveIn(ctx, p)
 			if err != nil {
 				return preview.Changeset{}, apierr.Errorf(apierr.PreconditionFailed,
 					"nvbridge edits only files inside the workspace root; apply this change yourself",
@@ -135,27 +106,6 @@ func changesetOf(ctx context.Context, c *lsp.Client, enc preview.Encoding, ops [
 	return fs.changeset(paths)
 }
 
-// resolvedKey is the context key of a path the call resolved already
-// (withResolved).
-type resolvedKey struct{}
-
-// withResolved is ctx carrying abs, a path workspace.Root.Resolve gave in
-// the call ctx serves: a changeset of an edit naming abs takes it as it is
-// (a rename's edit names the file it was asked in, resolved when it was
-// opened, moments before), not resolving it again (an openat2 and a close,
-// some 20 us on the way from the server's answer to the preview). A write
-// checks the path again where it writes (workspace.Root.Commit).
-func withResolved(ctx context.Context, abs string) context.Context {
-	return context.WithValue(ctx, resolvedKey{}, abs)
-}
-
-// resolvedIn reports whether ctx carries path as resolved already
-// (withResolved).
-func resolvedIn(ctx context.Context, path string) bool {
-	abs, ok := ctx.Value(resolvedKey{}).(string)
-	return ok && abs != "" && abs == path
-}
-
 // wsOp is one step of a WorkspaceEdit, in order.
 type wsOp struct {
 	kind    string // "edit", "create", "rename", "delete"
@@ -185,8 +135,8 @@ func decodeWorkspaceEdit(raw json.RawMessage) ([]wsOp, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, nil
 	}
-	var we wireWorkspaceEdit
-	if err := json.Unmarshal(raw, &we); err != nil {
+	we, err := lsp.DecodeWorkspaceEdit(raw)
+	if err != nil {
 		return nil, bad("%v", err)
 	}
 	var ops []wsOp

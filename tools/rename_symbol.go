@@ -8,6 +8,7 @@ import (
 	"github.com/nvbridge/nvbridge/edit"
 	"github.com/nvbridge/nvbridge/lsp"
 	"github.com/nvbridge/nvbridge/refactor"
+	"github.com/nvbridge/nvbridge/workspace"
 )
 
 type renameSymbolArgs struct {
@@ -70,7 +71,7 @@ func renameSymbolTool(env *Env) Tool {
 			if err != nil {
 				return renameSymbolResult{}, err
 			}
-			r, err := submit(ctx, env, plan.Changeset, in.previewArg, in.saveArg, &in.guardArg)
+			r, err := submit(workspace.WithResolved(ctx, plan.Resolved), env, plan.Changeset, in.previewArg, in.saveArg, &in.guardArg)
 			return renameSymbolResult{OldName: plan.OldName, NewName: plan.NewName, Server: plan.Server,
 				Location: plan.At, AffectedFiles: plan.Files, LeftBehind: nonNilLeftBehind(plan.LeftBehind), LeftBehindTotal: plan.LeftBehindTotal,
 				MacrosRenamed: plan.MacrosRenamed, Result: r}, err
