@@ -305,6 +305,28 @@ func TestCheckManyFiles(t *testing.T) {
 	}
 }
 
+// checkedSample is the Go sample in an embedded session with main.go and
+// orders/orders.go open, and its verifier.
+func checkedSample(t *testing.T) (string, verifyEnv) {
+	t.Helper()
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	s, c := testenv.Embedded(t, root)
+	v := newVerifyEnv(t, s, c)
+	v.open(t, "main.go", "orders/orders.go")
+	return root, v
+}
+
+// wantCallersBroken fails unless d is complete and names the errors of
+// Process's callers in main.go and orders/batch.go (Process renamed).
+func wantCallersBroken(t *testing.T, what string, d *diagdelta.Delta) {
+	t.Helper()
+	wantComplete(t, d)
+	if hasItem(d.Introduced, "main.go", "Process") == nil || hasItem(d.Introduced, "orders/batch.go", "Process") == nil {
+		t.Fatalf("%s: introduced %+v, want the callers' errors (files checked %v)", what, d.Introduced, d.FilesChecked)
+	}
+}
+
 // TestCheckAfterApplies: checks and applies in turn on nvbridge's gopls,
 // as an agent alternates them (the check's copy follows each apply). A
 // check of renaming Process names the callers it breaks in another package
@@ -315,25 +337,14 @@ func TestCheckManyFiles(t *testing.T) {
 // (its texts after the change are kept for the copy to follow while it
 // runs: Following).
 func TestCheckAfterApplies(t *testing.T) {
-	testenv.Require(t, "nvim", "gopls", "go")
-	root := testenv.CopySample(t, "go")
-	s, c := testenv.Embedded(t, root)
-	v := newVerifyEnv(t, s, c)
-	v.open(t, "main.go", "orders/orders.go")
+	root, v := checkedSample(t)
 	const renamed, restored = "func Proces(o Order) (Total, error) {", "func Process(o Order) (Total, error) {"
-	broken := func(what string, d *diagdelta.Delta) {
-		t.Helper()
-		wantComplete(t, d)
-		if hasItem(d.Introduced, "main.go", "Process") == nil || hasItem(d.Introduced, "orders/batch.go", "Process") == nil {
-			t.Fatalf("%s: introduced %+v, want the callers' errors (files checked %v)", what, d.Introduced, d.FilesChecked)
-		}
-	}
 	if v.v.Following() {
 		t.Fatal("Following before any check")
 	}
 	for round := range 3 {
 		_, d := v.editLine(t, "orders/orders.go", 33, renamed, edit.Options{Preview: true, Check: true})
-		broken(fmt.Sprintf("round %d: check of the rename", round), d)
+		wantCallersBroken(t, fmt.Sprintf("round %d: check of the rename", round), d)
 		if !v.v.Following() {
 			t.Fatalf("round %d: not Following after a check", round)
 		}
@@ -341,7 +352,7 @@ func TestCheckAfterApplies(t *testing.T) {
 			t.Fatalf("the check changed the file: %v", err)
 		}
 		_, d = v.editLine(t, "orders/orders.go", 33, renamed, edit.Options{})
-		broken(fmt.Sprintf("round %d: apply of the rename", round), d)
+		wantCallersBroken(t, fmt.Sprintf("round %d: apply of the rename", round), d)
 		r, d := v.editLine(t, "orders/orders.go", 33, restored, edit.Options{Preview: true, Check: true})
 		wantComplete(t, d)
 		if len(d.Introduced) != 0 || hasItem(d.Resolved, "main.go", "Process") == nil || hasItem(d.Resolved, "orders/batch.go", "Process") == nil {
@@ -376,11 +387,9 @@ func TestCheckAfterApplies(t *testing.T) {
 // unsaved edit of orders/batch.go satisfies a checked use of it while the
 // edit is there, and no longer once the user discarded it.
 func TestCheckCopyKeepsUnsavedTexts(t *testing.T) {
-	testenv.Require(t, "nvim", "gopls", "go")
-	root := testenv.CopySample(t, "go")
-	s, c := testenv.Embedded(t, root)
-	v := newVerifyEnv(t, s, c)
-	v.open(t, "main.go", "orders/orders.go", "orders/batch.go")
+	root, v := checkedSample(t)
+	v.open(t, "orders/batch.go")
+	s := v.s
 	orders, batch := filepath.Join(root, "orders", "orders.go"), filepath.Join(root, "orders", "batch.go")
 	const bufferText = `return table.concat(vim.api.nvim_buf_get_lines(vim.fn.bufnr((...)), 0, -1, false), '\n')`
 	userText := func(path string) string {
@@ -435,11 +444,7 @@ func TestCheckCopyKeepsUnsavedTexts(t *testing.T) {
 // changes nothing. A change on disk in the package (the fingerprint
 // moves) has the next check ask again.
 func TestCheckKeepsItsBaseline(t *testing.T) {
-	testenv.Require(t, "nvim", "gopls", "go")
-	root := testenv.CopySample(t, "go")
-	s, c := testenv.Embedded(t, root)
-	v := newVerifyEnv(t, s, c)
-	v.open(t, "main.go", "orders/orders.go")
+	root, v := checkedSample(t)
 	const renamed = "func Proces(o Order) (Total, error) {"
 	check := func(what string, line int, text string) (*diagdelta.Delta, int) {
 		t.Helper()
@@ -448,17 +453,11 @@ func TestCheckKeepsItsBaseline(t *testing.T) {
 		wantComplete(t, d)
 		return d, v.v.CopyPulls() - before
 	}
-	broken := func(what string, d *diagdelta.Delta) {
-		t.Helper()
-		if hasItem(d.Introduced, "main.go", "Process") == nil || hasItem(d.Introduced, "orders/batch.go", "Process") == nil {
-			t.Fatalf("%s: introduced %+v, want the callers' errors", what, d.Introduced)
-		}
-	}
 	d, _ := check("first check", 33, renamed)
-	broken("first check", d)
+	wantCallersBroken(t, "first check", d)
 	for i := range 2 {
 		d, pulls := check("again", 33, renamed)
-		broken(fmt.Sprintf("check %d in the same state", i+2), d)
+		wantCallersBroken(t, fmt.Sprintf("check %d in the same state", i+2), d)
 		if pulls != 1 {
 			t.Fatalf("check %d in the same state pulled %d times, want 1 (the change only)", i+2, pulls)
 		}
