@@ -246,9 +246,9 @@ func (v *Verifier) CheckSteps(ctx context.Context, steps [][]diagdelta.CheckFile
 
 // Idle waits (bounded) until the check's copy has diagnosed its current
 // texts. After a check the copy is set back to the texts it was shown and
-// diagnoses them again in the background; a check that starts before that ended waits
-// for it (a second diagnosis run), one that starts later pays for its own
-// change only.
+// diagnoses them again in the background; a check that starts before that
+// ended waits for it (a second diagnosis run), one that starts later pays
+// for its own change only.
 func (v *Verifier) Idle(ctx context.Context) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
