@@ -126,6 +126,7 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 		mcp.WithOpenWorldHintAnnotation(h.openWorld),
 	)
 	need := requiredOf(def)
+	fast := planArgs(reflect.TypeFor[In]())
 	// A read tool whose result has text beyond the essentials takes
 	// detail: "brief" (detail.go).
 	omitted := briefNames(reflect.TypeFor[Out]())
@@ -155,8 +156,11 @@ func newTool[In any, Out any](name, title, description string, h hints, run func
 			}
 		}
 		var in In
-		if err := decodeStrict(body, &in); err != nil {
-			return errorResult(err), nil // unknown fields, wrong types
+		if fast == nil || !fast.decode(body, &in) {
+			in = *new(In)
+			if err := decodeStrict(body, &in); err != nil {
+				return errorResult(err), nil // unknown fields, wrong types
+			}
 		}
 		if err := need.check(body); err != nil {
 			return errorResult(err), nil
@@ -325,6 +329,7 @@ func NewServer(env *Env, version string) *server.MCPServer {
 	watchers.Store(s, w)
 	watchers.Store(env, w)
 	RegisterCallDispatcher(s, hooks, mws...)
+	FixTools(s, all)
 	w.start(s)
 	return s
 }
