@@ -38,6 +38,19 @@ type CallDispatcher struct {
 	srv   *server.MCPServer
 	hooks *server.Hooks
 	mws   []server.ToolHandlerMiddleware // outermost first
+	// fixed are the tools the server is never without (FixTools), each
+	// with its handler wrapped in the middleware once: looked up here, a
+	// call is spared mcp-go's GetTool (a copy of the whole tool, schemas
+	// and all, under a lock) and a wrapping per call. Set before the
+	// server serves; read only after.
+	fixed map[string]fixedTool
+}
+
+// fixedTool is a tool of CallDispatcher.fixed.
+type fixedTool struct {
+	handler      server.ToolHandlerFunc // wrapped in the middleware
+	taskRequired bool
+	readOnly     bool
 }
 
 // dispatchers maps each server NewServer built to its dispatcher.
@@ -50,6 +63,45 @@ var dispatchers sync.Map // *server.MCPServer -> *CallDispatcher
 // directly dispatched call has no mcp-go context key).
 func RegisterCallDispatcher(srv *server.MCPServer, hooks *server.Hooks, mws ...server.ToolHandlerMiddleware) {
 	dispatchers.Store(srv, &CallDispatcher{srv: srv, hooks: hooks, mws: mws})
+}
+
+// FixTools tells srv's dispatcher that srv serves these tools for as long
+// as it serves (NewServer's own: nothing removes them, and a user tool
+// cannot take one's name, refreshUserTools): a call of one is dispatched
+// without looking it up in srv. Called before srv serves.
+func FixTools(srv *server.MCPServer, tools []server.ServerTool) {
+	d := DispatcherOf(srv)
+	if d == nil {
+		return
+	}
+	d.fixed = make(map[string]fixedTool, len(tools))
+	for _, t := range tools {
+		ro := t.Tool.Annotations.ReadOnlyHint
+		d.fixed[t.Tool.Name] = fixedTool{
+			handler:      d.wrap(t.Handler),
+			taskRequired: t.Tool.Execution != nil && t.Tool.Execution.TaskSupport == mcp.TaskSupportRequired,
+			readOnly:     ro != nil && *ro,
+		}
+	}
+}
+
+// readOnlyFixed reports whether name is a fixed tool of srv's, and then
+// whether it is read-only (its hint).
+func readOnlyFixed(srv *server.MCPServer, name string) (readOnly, fixed bool) {
+	d := DispatcherOf(srv)
+	if d == nil {
+		return false, false
+	}
+	t, ok := d.fixed[name]
+	return t.readOnly, ok
+}
+
+// wrap is h inside the middleware, outermost first.
+func (d *CallDispatcher) wrap(h server.ToolHandlerFunc) server.ToolHandlerFunc {
+	for _, m := range slices.Backward(d.mws) {
+		h = m(h)
+	}
+	return h
 }
 
 // DispatcherOf is the dispatcher of a server NewServer built; nil for any
@@ -141,18 +193,19 @@ func (d *CallDispatcher) Call(ctx context.Context, id any, req *mcp.CallToolRequ
 // JSON-RPC error code and error of a failed call.
 func (d *CallDispatcher) run(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, int, error) {
 	name := req.Params.Name
-	tool := d.srv.GetTool(name)
-	if tool == nil {
-		return nil, mcp.INVALID_PARAMS, fmt.Errorf("tool '%s' not found: %w", name, server.ErrToolNotFound)
+	t, ok := d.fixed[name]
+	if !ok {
+		tool := d.srv.GetTool(name)
+		if tool == nil {
+			return nil, mcp.INVALID_PARAMS, fmt.Errorf("tool '%s' not found: %w", name, server.ErrToolNotFound)
+		}
+		t = fixedTool{handler: d.wrap(tool.Handler),
+			taskRequired: tool.Tool.Execution != nil && tool.Tool.Execution.TaskSupport == mcp.TaskSupportRequired}
 	}
-	if tool.Tool.Execution != nil && tool.Tool.Execution.TaskSupport == mcp.TaskSupportRequired {
+	if t.taskRequired {
 		return nil, mcp.METHOD_NOT_FOUND, fmt.Errorf("tool '%s' requires task augmentation", name)
 	}
-	handler := tool.Handler
-	for _, m := range slices.Backward(d.mws) {
-		handler = m(handler)
-	}
-	result, err := handler(ctx, *req)
+	result, err := t.handler(ctx, *req)
 	if err != nil {
 		return nil, handlerCode(err), err
 	}

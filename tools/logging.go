@@ -125,6 +125,9 @@ func (w *watcher) readOnlyTool(name string) bool {
 	if w.srv == nil {
 		return false
 	}
+	if ro, fixed := readOnlyFixed(w.srv, name); fixed {
+		return ro
+	}
 	t := w.srv.GetTool(name)
 	return t != nil && t.Tool.Annotations.ReadOnlyHint != nil && *t.Tool.Annotations.ReadOnlyHint
 }

@@ -47,7 +47,7 @@ func newDirectServer() *directServer {
 	d.srv = server.NewMCPServer("nvbridge-test", "0", server.WithToolCapabilities(false), server.WithHooks(hooks),
 		server.WithToolHandlerMiddleware(tools.Recovery))
 	tools.RegisterCallDispatcher(d.srv, hooks, tools.Recovery)
-	d.srv.AddTool(mcp.NewTool("route"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	route := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		way := "handlemessage"
 		if server.ServerFromContext(ctx) == nil {
 			way = "direct"
@@ -61,16 +61,21 @@ func newDirectServer() *directServer {
 		}
 		raw, _ := req.GetRawArguments().(json.RawMessage)
 		return mcp.NewToolResultText(fmt.Sprintf("%s %s version=%q", way, raw, server.RequestProtocolVersion(ctx))), nil
-	})
+	}
+	d.srv.AddTool(mcp.NewTool("route"), route)
 	d.srv.AddTool(mcp.NewTool("fail"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, errors.New("it failed")
 	})
 	d.srv.AddTool(mcp.NewTool("nothing"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, nil
 	})
-	d.srv.AddTool(mcp.NewTool("panics"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	panics := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		panic("oops")
-	})
+	}
+	d.srv.AddTool(mcp.NewTool("panics"), panics)
+	// Two of them fixed (as nvbridge's own tools are), dispatched from the
+	// dispatcher's table; the others looked up in the server.
+	tools.FixTools(d.srv, []server.ServerTool{{Tool: mcp.NewTool("route"), Handler: route}, {Tool: mcp.NewTool("panics"), Handler: panics}})
 	d.srv.AddTool(mcp.NewTool("wait"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		<-ctx.Done()
 		d.cancelled <- string(req.GetRawArguments().(json.RawMessage))
