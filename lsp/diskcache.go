@@ -15,7 +15,6 @@ package lsp
 // modification time only), so a changed file is a new read.
 
 import (
-	"os"
 	"sort"
 	"sync"
 	"time"
@@ -80,13 +79,9 @@ func (f *diskFile) answer(wanted []int, out map[int]string) bool {
 }
 
 // cachedLines answers the wanted lines of path from what was kept of it
-// when st (its stat, just taken) says it has not changed since; ok is
+// when stamp (its stamp, just taken) says it has not changed since; ok is
 // false (out may be partly filled) when any of them is not known.
-func cachedLines(path string, st os.FileInfo, wanted []int, out map[int]string) bool {
-	stamp, ok := workspace.StampOf(st)
-	if !ok {
-		return false
-	}
+func cachedLines(path string, stamp workspace.Stamp, wanted []int, out map[int]string) bool {
 	diskCache.Lock()
 	defer diskCache.Unlock()
 	f := diskCache.files[path]
@@ -100,12 +95,11 @@ func cachedLines(path string, st os.FileInfo, wanted []int, out map[int]string) 
 
 // keepLines keeps the lines of path just read (read: those wanted, count
 // the file's line count when the read reached its end, else -1), when
-// st, its stat taken before the read, allows: its stamp settled (a
-// change within the file system's timestamp granularity of the read
-// would otherwise leave the stamp as it was).
-func keepLines(path string, st os.FileInfo, read map[int]string, count int) {
-	stamp, ok := workspace.StampOf(st)
-	if !ok || !stamp.Settled(diskNow()) {
+// stamp, taken before the read, allows: settled (a change within the file
+// system's timestamp granularity of the read would otherwise leave the
+// stamp as it was).
+func keepLines(path string, stamp workspace.Stamp, read map[int]string, count int) {
+	if !stamp.Settled(diskNow()) {
 		return
 	}
 	diskCache.Lock()

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nvbridge/nvbridge/workspace"
 )
 
 // streamLines is diskLines without the kept files: the streaming read.
@@ -196,9 +198,9 @@ func TestDiskCacheLinesWanted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { forget(path) })
-	st, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
+	st, ok := workspace.StampPath(path, true)
+	if !ok {
+		t.Fatal("no stamp")
 	}
 	if got := diskLines(path, []int{1}); got[1] != "one" || kept(path) != keeps {
 		t.Fatalf("line 1: %v, kept %v (want %v)", got, kept(path), keeps)

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/nvbridge/nvbridge/workspace"
 )
 
 // Lines returns some lines of some files (0-based line numbers) as the
@@ -90,9 +92,9 @@ func readUnloaded(ctx context.Context, out map[string]map[int]string, wanted map
 		}
 		// Lines kept of a file unchanged are answered here, without a
 		// goroutine.
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+		if stamp, ok := workspace.StatHot(p); ok && stamp.Mode.IsRegular() && !stamp.Missing {
 			m := make(map[int]string, len(wanted[p]))
-			if cachedLines(p, st, wanted[p], m) {
+			if cachedLines(p, stamp, wanted[p], m) {
 				out[p] = m
 				continue
 			}
@@ -125,13 +127,20 @@ func diskLines(path string, lines []int) map[int]string {
 		last = max(last, l)
 	}
 	// A regular file only: a FIFO or a device a server's answer names
-	// would block the open or never end.
-	st, err := os.Stat(path)
-	if err != nil || !st.Mode().IsRegular() {
+	// would block the open or never end. The stat is raw when the path is
+	// hot (workspace.StatHot): a warm read makes no ordinary system call.
+	stamp, known := workspace.StatHot(path)
+	switch {
+	case known && (stamp.Missing || !stamp.Mode.IsRegular()):
 		return out
-	}
-	// Lines read before of a file unchanged since (diskcache.go).
-	if cachedLines(path, st, lines, out) {
+	case !known:
+		// No stamp (a system that gives no inode, a stat that failed):
+		// read when regular, keep nothing.
+		if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+			return out
+		}
+	case cachedLines(path, stamp, lines, out):
+		// Lines read before of a file unchanged since (diskcache.go).
 		return out
 	}
 	clear(out)
@@ -147,7 +156,11 @@ func diskLines(path string, lines []int) map[int]string {
 		diskReaders.Put(r)
 	}()
 	count := -1 // the file's line count, once the read reaches its end
-	defer func() { keepLines(path, st, out, count) }()
+	defer func() {
+		if known {
+			keepLines(path, stamp, out, count)
+		}
+	}()
 	for n := 0; n <= last; n++ {
 		line, err := r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {

@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -87,13 +90,22 @@ func plainRealPath(abs string) (string, plainHow) {
 	if noOpenat2.Load() {
 		return "", plainUnknown
 	}
-	fd, err := unix.Openat2(unix.AT_FDCWD, abs, &unix.OpenHow{
-		Flags:   unix.O_PATH | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_NO_SYMLINKS,
-	})
+	how := &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
+	now := time.Now().UnixNano()
+	var fd int
+	var err error
+	if isHot(abs, now) {
+		// Raw (hot.go): the kernel's entries for abs are cached.
+		rawCalls.Add(1)
+		if fd, err = rawOpenat2(abs, how); err == nil {
+			rawClose(fd)
+		}
+	} else if fd, err = unix.Openat2(unix.AT_FDCWD, abs, how); err == nil {
+		unix.Close(fd)
+	}
 	switch {
 	case err == nil:
-		unix.Close(fd)
+		markHot(abs, now)
 		return filepath.Clean(abs), plainOpened
 	case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR):
 		return "", plainMissing
@@ -104,3 +116,30 @@ func plainRealPath(abs string) (string, plainHow) {
 }
 
 func mkfifo(path string) error { return unix.Mkfifo(path, 0o644) }
+
+// rawOpenat2 is unix.Openat2(AT_FDCWD, path, how) made as a raw system
+// call (hot.go).
+func rawOpenat2(path string, how *unix.OpenHow) (int, error) {
+	p, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return -1, err
+	}
+	for {
+		fd, _, e := syscall.RawSyscall6(unix.SYS_OPENAT2, atFDCWD, uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(how)), unsafe.Sizeof(*how), 0, 0)
+		switch e {
+		case 0:
+			return int(fd), nil
+		case syscall.EINTR:
+			continue
+		}
+		return -1, e
+	}
+}
+
+// rawClose closes fd with a raw system call (hot.go).
+func rawClose(fd int) {
+	syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0)
+}
+
+// atFDCWD is AT_FDCWD (-100) as a system call's argument.
+var atFDCWD = func() uintptr { fd := unix.AT_FDCWD; return uintptr(fd) }()

@@ -3,6 +3,7 @@ package workspace
 import (
 	"io/fs"
 	"syscall"
+	"unsafe"
 )
 
 func sysStat(info fs.FileInfo) (dev, ino uint64, ctime int64, ok bool) {
@@ -66,4 +67,27 @@ func fileMode(m uint32) fs.FileMode {
 		mode |= fs.ModeSticky
 	}
 	return mode
+}
+
+// rawStampSys is stampPathSys(abs, true) made as a raw system call
+// (hot.go).
+func rawStampSys(abs string) (s Stamp, ok, done bool) {
+	p, err := syscall.BytePtrFromString(abs)
+	if err != nil {
+		return Stamp{}, false, true
+	}
+	var st syscall.Stat_t
+	for {
+		_, _, e := syscall.RawSyscall6(syscall.SYS_NEWFSTATAT, atFDCWD, uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&st)), 0, 0, 0)
+		switch e {
+		case 0:
+			return Stamp{Dev: uint64(st.Dev), Ino: st.Ino, Size: st.Size, Mode: fileMode(st.Mode),
+				Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, true, true
+		case syscall.EINTR:
+			continue
+		case syscall.ENOENT:
+			return Stamp{Missing: true}, true, true
+		}
+		return Stamp{}, false, true
+	}
 }
