@@ -305,7 +305,7 @@ func (h *ahead) locate(ctx context.Context, root workspace.Root, file, abs strin
 	h.disk = sync.OnceValue(func() parsedFile { return <-parsed })
 	safego.Go("parsing the file a rename was asked in", func() {
 		var pf parsedFile
-		if text, ok := readText(abs); ok {
+		if text, ok := diskText(root.Dir(), abs); ok {
 			pf.text, pf.keeps = text, formatKeepsOf(l, text, name)
 		}
 		parsed <- pf
