@@ -105,7 +105,7 @@ func TestAheadTakesResolved(t *testing.T) {
 	if h.rel != "link/a.go" {
 		t.Fatalf("the snapshot ahead is of %q, want the carried link/a.go", h.rel)
 	}
-	if got := h.formatKeeps("link/a.go", src); got == nil {
+	if got := h.formatKeeps("link/a.go", preview.ParseDocument(src)); got == nil {
 		t.Fatal("no FormatKeeps ahead for the carried path's text")
 	}
 	// The disk's text parsed ahead is the carried path's: told apart by
