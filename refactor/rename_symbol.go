@@ -290,31 +290,54 @@ type parsedFile struct {
 // keeps its snapshots) the file's text on disk parsed for its language's
 // FormatKeeps: both read no more than the disk, and either may take
 // longer than the server to rename (the snapshot the parse would
-// otherwise wait for comes after the open).
+// otherwise wait for comes after the open). Both in one goroutine, the
+// parse first (the snapshot's parse waits for it; the files naming the
+// name are read after the server's answer): it runs while Neovim starts
+// the request, on two cores, and takes one of them at most.
 func (h *ahead) locate(ctx context.Context, root workspace.Root, file, abs string, pt lsp.Point) {
 	l := lang.ForFile(file)
 	if l == nil {
 		return
 	}
 	name := identAround(pt.Text, pt.Byte)
+	var names chan naming
 	if name != "" && name != h.name {
-		h.name, h.names = name, namingFilesAsync(root, l, name)
+		names = make(chan naming, 1)
+		h.name, h.names = name, names
 	}
-	if h.disk != nil || l.FormatKeeps == nil || !nvim.HasSnapshotMemo(ctx) {
+	var parsed chan parsedFile
+	if h.disk == nil && l.FormatKeeps != nil && nvim.HasSnapshotMemo(ctx) {
+		parsed = make(chan parsedFile, 1)
+		h.disk = sync.OnceValue(func() parsedFile { return <-parsed })
+	}
+	if names == nil && parsed == nil {
 		return
 	}
-	parsed := make(chan parsedFile, 1)
-	h.disk = sync.OnceValue(func() parsedFile { return <-parsed })
-	safego.Go("parsing the file a rename was asked in", func() {
-		var pf parsedFile
-		if text, ok := diskText(root.Dir(), abs); ok {
-			pf.text, pf.keeps = text, formatKeepsOf(l, text, name)
+	safego.Go("looking ahead of a rename's answer", func() {
+		if parsed != nil {
+			var pf parsedFile
+			if text, ok := diskText(root.Dir(), abs); ok {
+				pf.text, pf.keeps = text, formatKeepsOf(l, text, name)
+			}
+			parsed <- pf
 		}
-		parsed <- pf
+		if names != nil {
+			names <- namingFiles(root, l, name)
+		}
 	}, func(error) {
-		select {
-		case parsed <- parsedFile{}:
-		default:
+		// A panic in either: the parse is not made (the snapshot's text
+		// is parsed), and the files naming the name may be any.
+		if parsed != nil {
+			select {
+			case parsed <- parsedFile{}:
+			default:
+			}
+		}
+		if names != nil {
+			select {
+			case names <- naming{name: name, unknown: true}:
+			default:
+			}
 		}
 	})
 }

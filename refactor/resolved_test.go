@@ -119,4 +119,12 @@ func TestAheadTakesResolved(t *testing.T) {
 	if o.disk == nil || o.disk().text != other {
 		t.Fatalf("the disk's text ahead was not read from the carried path")
 	}
+	// The files naming the name come from the same look ahead.
+	names := o.naming("Aim")
+	if names == nil {
+		t.Fatal("no files naming Aim looked for ahead")
+	}
+	if n := <-names; n.name != "Aim" || n.unknown {
+		t.Fatalf("files naming Aim: %+v", n)
+	}
 }
