@@ -224,9 +224,19 @@ func goModuleOf(s *Scope, dir string) goModule {
 	if m, ok := s.memo[key].(goModule); ok {
 		return m
 	}
+	// Every folder walked through is answered too: the walk from a folder
+	// is the rest of the walk from any folder below it, and a scope
+	// resolving the imports of files in several folders of a module (a
+	// rename's scan: every rename) read its go.mod once for each.
 	var found goModule
+	var walked []string
 	for d := dir; ; {
-		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if m, ok := s.memo["go.mod:"+d].(goModule); ok {
+			found = m
+			break
+		}
+		walked = append(walked, d)
+		data, err := readGoMod(filepath.Join(d, "go.mod"))
 		if err == nil {
 			for _, line := range strings.Split(string(data), "\n") {
 				if f := strings.Fields(line); len(f) >= 2 && f[0] == "module" {
@@ -244,9 +254,14 @@ func goModuleOf(s *Scope, dir string) goModule {
 		}
 		d = parent
 	}
-	s.memo[key] = found
+	for _, d := range walked {
+		s.memo["go.mod:"+d] = found
+	}
 	return found
 }
+
+// readGoMod is os.ReadFile (a test counts the reads).
+var readGoMod = os.ReadFile
 
 func goResolve(s *Scope, from string, imp Import) []string {
 	m := goModuleOf(s, filepath.Dir(from))
@@ -254,7 +269,15 @@ func goResolve(s *Scope, from string, imp Import) []string {
 		return nil
 	}
 	dir := filepath.Join(m.dir, filepath.FromSlash(strings.TrimPrefix(strings.TrimPrefix(imp.Path, m.path), "/")))
-	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+	// A package imported by several files is looked at once per scope.
+	key := "go.dir:" + dir
+	isDir, ok := s.memo[key].(bool)
+	if !ok {
+		st, err := os.Stat(dir)
+		isDir = err == nil && st.IsDir()
+		s.memo[key] = isDir
+	}
+	if isDir {
 		return []string{dir}
 	}
 	return nil

@@ -34,7 +34,7 @@ func formatTouched(cs preview.Changeset) (preview.Changeset, error) {
 // rename's uses) is not formatted: formatted before, it still is; a file
 // that was not keeps its lines as they were, the name aside. ready, when
 // not nil, gives a FormatKeeps made ahead of a file's text (nil: none).
-func formattedTexts(cs preview.Changeset, renamed string, ready func(path, text string) func([]int, string) bool) map[string]string {
+func formattedTexts(cs preview.Changeset, renamed string, ready func(path string, doc preview.Document) func([]int, string) bool) map[string]string {
 	texts := map[string]string{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -55,12 +55,13 @@ func formattedTexts(cs preview.Changeset, renamed string, ready func(path, text 
 		format := func() {
 			defer func() { <-slots; wg.Done() }()
 			if renamed != "" && l.FormatKeeps != nil && fc.Kind == preview.OpEdit {
-				if text, at, ok := renamedAt(fc, renamed); ok {
+				if at, ok := renamedAt(fc, renamed); ok {
 					var keeps func([]int, string) bool
 					if ready != nil {
-						keeps = ready(fc.Path, text)
+						keeps = ready(fc.Path, fc.Old)
 					}
 					if keeps == nil {
+						text := fc.Old.Mapper().Text()
 						keeps = l.FormatKeeps(text, identAround(text, at[0]))
 					}
 					if keeps(at, renamed) {
@@ -114,28 +115,28 @@ func formattable(fc preview.FileChange) bool {
 	return l != nil && l.Format != nil
 }
 
-// renamedAt is fc's old text ("\n" line breaks) and the byte offsets in
-// it of the identifiers fc's edits replace, when each edit puts renamed in
+// renamedAt is the byte offsets in fc's old text ("\n" line breaks) of
+// the identifiers fc's edits replace, when each edit puts renamed in
 // place of one whole identifier on its line (ok false otherwise).
-func renamedAt(fc preview.FileChange, renamed string) (string, []int, bool) {
+func renamedAt(fc preview.FileChange, renamed string) ([]int, bool) {
 	if len(fc.Edits) == 0 {
-		return "", nil, false
+		return nil, false
 	}
 	m := fc.Old.Mapper()
 	at := make([]int, 0, len(fc.Edits))
 	for _, e := range fc.Edits {
 		if e.NewText != renamed || e.StartLine != e.EndLine || e.StartLine >= len(fc.Old.Lines) {
-			return "", nil, false
+			return nil, false
 		}
 		line := fc.Old.Lines[e.StartLine]
 		if e.StartCol >= e.EndCol || e.EndCol > len(line) || identAround(line, e.StartCol) != line[e.StartCol:e.EndCol] {
-			return "", nil, false
+			return nil, false
 		}
 		off, err := m.Offset(e.StartLine, e.StartCol)
 		if err != nil {
-			return "", nil, false
+			return nil, false
 		}
 		at = append(at, off)
 	}
-	return m.Text(), at, true
+	return at, true
 }

@@ -258,11 +258,22 @@ func TestAheadFormatKeeps(t *testing.T) {
 	src := "package p\n\ntype T struct {\n\tA  int\n\tBB int\n}\n"
 	keeps := lang.Go.FormatKeeps(src, "A")
 	h := ahead{rel: "p/t.go", got: func() parsedFile { return parsedFile{text: src, keeps: keeps} }}
-	if h.formatKeeps("p/t.go", src) == nil {
+	doc := preview.ParseDocument
+	if h.formatKeeps("p/t.go", doc(src)) == nil {
 		t.Errorf("the check made ahead is not taken for its own text")
 	}
-	if h.formatKeeps("p/u.go", src) != nil || h.formatKeeps("p/t.go", src+"\n") != nil || (ahead{}).formatKeeps("p/t.go", src) != nil {
+	if h.formatKeeps("p/u.go", doc(src)) != nil || h.formatKeeps("p/t.go", doc(src+"\n")) != nil || (ahead{}).formatKeeps("p/t.go", doc(src)) != nil {
 		t.Errorf("a check made ahead stands for another file or text")
+	}
+	// Made ahead with its document: told by its lines and final newline.
+	withDoc := ahead{rel: "p/t.go", got: func() parsedFile { return parsedFile{text: src, keeps: keeps, doc: doc(src)} }}
+	if withDoc.formatKeeps("p/t.go", doc(src)) == nil {
+		t.Errorf("the check made ahead with its document is not taken for its own text")
+	}
+	other := strings.Replace(src, "BB", "CC", 1)
+	if withDoc.formatKeeps("p/t.go", doc(other)) != nil || withDoc.formatKeeps("p/t.go", doc(strings.TrimSuffix(src, "\n"))) != nil ||
+		withDoc.formatKeeps("p/t.go", doc(src+"\n")) != nil {
+		t.Errorf("a check made ahead with its document stands for another text")
 	}
 	// A renamed to AAAA: gofmt realigns the fields.
 	old := preview.ParseDocument(src)

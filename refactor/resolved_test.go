@@ -105,7 +105,7 @@ func TestAheadTakesResolved(t *testing.T) {
 	if h.rel != "link/a.go" {
 		t.Fatalf("the snapshot ahead is of %q, want the carried link/a.go", h.rel)
 	}
-	if got := h.formatKeeps("link/a.go", src); got == nil {
+	if got := h.formatKeeps("link/a.go", preview.ParseDocument(src)); got == nil {
 		t.Fatal("no FormatKeeps ahead for the carried path's text")
 	}
 	// The disk's text parsed ahead is the carried path's: told apart by
@@ -118,5 +118,13 @@ func TestAheadTakesResolved(t *testing.T) {
 	o.locate(ctx, client.Session.Root(), "real/a.go", filepath.Join(root, "real", "b.go"), pt)
 	if o.disk == nil || o.disk().text != other {
 		t.Fatalf("the disk's text ahead was not read from the carried path")
+	}
+	// The files naming the name come from the same look ahead.
+	names := o.naming("Aim")
+	if names == nil {
+		t.Fatal("no files naming Aim looked for ahead")
+	}
+	if n := <-names; n.name != "Aim" || n.unknown {
+		t.Fatalf("files naming Aim: %+v", n)
 	}
 }

@@ -42,6 +42,7 @@ func TestChangesetConversion(t *testing.T) {
 	write("old.txt", "old content\n")
 	write("gone.txt", "bye\n")
 	write("exists.txt", "here\n")
+	write("again.txt", "before\n")
 	s, client := testenv.Embedded(t, root)
 	ctx := testenv.Context(t)
 	u := func(rel string) string { return string(uri.File(filepath.Join(root, rel))) }
@@ -136,6 +137,23 @@ func TestChangesetConversion(t *testing.T) {
 		}
 		if got := strings.Join(kinds, ", "); got != "delete gone.txt, create dir/new.txt, rename old.txtrenamed.txt, edit crlf.txt" {
 			t.Fatalf("changes: %s", got)
+		}
+		// A file deleted, created again and edited: an edit of its whole
+		// text to the created one's (the edits of the new file applied,
+		// though only one batch edits it).
+		again, err := refactor.Changeset(ctx, client, preview.UTF16, docChanges(
+			`{"kind":"delete","uri":"`+u("again.txt")+`"}`,
+			`{"kind":"create","uri":"`+u("again.txt")+`"}`,
+			tde("again.txt", "null", textEdit(0, 0, 0, 0, "after\n")),
+		))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(again.Files) != 1 || again.Files[0].Kind != preview.OpEdit {
+			t.Fatalf("deleted and created again: %+v", again.Files)
+		}
+		if doc, err := preview.Apply(again.Files[0].Old, again.Files[0].Edits); err != nil || doc.Text() != "after\n" {
+			t.Fatalf("deleted and created again: %q (%v), want \"after\\n\"", doc.Text(), err)
 		}
 		e := edit.NewEngine(s)
 		res, err := e.Submit(ctx, cs, edit.Options{Save: true})
