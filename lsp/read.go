@@ -156,7 +156,7 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 			string(preview.UTF16): preview.ByteToUnits(text, pt.Byte, preview.UTF16),
 			string(preview.UTF32): preview.ByteToUnits(text, pt.Byte, preview.UTF32),
 		},
-		Method: req.method, Params: string(params), Also: req.also, Chain: req.chain, Block: req.block,
+		Method: req.method, Params: string(params), ParamsAt: characterAt(params, pt.Line), Also: req.also, Chain: req.chain, Block: req.block,
 		Methods: slices.Concat(positionMethods(req.method), req.also, req.chain, req.known), GraceMs: int(c.AttachGrace / time.Millisecond),
 		ReadyNames: readyNames(), Analysed: c.analysedKeys(abs),
 	}
@@ -255,6 +255,20 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 		}
 	}
 	return out, nil
+}
+
+// characterAt is where params (as json.Marshal wrote them, the position's
+// character 0) hold that 0: the index of its byte (nvim.ReadSpec.ParamsAt),
+// or 0 when the position is not written once as expected (read.lua then
+// decodes params and sets it). A match is the position object itself: in
+// a JSON string every quote is escaped, so the text cannot occur in one.
+func characterAt(params []byte, line int) int {
+	needle := `"position":{"line":` + strconv.Itoa(line) + `,"character":0}`
+	i := strings.Index(string(params), needle)
+	if i < 0 || strings.LastIndex(string(params), needle) != i {
+		return 0
+	}
+	return i + len(needle) - 2
 }
 
 // readSlow is read as resolve and Request make it: the open, then the

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"go.lsp.dev/protocol"
 )
 
 // TestDecodeReadReplyAsJSON: read.lua's answer decodes as encoding/json
@@ -111,6 +113,48 @@ func BenchmarkDecodeReadReply(b *testing.B) {
 		var reply readReply
 		if err := decodeReadReply(raw, &reply, &memo); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestCharacterAt: the place of the position's character in params as
+// json.Marshal writes them, for each read's params; 0 when the position is
+// not there once as written (another line, a character not 0, written
+// twice), never a place inside a string.
+func TestCharacterAt(t *testing.T) {
+	at := protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: `file:///a/"position":{"line":7,"character":0}.go`},
+		Position:     protocol.Position{Line: 7},
+	}
+	for _, p := range []any{
+		protocol.DefinitionParams{TextDocumentPositionParams: at},
+		protocol.ReferenceParams{TextDocumentPositionParams: at, Context: protocol.ReferenceContext{IncludeDeclaration: true}},
+		protocol.HoverParams{TextDocumentPositionParams: at},
+	} {
+		params, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := characterAt(params, 7)
+		if i <= 0 || params[i] != '0' {
+			t.Fatalf("%T: %d in %s", p, i, params)
+		}
+		spliced := string(params[:i]) + "123" + string(params[i+1:])
+		var back protocol.TextDocumentPositionParams
+		if err := json.Unmarshal([]byte(spliced), &back); err != nil || back.Position.Character != 123 || back.TextDocument.URI != at.TextDocument.URI {
+			t.Fatalf("%T: %s: %+v, %v", p, spliced, back, err)
+		}
+		if n := characterAt(params, 8); n != 0 {
+			t.Errorf("%T, another line: %d", p, n)
+		}
+	}
+	for _, params := range []string{
+		`{"position":{"line":7,"character":3}}`,
+		`{"position":{"line":7,"character":0},"other":{"position":{"line":7,"character":0}}}`,
+		`{"textDocument":{"uri":"x\"position\":{\"line\":7,\"character\":0}"}}`,
+	} {
+		if n := characterAt([]byte(params), 7); n != 0 {
+			t.Errorf("%s: %d", params, n)
 		}
 	}
 }

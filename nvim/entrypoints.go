@@ -95,7 +95,10 @@ func init() {
 // first item} where that server offers them; then read Block lines from
 // each location the answer names (0: none), and the lines of the item and
 // of the entries and call sites the chained answers name, of the loaded
-// buffers.
+// buffers. ParamsAt, when not 0, is the byte of Params (0-based) that is
+// the position's character, a 0 in its place: read.lua writes the
+// request with the chosen character there, without decoding Params or
+// encoding the request.
 type ReadSpec struct {
 	Path       string          `msgpack:"path"`
 	Line       int             `msgpack:"line"`
@@ -103,6 +106,7 @@ type ReadSpec struct {
 	Positions  map[string]int  `msgpack:"positions"`
 	Method     string          `msgpack:"method"`
 	Params     string          `msgpack:"params"`
+	ParamsAt   int             `msgpack:"params_at"`
 	Also       []string        `msgpack:"also,omitempty"`
 	Chain      []string        `msgpack:"chain,omitempty"`
 	Block      int             `msgpack:"block"`

@@ -9,7 +9,7 @@ import "github.com/neovim/go-client/msgpack"
 // conversion per field and per map entry, on the way of every read
 // (TestReadSpecEncodesAsItsStruct holds the two to the same bytes).
 func (r ReadSpec) MarshalMsgPack(e *msgpack.Encoder) error {
-	n := int64(11)
+	n := int64(12)
 	if len(r.Also) > 0 {
 		n++
 	}
@@ -32,6 +32,7 @@ func (r ReadSpec) MarshalMsgPack(e *msgpack.Encoder) error {
 	}
 	p.str("method", r.Method)
 	p.str("params", r.Params)
+	p.int("params_at", r.ParamsAt)
 	if len(r.Also) > 0 {
 		p.strs("also", r.Also)
 	}

@@ -141,27 +141,42 @@ end
 --- sends it as that does without it, on the same connection (its message
 --- ids, its callbacks, its log); on 0.11 (which dropped it) or a
 --- connection of another shape, through client.rpc.request.
+--- json, when given (params nil), is the params as JSON: on 0.10's
+--- connection the message is written around it, the params neither
+--- decoded nor encoded (a read's request, made by the Go side); decoded
+--- for client.rpc.request, and when the LSP log keeps debug messages (it
+--- logs the payload as a table).
 ---@param client vim.lsp.Client
 ---@param method string
 ---@param params table?
 ---@param callback fun(err: table?, result: any)
 ---@param notice fun(request_id: integer)?
+---@param json string?
 ---@return boolean ok, integer? request_id
-function M.rpc_request(client, method, params, callback, notice)
+function M.rpc_request(client, method, params, callback, notice, json)
   local request = client.rpc.request
   local conn = not M.has_011 and type(request) == 'function' and rpc_conn(request)
   if not conn then
-    return client.rpc.request(method, params, callback, notice)
+    return client.rpc.request(method, params or vim.json.decode(json), callback, notice)
+  end
+  local log = require('vim.lsp.log')
+  if json and log.should_log(log.levels.DEBUG) then
+    params, json = vim.json.decode(json), nil
   end
   conn.message_index = conn.message_index + 1
   local id = conn.message_index
-  local payload = { id = id, jsonrpc = '2.0', method = method, params = params }
-  require('vim.lsp.log').debug('rpc.send', payload)
+  local message
+  if json then
+    message = '{"id":' .. id .. ',"jsonrpc":"2.0","method":' .. vim.json.encode(method) .. ',"params":' .. json .. '}'
+  else
+    local payload = { id = id, jsonrpc = '2.0', method = method, params = params }
+    log.debug('rpc.send', payload)
+    message = vim.json.encode(payload)
+  end
   if conn.transport.is_closing() then
     return false, nil
   end
-  local json = vim.json.encode(payload)
-  conn.transport.write('Content-Length: ' .. #json .. '\r\n\r\n' .. json)
+  conn.transport.write('Content-Length: ' .. #message .. '\r\n\r\n' .. message)
   conn.message_callbacks[id] = vim.schedule_wrap(callback)
   if notice then
     conn.notify_reply_callbacks[id] = vim.schedule_wrap(notice)

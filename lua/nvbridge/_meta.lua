@@ -270,6 +270,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field positions table<string, integer> offset encoding -> character
 ---@field method string
 ---@field params string JSON
+---@field params_at integer 0-based byte of params that is the position's character (0: none)
 ---@field also? string[]
 ---@field chain? string[] asked with {item = the answer's first item}
 ---@field block integer

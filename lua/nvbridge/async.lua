@@ -215,7 +215,7 @@ end
 ---@param id integer
 ---@param bufnr integer
 ---@param client vim.lsp.Client
----@param reqs {method: string, params: table}[]
+---@param reqs {method: string, params: table?, json: string?}[] json: the params as JSON, sent as they are (params nil)
 ---@param finish fun(answers: table[])
 function M.send(chan, id, bufnr, client, reqs, finish)
   -- Neovim flushes (debounced) didChange only for the request's own buffer;
@@ -263,7 +263,7 @@ function M.send(chan, id, bufnr, client, reqs, finish)
             '%s cancelled %s (RequestCancelled) without an answer', client.name, r.method)) })
         end
       end)
-    end)
+    end, r.json)
     if ok then
       op.pending[request_id] = i
     else

@@ -254,11 +254,22 @@ function M.read(chan, id, spec)
     end
     local client = chosen
     local position = { line = spec.line, character = character }
-    local params = vim.json.decode(spec.params)
-    params.position = position
-    local reqs = { { method = spec.method, params = params } }
+    -- The request's params: spec.params with the character written where
+    -- the Go side left its place (params_at), as JSON the request carries
+    -- as it is (compat.rpc_request), not decoded here and encoded again;
+    -- decoded when that place is not known, or where a table is needed.
+    local params, raw
+    local at = spec.params_at
+    if type(at) == 'number' and at > 0 then
+      raw = spec.params:sub(1, at) .. character .. spec.params:sub(at + 2)
+    else
+      params = vim.json.decode(spec.params)
+      params.position = position
+    end
+    local reqs = { { method = spec.method, params = params, json = raw } }
     for _, method in ipairs(spec.also or {}) do
       if status.supports_method(client, method, bufnr) then
+        params = params or vim.json.decode(raw)
         table.insert(reqs, { method = method, params = { textDocument = params.textDocument, position = position } })
       end
     end
