@@ -157,7 +157,7 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 			string(preview.UTF32): preview.ByteToUnits(text, pt.Byte, preview.UTF32),
 		},
 		Method: req.method, Params: string(params), ParamsAt: characterAt(params, pt.Line), Also: req.also, Chain: req.chain, Block: req.block,
-		Methods: slices.Concat(positionMethods(req.method), req.also, req.chain, req.known), GraceMs: int(c.AttachGrace / time.Millisecond),
+		Methods: beyondNavigation(req.method, req.also, req.chain, req.known), GraceMs: int(c.AttachGrace / time.Millisecond),
 		ReadyNames: readyNames(), Analysed: c.analysedKeys(abs),
 	}
 	var sent func()
@@ -255,6 +255,27 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 		}
 	}
 	return out, nil
+}
+
+// beyondNavigation are method and the methods of lists that are not
+// navigationMethods (nvim.ReadSpec.Methods: read.lua describes the servers
+// with the navigation methods, which it has as status.navigation_methods,
+// and these); nil when there are none, as for a definition, a hover or
+// references.
+func beyondNavigation(method string, lists ...[]string) []string {
+	var out []string
+	add := func(m string) {
+		if !slices.Contains(navigationMethods, m) && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	add(method)
+	for _, l := range lists {
+		for _, m := range l {
+			add(m)
+		}
+	}
+	return out
 }
 
 // characterAt is where params (as json.Marshal wrote them, the position's

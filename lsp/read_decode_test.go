@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 
 	"go.lsp.dev/protocol"
@@ -156,5 +157,23 @@ func TestCharacterAt(t *testing.T) {
 		if n := characterAt([]byte(params), 7); n != 0 {
 			t.Errorf("%s: %d", params, n)
 		}
+	}
+}
+
+// TestBeyondNavigation: a read sends the methods its servers are
+// described with beyond the navigation ones, once each, none for the
+// usual reads.
+func TestBeyondNavigation(t *testing.T) {
+	if got := beyondNavigation(protocol.MethodTextDocumentDefinition); got != nil {
+		t.Errorf("definition: %v", got)
+	}
+	if got := beyondNavigation(protocol.MethodTextDocumentHover, []string{protocol.MethodTextDocumentDefinition}, nil); got != nil {
+		t.Errorf("hover: %v", got)
+	}
+	got := beyondNavigation(protocol.MethodTextDocumentPrepareCallHierarchy, nil,
+		[]string{protocol.MethodCallHierarchyIncomingCalls, protocol.MethodCallHierarchyOutgoingCalls},
+		[]string{protocol.MethodCallHierarchyIncomingCalls, protocol.MethodTextDocumentRename})
+	if want := []string{protocol.MethodCallHierarchyIncomingCalls, protocol.MethodCallHierarchyOutgoingCalls, protocol.MethodTextDocumentRename}; !slices.Equal(got, want) {
+		t.Errorf("calls: %v, want %v", got, want)
 	}
 }

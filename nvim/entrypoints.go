@@ -86,7 +86,7 @@ func init() {
 
 // ReadSpec is one read in one call (read.lua): open Path (reconciled with
 // the disk), wait for its servers, and when 0-based Line holds Text, send
-// Method through the first ready server that offers it (of Methods) and
+// Method through the first ready server that offers it and
 // has analysed the file (ReadyNames: servers that answer once the file is
 // open; Analysed: "bufnr:client" pairs known to have), at Positions (the
 // character of the target in each offset encoding), with Params (JSON, the
@@ -98,7 +98,10 @@ func init() {
 // buffers. ParamsAt, when not 0, is the byte of Params (0-based) that is
 // the position's character, a 0 in its place: read.lua writes the
 // request with the chosen character there, without decoding Params or
-// encoding the request.
+// encoding the request. The reply describes the servers with the methods
+// they offer of the navigation ones (status.lua's navigation_methods, which
+// are lsp's) and of Methods (the others the caller may use: nil for most
+// reads, the list sent with each read cost more than the rest of it).
 type ReadSpec struct {
 	Path       string          `msgpack:"path"`
 	Line       int             `msgpack:"line"`

@@ -274,7 +274,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field also? string[]
 ---@field chain? string[] asked with {item = the answer's first item}
 ---@field block integer
----@field methods string[]
+---@field methods string[]? described beyond status.navigation_methods
 ---@field grace_ms integer
 ---@field ready_names table<string, boolean>
 ---@field analysed table<string, boolean> "bufnr:client_id"

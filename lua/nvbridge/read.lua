@@ -207,9 +207,10 @@ function M.read(chan, id, spec)
     local text = api.nvim_buf_get_lines(bufnr, spec.line, spec.line + 1, false)[1]
     local reply = { line = text == nil and vim.NIL or text }
     -- The reply's members after its first, as JSON, with the buffer's
-    -- state and the clients described with the methods of spec.methods
-    -- they support: made once the request went, while the server works on
-    -- it (the same as before it: nothing else ran between). described:
+    -- state and the clients described with the methods they support of
+    -- the navigation ones and spec.methods: made once the request went,
+    -- while the server works on it (the same as before it: nothing else
+    -- ran between). described:
     -- the chosen server's description, whose methods the chain is sent by
     -- (the Go side reads the answers by the same).
     local tail, described
@@ -217,7 +218,7 @@ function M.read(chan, id, spec)
     local function reply_tail()
       if not tail then
         reply.buffer = buffers.state(bufnr, st.state)
-        local clients = status.describe(ready, bufnr, spec.methods)
+        local clients = status.describe(ready, bufnr, status.position_methods(spec.methods))
         for _, c in ipairs(clients) do
           if chosen and c.id == chosen.id then
             described = c
