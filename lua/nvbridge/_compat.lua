@@ -150,7 +150,7 @@ end
 ---@param method string
 ---@param params table?
 ---@param callback fun(err: table?, result: any)
----@param notice fun(request_id: integer)?
+---@param notice fun(request_id: integer)? called (scheduled) once a reply came (0.10's connection: one without an answer)
 ---@param json string?
 ---@return boolean ok, integer? request_id
 function M.rpc_request(client, method, params, callback, notice, json)
@@ -177,9 +177,39 @@ function M.rpc_request(client, method, params, callback, notice, json)
     return false, nil
   end
   conn.transport.write('Content-Length: ' .. #message .. '\r\n\r\n' .. message)
-  conn.message_callbacks[id] = vim.schedule_wrap(callback)
-  if notice then
-    conn.notify_reply_callbacks[id] = vim.schedule_wrap(notice)
+  if not notice then
+    conn.message_callbacks[id] = vim.schedule_wrap(callback)
+    return true, id
+  end
+  -- The reply in one scheduled call. Neovim calls, as the reply is read
+  -- (a fast event: no API), the notice, then, unless the reply is a
+  -- RequestCancelled (it drops those), the callback. Scheduled each, as
+  -- rpc.request has them, the notice (which schedules its own check) ran
+  -- ahead of the callback: two scheduled calls and a third after, on the
+  -- way of every answer. Here the notice schedules the one call and the
+  -- callback, called before that runs, leaves it the answer: the call runs
+  -- the callback with it, or, with none, the notice (a reply without an
+  -- answer). A callback called without the notice first (not from a
+  -- reply) is scheduled as before.
+  local noticed, answered, answer_err, answer_result = false, false, nil, nil
+  conn.message_callbacks[id] = function(err, result)
+    if noticed then
+      answered, answer_err, answer_result = true, err, result
+    else
+      vim.schedule(function()
+        callback(err, result)
+      end)
+    end
+  end
+  conn.notify_reply_callbacks[id] = function()
+    noticed = true
+    vim.schedule(function()
+      if answered then
+        callback(answer_err, answer_result)
+      else
+        notice(id)
+      end
+    end)
   end
   return true, id
 end

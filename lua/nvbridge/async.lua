@@ -253,7 +253,9 @@ function M.send(chan, id, bufnr, client, reqs, finish)
     -- (it assumes it cancelled the request itself), and both the notice and
     -- the callback are scheduled when the reply arrives, in that order, so
     -- a check scheduled from the notice runs after the callback would have:
-    -- a request still pending then got that reply.
+    -- a request still pending then got that reply. (On 0.10's connection,
+    -- compat.rpc_request calls the notice only for a reply without an
+    -- answer, and the callback in the notice's place.)
     local ok, request_id = compat.rpc_request(client, r.method, r.params, function(err, result)
       op.settle(i, err and { err = request_error(client, r.method, err) } or { result = result })
     end, function(request_id)
