@@ -177,3 +177,50 @@ func TestBeyondNavigation(t *testing.T) {
 		t.Errorf("calls: %v, want %v", got, want)
 	}
 }
+
+// TestReadParamsAsMarshal: a read's params written as json.Marshal writes
+// them, with the place of the character characterAt finds, for each kind
+// of params and URIs JSON writes as they are or escapes; params of other
+// kinds, with a token or a character, go to json.Marshal.
+func TestReadParamsAsMarshal(t *testing.T) {
+	token := protocol.NewProgressToken("t")
+	for _, u := range []protocol.DocumentURI{
+		"file:///tmp/nvbridge-readsab-1/m/zap/logger.go",
+		"file:///tmp/a%20b/%C3%BC%F0%9F%98%80.go",
+		"file:///tmp/a&b<c>.go",
+		`file:///tmp/q"uote\.go`,
+		"file:///tmp/ü.go",
+		"file:///tmp/\u2028.go",
+		"file:///tmp/\x01.go",
+		"",
+	} {
+		for _, line := range []int{0, 7, 1 << 20} {
+			at := protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: protocol.Position{Line: uint32(line)}}
+			for _, p := range []any{
+				protocol.DefinitionParams{TextDocumentPositionParams: at},
+				protocol.HoverParams{TextDocumentPositionParams: at},
+				protocol.ReferenceParams{TextDocumentPositionParams: at, Context: protocol.ReferenceContext{IncludeDeclaration: true}},
+				protocol.ReferenceParams{TextDocumentPositionParams: at},
+				protocol.DefinitionParams{TextDocumentPositionParams: at, WorkDoneProgressParams: protocol.WorkDoneProgressParams{WorkDoneToken: token}},
+				protocol.HoverParams{TextDocumentPositionParams: at, WorkDoneProgressParams: protocol.WorkDoneProgressParams{WorkDoneToken: token}},
+				protocol.ReferenceParams{TextDocumentPositionParams: at, PartialResultParams: protocol.PartialResultParams{PartialResultToken: token}},
+				protocol.TypeDefinitionParams{TextDocumentPositionParams: at},
+				at,
+			} {
+				want, err := json.Marshal(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, n, err := readParams(p, line)
+				if err != nil || got != string(want) || n != characterAt(want, line) {
+					t.Errorf("%T %q line %d: %s at %d (%v), json.Marshal %s at %d", p, u, line, got, n, err, want, characterAt(want, line))
+				}
+			}
+		}
+	}
+	// Another line than the params' (never a read's): json.Marshal's, no place.
+	at := protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: "file:///a.go"}, Position: protocol.Position{Line: 3, Character: 2}}
+	if got, n, err := readParams(protocol.DefinitionParams{TextDocumentPositionParams: at}, 3); err != nil || n != 0 || got != `{"textDocument":{"uri":"file:///a.go"},"position":{"line":3,"character":2}}` {
+		t.Errorf("a character: %s at %d, %v", got, n, err)
+	}
+}
