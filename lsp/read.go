@@ -149,13 +149,9 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 	if err != nil {
 		return readAnswer{}, err
 	}
+	character, positions := positionsOf(text, pt.Byte)
 	spec := nvim.ReadSpec{
-		Path: abs, Line: pt.Line, Text: text,
-		Positions: map[string]int{
-			string(preview.UTF8):  preview.ByteToUnits(text, pt.Byte, preview.UTF8),
-			string(preview.UTF16): preview.ByteToUnits(text, pt.Byte, preview.UTF16),
-			string(preview.UTF32): preview.ByteToUnits(text, pt.Byte, preview.UTF32),
-		},
+		Path: abs, Line: pt.Line, Text: text, Positions: positions, Character: character,
 		Method: req.method, Params: params, ParamsAt: paramsAt, Also: req.also, Chain: req.chain, Block: req.block,
 		Methods: beyondNavigation(req.method, req.also, req.chain, req.known), GraceMs: int(c.AttachGrace / time.Millisecond),
 		ReadyNames: readyNames(), Analysed: c.analysedKeys(abs),
@@ -276,6 +272,20 @@ func beyondNavigation(method string, lists ...[]string) []string {
 		}
 	}
 	return out
+}
+
+// positionsOf is the character of byte b of line in each offset encoding
+// (nvim.ReadSpec.Positions), or, when it is the same in all three (ASCII
+// up to b: most lines of code), that character alone and no map: a map of
+// three to build, send and make a Lua table of on every read.
+func positionsOf(line string, b int) (int, map[string]int) {
+	u8 := preview.ByteToUnits(line, b, preview.UTF8)
+	u16 := preview.ByteToUnits(line, b, preview.UTF16)
+	u32 := preview.ByteToUnits(line, b, preview.UTF32)
+	if u8 == u16 && u8 == u32 {
+		return u8, nil
+	}
+	return u8, map[string]int{string(preview.UTF8): u8, string(preview.UTF16): u16, string(preview.UTF32): u32}
 }
 
 // readParams is params (a read's, at line, its character 0) as

@@ -224,3 +224,26 @@ func TestReadParamsAsMarshal(t *testing.T) {
 		t.Errorf("a character: %s at %d, %v", got, n, err)
 	}
 }
+
+// TestPositionsOf: a target's character in each offset encoding, one
+// character alone when they agree (ASCII before it), and a map when they
+// do not (é: 2 bytes, 1 UTF-16 unit; 😀: 4 bytes, 2 units, 1 character).
+func TestPositionsOf(t *testing.T) {
+	for _, c := range []struct {
+		line      string
+		b         int
+		character int
+		positions map[string]int
+	}{
+		{"\ttotal, err := orders.Process(order)", 22, 22, nil},
+		{"x := 1 // é", 5, 5, nil},
+		{"é := 1", 3, 3, map[string]int{"utf-8": 3, "utf-16": 2, "utf-32": 2}},
+		{"s := \"😀\" + x", 12, 12, map[string]int{"utf-8": 12, "utf-16": 10, "utf-32": 9}},
+		{"", 0, 0, nil},
+	} {
+		character, positions := positionsOf(c.line, c.b)
+		if character != c.character || !reflect.DeepEqual(positions, c.positions) {
+			t.Errorf("%q at %d: %d %v, want %d %v", c.line, c.b, character, positions, c.character, c.positions)
+		}
+	}
+}

@@ -267,7 +267,8 @@ error('nvbridge._meta is a type description, not a module')
 ---@field path string absolute
 ---@field line integer 0-based
 ---@field text string
----@field positions table<string, integer> offset encoding -> character
+---@field positions? table<string, integer> offset encoding -> character (none: character in all three)
+---@field character integer
 ---@field method string
 ---@field params string JSON
 ---@field params_at integer 0-based byte of params that is the position's character (0: none)

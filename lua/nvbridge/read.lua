@@ -166,6 +166,10 @@ local function loaded_lines(wanted, loaded)
   return out
 end
 
+-- The offset encodings spec.character stands for when spec.positions is
+-- not there.
+local encodings = { ['utf-8'] = true, ['utf-16'] = true, ['utf-32'] = true }
+
 --- Gives the answers without a result (null) an explicit one: JSON null.
 ---@param answers table[]
 local function null_results(answers)
@@ -246,7 +250,13 @@ function M.read(chan, id, spec)
     if text ~= spec.text then
       return unsent('line')
     end
-    local character = spec.positions[chosen.offset_encoding or 'utf-16']
+    local encoding = chosen.offset_encoding or 'utf-16'
+    local character
+    if spec.positions then
+      character = spec.positions[encoding]
+    elseif encodings[encoding] then
+      character = spec.character -- the same in every encoding
+    end
     if not character then
       return unsent('encoding')
     end
