@@ -142,7 +142,7 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 		req.located(pt, abs)
 	}
 	fileURI := uri.File(abs)
-	params, paramsAt, err := readParams(req.params(protocol.TextDocumentPositionParams{
+	params, paramsAt, bare, err := readParams(req.params(protocol.TextDocumentPositionParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: fileURI},
 		Position:     protocol.Position{Line: uint32(pt.Line)},
 	}), pt.Line)
@@ -152,7 +152,7 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 	character, positions := positionsOf(text, pt.Byte)
 	spec := nvim.ReadSpec{
 		Path: abs, Line: pt.Line, Text: text, Positions: positions, Character: character,
-		Method: req.method, Params: params, ParamsAt: paramsAt, Also: req.also, Chain: req.chain, Block: req.block,
+		Method: req.method, Params: params, ParamsAt: paramsAt, ParamsBare: bare, Also: req.also, Chain: req.chain, Block: req.block,
 		Methods: beyondNavigation(req.method, req.also, req.chain, req.known), GraceMs: int(c.AttachGrace / time.Millisecond),
 		ReadyNames: readyNames(), Analysed: c.analysedKeys(abs),
 	}
@@ -290,11 +290,13 @@ func positionsOf(line string, b int) (int, map[string]int) {
 
 // readParams is params (a read's, at line, its character 0) as
 // json.Marshal writes them, and where the character stands
-// (nvim.ReadSpec.ParamsAt). A definition's, a hover's and references'
-// params with a URI JSON writes as it is are written here: encoding/json
-// took 0.9 us (hot, 6 allocations) of a read's way for what is a few
-// appends (TestReadParamsAsMarshal holds them to the same text).
-func readParams(params any, line int) (string, int, error) {
+// (nvim.ReadSpec.ParamsAt), and whether they are a
+// TextDocumentPositionParams' text (nvim.ReadSpec.ParamsBare). A
+// definition's, a hover's and references' params with a URI JSON writes
+// as it is are written here: encoding/json took 0.9 us (hot, 6
+// allocations) of a read's way for what is a few appends
+// (TestReadParamsAsMarshal holds them to the same text).
+func readParams(params any, line int) (string, int, bool, error) {
 	var at protocol.TextDocumentPositionParams
 	var refs *protocol.ReferenceContext
 	plain := false
@@ -321,13 +323,13 @@ func readParams(params any, line int) (string, int, error) {
 			b.WriteString(`,"context":{"includeDeclaration":` + strconv.FormatBool(refs.IncludeDeclaration) + `}`)
 		}
 		b.WriteByte('}')
-		return b.String(), n, nil
+		return b.String(), n, refs == nil, nil
 	}
 	raw, err := json.Marshal(params)
 	if err != nil {
-		return "", 0, err
+		return "", 0, false, err
 	}
-	return string(raw), characterAt(raw, line), nil
+	return string(raw), characterAt(raw, line), false, nil
 }
 
 // jsonAsIs reports whether json.Marshal writes s as it is between quotes:

@@ -211,17 +211,32 @@ func TestReadParamsAsMarshal(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, n, err := readParams(p, line)
+				got, n, bare, err := readParams(p, line)
 				if err != nil || got != string(want) || n != characterAt(want, line) {
 					t.Errorf("%T %q line %d: %s at %d (%v), json.Marshal %s at %d", p, u, line, got, n, err, want, characterAt(want, line))
+				}
+				// Bare: the text of the params' TextDocumentPositionParams.
+				if plain, _ := json.Marshal(at); bare && got != string(plain) {
+					t.Errorf("%T %q line %d: %s said bare, not %s", p, u, line, got, plain)
 				}
 			}
 		}
 	}
 	// Another line than the params' (never a read's): json.Marshal's, no place.
 	at := protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: "file:///a.go"}, Position: protocol.Position{Line: 3, Character: 2}}
-	if got, n, err := readParams(protocol.DefinitionParams{TextDocumentPositionParams: at}, 3); err != nil || n != 0 || got != `{"textDocument":{"uri":"file:///a.go"},"position":{"line":3,"character":2}}` {
-		t.Errorf("a character: %s at %d, %v", got, n, err)
+	if got, n, bare, err := readParams(protocol.DefinitionParams{TextDocumentPositionParams: at}, 3); err != nil || n != 0 || bare || got != `{"textDocument":{"uri":"file:///a.go"},"position":{"line":3,"character":2}}` {
+		t.Errorf("a character: %s at %d (bare %v), %v", got, n, bare, err)
+	}
+	// A definition's and a hover's are bare, references' are not.
+	at.Position.Character = 0
+	for p, want := range map[any]bool{
+		protocol.DefinitionParams{TextDocumentPositionParams: at}: true,
+		protocol.HoverParams{TextDocumentPositionParams: at}:      true,
+		protocol.ReferenceParams{TextDocumentPositionParams: at}:  false,
+	} {
+		if _, _, bare, _ := readParams(p, 3); bare != want {
+			t.Errorf("%T: bare %v", p, bare)
+		}
 	}
 }
 

@@ -99,7 +99,9 @@ func init() {
 // buffers. ParamsAt, when not 0, is the byte of Params (0-based) that is
 // the position's character, a 0 in its place: read.lua writes the
 // request with the chosen character there, without decoding Params or
-// encoding the request. The reply describes the servers with the methods
+// encoding the request; ParamsBare: Params are a
+// TextDocumentPositionParams' (what the Also requests take, sent with the
+// same text). The reply describes the servers with the methods
 // they offer of the navigation ones (status.lua's navigation_methods, which
 // are lsp's) and of Methods (the others the caller may use: nil for most
 // reads, the list sent with each read cost more than the rest of it).
@@ -112,6 +114,7 @@ type ReadSpec struct {
 	Method     string          `msgpack:"method"`
 	Params     string          `msgpack:"params"`
 	ParamsAt   int             `msgpack:"params_at"`
+	ParamsBare bool            `msgpack:"params_bare"`
 	Also       []string        `msgpack:"also,omitempty"`
 	Chain      []string        `msgpack:"chain,omitempty"`
 	Block      int             `msgpack:"block"`

@@ -9,7 +9,7 @@ import "github.com/neovim/go-client/msgpack"
 // conversion per field and per map entry, on the way of every read
 // (TestReadSpecEncodesAsItsStruct holds the two to the same bytes).
 func (r ReadSpec) MarshalMsgPack(e *msgpack.Encoder) error {
-	n := int64(12)
+	n := int64(13)
 	if len(r.Positions) > 0 {
 		n++
 	}
@@ -35,6 +35,8 @@ func (r ReadSpec) MarshalMsgPack(e *msgpack.Encoder) error {
 	p.str("method", r.Method)
 	p.str("params", r.Params)
 	p.int("params_at", r.ParamsAt)
+	p.key("params_bare")
+	p.do(e.PackBool(r.ParamsBare))
 	if len(r.Also) > 0 {
 		p.strs("also", r.Also)
 	}

@@ -19,7 +19,7 @@ type readSpecFields ReadSpec
 // numbers.
 func TestReadSpecEncodesAsItsStruct(t *testing.T) {
 	full := ReadSpec{Path: "/tmp/a b/ü.go", Line: 130, Text: "\tfunc x() { // é", Positions: map[string]int{"utf-16": 3}, Character: 9,
-		Method: "textDocument/definition", Params: `{"x":1}`, ParamsAt: 5, Also: []string{"textDocument/declaration"},
+		Method: "textDocument/definition", Params: `{"x":1}`, ParamsAt: 5, ParamsBare: true, Also: []string{"textDocument/declaration"},
 		Chain: []string{"callHierarchy/incomingCalls", "callHierarchy/outgoingCalls"}, Block: 4,
 		Methods: []string{"m", ""}, GraceMs: 1 << 20, ReadyNames: map[string]bool{"lua_ls": true}, Analysed: map[string]bool{"2:1": false}}
 	specs := map[string]ReadSpec{

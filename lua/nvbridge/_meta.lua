@@ -272,6 +272,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field method string
 ---@field params string JSON
 ---@field params_at integer 0-based byte of params that is the position's character (0: none)
+---@field params_bare boolean params are a TextDocumentPositionParams' (the also requests' too)
 ---@field also? string[]
 ---@field chain? string[] asked with {item = the answer's first item}
 ---@field block integer

@@ -280,8 +280,13 @@ function M.read(chan, id, spec)
     local reqs = { { method = spec.method, params = params, json = raw } }
     for _, method in ipairs(spec.also or {}) do
       if status.supports_method(client, method, bufnr) then
-        params = params or vim.json.decode(raw)
-        table.insert(reqs, { method = method, params = { textDocument = params.textDocument, position = position } })
+        if raw and spec.params_bare then
+          -- The same text: a TextDocumentPositionParams'.
+          table.insert(reqs, { method = method, json = raw })
+        else
+          params = params or vim.json.decode(raw)
+          table.insert(reqs, { method = method, params = { textDocument = params.textDocument, position = position } })
+        end
       end
     end
     reply.client = chosen.id
