@@ -44,3 +44,7 @@ func (v *Verifier) CopyPulls() int {
 	}
 	return n
 }
+
+// NavigationMethods is, for tests, navigationMethods (read.lua has them
+// as status.navigation_methods).
+var NavigationMethods = navigationMethods

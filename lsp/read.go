@@ -142,22 +142,18 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 		req.located(pt, abs)
 	}
 	fileURI := uri.File(abs)
-	params, err := json.Marshal(req.params(protocol.TextDocumentPositionParams{
+	params, paramsAt, bare, err := readParams(req.params(protocol.TextDocumentPositionParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: fileURI},
 		Position:     protocol.Position{Line: uint32(pt.Line)},
-	}))
+	}), pt.Line)
 	if err != nil {
 		return readAnswer{}, err
 	}
+	character, positions := positionsOf(text, pt.Byte)
 	spec := nvim.ReadSpec{
-		Path: abs, Line: pt.Line, Text: text,
-		Positions: map[string]int{
-			string(preview.UTF8):  preview.ByteToUnits(text, pt.Byte, preview.UTF8),
-			string(preview.UTF16): preview.ByteToUnits(text, pt.Byte, preview.UTF16),
-			string(preview.UTF32): preview.ByteToUnits(text, pt.Byte, preview.UTF32),
-		},
-		Method: req.method, Params: string(params), Also: req.also, Chain: req.chain, Block: req.block,
-		Methods: slices.Concat(positionMethods(req.method), req.also, req.chain, req.known), GraceMs: int(c.AttachGrace / time.Millisecond),
+		Path: abs, Line: pt.Line, Text: text, Positions: positions, Character: character,
+		Method: req.method, Params: params, ParamsAt: paramsAt, ParamsBare: bare, Also: req.also, Chain: req.chain, Block: req.block,
+		Methods: beyondNavigation(req.method, req.also, req.chain, req.known), GraceMs: int(c.AttachGrace / time.Millisecond),
 		ReadyNames: readyNames(), Analysed: c.analysedKeys(abs),
 	}
 	var sent func()
@@ -255,6 +251,112 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 		}
 	}
 	return out, nil
+}
+
+// beyondNavigation are method and the methods of lists that are not
+// navigationMethods (nvim.ReadSpec.Methods: read.lua describes the servers
+// with the navigation methods, which it has as status.navigation_methods,
+// and these); nil when there are none, as for a definition, a hover or
+// references.
+func beyondNavigation(method string, lists ...[]string) []string {
+	var out []string
+	add := func(m string) {
+		if !slices.Contains(navigationMethods, m) && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	add(method)
+	for _, l := range lists {
+		for _, m := range l {
+			add(m)
+		}
+	}
+	return out
+}
+
+// positionsOf is the character of byte b of line in each offset encoding
+// (nvim.ReadSpec.Positions), or, when it is the same in all three (ASCII
+// up to b: most lines of code), that character alone and no map: a map of
+// three to build, send and make a Lua table of on every read.
+func positionsOf(line string, b int) (int, map[string]int) {
+	u8 := preview.ByteToUnits(line, b, preview.UTF8)
+	u16 := preview.ByteToUnits(line, b, preview.UTF16)
+	u32 := preview.ByteToUnits(line, b, preview.UTF32)
+	if u8 == u16 && u8 == u32 {
+		return u8, nil
+	}
+	return u8, map[string]int{string(preview.UTF8): u8, string(preview.UTF16): u16, string(preview.UTF32): u32}
+}
+
+// readParams is params (a read's, at line, its character 0) as
+// json.Marshal writes them, and where the character stands
+// (nvim.ReadSpec.ParamsAt), and whether they are a
+// TextDocumentPositionParams' text (nvim.ReadSpec.ParamsBare). A
+// definition's, a hover's and references' params with a URI JSON writes
+// as it is are written here: encoding/json took 0.9 us (hot, 6
+// allocations) of a read's way for what is a few appends
+// (TestReadParamsAsMarshal holds them to the same text).
+func readParams(params any, line int) (string, int, bool, error) {
+	var at protocol.TextDocumentPositionParams
+	var refs *protocol.ReferenceContext
+	plain := false
+	switch p := params.(type) {
+	case protocol.DefinitionParams:
+		at, plain = p.TextDocumentPositionParams, p.WorkDoneToken == nil && p.PartialResultToken == nil
+	case protocol.HoverParams:
+		at, plain = p.TextDocumentPositionParams, p.WorkDoneToken == nil
+	case protocol.ReferenceParams:
+		at, plain = p.TextDocumentPositionParams, p.WorkDoneToken == nil && p.PartialResultToken == nil
+		refs = &p.Context
+	}
+	if plain && at.Position.Character == 0 && int64(at.Position.Line) == int64(line) && jsonAsIs(string(at.TextDocument.URI)) {
+		var b strings.Builder
+		b.Grow(96 + len(at.TextDocument.URI))
+		b.WriteString(`{"textDocument":{"uri":"`)
+		b.WriteString(string(at.TextDocument.URI))
+		b.WriteString(`"},"position":{"line":`)
+		b.WriteString(strconv.Itoa(line))
+		b.WriteString(`,"character":`)
+		n := b.Len()
+		b.WriteString(`0}`)
+		if refs != nil {
+			b.WriteString(`,"context":{"includeDeclaration":` + strconv.FormatBool(refs.IncludeDeclaration) + `}`)
+		}
+		b.WriteByte('}')
+		return b.String(), n, refs == nil, nil
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return "", 0, false, err
+	}
+	return string(raw), characterAt(raw, line), false, nil
+}
+
+// jsonAsIs reports whether json.Marshal writes s as it is between quotes:
+// printable ASCII but for the quote, the backslash and the characters it
+// escapes for HTML (<, >, &).
+func jsonAsIs(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
+}
+
+// characterAt is where params (as json.Marshal wrote them, the position's
+// character 0) hold that 0: the index of its byte (nvim.ReadSpec.ParamsAt),
+// or 0 when the position is not written once as expected (read.lua then
+// decodes params and sets it). A match is the position object itself: in
+// a JSON string every quote is escaped, so the text cannot occur in one.
+func characterAt(params []byte, line int) int {
+	needle := `"position":{"line":` + strconv.Itoa(line) + `,"character":0}`
+	i := strings.Index(string(params), needle)
+	if i < 0 || strings.LastIndex(string(params), needle) != i {
+		return 0
+	}
+	return i + len(needle) - 2
 }
 
 // readSlow is read as resolve and Request make it: the open, then the

@@ -3,7 +3,10 @@ package lsp
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
+
+	"go.lsp.dev/protocol"
 )
 
 // TestDecodeReadReplyAsJSON: read.lua's answer decodes as encoding/json
@@ -111,6 +114,151 @@ func BenchmarkDecodeReadReply(b *testing.B) {
 		var reply readReply
 		if err := decodeReadReply(raw, &reply, &memo); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestCharacterAt: the place of the position's character in params as
+// json.Marshal writes them, for each read's params; 0 when the position is
+// not there once as written (another line, a character not 0, written
+// twice), never a place inside a string.
+func TestCharacterAt(t *testing.T) {
+	at := protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: `file:///a/"position":{"line":7,"character":0}.go`},
+		Position:     protocol.Position{Line: 7},
+	}
+	for _, p := range []any{
+		protocol.DefinitionParams{TextDocumentPositionParams: at},
+		protocol.ReferenceParams{TextDocumentPositionParams: at, Context: protocol.ReferenceContext{IncludeDeclaration: true}},
+		protocol.HoverParams{TextDocumentPositionParams: at},
+	} {
+		params, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := characterAt(params, 7)
+		if i <= 0 || params[i] != '0' {
+			t.Fatalf("%T: %d in %s", p, i, params)
+		}
+		spliced := string(params[:i]) + "123" + string(params[i+1:])
+		var back protocol.TextDocumentPositionParams
+		if err := json.Unmarshal([]byte(spliced), &back); err != nil || back.Position.Character != 123 || back.TextDocument.URI != at.TextDocument.URI {
+			t.Fatalf("%T: %s: %+v, %v", p, spliced, back, err)
+		}
+		if n := characterAt(params, 8); n != 0 {
+			t.Errorf("%T, another line: %d", p, n)
+		}
+	}
+	for _, params := range []string{
+		`{"position":{"line":7,"character":3}}`,
+		`{"position":{"line":7,"character":0},"other":{"position":{"line":7,"character":0}}}`,
+		`{"textDocument":{"uri":"x\"position\":{\"line\":7,\"character\":0}"}}`,
+	} {
+		if n := characterAt([]byte(params), 7); n != 0 {
+			t.Errorf("%s: %d", params, n)
+		}
+	}
+}
+
+// TestBeyondNavigation: a read sends the methods its servers are
+// described with beyond the navigation ones, once each, none for the
+// usual reads.
+func TestBeyondNavigation(t *testing.T) {
+	if got := beyondNavigation(protocol.MethodTextDocumentDefinition); got != nil {
+		t.Errorf("definition: %v", got)
+	}
+	if got := beyondNavigation(protocol.MethodTextDocumentHover, []string{protocol.MethodTextDocumentDefinition}, nil); got != nil {
+		t.Errorf("hover: %v", got)
+	}
+	got := beyondNavigation(protocol.MethodTextDocumentPrepareCallHierarchy, nil,
+		[]string{protocol.MethodCallHierarchyIncomingCalls, protocol.MethodCallHierarchyOutgoingCalls},
+		[]string{protocol.MethodCallHierarchyIncomingCalls, protocol.MethodTextDocumentRename})
+	if want := []string{protocol.MethodCallHierarchyIncomingCalls, protocol.MethodCallHierarchyOutgoingCalls, protocol.MethodTextDocumentRename}; !slices.Equal(got, want) {
+		t.Errorf("calls: %v, want %v", got, want)
+	}
+}
+
+// TestReadParamsAsMarshal: a read's params written as json.Marshal writes
+// them, with the place of the character characterAt finds, for each kind
+// of params and URIs JSON writes as they are or escapes; params of other
+// kinds, with a token or a character, go to json.Marshal.
+func TestReadParamsAsMarshal(t *testing.T) {
+	token := protocol.NewProgressToken("t")
+	for _, u := range []protocol.DocumentURI{
+		"file:///tmp/nvbridge-readsab-1/m/zap/logger.go",
+		"file:///tmp/a%20b/%C3%BC%F0%9F%98%80.go",
+		"file:///tmp/a&b<c>.go",
+		`file:///tmp/q"uote\.go`,
+		"file:///tmp/ü.go",
+		"file:///tmp/\u2028.go",
+		"file:///tmp/\x01.go",
+		"",
+	} {
+		for _, line := range []int{0, 7, 1 << 20} {
+			at := protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: protocol.Position{Line: uint32(line)}}
+			for _, p := range []any{
+				protocol.DefinitionParams{TextDocumentPositionParams: at},
+				protocol.HoverParams{TextDocumentPositionParams: at},
+				protocol.ReferenceParams{TextDocumentPositionParams: at, Context: protocol.ReferenceContext{IncludeDeclaration: true}},
+				protocol.ReferenceParams{TextDocumentPositionParams: at},
+				protocol.DefinitionParams{TextDocumentPositionParams: at, WorkDoneProgressParams: protocol.WorkDoneProgressParams{WorkDoneToken: token}},
+				protocol.HoverParams{TextDocumentPositionParams: at, WorkDoneProgressParams: protocol.WorkDoneProgressParams{WorkDoneToken: token}},
+				protocol.ReferenceParams{TextDocumentPositionParams: at, PartialResultParams: protocol.PartialResultParams{PartialResultToken: token}},
+				protocol.TypeDefinitionParams{TextDocumentPositionParams: at},
+				at,
+			} {
+				want, err := json.Marshal(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, n, bare, err := readParams(p, line)
+				if err != nil || got != string(want) || n != characterAt(want, line) {
+					t.Errorf("%T %q line %d: %s at %d (%v), json.Marshal %s at %d", p, u, line, got, n, err, want, characterAt(want, line))
+				}
+				// Bare: the text of the params' TextDocumentPositionParams.
+				if plain, _ := json.Marshal(at); bare && got != string(plain) {
+					t.Errorf("%T %q line %d: %s said bare, not %s", p, u, line, got, plain)
+				}
+			}
+		}
+	}
+	// Another line than the params' (never a read's): json.Marshal's, no place.
+	at := protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: "file:///a.go"}, Position: protocol.Position{Line: 3, Character: 2}}
+	if got, n, bare, err := readParams(protocol.DefinitionParams{TextDocumentPositionParams: at}, 3); err != nil || n != 0 || bare || got != `{"textDocument":{"uri":"file:///a.go"},"position":{"line":3,"character":2}}` {
+		t.Errorf("a character: %s at %d (bare %v), %v", got, n, bare, err)
+	}
+	// A definition's and a hover's are bare, references' are not.
+	at.Position.Character = 0
+	for p, want := range map[any]bool{
+		protocol.DefinitionParams{TextDocumentPositionParams: at}: true,
+		protocol.HoverParams{TextDocumentPositionParams: at}:      true,
+		protocol.ReferenceParams{TextDocumentPositionParams: at}:  false,
+	} {
+		if _, _, bare, _ := readParams(p, 3); bare != want {
+			t.Errorf("%T: bare %v", p, bare)
+		}
+	}
+}
+
+// TestPositionsOf: a target's character in each offset encoding, one
+// character alone when they agree (ASCII before it), and a map when they
+// do not (é: 2 bytes, 1 UTF-16 unit; 😀: 4 bytes, 2 units, 1 character).
+func TestPositionsOf(t *testing.T) {
+	for _, c := range []struct {
+		line      string
+		b         int
+		character int
+		positions map[string]int
+	}{
+		{"\ttotal, err := orders.Process(order)", 22, 22, nil},
+		{"x := 1 // é", 5, 5, nil},
+		{"é := 1", 3, 3, map[string]int{"utf-8": 3, "utf-16": 2, "utf-32": 2}},
+		{"s := \"😀\" + x", 12, 12, map[string]int{"utf-8": 12, "utf-16": 10, "utf-32": 9}},
+		{"", 0, 0, nil},
+	} {
+		character, positions := positionsOf(c.line, c.b)
+		if character != c.character || !reflect.DeepEqual(positions, c.positions) {
+			t.Errorf("%q at %d: %d %v, want %d %v", c.line, c.b, character, positions, c.character, c.positions)
 		}
 	}
 }

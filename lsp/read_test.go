@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -426,5 +427,35 @@ end`)
 	}
 	if n != 0 {
 		t.Errorf("a definition and a hover called vim.inspect %d times, want 0", n)
+	}
+}
+
+// TestReadNavigationMethodsAsLua: read.lua describes a read's servers with
+// the navigation methods, which it has (status.navigation_methods) rather
+// than with every read: they are lsp's, and the methods beyond them are
+// added to them, the shared list left as it is.
+func TestReadNavigationMethodsAsLua(t *testing.T) {
+	testenv.Require(t, "nvim")
+	s, _ := testenv.Embedded(t, t.TempDir())
+	var got struct {
+		Navigation []string `msgpack:"navigation"`
+		Extra      []string `msgpack:"extra"`
+		After      []string `msgpack:"after"`
+	}
+	const code = `local status = require('nvbridge.status')
+local navigation = vim.deepcopy(status.position_methods())
+local extra = status.position_methods({ 'callHierarchy/incomingCalls' })
+return { navigation = navigation, extra = extra, after = status.position_methods(vim.empty_dict()) }`
+	if err := s.ExecLua(testenv.Context(t), code, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Navigation, lsp.NavigationMethods) {
+		t.Errorf("read.lua's navigation methods %v, lsp's %v", got.Navigation, lsp.NavigationMethods)
+	}
+	if want := append(slices.Clone(lsp.NavigationMethods), "callHierarchy/incomingCalls"); !slices.Equal(got.Extra, want) {
+		t.Errorf("with one more: %v, want %v", got.Extra, want)
+	}
+	if !slices.Equal(got.After, lsp.NavigationMethods) {
+		t.Errorf("after one more: %v", got.After)
 	}
 }

@@ -86,23 +86,35 @@ func init() {
 
 // ReadSpec is one read in one call (read.lua): open Path (reconciled with
 // the disk), wait for its servers, and when 0-based Line holds Text, send
-// Method through the first ready server that offers it (of Methods) and
-// has analysed the file (ReadyNames: servers that answer once the file is
-// open; Analysed: "bufnr:client" pairs known to have), at Positions (the
-// character of the target in each offset encoding), with Params (JSON, the
-// position set there), and Also at the same position when that server
-// offers them, and once it answered with a list, Chain with {"item": its
-// first item} where that server offers them; then read Block lines from
+// Method through the first ready server that offers it and has analysed
+// the file (ReadyNames: servers that answer once the file is open;
+// Analysed: "bufnr:client" pairs known to have), at Positions (the
+// character of the target in each offset encoding; none when it is
+// Character in all three, as on a line of ASCII up to it), with Params
+// (JSON, the position set there), and Also at the same position when that
+// server offers them, and once it answered with a list, Chain with
+// {"item": its first item} where that server offers them; then read Block lines from
 // each location the answer names (0: none), and the lines of the item and
 // of the entries and call sites the chained answers name, of the loaded
-// buffers.
+// buffers. ParamsAt, when not 0, is the byte of Params (0-based) that is
+// the position's character, a 0 in its place: read.lua writes the
+// request with the chosen character there, without decoding Params or
+// encoding the request; ParamsBare: Params are a
+// TextDocumentPositionParams' (what the Also requests take, sent with the
+// same text). The reply describes the servers with the methods
+// they offer of the navigation ones (status.lua's navigation_methods, which
+// are lsp's) and of Methods (the others the caller may use: nil for most
+// reads, the list sent with each read cost more than the rest of it).
 type ReadSpec struct {
 	Path       string          `msgpack:"path"`
 	Line       int             `msgpack:"line"`
 	Text       string          `msgpack:"text"`
-	Positions  map[string]int  `msgpack:"positions"`
+	Positions  map[string]int  `msgpack:"positions,omitempty"`
+	Character  int             `msgpack:"character"`
 	Method     string          `msgpack:"method"`
 	Params     string          `msgpack:"params"`
+	ParamsAt   int             `msgpack:"params_at"`
+	ParamsBare bool            `msgpack:"params_bare"`
 	Also       []string        `msgpack:"also,omitempty"`
 	Chain      []string        `msgpack:"chain,omitempty"`
 	Block      int             `msgpack:"block"`

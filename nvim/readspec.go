@@ -3,13 +3,16 @@ package nvim
 import "github.com/neovim/go-client/msgpack"
 
 // MarshalMsgPack writes the ReadSpec as go-client's encoder writes the
-// struct from its tags (a map of its fields in their order, also and chain
-// left out when empty, a nil slice or map as nil), member by member: the
+// struct from its tags (a map of its fields in their order, positions,
+// also and chain left out when empty, a nil slice or map as nil), member by member: the
 // struct went through go-client's reflection, a lookup and an interface
 // conversion per field and per map entry, on the way of every read
 // (TestReadSpecEncodesAsItsStruct holds the two to the same bytes).
 func (r ReadSpec) MarshalMsgPack(e *msgpack.Encoder) error {
-	n := int64(11)
+	n := int64(13)
+	if len(r.Positions) > 0 {
+		n++
+	}
 	if len(r.Also) > 0 {
 		n++
 	}
@@ -21,17 +24,19 @@ func (r ReadSpec) MarshalMsgPack(e *msgpack.Encoder) error {
 	p.str("path", r.Path)
 	p.int("line", r.Line)
 	p.str("text", r.Text)
-	p.key("positions")
-	if r.Positions == nil {
-		p.do(e.PackNil())
-	} else {
+	if len(r.Positions) > 0 {
+		p.key("positions")
 		p.do(e.PackMapLen(int64(len(r.Positions))))
 		for k, v := range r.Positions {
 			p.int(k, v)
 		}
 	}
+	p.int("character", r.Character)
 	p.str("method", r.Method)
 	p.str("params", r.Params)
+	p.int("params_at", r.ParamsAt)
+	p.key("params_bare")
+	p.do(e.PackBool(r.ParamsBare))
 	if len(r.Also) > 0 {
 		p.strs("also", r.Also)
 	}

@@ -18,15 +18,15 @@ type readSpecFields ReadSpec
 // without, with nil and empty slices and maps, unicode, negative and large
 // numbers.
 func TestReadSpecEncodesAsItsStruct(t *testing.T) {
-	full := ReadSpec{Path: "/tmp/a b/ü.go", Line: 130, Text: "\tfunc x() { // é", Positions: map[string]int{"utf-16": 3},
-		Method: "textDocument/definition", Params: `{"x":1}`, Also: []string{"textDocument/declaration"},
+	full := ReadSpec{Path: "/tmp/a b/ü.go", Line: 130, Text: "\tfunc x() { // é", Positions: map[string]int{"utf-16": 3}, Character: 9,
+		Method: "textDocument/definition", Params: `{"x":1}`, ParamsAt: 5, ParamsBare: true, Also: []string{"textDocument/declaration"},
 		Chain: []string{"callHierarchy/incomingCalls", "callHierarchy/outgoingCalls"}, Block: 4,
 		Methods: []string{"m", ""}, GraceMs: 1 << 20, ReadyNames: map[string]bool{"lua_ls": true}, Analysed: map[string]bool{"2:1": false}}
 	specs := map[string]ReadSpec{
 		"full":  full,
 		"zero":  {},
 		"empty": {Positions: map[string]int{}, Also: []string{}, Chain: []string{}, Methods: []string{}, ReadyNames: map[string]bool{}, Analysed: map[string]bool{}},
-		"negative": {Line: -1, Block: -300, GraceMs: -1 << 40, Text: string(bytes.Repeat([]byte("x"), 70000)),
+		"negative": {Line: -1, Block: -300, ParamsAt: -7, GraceMs: -1 << 40, Text: string(bytes.Repeat([]byte("x"), 70000)),
 			Positions: map[string]int{"utf-8": -5}},
 	}
 	for name, spec := range specs {

@@ -141,30 +141,75 @@ end
 --- sends it as that does without it, on the same connection (its message
 --- ids, its callbacks, its log); on 0.11 (which dropped it) or a
 --- connection of another shape, through client.rpc.request.
+--- json, when given (params nil), is the params as JSON: on 0.10's
+--- connection the message is written around it, the params neither
+--- decoded nor encoded (a read's request, made by the Go side); decoded
+--- for client.rpc.request, and when the LSP log keeps debug messages (it
+--- logs the payload as a table).
 ---@param client vim.lsp.Client
 ---@param method string
 ---@param params table?
 ---@param callback fun(err: table?, result: any)
----@param notice fun(request_id: integer)?
+---@param notice fun(request_id: integer)? called (scheduled) once a reply came (0.10's connection: one without an answer)
+---@param json string?
 ---@return boolean ok, integer? request_id
-function M.rpc_request(client, method, params, callback, notice)
+function M.rpc_request(client, method, params, callback, notice, json)
   local request = client.rpc.request
   local conn = not M.has_011 and type(request) == 'function' and rpc_conn(request)
   if not conn then
-    return client.rpc.request(method, params, callback, notice)
+    return client.rpc.request(method, params or vim.json.decode(json), callback, notice)
+  end
+  local log = require('vim.lsp.log')
+  if json and log.should_log(log.levels.DEBUG) then
+    params, json = vim.json.decode(json), nil
   end
   conn.message_index = conn.message_index + 1
   local id = conn.message_index
-  local payload = { id = id, jsonrpc = '2.0', method = method, params = params }
-  require('vim.lsp.log').debug('rpc.send', payload)
+  local message
+  if json then
+    message = '{"id":' .. id .. ',"jsonrpc":"2.0","method":' .. vim.json.encode(method) .. ',"params":' .. json .. '}'
+  else
+    local payload = { id = id, jsonrpc = '2.0', method = method, params = params }
+    log.debug('rpc.send', payload)
+    message = vim.json.encode(payload)
+  end
   if conn.transport.is_closing() then
     return false, nil
   end
-  local json = vim.json.encode(payload)
-  conn.transport.write('Content-Length: ' .. #json .. '\r\n\r\n' .. json)
-  conn.message_callbacks[id] = vim.schedule_wrap(callback)
-  if notice then
-    conn.notify_reply_callbacks[id] = vim.schedule_wrap(notice)
+  conn.transport.write('Content-Length: ' .. #message .. '\r\n\r\n' .. message)
+  if not notice then
+    conn.message_callbacks[id] = vim.schedule_wrap(callback)
+    return true, id
+  end
+  -- The reply in one scheduled call. Neovim calls, as the reply is read
+  -- (a fast event: no API), the notice, then, unless the reply is a
+  -- RequestCancelled (it drops those), the callback. Scheduled each, as
+  -- rpc.request has them, the notice (which schedules its own check) ran
+  -- ahead of the callback: two scheduled calls and a third after, on the
+  -- way of every answer. Here the notice schedules the one call and the
+  -- callback, called before that runs, leaves it the answer: the call runs
+  -- the callback with it, or, with none, the notice (a reply without an
+  -- answer). A callback called without the notice first (not from a
+  -- reply) is scheduled as before.
+  local noticed, answered, answer_err, answer_result = false, false, nil, nil
+  conn.message_callbacks[id] = function(err, result)
+    if noticed then
+      answered, answer_err, answer_result = true, err, result
+    else
+      vim.schedule(function()
+        callback(err, result)
+      end)
+    end
+  end
+  conn.notify_reply_callbacks[id] = function()
+    noticed = true
+    vim.schedule(function()
+      if answered then
+        callback(answer_err, answer_result)
+      else
+        notice(id)
+      end
+    end)
   end
   return true, id
 end

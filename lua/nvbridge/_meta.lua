@@ -267,13 +267,16 @@ error('nvbridge._meta is a type description, not a module')
 ---@field path string absolute
 ---@field line integer 0-based
 ---@field text string
----@field positions table<string, integer> offset encoding -> character
+---@field positions? table<string, integer> offset encoding -> character (none: character in all three)
+---@field character integer
 ---@field method string
 ---@field params string JSON
+---@field params_at integer 0-based byte of params that is the position's character (0: none)
+---@field params_bare boolean params are a TextDocumentPositionParams' (the also requests' too)
 ---@field also? string[]
 ---@field chain? string[] asked with {item = the answer's first item}
 ---@field block integer
----@field methods string[]
+---@field methods string[]? described beyond status.navigation_methods
 ---@field grace_ms integer
 ---@field ready_names table<string, boolean>
 ---@field analysed table<string, boolean> "bufnr:client_id"

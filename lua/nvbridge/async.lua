@@ -215,7 +215,7 @@ end
 ---@param id integer
 ---@param bufnr integer
 ---@param client vim.lsp.Client
----@param reqs {method: string, params: table}[]
+---@param reqs {method: string, params: table?, json: string?}[] json: the params as JSON, sent as they are (params nil)
 ---@param finish fun(answers: table[])
 function M.send(chan, id, bufnr, client, reqs, finish)
   -- Neovim flushes (debounced) didChange only for the request's own buffer;
@@ -253,7 +253,9 @@ function M.send(chan, id, bufnr, client, reqs, finish)
     -- (it assumes it cancelled the request itself), and both the notice and
     -- the callback are scheduled when the reply arrives, in that order, so
     -- a check scheduled from the notice runs after the callback would have:
-    -- a request still pending then got that reply.
+    -- a request still pending then got that reply. (On 0.10's connection,
+    -- compat.rpc_request calls the notice only for a reply without an
+    -- answer, and the callback in the notice's place.)
     local ok, request_id = compat.rpc_request(client, r.method, r.params, function(err, result)
       op.settle(i, err and { err = request_error(client, r.method, err) } or { result = result })
     end, function(request_id)
@@ -263,7 +265,7 @@ function M.send(chan, id, bufnr, client, reqs, finish)
             '%s cancelled %s (RequestCancelled) without an answer', client.name, r.method)) })
         end
       end)
-    end)
+    end, r.json)
     if ok then
       op.pending[request_id] = i
     else

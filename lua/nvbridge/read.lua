@@ -166,6 +166,10 @@ local function loaded_lines(wanted, loaded)
   return out
 end
 
+-- The offset encodings spec.character stands for when spec.positions is
+-- not there.
+local encodings = { ['utf-8'] = true, ['utf-16'] = true, ['utf-32'] = true }
+
 --- Gives the answers without a result (null) an explicit one: JSON null.
 ---@param answers table[]
 local function null_results(answers)
@@ -207,9 +211,10 @@ function M.read(chan, id, spec)
     local text = api.nvim_buf_get_lines(bufnr, spec.line, spec.line + 1, false)[1]
     local reply = { line = text == nil and vim.NIL or text }
     -- The reply's members after its first, as JSON, with the buffer's
-    -- state and the clients described with the methods of spec.methods
-    -- they support: made once the request went, while the server works on
-    -- it (the same as before it: nothing else ran between). described:
+    -- state and the clients described with the methods they support of
+    -- the navigation ones and spec.methods: made once the request went,
+    -- while the server works on it (the same as before it: nothing else
+    -- ran between). described:
     -- the chosen server's description, whose methods the chain is sent by
     -- (the Go side reads the answers by the same).
     local tail, described
@@ -217,7 +222,7 @@ function M.read(chan, id, spec)
     local function reply_tail()
       if not tail then
         reply.buffer = buffers.state(bufnr, st.state)
-        local clients = status.describe(ready, bufnr, spec.methods)
+        local clients = status.describe(ready, bufnr, status.position_methods(spec.methods))
         for _, c in ipairs(clients) do
           if chosen and c.id == chosen.id then
             described = c
@@ -245,7 +250,13 @@ function M.read(chan, id, spec)
     if text ~= spec.text then
       return unsent('line')
     end
-    local character = spec.positions[chosen.offset_encoding or 'utf-16']
+    local encoding = chosen.offset_encoding or 'utf-16'
+    local character
+    if spec.positions then
+      character = spec.positions[encoding]
+    elseif encodings[encoding] then
+      character = spec.character -- the same in every encoding
+    end
     if not character then
       return unsent('encoding')
     end
@@ -254,12 +265,28 @@ function M.read(chan, id, spec)
     end
     local client = chosen
     local position = { line = spec.line, character = character }
-    local params = vim.json.decode(spec.params)
-    params.position = position
-    local reqs = { { method = spec.method, params = params } }
+    -- The request's params: spec.params with the character written where
+    -- the Go side left its place (params_at), as JSON the request carries
+    -- as it is (compat.rpc_request), not decoded here and encoded again;
+    -- decoded when that place is not known, or where a table is needed.
+    local params, raw
+    local at = spec.params_at
+    if type(at) == 'number' and at > 0 then
+      raw = spec.params:sub(1, at) .. character .. spec.params:sub(at + 2)
+    else
+      params = vim.json.decode(spec.params)
+      params.position = position
+    end
+    local reqs = { { method = spec.method, params = params, json = raw } }
     for _, method in ipairs(spec.also or {}) do
       if status.supports_method(client, method, bufnr) then
-        table.insert(reqs, { method = method, params = { textDocument = params.textDocument, position = position } })
+        if raw and spec.params_bare then
+          -- The same text: a TextDocumentPositionParams'.
+          table.insert(reqs, { method = method, json = raw })
+        else
+          params = params or vim.json.decode(raw)
+          table.insert(reqs, { method = method, params = { textDocument = params.textDocument, position = position } })
+        end
       end
     end
     reply.client = chosen.id

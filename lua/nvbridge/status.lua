@@ -84,6 +84,39 @@ local function describe(client, bufnr, wanted)
   }
 end
 
+-- The navigation methods (lsp's navigationMethods, which a test holds
+-- these to): a read describes its servers with these, whatever its own
+-- method, and the Go side sends only the methods beyond them, not these
+-- with every read.
+local navigation_methods = {
+  'textDocument/definition',
+  'textDocument/declaration',
+  'textDocument/typeDefinition',
+  'textDocument/implementation',
+  'textDocument/references',
+  'textDocument/hover',
+  'textDocument/documentSymbol',
+  'workspace/symbol',
+  'textDocument/completion',
+  'textDocument/signatureHelp',
+  'textDocument/prepareCallHierarchy',
+}
+
+--- The navigation methods and extra (none: the navigation methods' own
+--- list, shared: never changed).
+---@param extra string[]?
+---@return string[]
+function M.position_methods(extra)
+  if type(extra) ~= 'table' or #extra == 0 then
+    return navigation_methods
+  end
+  local out = { unpack(navigation_methods) }
+  for _, method in ipairs(extra) do
+    table.insert(out, method)
+  end
+  return out
+end
+
 --- The buffer's initialized, running clients, as Neovim has them (a read
 --- picks its server from these, and describes them once its request went).
 ---@param bufnr integer
