@@ -36,8 +36,13 @@ func stampPathSys(abs string, follow bool) (s Stamp, ok, done bool) {
 	if err != nil {
 		return Stamp{}, false, true
 	}
+	return stampOfStat(&st), true, true
+}
+
+// stampOfStat is the stamp of what st describes.
+func stampOfStat(st *syscall.Stat_t) Stamp {
 	return Stamp{Dev: uint64(st.Dev), Ino: st.Ino, Size: st.Size, Mode: fileMode(st.Mode),
-		Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, true, true
+		Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}
 }
 
 // fileMode is the fs.FileMode os.Stat gives a file of the system's mode m.
@@ -81,8 +86,7 @@ func rawStampSys(abs string) (s Stamp, ok, done bool) {
 		_, _, e := syscall.RawSyscall6(syscall.SYS_NEWFSTATAT, atFDCWD, uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&st)), 0, 0, 0)
 		switch e {
 		case 0:
-			return Stamp{Dev: uint64(st.Dev), Ino: st.Ino, Size: st.Size, Mode: fileMode(st.Mode),
-				Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, true, true
+			return stampOfStat(&st), true, true
 		case syscall.EINTR:
 			continue
 		case syscall.ENOENT:
