@@ -62,13 +62,17 @@ func markHot(path string, now int64) {
 // hot; ok is false when it cannot be told.
 func StatHot(abs string) (Stamp, bool) {
 	now := time.Now().UnixNano()
+	s, ok, done := Stamp{}, false, false
 	if isHot(abs, now) {
-		if s, ok, done := rawStampSys(abs); done {
+		if s, ok, done = rawStampSys(abs); done {
 			rawCalls.Add(1)
-			return s, ok
 		}
 	}
-	s, ok := StampPath(abs, true)
+	if !done {
+		s, ok = StampPath(abs, true)
+	}
+	// Reached again, raw or not (as plainRealPath marks its opens): a
+	// path read every few seconds stays hot.
 	if ok && !s.Missing {
 		markHot(abs, now)
 	}
