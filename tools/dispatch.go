@@ -76,12 +76,17 @@ func FixTools(srv *server.MCPServer, tools []server.ServerTool) {
 	}
 	d.fixed = make(map[string]fixedTool, len(tools))
 	for _, t := range tools {
-		ro := t.Tool.Annotations.ReadOnlyHint
-		d.fixed[t.Tool.Name] = fixedTool{
-			handler:      d.wrap(t.Handler),
-			taskRequired: t.Tool.Execution != nil && t.Tool.Execution.TaskSupport == mcp.TaskSupportRequired,
-			readOnly:     ro != nil && *ro,
-		}
+		d.fixed[t.Tool.Name] = d.prepared(t)
+	}
+}
+
+// prepared is t as a call runs it: its handler inside the middleware.
+func (d *CallDispatcher) prepared(t server.ServerTool) fixedTool {
+	ro := t.Tool.Annotations.ReadOnlyHint
+	return fixedTool{
+		handler:      d.wrap(t.Handler),
+		taskRequired: t.Tool.Execution != nil && t.Tool.Execution.TaskSupport == mcp.TaskSupportRequired,
+		readOnly:     ro != nil && *ro,
 	}
 }
 
@@ -199,8 +204,7 @@ func (d *CallDispatcher) run(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		if tool == nil {
 			return nil, mcp.INVALID_PARAMS, fmt.Errorf("tool '%s' not found: %w", name, server.ErrToolNotFound)
 		}
-		t = fixedTool{handler: d.wrap(tool.Handler),
-			taskRequired: tool.Tool.Execution != nil && tool.Tool.Execution.TaskSupport == mcp.TaskSupportRequired}
+		t = d.prepared(*tool)
 	}
 	if t.taskRequired {
 		return nil, mcp.METHOD_NOT_FOUND, fmt.Errorf("tool '%s' requires task augmentation", name)
