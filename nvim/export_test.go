@@ -19,6 +19,33 @@ func TextCacheCounts(s *Session) (spliced, fetched int64) {
 	return c.spliced.Load(), c.fetched.Load()
 }
 
+// TextCacheTaken: the snapshots' texts taken from the cache (Neovim said
+// it held them), and the small texts it keeps.
+func TextCacheTaken(s *Session) (taken int64, small int) {
+	c := textCacheOf(s)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.taken.Load(), c.small
+}
+
+// EvictAfterSnapshot empties the text cache once Neovim answers each
+// snapshot (as another call's snapshot may), until restore.
+func EvictAfterSnapshot() (restore func()) {
+	saved := snapshotAnswered
+	snapshotAnswered = func(c *textCache) {
+		c.mu.Lock()
+		c.entries, c.size, c.small = nil, 0, 0
+		c.mu.Unlock()
+	}
+	return func() { snapshotAnswered = saved }
+}
+
+// Sizes of the text cache's tiers.
+const (
+	SmallTextMin  = smallTextMin
+	MaxSmallTexts = maxSmallTexts
+)
+
 // DiskTextCounts: the texts of files not loaded read from the disk by
 // Snapshot, and those Neovim sent again (the file changed in between).
 func DiskTextCounts(s *Session) (read, again int64) {

@@ -88,7 +88,7 @@ type SnapshotOptions struct {
 	// Snapshot to read with nvim_buf_get_lines (apiLinesMin).
 	APILinesMin int `msgpack:"api_lines_min,omitempty"`
 	// TrackMin: Neovim follows the line changes of buffers of at least
-	// this many bytes, the texts the cache keeps (textCacheMin).
+	// this many bytes, the texts the cache may keep (smallTextMin).
 	TrackMin int `msgpack:"track_min,omitempty"`
 	// DiskText: Neovim leaves the text of a file not loaded that is its
 	// bytes on disk for Snapshot to read (FileSnapshot.DiskText).
@@ -171,37 +171,54 @@ func (s *Session) snapshot(ctx context.Context, paths []string, opts SnapshotOpt
 	cache := textCacheOf(s)
 	opts.Known = cache.known(paths)
 	opts.APILinesMin = apiLinesMin
-	opts.TrackMin = textCacheMin
+	opts.TrackMin = smallTextMin
 	opts.DiskText = !opts.WithDisk
 	var out []FileSnapshot
 	if err := luaSnapshot.call(ctx, s, &out, paths, opts); err != nil {
 		return nil, err
 	}
+	snapshotAnswered(cache)
 	if err := s.readDiskTexts(ctx, cache, out, opts); err != nil {
 		return nil, err
+	}
+	// What the cache holds is taken first, every text kept after: a text
+	// kept may evict another this snapshot has yet to take (a rename's
+	// files, past maxSmallTexts).
+	for i := range out {
+		f := &out[i]
+		if !f.Loaded || f.Err != nil {
+			continue
+		}
+		if f.Delta != nil {
+			f.Text, f.Fetch = spliceFromCache(cache, f, opts.Known[f.Path])
+			f.Delta = nil
+		}
+		if f.Same {
+			key := bufferKey{f.Bufnr, f.ChangedTick, f.FileFormat, f.EOL, f.Bomb}
+			if text, parsed, ok := cache.lookup(f.Path, key, opts.Parsed); ok {
+				f.Text, f.Parsed = text, parsed // one of the two
+				cache.taken.Add(1)
+			} else {
+				// Evicted since Neovim was told it was known (another
+				// call's snapshot): read whole, at the same changedtick.
+				f.Fetch = true
+			}
+		}
 	}
 	for i := range out {
 		f := &out[i]
 		if f.Loaded && f.Err == nil {
-			if f.Delta != nil {
-				f.Text, f.Fetch = spliceFromCache(cache, f, opts.Known[f.Path])
-				f.Delta = nil
-			}
 			if f.Fetch {
 				cache.fetched.Add(1)
 				if err := s.readLines(ctx, f); err != nil {
 					return nil, err
 				}
+				f.Same = false
 			}
-			key := bufferKey{f.Bufnr, f.ChangedTick, f.FileFormat, f.EOL, f.Bomb}
 			if f.Same {
-				text, parsed, ok := cache.lookup(f.Path, key, opts.Parsed)
-				if !ok {
-					return nil, fmt.Errorf("snapshot: the text cache lost %s", f.Path)
-				}
-				f.Text, f.Parsed, f.Same = text, parsed, false // one of the two
+				f.Same = false
 			} else {
-				cache.put(f.Path, key, f.Text)
+				cache.put(f.Path, bufferKey{f.Bufnr, f.ChangedTick, f.FileFormat, f.EOL, f.Bomb}, f.Text)
 			}
 		}
 		// A unix buffer whose every line ends in "\r" would read back as a
@@ -218,6 +235,10 @@ func (s *Session) snapshot(ctx context.Context, paths []string, opts SnapshotOpt
 	}
 	return out, nil
 }
+
+// snapshotAnswered is called once Neovim answered a snapshot, before its
+// texts are taken from cache (tests evict them there).
+var snapshotAnswered = func(*textCache) {}
 
 // readDiskText reads a file's text for readDiskTexts (tests change the
 // file first).
@@ -474,7 +495,7 @@ func allLinesEndInCR(text string) bool {
 // change nvbridge made (the text as Snapshot returns it), so that the next
 // snapshot need not read it back.
 func (s *Session) RememberText(path string, bufnr, changedtick int, fileformat string, eol, bomb bool, text string) {
-	textCacheOf(s).put(path, bufferKey{bufnr, changedtick, fileformat, eol, bomb}, text)
+	textCacheOf(s).add(cachedText{path: path, key: bufferKey{bufnr, changedtick, fileformat, eol, bomb}, text: text, size: len(text)})
 }
 
 // RememberTextOf is RememberText of a text made only when a snapshot first
@@ -505,11 +526,15 @@ type textCache struct {
 	mu      sync.Mutex
 	entries []cachedText
 	size    int
+	// small counts the entries smaller than textCacheMin (put's: at most
+	// maxSmallTexts).
+	small int
 	// spliced counts the texts made from a cached one and Neovim's line
-	// changes, fetched the large buffers read whole; diskRead the texts
-	// of files not loaded read from the disk here, diskAgain those sent
-	// again by Neovim, the file changed in between (all for tests).
-	spliced, fetched, diskRead, diskAgain atomic.Int64
+	// changes, fetched the large buffers read whole, taken the texts
+	// Neovim said the cache held; diskRead the texts of files not loaded
+	// read from the disk here, diskAgain those sent again by Neovim, the
+	// file changed in between (all for tests).
+	spliced, fetched, taken, diskRead, diskAgain atomic.Int64
 }
 
 type cachedText struct {
@@ -525,8 +550,21 @@ type cachedText struct {
 
 const textCacheBudget = 64 << 20
 
-// textCacheMin: smaller texts are cheap to read again and are not kept.
+// textCacheMin: smaller texts are not kept, but for the few last read by
+// a snapshot (smallTextMin, maxSmallTexts).
 const textCacheMin = 64 << 10
+
+// smallTextMin and maxSmallTexts: a snapshot keeps the texts it read from
+// smallTextMin bytes, the last maxSmallTexts of those under textCacheMin.
+// The same buffer is snapshotted again and again unchanged (a rename's
+// preview asked twice, its apply, the next rename in the file): an 11 KB
+// buffer cost Neovim about 100 us each time to join its lines into a
+// string and send it (zap's logger.go, the file every rename preview of
+// the bench is asked in); known, Neovim answers "same" (snapshot.lua).
+const (
+	smallTextMin  = 1 << 10
+	maxSmallTexts = 32
+)
 
 // TextCacheMin is the size from which RememberText and RememberTextOf
 // keep a text: a smaller one is not kept (a caller need not hold one for
@@ -594,28 +632,56 @@ func (c *textCache) lookup(path string, key bufferKey, parsed bool) (string, any
 	return "", nil, false
 }
 
+// put keeps a text a snapshot read: a small one too (smallTextMin).
 func (c *textCache) put(path string, key bufferKey, text string) {
-	c.add(cachedText{path: path, key: key, text: text, size: len(text)})
+	c.keep(cachedText{path: path, key: key, text: text, size: len(text)}, len(text) >= smallTextMin)
 }
 
-func (c *textCache) add(entry cachedText) {
+// add keeps a text remembered (RememberText): from textCacheMin bytes
+// only, the size its callers hold texts from.
+func (c *textCache) add(entry cachedText) { c.keep(entry, false) }
+
+// keep keeps entry, when it is textCacheMin bytes or more, or smallOK,
+// replacing path's text; the least recently used texts go first past the
+// budget, and the least recently used small one past maxSmallTexts.
+func (c *textCache) keep(entry cachedText, smallOK bool) {
 	path, size := entry.path, entry.size
-	if size < textCacheMin || size > textCacheBudget/2 {
+	small := size < textCacheMin
+	if small && !smallOK || size > textCacheBudget/2 {
 		return // huge texts would evict everything
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, e := range c.entries {
 		if e.path == path {
-			c.size -= e.size
-			c.entries = append(c.entries[:i:i], c.entries[i+1:]...)
+			c.drop(i)
 			break
+		}
+	}
+	if small && c.small >= maxSmallTexts {
+		for i, e := range c.entries {
+			if e.size < textCacheMin {
+				c.drop(i)
+				break
+			}
 		}
 	}
 	c.entries = append(c.entries, entry)
 	c.size += size
-	for c.size > textCacheBudget {
-		c.size -= c.entries[0].size
-		c.entries = c.entries[1:]
+	if small {
+		c.small++
 	}
+	for c.size > textCacheBudget {
+		c.drop(0)
+	}
+}
+
+// drop forgets entry i (c.mu held).
+func (c *textCache) drop(i int) {
+	e := c.entries[i]
+	c.size -= e.size
+	if e.size < textCacheMin {
+		c.small--
+	}
+	c.entries = append(c.entries[:i:i], c.entries[i+1:]...)
 }

@@ -349,3 +349,99 @@ func TestAllLinesEndInCR(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotKeepsSmallTexts: a snapshot keeps the texts of small loaded
+// buffers too (from SmallTextMin bytes, the last MaxSmallTexts of them), so
+// the same buffer snapshotted again unchanged is not sent again; every
+// snapshot is still the buffer's text, after an edit, past the bound, when
+// a call keeps more texts than the bound before taking the others, and
+// when the texts Neovim was told of are gone once it answers.
+func TestSnapshotKeepsSmallTexts(t *testing.T) {
+	testenv.Require(t, "nvim")
+	root := t.TempDir()
+	n := nvim.MaxSmallTexts + 5
+	paths := make([]string, n+1)
+	for i := range paths {
+		var text strings.Builder
+		for l := 0; text.Len() < 2*nvim.SmallTextMin; l++ {
+			fmt.Fprintf(&text, "file %d line %d é 😀\n", i, l)
+		}
+		name := fmt.Sprintf("f%02d.txt", i)
+		if i == n {
+			name, text = "tiny.txt", strings.Builder{}
+			text.WriteString("below the small texts' size\n")
+		}
+		paths[i] = filepath.Join(root, name)
+		if err := os.WriteFile(paths[i], []byte(text.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	// Every file stays loaded (nvbridge keeps 20 it opened by default).
+	if err := s.ExecLua(ctx, "vim.g.nvbridge_max_loaded = 100", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		if _, err := client.Info(ctx, filepath.Base(p), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// snap snapshots ps, checks each is its buffer's text, and returns how
+	// many were taken from the cache.
+	snap := func(step string, ps ...string) int64 {
+		t.Helper()
+		before, _ := nvim.TextCacheTaken(s)
+		got, err := s.Snapshot(ctx, ps, nvim.SnapshotOptions{})
+		if err != nil || len(got) != len(ps) {
+			t.Fatalf("%s: snapshot %d files: %v", step, len(got), err)
+		}
+		for i, f := range got {
+			want := strings.Join(bufferLines(t, s, ps[i]), "\n") + "\n"
+			if f.Err != nil || f.Text != want {
+				t.Fatalf("%s: %s: the snapshot is not the buffer's text (%v): %q", step, ps[i], f.Err, f.Text)
+			}
+		}
+		after, small := nvim.TextCacheTaken(s)
+		if small > nvim.MaxSmallTexts {
+			t.Fatalf("%s: %d small texts kept, more than %d", step, small, nvim.MaxSmallTexts)
+		}
+		return after - before
+	}
+	if got := snap("first read", paths[0]); got != 0 {
+		t.Fatalf("first read: %d taken from the cache", got)
+	}
+	if got := snap("unchanged", paths[0]); got != 1 {
+		t.Fatalf("unchanged: %d taken from the cache, want 1", got)
+	}
+	if err := s.ExecLua(ctx, "vim.api.nvim_buf_set_lines(..., 2, 3, false, {'changed ü'})", nil, bufnr(t, s, paths[0])); err != nil {
+		t.Fatal(err)
+	}
+	if got := snap("edited", paths[0]); got != 0 {
+		t.Fatalf("edited: %d taken from the cache", got)
+	}
+	if got := snap("unchanged after the edit", paths[0]); got != 1 {
+		t.Fatalf("unchanged after the edit: %d taken, want 1", got)
+	}
+	snap("tiny", paths[n])
+	if got := snap("tiny again", paths[n]); got != 0 {
+		t.Fatalf("a text under SmallTextMin was kept: %d taken", got)
+	}
+	// More small texts than the bound: the least recently used go.
+	snap("all", paths[1:n]...)
+	if got := snap("the first of all again", paths[1]); got != 0 {
+		t.Fatalf("the least recently used small text was kept past the bound: %d taken", got)
+	}
+	// The texts known first, then one to keep: keeping it must not evict
+	// one this call has yet to take.
+	kept := paths[n-nvim.MaxSmallTexts : n]
+	snap("the last ones", kept...)
+	if got := snap("a new one before the kept ones", append([]string{paths[0]}, kept...)...); got != int64(len(kept)) {
+		t.Fatalf("a new one before the kept ones: %d taken, want %d", got, len(kept))
+	}
+	restore := nvim.EvictAfterSnapshot()
+	defer restore()
+	if got := snap("evicted once Neovim answered", kept...); got != 0 {
+		t.Fatalf("evicted once Neovim answered: %d taken", got)
+	}
+}
