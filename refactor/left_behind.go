@@ -440,6 +440,9 @@ func namingFiles(root workspace.Root, l *lang.Language, name string) naming {
 	now, hashed := time.Now(), hashIdent(name)
 	changes := fileChanges(root.Dir())
 	at := changes.Begin()
+	// Its go.mod files and packages' folders as the last scans read them,
+	// while nothing happened to them (scope_fs.go).
+	scope.FS = followedFS{changes: changes, at: at}
 	files := languageFiles(root, l)
 	key := namingKey{dir: root.Dir(), policy: root.Policy(), lang: l, name: name}
 	if kept, ok := keptNaming(key, files, at, scope); ok {
