@@ -32,10 +32,13 @@ import (
 const maxScopeReads = 4096
 
 type keptScopeRead struct {
-	at   workspace.Moment
-	data []byte
-	err  error
-	dir  bool
+	// changes is the Changes at is a moment of (another's moments,
+	// a root followed again after its Changes was closed, say nothing).
+	changes *workspace.Changes
+	at      workspace.Moment
+	data    []byte
+	err     error
+	dir     bool
 }
 
 var scopeReads = struct {
@@ -61,7 +64,7 @@ func (f followedFS) kept(path string) *keptScopeRead {
 	scopeReads.Lock()
 	k := scopeReads.m[path]
 	scopeReads.Unlock()
-	if k != nil && f.changes.Unchanged(path, k.at) {
+	if k != nil && k.changes == f.changes && f.changes.Unchanged(path, k.at) {
 		return k
 	}
 	return nil
@@ -93,7 +96,7 @@ func (f followedFS) ReadFile(path string) ([]byte, error) {
 	folder := file || f.watched(path)
 	data, err := scopeReadFile(path)
 	if err == nil && file || err != nil && os.IsNotExist(err) && folder {
-		f.keep(path, &keptScopeRead{at: f.at, data: data, err: err})
+		f.keep(path, &keptScopeRead{changes: f.changes, at: f.at, data: data, err: err})
 	}
 	return data, err
 }
@@ -114,7 +117,7 @@ func (f followedFS) IsDir(path string) bool {
 	}
 	dir := err == nil && st.IsDir()
 	if watched {
-		f.keep(path, &keptScopeRead{at: f.at, dir: dir})
+		f.keep(path, &keptScopeRead{changes: f.changes, at: f.at, dir: dir})
 	}
 	return dir
 }

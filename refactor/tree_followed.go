@@ -35,8 +35,11 @@ type followedTreeKey struct {
 }
 
 type followedTree struct {
-	at   workspace.Moment
-	tree workspace.Tree
+	// changes is the Changes at is a moment of (another's moments say
+	// nothing).
+	changes *workspace.Changes
+	at      workspace.Moment
+	tree    workspace.Tree
 }
 
 var followedTrees = struct {
@@ -59,7 +62,7 @@ func projectTree(root workspace.Root, changes *workspace.Changes, at workspace.M
 	followedTrees.Lock()
 	f, ok := followedTrees.m[key]
 	followedTrees.Unlock()
-	if ok && f.at == at {
+	if ok && f.changes == changes && f.at == at {
 		return f.tree, nil
 	}
 	t, err := treeCached(root)
@@ -77,7 +80,7 @@ func projectTree(root workspace.Root, changes *workspace.Changes, at workspace.M
 	if _, ok := followedTrees.m[key]; !ok && len(followedTrees.m) >= maxFollowedTrees {
 		clear(followedTrees.m)
 	}
-	followedTrees.m[key] = followedTree{at: at, tree: again}
+	followedTrees.m[key] = followedTree{changes: changes, at: at, tree: again}
 	followedTrees.Unlock()
 	return again, nil
 }

@@ -2,6 +2,7 @@ package refactor
 
 import (
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -77,4 +78,60 @@ func TestProjectTreeFollowed(t *testing.T) {
 	sh("mv .gitignore real.ignore && ln -s real.ignore .gitignore")
 	step(".gitignore a symlink", "a/a.go b/gen.go d/e/e.go d/e/f.go", 1)
 	step("again, by its stamps", "a/a.go b/gen.go d/e/e.go d/e/f.go", 1)
+}
+
+// TestFollowedByTheirChanges: what was kept at a moment of one Changes
+// (the tree, a go.mod read) is not taken at another's moment, which says
+// nothing of what the first saw (a root followed again after its Changes
+// was closed: the new one's moments start again from the first).
+func TestFollowedByTheirChanges(t *testing.T) {
+	defer workspace.SetRacyMargin(0)()
+	root := writeTree(t, map[string]string{
+		"go.mod": "module example.com/m\n",
+		"a/a.go": "package a\n",
+	})
+	dir := root.Dir()
+	first := workspace.NewChanges(dir)
+	defer first.Close()
+	list := func(c *workspace.Changes) string {
+		t.Helper()
+		tree, err := projectTree(root, c, c.Begin())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(languageFilesOf(tree, nil, lang.Go), " ")
+	}
+	goMod := filepath.Join(dir, "go.mod")
+	read := func(c *workspace.Changes) string {
+		t.Helper()
+		data, err := followedFS{changes: c, at: c.Begin()}.ReadFile(goMod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	if got := list(first); got != "a/a.go" {
+		t.Fatalf("first: %q", got)
+	}
+	if got := read(first); got != "module example.com/m\n" {
+		t.Fatalf("first go.mod: %q", got)
+	}
+	cmd := exec.Command("sh", "-c", "printf 'package a\\n' > a/b.go && printf 'module example.com/n\\n' > go.mod")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	// Another Changes of the root, watching its folders, at its first
+	// moment (as the first's was when it kept them).
+	second := workspace.NewChanges(dir)
+	defer second.Close()
+	if !second.WatchDir(filepath.Join(dir, "a")) {
+		t.Fatal("a not watched")
+	}
+	if got := list(second); got != "a/a.go a/b.go" {
+		t.Fatalf("by another Changes: %q, want a/b.go too", got)
+	}
+	if got := read(second); got != "module example.com/n\n" {
+		t.Fatalf("go.mod by another Changes: %q", got)
+	}
 }
