@@ -236,7 +236,11 @@ func goModuleOf(s *Scope, dir string) goModule {
 			break
 		}
 		walked = append(walked, d)
-		data, err := readGoMod(filepath.Join(d, "go.mod"))
+		read := readGoMod
+		if s.FS != nil {
+			read = s.FS.ReadFile
+		}
+		data, err := read(filepath.Join(d, "go.mod"))
 		if err == nil {
 			for _, line := range strings.Split(string(data), "\n") {
 				if f := strings.Fields(line); len(f) >= 2 && f[0] == "module" {
@@ -273,8 +277,12 @@ func goResolve(s *Scope, from string, imp Import) []string {
 	key := "go.dir:" + dir
 	isDir, ok := s.memo[key].(bool)
 	if !ok {
-		st, err := os.Stat(dir)
-		isDir = err == nil && st.IsDir()
+		if s.FS != nil {
+			isDir = s.FS.IsDir(dir)
+		} else {
+			st, err := os.Stat(dir)
+			isDir = err == nil && st.IsDir()
+		}
 		s.memo[key] = isDir
 	}
 	if isDir {

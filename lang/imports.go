@@ -81,6 +81,20 @@ type Member struct {
 type Scope struct {
 	Root string
 	memo map[string]any
+	// FS, when set, is what Go's resolver reads the disk through (its
+	// go.mod files and whether its packages' folders exist): a caller
+	// that knows when they change keeps them from one scan to the next
+	// (refactor's renames).
+	FS ScopeFS
+}
+
+// ScopeFS is the disk as a Scope's resolvers read it.
+type ScopeFS interface {
+	// ReadFile is os.ReadFile.
+	ReadFile(path string) ([]byte, error)
+	// IsDir reports whether path leads to a folder (symlinks followed, as
+	// os.Stat does).
+	IsDir(path string) bool
 }
 
 // NewScope starts a resolution scope at the workspace root (absolute).

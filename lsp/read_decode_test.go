@@ -205,6 +205,12 @@ func TestReadParamsAsMarshal(t *testing.T) {
 				protocol.HoverParams{TextDocumentPositionParams: at, WorkDoneProgressParams: protocol.WorkDoneProgressParams{WorkDoneToken: token}},
 				protocol.ReferenceParams{TextDocumentPositionParams: at, PartialResultParams: protocol.PartialResultParams{PartialResultToken: token}},
 				protocol.TypeDefinitionParams{TextDocumentPositionParams: at},
+				protocol.RenameParams{TextDocumentPositionParams: at, NewName: "newName"},
+				protocol.RenameParams{TextDocumentPositionParams: at, NewName: ""},
+				protocol.RenameParams{TextDocumentPositionParams: at, NewName: "größe"},
+				protocol.RenameParams{TextDocumentPositionParams: at, NewName: `a<b>&"c\`},
+				protocol.RenameParams{TextDocumentPositionParams: at, NewName: "a\u2028\x01"},
+				protocol.RenameParams{TextDocumentPositionParams: at, NewName: "x", PartialResultParams: protocol.PartialResultParams{PartialResultToken: token}},
 				at,
 			} {
 				want, err := json.Marshal(p)
@@ -230,9 +236,10 @@ func TestReadParamsAsMarshal(t *testing.T) {
 	// A definition's and a hover's are bare, references' are not.
 	at.Position.Character = 0
 	for p, want := range map[any]bool{
-		protocol.DefinitionParams{TextDocumentPositionParams: at}: true,
-		protocol.HoverParams{TextDocumentPositionParams: at}:      true,
-		protocol.ReferenceParams{TextDocumentPositionParams: at}:  false,
+		protocol.DefinitionParams{TextDocumentPositionParams: at}:           true,
+		protocol.HoverParams{TextDocumentPositionParams: at}:                true,
+		protocol.ReferenceParams{TextDocumentPositionParams: at}:            false,
+		protocol.RenameParams{TextDocumentPositionParams: at, NewName: "n"}: false,
 	} {
 		if _, _, bare, _ := readParams(p, 3); bare != want {
 			t.Errorf("%T: bare %v", p, bare)

@@ -51,6 +51,12 @@ const maxScanFiles = 5000
 // out. The list is shared (see languageLists): it must not be changed.
 func languageFiles(root workspace.Root, l *lang.Language) []string {
 	tree, err := root.TreeCached(".", workspaceTreeAll)
+	return languageFilesOf(tree, err, l)
+}
+
+// languageFilesOf is languageFiles of the workspace's tree (TreeCached's
+// answer, or projectTree's).
+func languageFilesOf(tree workspace.Tree, err error, l *lang.Language) []string {
 	if err != nil || tree.Root == nil {
 		return nil
 	}
@@ -440,7 +446,11 @@ func namingFiles(root workspace.Root, l *lang.Language, name string) naming {
 	now, hashed := time.Now(), hashIdent(name)
 	changes := fileChanges(root.Dir())
 	at := changes.Begin()
-	files := languageFiles(root, l)
+	// Its go.mod files and packages' folders as the last scans read them,
+	// while nothing happened to them (scope_fs.go).
+	scope.FS = followedFS{changes: changes, at: at}
+	tree, err := projectTree(root, changes, at)
+	files := languageFilesOf(tree, err, l)
 	key := namingKey{dir: root.Dir(), policy: root.Policy(), lang: l, name: name}
 	if kept, ok := keptNaming(key, files, at, scope); ok {
 		n.files = kept

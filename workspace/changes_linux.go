@@ -128,8 +128,11 @@ func (c *Changes) Begin() Moment {
 	}
 	c.drain()
 	if len(c.dirs) > 0 {
+		// Raw (hot.go): the root is on a local file system and watched
+		// (its inode held by the watch), reached by every scan (a rename
+		// begins two in its look-ahead: diskText, namingFiles).
 		var st unix.Stat_t
-		if unix.Stat(c.root, &st) != nil || uint64(st.Dev) != c.rootDev || st.Ino != c.rootIno {
+		if rawStat(c.root, &st) != nil || uint64(st.Dev) != c.rootDev || st.Ino != c.rootIno {
 			c.forgetAll()
 		}
 	}
@@ -147,24 +150,8 @@ func (c *Changes) Watch(abs string) bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.fd < 0 {
+	if !c.watchDir(dir) {
 		return false
-	}
-	if !c.dirs[dir] {
-		// From the root down: a directory is watched only below watched
-		// ones (what moves above it is told).
-		var chain []string
-		for d := dir; ; d = filepath.Dir(d) {
-			chain = append(chain, d)
-			if d == c.root {
-				break
-			}
-		}
-		for i := len(chain) - 1; i >= 0; i-- {
-			if !c.dirs[chain[i]] && !c.watch(chain[i]) {
-				return false
-			}
-		}
 	}
 	var st unix.Stat_t
 	if unix.Lstat(abs, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || c.watches >= maxWatches {
@@ -178,6 +165,47 @@ func (c *Changes) Watch(abs string) bool {
 	if !slices.Contains(c.files[int32(wd)], abs) {
 		c.files[int32(wd)] = append(c.files[int32(wd)], abs)
 		c.watches++
+	}
+	return true
+}
+
+// WatchDir watches the directory dir (under the root, or the root) and
+// every directory above it up to the root: whether notifications will
+// tell from now on what happens to dir's entries, by their paths (a file
+// created, removed, renamed, written or its metadata changed there:
+// Unchanged of its path says no once drained), whether or not they exist
+// yet.
+func (c *Changes) WatchDir(dir string) bool {
+	if dir != c.root && !strings.HasPrefix(dir, c.root+string(filepath.Separator)) {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.watchDir(dir)
+}
+
+// watchDir watches dir and the directories above it up to the root (c.mu
+// held; dir is under the root).
+func (c *Changes) watchDir(dir string) bool {
+	if c.fd < 0 {
+		return false
+	}
+	if c.dirs[dir] {
+		return true
+	}
+	// From the root down: a directory is watched only below watched ones
+	// (what moves above it is told).
+	var chain []string
+	for d := dir; ; d = filepath.Dir(d) {
+		chain = append(chain, d)
+		if d == c.root {
+			break
+		}
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		if !c.dirs[chain[i]] && !c.watch(chain[i]) {
+			return false
+		}
 	}
 	return true
 }
@@ -237,7 +265,10 @@ func (c *Changes) Unchanged(abs string, at Moment) bool {
 func (c *Changes) drain() {
 	read := false
 	for {
-		n, err := unix.Read(c.fd, c.buf)
+		// Raw: the descriptor is non-blocking (an empty queue answers
+		// EAGAIN), and a scan that finds it empty, as most do, makes no
+		// ordinary system call for it (hot.go says why that matters).
+		n, err := rawRead(c.fd, c.buf)
 		if err == unix.EINTR {
 			continue
 		}
@@ -331,4 +362,36 @@ func (c *Changes) forgetAll() {
 	c.watches = 0
 	clear(c.changed)
 	c.epoch++
+}
+
+// rawRead is read(2) made as a raw system call, for a non-blocking
+// descriptor only (it never blocks).
+func rawRead(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if e != 0 {
+		return -1, e
+	}
+	return int(n), nil
+}
+
+// rawStat is stat(2) made as a raw system call, for a path reached on
+// every call (its kernel entries cached: it answers without I/O).
+func rawStat(path string, st *unix.Stat_t) error {
+	p, err := unix.BytePtrFromString(path)
+	if err != nil {
+		return err
+	}
+	for {
+		_, _, e := unix.RawSyscall6(unix.SYS_NEWFSTATAT, atFDCWD, uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(st)), 0, 0, 0)
+		switch e {
+		case 0:
+			return nil
+		case unix.EINTR:
+			continue
+		}
+		return e
+	}
 }

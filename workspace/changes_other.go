@@ -26,3 +26,6 @@ func (c *Changes) Watch(abs string) bool { return false }
 
 // Unchanged is false here: every file is stamped.
 func (c *Changes) Unchanged(abs string, at Moment) bool { return false }
+
+// WatchDir watches nothing here.
+func (c *Changes) WatchDir(dir string) bool { return false }
