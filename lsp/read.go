@@ -68,6 +68,12 @@ type readRequest struct {
 	// there rather than resolving it again, an openat2 and a close); not
 	// called when the read goes in steps from the start.
 	located func(pt Point, abs string)
+	// snapshot, when not nil, asks Neovim for the file's snapshot in the
+	// read's call once the request went (nvim.Session.ReadSnapshotThen),
+	// and is called once with it, or with nil when none was taken (the
+	// read went in steps, nothing was sent, Lua could not take it): it
+	// must not block.
+	snapshot func(*nvim.ReadSnapshot)
 }
 
 // readAnswer is what a read found: the position asked (its doc nil when
@@ -118,6 +124,12 @@ var readyNames = sync.OnceValue(func() map[string]bool {
 // locates t, else (and wherever the call could not send it) as resolve
 // and Request do.
 func (c *Client) read(ctx context.Context, file string, t Target, req readRequest) (readAnswer, error) {
+	if got := req.snapshot; got != nil {
+		// Called once whatever the way: nil when the read took none.
+		var once sync.Once
+		req.snapshot = func(r *nvim.ReadSnapshot) { once.Do(func() { got(r) }) }
+		defer req.snapshot(nil)
+	}
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
 	root := c.Session.Root()
@@ -160,7 +172,12 @@ func (c *Client) read(ctx context.Context, file string, t Target, req readReques
 	if req.sent != nil {
 		sent = func() { req.sent(pt, abs) }
 	}
-	raw, err := c.Session.ReadThen(ctx, spec, sent)
+	var raw json.RawMessage
+	if req.snapshot != nil {
+		raw, err = c.Session.ReadSnapshotThen(ctx, spec, sent, req.snapshot)
+	} else {
+		raw, err = c.Session.ReadThen(ctx, spec, sent)
+	}
 	if err != nil {
 		return readAnswer{}, c.relativeMessage(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/nvbridge/nvbridge/nvim"
 )
 
 // RenameAnswer is a rename asked at a position (RenameAtThen).
@@ -44,6 +46,11 @@ type RenameThen struct {
 	// answers are awaited (a call to Neovim from Sent reaches it after the
 	// open): for what needs Neovim but not the answers.
 	Sent func(pt Point, abs string)
+	// Snapshot, when not nil, asks Neovim for the file's snapshot in the
+	// read's own call once the requests went, and is called once with it,
+	// or nil when none was taken (see readRequest.snapshot); it must not
+	// block.
+	Snapshot func(*nvim.ReadSnapshot)
 }
 
 // RenameAtThen asks textDocument/rename at t in file to newName, and, with
@@ -73,10 +80,11 @@ func (c *Client) RenameAtThen(ctx context.Context, file string, t Target, newNam
 		params: func(at protocol.TextDocumentPositionParams) any {
 			return protocol.RenameParams{TextDocumentPositionParams: at, NewName: newName}
 		},
-		also:    also,
-		known:   known,
-		sent:    then.Sent,
-		located: then.Located,
+		also:     also,
+		known:    known,
+		sent:     then.Sent,
+		located:  then.Located,
+		snapshot: then.Snapshot,
 	})
 	if a.pos.doc == nil {
 		return RenameAnswer{}, err

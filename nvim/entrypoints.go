@@ -122,6 +122,10 @@ type ReadSpec struct {
 	GraceMs    int             `msgpack:"grace_ms"`
 	ReadyNames map[string]bool `msgpack:"ready_names"`
 	Analysed   map[string]bool `msgpack:"analysed"`
+	// Snapshot, when set (ReadSnapshotThen), asks snapshot.files of Path
+	// with these options once the request went, sent with
+	// nvbridge_snapshot.
+	Snapshot *SnapshotOptions `msgpack:"snapshot,omitempty"`
 }
 
 // Read runs spec (read.lua): JSON {buffer, clients, line, client, answers,

@@ -19,6 +19,9 @@ func (r ReadSpec) MarshalMsgPack(e *msgpack.Encoder) error {
 	if len(r.Chain) > 0 {
 		n++
 	}
+	if r.Snapshot != nil {
+		n++
+	}
 	p := packer{e: e}
 	p.do(e.PackMapLen(n))
 	p.str("path", r.Path)
@@ -48,6 +51,10 @@ func (r ReadSpec) MarshalMsgPack(e *msgpack.Encoder) error {
 	p.int("grace_ms", r.GraceMs)
 	p.bools("ready_names", r.ReadyNames)
 	p.bools("analysed", r.Analysed)
+	if r.Snapshot != nil {
+		p.key("snapshot")
+		p.do(e.Encode(r.Snapshot))
+	}
 	return p.err
 }
 

@@ -28,6 +28,8 @@ func TestReadSpecEncodesAsItsStruct(t *testing.T) {
 		"empty": {Positions: map[string]int{}, Also: []string{}, Chain: []string{}, Methods: []string{}, ReadyNames: map[string]bool{}, Analysed: map[string]bool{}},
 		"negative": {Line: -1, Block: -300, ParamsAt: -7, GraceMs: -1 << 40, Text: string(bytes.Repeat([]byte("x"), 70000)),
 			Positions: map[string]int{"utf-8": -5}},
+		"snapshot": {Path: "/tmp/ü.go", Snapshot: &SnapshotOptions{APILinesMin: 20000, TrackMin: 1024, DiskText: true,
+			Known: map[string]bufferKey{"/tmp/ü.go": {Bufnr: 3, ChangedTick: 12, FileFormat: "unix", EOL: true}}}},
 	}
 	for name, spec := range specs {
 		var got, want bytes.Buffer

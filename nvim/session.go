@@ -99,6 +99,8 @@ type Session struct {
 	waiters map[int64]chan asyncResult
 	// reporters receive the progress of async operations (progress.go).
 	reporters map[int64]progress.Func
+	// sinks receive the snapshots taken with reads (read_snapshot.go).
+	sinks map[int64]func([]byte)
 
 	// Async starts waiting to be sent, and whether a sender runs
 	// (starts.go).
@@ -256,6 +258,9 @@ func (s *Session) serve() {
 		s.logf("nvbridge: register handler: %v", err)
 	}
 	if err := s.v.RegisterHandler("nvbridge_progress", s.onProgress); err != nil {
+		s.logf("nvbridge: register handler: %v", err)
+	}
+	if err := s.v.RegisterHandler("nvbridge_snapshot", s.onSnapshot); err != nil {
 		s.logf("nvbridge: register handler: %v", err)
 	}
 	if err := s.v.RegisterHandler("nvbridge_stop", func(...any) { s.stopped.Store(true) }); err != nil {
@@ -522,6 +527,12 @@ func (s *Session) start(ctx context.Context, f *luaFunc, args ...any) (json.RawM
 // returned (Lua ran the operation's first part) and before its answer is
 // waited for, or, when the answer came first, with it.
 func (s *Session) startThen(ctx context.Context, f *luaFunc, sent func(), args ...any) (json.RawMessage, error) {
+	return s.startSinking(ctx, f, sent, nil, args...)
+}
+
+// startSinking is startThen, with sink (when not nil) receiving what the
+// operation sends with nvbridge_snapshot before its answer.
+func (s *Session) startSinking(ctx context.Context, f *luaFunc, sent func(), sink func([]byte), args ...any) (json.RawMessage, error) {
 	if !f.async || len(args) != f.nargs {
 		return nil, fmt.Errorf("nvim: %s started with %d arguments, declared with %d", f, len(args), f.nargs)
 	}
@@ -533,6 +544,17 @@ func (s *Session) startThen(ctx context.Context, f *luaFunc, sent func(), args .
 		return nil, s.deadError()
 	}
 	s.waiters[id] = ch
+	if sink != nil {
+		if s.sinks == nil {
+			s.sinks = map[int64]func([]byte){}
+		}
+		s.sinks[id] = sink
+		defer func() {
+			s.mu.Lock()
+			delete(s.sinks, id)
+			s.mu.Unlock()
+		}()
+	}
 	s.mu.Unlock()
 	s.watchProgress(id, progress.From(ctx))
 	defer s.unwatchProgress(id)

@@ -168,15 +168,29 @@ func (s *Session) snapshot(ctx context.Context, paths []string, opts SnapshotOpt
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	cache := textCacheOf(s)
-	opts.Known = cache.known(paths)
-	opts.APILinesMin = apiLinesMin
-	opts.TrackMin = smallTextMin
-	opts.DiskText = !opts.WithDisk
+	opts = s.snapshotOptions(paths, opts)
 	var out []FileSnapshot
 	if err := luaSnapshot.call(ctx, s, &out, paths, opts); err != nil {
 		return nil, err
 	}
+	return s.finishSnapshot(ctx, out, opts)
+}
+
+// snapshotOptions is opts as snapshot.lua takes them for paths: with the
+// texts the cache holds of them, and the sizes the cache goes by.
+func (s *Session) snapshotOptions(paths []string, opts SnapshotOptions) SnapshotOptions {
+	opts.Known = textCacheOf(s).known(paths)
+	opts.APILinesMin = apiLinesMin
+	opts.TrackMin = smallTextMin
+	opts.DiskText = !opts.WithDisk
+	return opts
+}
+
+// finishSnapshot makes snapshot.lua's answer out (asked with opts) the
+// snapshots: the texts left to read from the disk or from Neovim's lines,
+// those the cache holds, the texts kept.
+func (s *Session) finishSnapshot(ctx context.Context, out []FileSnapshot, opts SnapshotOptions) ([]FileSnapshot, error) {
+	cache := textCacheOf(s)
 	snapshotAnswered(cache)
 	if err := s.readDiskTexts(ctx, cache, out, opts); err != nil {
 		return nil, err

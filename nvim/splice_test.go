@@ -445,3 +445,31 @@ func TestSnapshotKeepsSmallTexts(t *testing.T) {
 		t.Fatalf("evicted once Neovim answered: %d taken", got)
 	}
 }
+
+// TestReadSnapshotThenNothingSent: a read that sends nothing (no server
+// for the file) takes no snapshot: got is called once, with nil, and the
+// read answers as ReadThen does.
+func TestReadSnapshotThenNothingSent(t *testing.T) {
+	testenv.Require(t, "nvim")
+	root := t.TempDir()
+	path := filepath.Join(root, "notes.txt")
+	if err := os.WriteFile(path, []byte("first line é\nsecond\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	calls := 0
+	var got *nvim.ReadSnapshot
+	raw, err := s.ReadSnapshotThen(ctx, nvim.ReadSpec{Path: path, Line: 0, Text: "first line é", Character: 1,
+		Method: "textDocument/definition", Params: `{"textDocument":{"uri":"file://` + path + `"},"position":{"line":0,"character":1}}`},
+		nil, func(r *nvim.ReadSnapshot) { calls++; got = r })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"unsent":"no server"`) {
+		t.Fatalf("the read was not left unsent for want of a server: %s", raw)
+	}
+	if calls != 1 || got != nil {
+		t.Fatalf("got called %d times, with %v; want once with nil", calls, got)
+	}
+}

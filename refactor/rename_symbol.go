@@ -114,10 +114,17 @@ func Rename(ctx context.Context, c *lsp.Client, req RenameRequest) (RenamePlan, 
 		// prepareRename beside the rename, unless the server renames as
 		// it would have it: then asked after the rename, when needed.
 		var early ahead
-		r, err := c.RenameAtThen(ctx, req.File, req.Target, req.NewName, !l.RenamesAsPrepared(), &lsp.RenameThen{
+		then := &lsp.RenameThen{
 			Located: func(pt lsp.Point, abs string) { early.locate(ctx, c.Session.Root(), req.File, abs, pt) },
 			Sent:    func(pt lsp.Point, abs string) { early.start(ctx, c, req.File, abs, pt) },
-		})
+		}
+		if nvim.HasSnapshotMemo(ctx) {
+			// The file's snapshot in the read's own call (start takes it).
+			taken := make(chan *nvim.ReadSnapshot, 1)
+			early.withRead = taken
+			then.Snapshot = func(r *nvim.ReadSnapshot) { taken <- r }
+		}
+		r, err := c.RenameAtThen(ctx, req.File, req.Target, req.NewName, !l.RenamesAsPrepared(), then)
 		if err != nil {
 			return RenamePlan{}, err
 		}
@@ -268,6 +275,9 @@ type ahead struct {
 	// disk, when started, waits for the file's text on disk parsed for
 	// FormatKeeps (its keeps nil when it was not read).
 	disk func() parsedFile
+	// withRead, when not nil, receives the snapshot the read took of the
+	// file (nil: none), which start takes rather than asking Neovim again.
+	withRead chan *nvim.ReadSnapshot
 	// rel is the file's workspace-relative path; got, when its language
 	// has a FormatKeeps, waits for its text parsed for it once
 	// snapshotted.
@@ -359,9 +369,20 @@ func (h *ahead) start(ctx context.Context, c *lsp.Client, file, abs string, pt l
 		parsed = make(chan parsedFile, 1)
 		h.got = sync.OnceValue(func() parsedFile { return <-parsed })
 	}
-	disk, name := h.disk, identAround(pt.Text, pt.Byte)
+	disk, name, withRead := h.disk, identAround(pt.Text, pt.Byte), h.withRead
 	safego.Go("snapshotting the file a rename was asked in", func() {
-		snaps, err := c.Session.Snapshot(ctx, []string{abs}, nvim.SnapshotOptions{})
+		var snaps []nvim.FileSnapshot
+		var err error
+		taken := false
+		if withRead != nil {
+			if r := <-withRead; r != nil {
+				snaps, err = c.Session.SnapshotOf(ctx, r)
+				taken = err == nil
+			}
+		}
+		if !taken {
+			snaps, err = c.Session.Snapshot(ctx, []string{abs}, nvim.SnapshotOptions{})
+		}
 		close(done)
 		if parsed == nil {
 			return

@@ -280,6 +280,7 @@ error('nvbridge._meta is a type description, not a module')
 ---@field grace_ms integer
 ---@field ready_names table<string, boolean>
 ---@field analysed table<string, boolean> "bufnr:client_id"
+---@field snapshot? nvbridge.SnapshotOptions snapshot.files of path, sent with nvbridge_snapshot once the request went
 
 --- wait.open_wait's answer, JSON (Go: lsp.openWaitReply): the buffer
 --- after the wait, its ready clients and one line's text (nil when none was

@@ -15,6 +15,7 @@ local api = vim.api
 
 local async = require('nvbridge.async')
 local buffers = require('nvbridge.buffers')
+local snapshot = require('nvbridge.snapshot')
 local status = require('nvbridge.status')
 local wait = require('nvbridge.wait')
 local done = async.done
@@ -330,6 +331,15 @@ function M.read(chan, id, spec)
     reply_tail()
     if spec.block > 0 or spec.chain then
       loaded = loaded_buffers()
+    end
+    if spec.snapshot then
+      -- The file's snapshot, where a call of its own made beside this one
+      -- would take it (nvim/read_snapshot.go), sent ahead of the answer;
+      -- none (nil) when it cannot be taken: the Go side then asks for it.
+      local ok, data = pcall(function()
+        return vim.mpack.encode(snapshot.files({ spec.path }, spec.snapshot))
+      end)
+      vim.rpcnotify(chan, 'nvbridge_snapshot', id, ok and data or nil)
     end
   end
   -- The usual case, as wait.when_ready's first look finds it, with the
