@@ -65,6 +65,32 @@ func TestReadSpecEncodesAsItsStruct(t *testing.T) {
 	}
 }
 
+// snapshotOptionsFields is SnapshotOptions without its MarshalMsgPack.
+type snapshotOptionsFields SnapshotOptions
+
+// TestSnapshotOptionsEncodeAsTheirStruct: SnapshotOptions write the bytes
+// go-client's encoder writes for their struct, each member set or not.
+func TestSnapshotOptionsEncodeAsTheirStruct(t *testing.T) {
+	one := map[string]bufferKey{"/tmp/a b/ü.go": {Bufnr: 3, ChangedTick: -1 << 40, FileFormat: "dos", EOL: true, Bomb: true}}
+	for name, o := range map[string]SnapshotOptions{
+		"zero":  {},
+		"full":  {Reconcile: true, WithDisk: true, Known: one, APILinesMin: 20000, TrackMin: 1 << 10, DiskText: true, Parsed: true},
+		"empty": {Known: map[string]bufferKey{}},
+		"known": {Known: one, APILinesMin: -3},
+	} {
+		var got, want bytes.Buffer
+		if err := msgpack.NewEncoder(&got).Encode(o); err != nil {
+			t.Fatal(err)
+		}
+		if err := msgpack.NewEncoder(&want).Encode(snapshotOptionsFields(o)); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("%s: SnapshotOptions wrote\n% x\ntheir struct\n% x", name, got.Bytes(), want.Bytes())
+		}
+	}
+}
+
 func BenchmarkReadSpecEncode(b *testing.B) {
 	spec := ReadSpec{Path: "/tmp/nvbridge-readsab-1/m/zap/logger.go", Line: 130, Text: "\tfunc (log *Logger) Check(lvl zapcore.Level, msg string) *zapcore.CheckedEntry {",
 		Positions: map[string]int{"utf-8": 20, "utf-16": 20, "utf-32": 20}, Method: "textDocument/definition",

@@ -159,10 +159,10 @@ func TestRenameAsPrepared(t *testing.T) {
 
 // TestRenameSnapshotsAhead: within a call that keeps its snapshots for
 // the plan (a refactoring tool's), the file a rename is asked in is
-// snapshotted once its request is on its way, while the server computes
-// it, and not again once it has answered: the edit's changeset reads that
-// snapshot. (Whether the answer comes before that snapshot's return is
-// the server's speed and the machine's load: not asserted.)
+// snapshotted in the read's own call once its request is on its way
+// (read.lua), and not again once the server has answered: the edit's
+// changeset reads that snapshot, and asks Neovim only for the other files
+// the edit changes.
 func TestRenameSnapshotsAhead(t *testing.T) {
 	testenv.Require(t, "nvim", "gopls", "go")
 	root := testenv.CopySample(t, "go")
@@ -185,15 +185,13 @@ func TestRenameSnapshotsAhead(t *testing.T) {
 		switch {
 		case strings.Contains(e.Text, "textDocument/rename") && strings.Contains(e.Text, "→"):
 			order = append(order, "asked")
-		case strings.HasPrefix(e.Text, "nvbridge.snapshot.files([1 strings]"):
-			order = append(order, "snapshot 1")
 		case strings.HasPrefix(e.Text, "nvbridge.snapshot.files("):
-			order = append(order, "snapshot")
+			order = append(order, "snapshot "+strings.TrimPrefix(strings.Fields(e.Text)[0], "nvbridge.snapshot.files(["))
 		}
 	}
-	// orders.go was snapshotted ahead, the three other files the edit
-	// changes after the answer.
-	if want := "asked snapshot 1 snapshot"; strings.Join(order, " ") != want {
+	// orders.go was snapshotted with the read, the three other files the
+	// edit changes after the answer.
+	if want := "asked snapshot 3"; strings.Join(order, " ") != want {
 		t.Errorf("exchanges: %q, want %q", strings.Join(order, " "), want)
 	}
 }
