@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/neovim/go-client/msgpack"
 
@@ -94,5 +95,6 @@ func (s *Session) onSnapshot(idArg any, data *doneResult) {
 	if data != nil && len(*data) > 0 {
 		b = *data
 	}
+	s.trace.add(TraceEntry{At: time.Now(), Kind: "rpc", Text: fmt.Sprintf("nvbridge.snapshot.files([1 strings]) with read #%d (%d bytes)", id, len(b))})
 	sink(b)
 }

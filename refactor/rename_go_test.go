@@ -185,13 +185,15 @@ func TestRenameSnapshotsAhead(t *testing.T) {
 		switch {
 		case strings.Contains(e.Text, "textDocument/rename") && strings.Contains(e.Text, "→"):
 			order = append(order, "asked")
+		case strings.HasPrefix(e.Text, "nvbridge.snapshot.files(") && strings.Contains(e.Text, " with read #"):
+			order = append(order, "snapshot with the read")
 		case strings.HasPrefix(e.Text, "nvbridge.snapshot.files("):
 			order = append(order, "snapshot "+strings.TrimPrefix(strings.Fields(e.Text)[0], "nvbridge.snapshot.files(["))
 		}
 	}
 	// orders.go was snapshotted with the read, the three other files the
 	// edit changes after the answer.
-	if want := "asked snapshot 3"; strings.Join(order, " ") != want {
+	if want := "asked snapshot with the read snapshot 3"; strings.Join(order, " ") != want {
 		t.Errorf("exchanges: %q, want %q", strings.Join(order, " "), want)
 	}
 }

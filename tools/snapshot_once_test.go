@@ -15,8 +15,9 @@ import (
 // once: the snapshots its plan was made from are the ones the changeset
 // engine checks (and the apply still compares each file with them where
 // it writes: a user edit in between is a CONFLICT, tested elsewhere). A
-// rename reads the file it was asked in while the server computes it,
-// the others its edit changes after: two calls, each file in one.
+// rename reads the file it was asked in with its read (read.lua, while the
+// server computes it), the others its edit changes after in one call: two
+// snapshots, each file in one.
 func TestRefactoringSnapshotsOnce(t *testing.T) {
 	testenv.Require(t, "nvim", "gopls", "go")
 	root := testenv.CopySample(t, "go")
