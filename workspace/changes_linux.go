@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -96,6 +97,15 @@ const (
 	fileMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_DONT_FOLLOW
 )
 
+// epochs numbers the epochs of every Changes of the process: a moment of
+// one Changes is never of another's epoch, so Unchanged of another
+// Changes (a root followed again after its Changes was closed, whose
+// counts start again from where the first's did) says no, whoever keeps
+// it.
+var epochs atomic.Uint64
+
+func newEpoch() uint64 { return epochs.Add(1) }
+
 // NewChanges follows changes under root (absolute, cleaned; nothing is
 // watched until Watch asks). Close ends it.
 func NewChanges(root string) *Changes {
@@ -103,7 +113,7 @@ func NewChanges(root string) *Changes {
 	if err != nil {
 		fd = -1
 	}
-	return &Changes{root: filepath.Clean(root), fd: fd, dirs: map[string]bool{}, wds: map[int32][]string{},
+	return &Changes{root: filepath.Clean(root), fd: fd, epoch: newEpoch(), dirs: map[string]bool{}, wds: map[int32][]string{},
 		files: map[int32][]string{}, changed: map[string]uint64{}, buf: make([]byte, 64<<10)}
 }
 
@@ -115,7 +125,7 @@ func (c *Changes) Close() {
 		unix.Close(c.fd)
 		c.fd = -1
 	}
-	c.epoch++
+	c.epoch = newEpoch()
 }
 
 // Begin drains the notifications queued and returns the moment a scan
@@ -329,7 +339,7 @@ func (c *Changes) event(wd int32, mask uint32, name string) {
 				delete(c.dirs, d)
 			}
 			delete(c.wds, wd)
-			c.epoch++
+			c.epoch = newEpoch()
 		}
 	case name != "":
 		c.remember()
@@ -343,7 +353,7 @@ func (c *Changes) event(wd int32, mask uint32, name string) {
 func (c *Changes) remember() {
 	if len(c.changed) >= maxChanged {
 		clear(c.changed)
-		c.epoch++
+		c.epoch = newEpoch()
 	}
 }
 
@@ -361,7 +371,7 @@ func (c *Changes) forgetAll() {
 	clear(c.files)
 	c.watches = 0
 	clear(c.changed)
-	c.epoch++
+	c.epoch = newEpoch()
 }
 
 // rawRead is read(2) made as a raw system call, for a non-blocking

@@ -160,3 +160,31 @@ func TestChangesClosed(t *testing.T) {
 		t.Fatal("f unchanged by a closed Changes")
 	}
 }
+
+// TestChangesMomentsOfAnother: a moment of one Changes says nothing to
+// another of the same root (one made again after the first was closed,
+// whose counts start where the first's did), even for a file both watch
+// and nothing changed: a thing kept at the first's moment is confirmed
+// again, never taken on the second's word.
+func TestChangesMomentsOfAnother(t *testing.T) {
+	root := t.TempDir()
+	f := filepath.Join(root, "f.go")
+	if err := os.WriteFile(f, []byte("package f\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := workspace.NewChanges(root)
+	at := first.Begin()
+	if !first.Watch(f) || !first.Unchanged(f, at) {
+		t.Fatal("f is not followed by the first")
+	}
+	first.Close()
+	second := workspace.NewChanges(root)
+	defer second.Close()
+	own := second.Begin()
+	if !second.Watch(f) || !second.Unchanged(f, own) {
+		t.Fatal("f is not followed by the second")
+	}
+	if second.Unchanged(f, at) {
+		t.Fatal("the second Changes took the first's moment")
+	}
+}
