@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,8 +23,11 @@ func TestPolicyFlags(t *testing.T) {
 	}
 	call := func(flags []string, file string) (int, string) {
 		var stdout, stderr strings.Builder
-		args := append(append([]string{"--root", root}, flags...), "call", "read_file", `{"file":"`+file+`"}`)
-		code := run(args, &stdout, &stderr)
+		global := append([]string{"--root", root}, flags...)
+		// Each set of flags has a daemon of its own: stopped at the end,
+		// not left to its idle timeout.
+		t.Cleanup(func() { run(append(global, "daemon", "stop"), io.Discard, io.Discard) })
+		code := run(append(global, "call", "read_file", `{"file":"`+file+`"}`), &stdout, &stderr)
 		return code, stdout.String() + stderr.String()
 	}
 	if code, out := call(nil, ".env.example"); code != 1 || !strings.Contains(out, "PRECONDITION_FAILED") || !strings.Contains(out, `--allow-sensitive \".env*\"`) {
