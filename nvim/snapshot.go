@@ -208,8 +208,7 @@ func (s *Session) finishSnapshot(ctx context.Context, out []FileSnapshot, opts S
 			f.Delta = nil
 		}
 		if f.Same {
-			key := bufferKey{f.Bufnr, f.ChangedTick, f.FileFormat, f.EOL, f.Bomb}
-			if text, parsed, ok := cache.lookup(f.Path, key, opts.Parsed); ok {
+			if text, parsed, ok := cache.lookup(f.Path, f.key(), opts.Parsed); ok {
 				f.Text, f.Parsed = text, parsed // one of the two
 				cache.taken.Add(1)
 			} else {
@@ -229,11 +228,10 @@ func (s *Session) finishSnapshot(ctx context.Context, out []FileSnapshot, opts S
 				}
 				f.Same = false
 			}
-			if f.Same {
-				f.Same = false
-			} else {
-				cache.put(f.Path, bufferKey{f.Bufnr, f.ChangedTick, f.FileFormat, f.EOL, f.Bomb}, f.Text)
+			if !f.Same { // a text not taken from the cache is kept
+				cache.put(f.Path, f.key(), f.Text)
 			}
+			f.Same = false
 		}
 		// A unix buffer whose every line ends in "\r" would read back as a
 		// CRLF file with shorter lines: positions would not match Neovim's.
@@ -248,6 +246,11 @@ func (s *Session) finishSnapshot(ctx context.Context, out []FileSnapshot, opts S
 		}
 	}
 	return out, nil
+}
+
+// key is the cache's key of f's text (a loaded buffer's).
+func (f *FileSnapshot) key() bufferKey {
+	return bufferKey{f.Bufnr, f.ChangedTick, f.FileFormat, f.EOL, f.Bomb}
 }
 
 // snapshotAnswered is called once Neovim answered a snapshot, before its
