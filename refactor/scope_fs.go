@@ -31,14 +31,14 @@ import (
 // package folder of a scan): past it, the set starts again empty.
 const maxScopeReads = 4096
 
+// keptScopeRead is a read kept at a moment (at: a moment of another
+// Changes, a root followed again after its Changes was closed, is never
+// Unchanged: workspace's epochs are the process's).
 type keptScopeRead struct {
-	// changes is the Changes at is a moment of (another's moments,
-	// a root followed again after its Changes was closed, say nothing).
-	changes *workspace.Changes
-	at      workspace.Moment
-	data    []byte
-	err     error
-	dir     bool
+	at   workspace.Moment
+	data []byte
+	err  error
+	dir  bool
 }
 
 var scopeReads = struct {
@@ -64,7 +64,7 @@ func (f followedFS) kept(path string) *keptScopeRead {
 	scopeReads.Lock()
 	k := scopeReads.m[path]
 	scopeReads.Unlock()
-	if k != nil && k.changes == f.changes && f.changes.Unchanged(path, k.at) {
+	if k != nil && f.changes.Unchanged(path, k.at) {
 		return k
 	}
 	return nil
@@ -96,7 +96,7 @@ func (f followedFS) ReadFile(path string) ([]byte, error) {
 	folder := file || f.watched(path)
 	data, err := scopeReadFile(path)
 	if err == nil && file || err != nil && os.IsNotExist(err) && folder {
-		f.keep(path, &keptScopeRead{changes: f.changes, at: f.at, data: data, err: err})
+		f.keep(path, &keptScopeRead{at: f.at, data: data, err: err})
 	}
 	return data, err
 }
@@ -117,7 +117,7 @@ func (f followedFS) IsDir(path string) bool {
 	}
 	dir := err == nil && st.IsDir()
 	if watched {
-		f.keep(path, &keptScopeRead{changes: f.changes, at: f.at, dir: dir})
+		f.keep(path, &keptScopeRead{at: f.at, dir: dir})
 	}
 	return dir
 }

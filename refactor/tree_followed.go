@@ -34,12 +34,11 @@ type followedTreeKey struct {
 	policy *workspace.Policy
 }
 
+// followedTree is a tree confirmed at a moment (at: moments of two
+// Changes never compare equal, workspace's epochs being the process's).
 type followedTree struct {
-	// changes is the Changes at is a moment of (another's moments say
-	// nothing).
-	changes *workspace.Changes
-	at      workspace.Moment
-	tree    workspace.Tree
+	at   workspace.Moment
+	tree workspace.Tree
 }
 
 var followedTrees = struct {
@@ -62,7 +61,7 @@ func projectTree(root workspace.Root, changes *workspace.Changes, at workspace.M
 	followedTrees.Lock()
 	f, ok := followedTrees.m[key]
 	followedTrees.Unlock()
-	if ok && f.changes == changes && f.at == at {
+	if ok && f.at == at {
 		return f.tree, nil
 	}
 	t, err := treeCached(root)
@@ -80,7 +79,7 @@ func projectTree(root workspace.Root, changes *workspace.Changes, at workspace.M
 	if _, ok := followedTrees.m[key]; !ok && len(followedTrees.m) >= maxFollowedTrees {
 		clear(followedTrees.m)
 	}
-	followedTrees.m[key] = followedTree{changes: changes, at: at, tree: again}
+	followedTrees.m[key] = followedTree{at: at, tree: again}
 	followedTrees.Unlock()
 	return again, nil
 }
