@@ -459,3 +459,59 @@ return { navigation = navigation, extra = extra, after = status.position_methods
 		t.Errorf("after one more: %v", got.After)
 	}
 }
+
+// spreadSource: a declaration whose signature spans lines.
+const spreadSource = `package orders
+
+func Spread(
+	a int,
+	b int,
+) int {
+	return a + b
+}
+
+var spreadUse = Spread(1, 2)
+`
+
+// TestReadBlockOfLoadedFile: a definition's declaration lines come from
+// the buffer that holds its file, each of them (read.lua reads a run of
+// lines at once), unsaved changes included.
+func TestReadBlockOfLoadedFile(t *testing.T) {
+	testenv.Require(t, "nvim", "gopls", "go")
+	root := testenv.CopySample(t, "go")
+	path := filepath.Join(root, "orders", "spread.go")
+	if err := os.WriteFile(path, []byte(spreadSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, client := testenv.Embedded(t, root)
+	ctx := testenv.Context(t)
+	def := func(want string) {
+		t.Helper()
+		before := s.RoundTrips()
+		d, err := client.Definition(ctx, "orders/spread.go", lsp.Target{Line: 10, Symbol: "Spread"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := s.RoundTrips() - before; n != 1 {
+			t.Errorf("definition took %d round trips, want 1", n)
+		}
+		if d.Count != 1 || d.Locations[0].Line != 3 || d.Locations[0].Declaration != want {
+			t.Fatalf("definition = %+v, want orders/spread.go:3 declared as %q", d.Locations, want)
+		}
+	}
+	def("func Spread(\n\ta int,\n\tb int,\n) int {\n\treturn a + b")
+	// The declaration's third and fifth lines changed in the buffer only.
+	code := `local path = ...
+local b = vim.fn.bufnr(path)
+vim.api.nvim_buf_set_lines(b, 4, 5, false, { '\tb, c int,' })
+vim.api.nvim_buf_set_lines(b, 6, 7, false, { '\treturn a + b + c' })
+return b`
+	var b int
+	if err := s.ExecLua(ctx, code, &b, path); err != nil {
+		t.Fatal(err)
+	}
+	if b <= 0 {
+		t.Fatal("spread.go has no buffer")
+	}
+	def("func Spread(\n\ta int,\n\tb, c int,\n) int {\n\treturn a + b + c")
+}

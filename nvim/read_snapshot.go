@@ -12,6 +12,7 @@ package nvim
 // nvbridge_done, which go-client hands on after it, in order.
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -55,17 +56,29 @@ func (s *Session) ReadSnapshotThen(ctx context.Context, spec ReadSpec, sent func
 	return raw, err
 }
 
+// snapshotReaders are the buffered readers SnapshotOf decodes through:
+// go-client's NewDecoder makes a 4 KiB one for each decoder, unless it is
+// handed one that size (bufio.NewReaderSize takes it as it is), 4 KiB of
+// the ~70 KiB a rename preview on zap allocates. The decoded strings are
+// copies: nothing refers to a reader once it is back in the pool.
+var snapshotReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) }}
+
 // SnapshotOf is the snapshot r carries, as Snapshot answers it for the
 // same file (kept in ctx's snapshot memo, where Snapshot finds it).
 func (s *Session) SnapshotOf(ctx context.Context, r *ReadSnapshot) ([]FileSnapshot, error) {
 	var out []FileSnapshot
-	if err := msgpack.NewDecoder(bytes.NewReader(r.data)).Decode(&out); err != nil {
+	br := snapshotReaders.Get().(*bufio.Reader)
+	br.Reset(bytes.NewReader(r.data))
+	err := msgpack.NewDecoder(br).Decode(&out)
+	br.Reset(nil)
+	snapshotReaders.Put(br)
+	if err != nil {
 		return nil, fmt.Errorf("snapshot with a read: %w", err)
 	}
 	if len(out) != len(r.paths) {
 		return nil, fmt.Errorf("snapshot with a read: %d files for %d paths", len(out), len(r.paths))
 	}
-	out, err := s.finishSnapshot(ctx, out, r.opts)
+	out, err = s.finishSnapshot(ctx, out, r.opts)
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ func (e TraceEntry) clipped() TraceEntry {
 // keepHead is what add keeps of a text: the start clip folds.
 func keepHead(s string) string {
 	if head, long := traceHead(s); long {
-		return strings.Clone(head) + "…"
+		return head + "…" // a new string: nothing of s is held
 	}
 	return s
 }

@@ -102,7 +102,9 @@ func (w *watcher) serverDown(raw json.RawMessage) {
 // toolMiddleware logs what a call's answer says went short (a wait cut,
 // a policy refusal) and has the resource list compared after every call
 // that may change it (changesets and debug sessions come and go with
-// calls). A read-only tool's call changes none: what it loads or what the
+// calls), once the call's answer is written (RunAfterAnswer: the list
+// loop's goroutine woken meanwhile took the cores from the answer's
+// encoding). A read-only tool's call changes none: what it loads or what the
 // servers publish meanwhile is an event of its own (onEvent), and the
 // comparison (two calls to Neovim) would run beside the answer being
 // sent, on the same cores.
@@ -110,7 +112,7 @@ func (w *watcher) toolMiddleware(next server.ToolHandlerFunc) server.ToolHandler
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		res, err := next(ctx, req)
 		if !w.readOnlyTool(req.Params.Name) {
-			w.requestRelist()
+			RunAfterAnswer(ctx, w.requestRelist)
 		}
 		if res != nil {
 			w.inspect(ctx, req.Params.Name, res)

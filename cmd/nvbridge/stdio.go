@@ -505,6 +505,12 @@ func (s *stdioServer) runCalls(ctx context.Context, c stdioCall) {
 		// A panic is logged (dispatch answers a handler's own).
 		_ = safego.Call("a stdio tool call", func() {
 			call := memtrim.Begin()
+			// What the call asked to run once it answered (the resource
+			// list's comparison after a change) runs once the answer is
+			// written, not beside its encoding (and after a panic too).
+			var after *tools.AfterAnswer
+			c.ctx, after = tools.WithAfterAnswer(c.ctx)
+			defer after.Run()
 			if err := s.write(c.env, s.call(c)); err != nil {
 				s.logger.Printf("Error writing tool response: %v", err)
 			}
