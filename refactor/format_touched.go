@@ -122,21 +122,27 @@ func renamedAt(fc preview.FileChange, renamed string) ([]int, bool) {
 	if len(fc.Edits) == 0 {
 		return nil, false
 	}
-	m := fc.Old.Mapper()
 	at := make([]int, 0, len(fc.Edits))
+	// The offset of line l, counted from the last one asked (the edits
+	// come in order): a Mapper's index of every line's offset was made
+	// for the nine of a rename on zap's logger.go (3 KB of its 35, on
+	// the way to the preview).
+	l, lineOff := 0, 0
 	for _, e := range fc.Edits {
-		if e.NewText != renamed || e.StartLine != e.EndLine || e.StartLine >= len(fc.Old.Lines) {
+		if e.NewText != renamed || e.StartLine != e.EndLine || e.StartLine < 0 || e.StartLine >= len(fc.Old.Lines) {
 			return nil, false
 		}
 		line := fc.Old.Lines[e.StartLine]
-		if e.StartCol >= e.EndCol || e.EndCol > len(line) || identAround(line, e.StartCol) != line[e.StartCol:e.EndCol] {
+		if e.StartCol < 0 || e.StartCol >= e.EndCol || e.EndCol > len(line) || identAround(line, e.StartCol) != line[e.StartCol:e.EndCol] {
 			return nil, false
 		}
-		off, err := m.Offset(e.StartLine, e.StartCol)
-		if err != nil {
-			return nil, false
+		if e.StartLine < l {
+			l, lineOff = 0, 0
 		}
-		at = append(at, off)
+		for ; l < e.StartLine; l++ {
+			lineOff += len(fc.Old.Lines[l]) + 1
+		}
+		at = append(at, lineOff+e.StartCol)
 	}
 	return at, true
 }
