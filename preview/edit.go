@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // TextEdit replaces the text between two positions. Lines are 0-based,
@@ -91,7 +92,15 @@ func validate(t text, edits []TextEdit) ([]span, error) {
 		start, end pos
 		index      int
 	}
-	keys := make([]key, len(edits))
+	// A few edits' keys on the stack: a rename's preview validates its
+	// nine edits four times on the way to the diff.
+	var few [16]key
+	var keys []key
+	if len(edits) <= len(few) {
+		keys = few[:len(edits)]
+	} else {
+		keys = make([]key, len(edits))
+	}
 	for i, e := range edits {
 		start, err := t.position(i, "start", e.StartLine, e.StartCol)
 		if err != nil {
@@ -188,6 +197,11 @@ func (t text) rewrite(first, last int, spans []span) []string {
 type lineWriter struct {
 	out     []string
 	pending []string // pieces of the current line
+	// joined holds the lines made of several pieces, each a string of its
+	// bytes (only ever appended to: a line's bytes are never written
+	// again), where a string each was an allocation per edited line (nine
+	// of a rename's Apply's fourteen).
+	joined []byte
 }
 
 func (w *lineWriter) write(s string) {
@@ -203,7 +217,20 @@ func (w *lineWriter) endLine() {
 	case 1:
 		l = w.pending[0]
 	default:
-		l = strings.Join(w.pending, "")
+		n := 0
+		for _, p := range w.pending {
+			n += len(p)
+		}
+		if n > 0 {
+			if cap(w.joined)-len(w.joined) < n {
+				w.joined = make([]byte, 0, max(n, 2*cap(w.joined), 256))
+			}
+			from := len(w.joined)
+			for _, p := range w.pending {
+				w.joined = append(w.joined, p...)
+			}
+			l = unsafe.String(&w.joined[from], n)
+		}
 	}
 	w.out = append(w.out, l)
 	w.pending = w.pending[:0]

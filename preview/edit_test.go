@@ -2,7 +2,9 @@ package preview
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -141,5 +143,45 @@ func TestApplyErrorReturnsNothing(t *testing.T) {
 	got, err := Apply(doc("a\n"), []TextEdit{{0, 0, 0, 1, "x"}, {9, 0, 9, 0, "y"}})
 	if err == nil || got.Lines != nil {
 		t.Errorf("got %#v, %v; want no document and an error", got, err)
+	}
+}
+
+// TestApplyJoinedLines: lines made of several pieces (an edit inside
+// each) are joined into a buffer shared by the lines, grown as it fills:
+// every line is still its own text, those joined before a growth too,
+// as ApplyByteEdits makes the text.
+func TestApplyJoinedLines(t *testing.T) {
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "line %d: %s\n", i, strings.Repeat("x", i%40))
+	}
+	text := b.String()
+	doc := ParseDocument(text)
+	m := doc.Mapper()
+	var edits []TextEdit
+	var bytes []ByteEdit
+	for i := range doc.Lines {
+		if i%3 == 2 {
+			continue
+		}
+		col := min(6, len(doc.Lines[i]))
+		repl := strings.Repeat("é", i%13)
+		edits = append(edits, TextEdit{StartLine: i, StartCol: col, EndLine: i, EndCol: col + 1, NewText: repl})
+		off, err := m.Offset(i, col)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bytes = append(bytes, ByteEdit{Start: off, End: off + 1, Text: repl})
+	}
+	want, err := ApplyByteEdits(text, bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := Apply(doc, edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := after.Text(); got != want {
+		t.Fatalf("Apply gives\n%s\nwant\n%s", got, want)
 	}
 }
