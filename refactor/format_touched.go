@@ -35,15 +35,20 @@ func formatTouched(cs preview.Changeset) (preview.Changeset, error) {
 // that was not keeps its lines as they were, the name aside. ready, when
 // not nil, gives a FormatKeeps made ahead of a file's text (nil: none).
 func formattedTexts(cs preview.Changeset, renamed string, ready func(path string, doc preview.Document) func([]int, string) bool) map[string]string {
-	texts := map[string]string{}
+	var texts map[string]string // made for the first text formatted
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
 	formats := 0
 	for _, fc := range cs.Files {
 		if formattable(fc) {
 			formats++
 		}
+	}
+	// Files formatted side by side, as many as there are cores; one file
+	// (most renames) is formatted here, with neither.
+	var slots chan struct{}
+	if formats > 1 {
+		slots = make(chan struct{}, runtime.GOMAXPROCS(0))
 	}
 	for _, fc := range cs.Files {
 		if !formattable(fc) {
@@ -51,9 +56,16 @@ func formattedTexts(cs preview.Changeset, renamed string, ready func(path string
 		}
 		l := lang.ForFile(fc.Path)
 		wg.Add(1)
-		slots <- struct{}{}
+		if slots != nil {
+			slots <- struct{}{}
+		}
 		format := func() {
-			defer func() { <-slots; wg.Done() }()
+			defer func() {
+				if slots != nil {
+					<-slots
+				}
+				wg.Done()
+			}()
 			if renamed != "" && l.FormatKeeps != nil && fc.Kind == preview.OpEdit {
 				if at, ok := renamedAt(fc, renamed); ok {
 					var keeps func([]int, string) bool
@@ -89,6 +101,9 @@ func formattedTexts(cs preview.Changeset, renamed string, ready func(path string
 			}
 			if formatted != after {
 				mu.Lock()
+				if texts == nil {
+					texts = map[string]string{}
+				}
 				texts[fc.Path] = formatted
 				mu.Unlock()
 			}
