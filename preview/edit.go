@@ -74,6 +74,14 @@ func Validate(doc Document, edits []TextEdit) ([]TextEdit, error) {
 	return sorted, nil
 }
 
+// Check is Validate's check alone (its error, the same), sorting nothing
+// for the caller: a changeset's single batch of edits is checked where it
+// is made and applied by the engine, which sorts them itself.
+func Check(doc Document, edits []TextEdit) error {
+	_, err := validated(newText(doc), edits, false)
+	return err
+}
+
 // Apply returns the document after the edits, or an error and no document.
 // The result keeps doc's EOL and is canonical (see Document).
 func Apply(doc Document, edits []TextEdit) (Document, error) {
@@ -86,6 +94,11 @@ func Apply(doc Document, edits []TextEdit) (Document, error) {
 }
 
 func validate(t text, edits []TextEdit) ([]span, error) {
+	return validated(t, edits, true)
+}
+
+// validated is validate, its spans made only when spansToo.
+func validated(t text, edits []TextEdit, spansToo bool) ([]span, error) {
 	// Sort pointer-free keys rather than spans: no write barriers, and
 	// sorting is most of the work for a thousand unsorted edits.
 	type key struct {
@@ -129,14 +142,19 @@ func validate(t text, edits []TextEdit) ([]span, error) {
 	if !slices.IsSortedFunc(keys, byPosition) { // edits usually arrive sorted
 		slices.SortFunc(keys, byPosition)
 	}
-	spans := make([]span, len(keys))
+	var spans []span
+	if spansToo {
+		spans = make([]span, len(keys))
+	}
 	for i, k := range keys {
 		if i > 0 && k.start.cmp(keys[i-1].end) < 0 {
 			a, b := edits[keys[i-1].index], edits[k.index]
 			return nil, &EditError{k.index, KindOverlap, fmt.Sprintf("%d:%d-%d:%d overlaps edit %d (%d:%d-%d:%d)",
 				b.StartLine, b.StartCol, b.EndLine, b.EndCol, keys[i-1].index, a.StartLine, a.StartCol, a.EndLine, a.EndCol)}
 		}
-		spans[i] = span{k.start, k.end, edits[k.index].NewText, k.index}
+		if spansToo {
+			spans[i] = span{k.start, k.end, edits[k.index].NewText, k.index}
+		}
 	}
 	return spans, nil
 }

@@ -51,6 +51,10 @@ func TestValidateErrors(t *testing.T) {
 			if _, err := Apply(c.doc, c.edits); !errors.As(err, &ee) {
 				t.Errorf("Apply err = %v, want the same *EditError", err)
 			}
+			var ce *EditError
+			if err := Check(c.doc, c.edits); !errors.As(err, &ce) || *ce != *ee {
+				t.Errorf("Check err = %v, want %v", err, ee)
+			}
 		})
 	}
 }
@@ -81,6 +85,9 @@ func TestValidateAccepts(t *testing.T) {
 			got, err := Validate(c.doc, c.edits)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if err := Check(c.doc, c.edits); err != nil {
+				t.Errorf("Check refuses what Validate accepts: %v", err)
 			}
 			var want []TextEdit
 			for _, i := range c.want {
