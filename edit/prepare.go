@@ -280,9 +280,10 @@ func (e *Engine) prepareFile(fc preview.FileChange, from, to target, targetDelet
 	// snapshot's document (a changeset made in this call of the same
 	// snapshot, a rename's): taken as it is, not split again (some 30 us
 	// on zap's logger.go, on the way to the preview).
-	current := fc.Old
+	// Then it is the file's text: not compared with itself below.
+	current, same := fc.Old, true
 	if snap.Parsed != nil || !preview.ParsedAs(fc.Old, snap.Text, snap.Loaded && snap.FileFormat == "dos") {
-		current = documentOf(snap)
+		current, same = documentOf(snap), false
 	}
 	exists := snap.Loaded || snap.Exists
 	switch fc.Kind {
@@ -307,7 +308,7 @@ func (e *Engine) prepareFile(fc preview.FileChange, from, to target, targetDelet
 			return plannedFile{}, apierr.Errorf(apierr.ResourceNotFound, "check the path (relative to the workspace root)",
 				"%s does not exist", from.rel)
 		}
-		if fc.Old.Lines != nil && !sameText(fc.Old, current) {
+		if fc.Old.Lines != nil && !same && !sameText(fc.Old, current) {
 			return plannedFile{}, apierr.Errorf(apierr.Conflict, "compute the change again against the current text",
 				"%s changed since this change was computed", from.rel)
 		}

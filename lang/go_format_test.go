@@ -506,3 +506,60 @@ func everyNth(names []string, n int) []string {
 	}
 	return sampled
 }
+
+// TestGoFormatKeepsNamedReady: Go's FormatKeeps made for a name (which
+// tells a rename of the name's identifiers alone by their offsets, told
+// when it parses) answers as the one made without it, for subsets of
+// the name's identifiers in go/printer, net/http and encoding/json
+// (those on a commented line, in a struct, a composite literal, a
+// one-line function among them), and with an offset of another name.
+func TestGoFormatKeepsNamedReady(t *testing.T) {
+	asked, kept := 0, 0
+	for _, file := range gorootFiles(t, "go/printer", "net/http", "encoding/json") {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, file, data, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tf := fset.File(f.Pos())
+		byName := map[string][]int{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				byName[id.Name] = append(byName[id.Name], tf.Offset(id.Pos()))
+			}
+			return true
+		})
+		names := everyNth(slices.Sorted(maps.Keys(byName)), 40)
+		whole := goKeepsParsed(f, tf, "")
+		for k, name := range names {
+			named := goKeepsParsed(f, tf, name)
+			offs := byName[name]
+			subsets := [][]int{offs}
+			for i := range offs {
+				subsets = append(subsets, offs[i:i+1], offs[:i+1])
+			}
+			other := byName[names[(k+1)%len(names)]]
+			subsets = append(subsets, append(slices.Clone(offs), other[0]))
+			for _, at := range subsets {
+				at = slices.Sorted(slices.Values(at))
+				for _, to := range []string{name + "Renamed", "x"} {
+					asked++
+					got, want := named(at, to), whole(at, to)
+					if got != want {
+						t.Fatalf("%s: %s at %v to %s: %v, without the name %v", file, name, at, to, got, want)
+					}
+					if want {
+						kept++
+					}
+				}
+			}
+		}
+	}
+	if asked < 10000 || kept < asked/10 || kept > asked*9/10 {
+		t.Fatalf("%d asked, %d kept: the files moved", asked, kept)
+	}
+}

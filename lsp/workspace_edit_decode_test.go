@@ -123,3 +123,37 @@ func BenchmarkDecodeWorkspaceEdit(b *testing.B) {
 		}
 	})
 }
+
+// TestDecodeWorkspaceEditOwnCells: the edits scanned share cells of
+// ranges and new texts, and a new text read once for all the edits that
+// repeat it: each still has a range and a new text of its own (setting
+// one changes no other), and a text repeated after an escaped one, or
+// after another of the same length, is read as it is.
+func TestDecodeWorkspaceEditOwnCells(t *testing.T) {
+	texts := []string{"checkR7", "checkR7", `a\"b`, `a\"b`, "checkR7", "checkR8", "checkR8", "", "", "checkR7", "x", "checkR7"}
+	var es []string
+	for i, text := range texts {
+		es = append(es, fmt.Sprintf(`{"range":{"start":{"line":%d,"character":1},"end":{"line":%d,"character":2}},"newText":"%s"}`, i, i, text))
+	}
+	raw := `{"changes":{"file:///a.go":[` + strings.Join(es, ",") + `]}}`
+	we, ok := scanWorkspaceEdit([]byte(raw))
+	if !ok {
+		t.Fatal("not scanned")
+	}
+	var want WorkspaceEditWire
+	if err := json.Unmarshal([]byte(raw), &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(we, want) {
+		t.Fatalf("scanned\n got %+v\nwant %+v", we, want)
+	}
+	edits := we.Changes["file:///a.go"]
+	for i := range edits {
+		*edits[i].NewText, edits[i].Range.Start.Line = fmt.Sprint("set", i), uint32(1000+i)
+	}
+	for i, e := range edits {
+		if *e.NewText != fmt.Sprint("set", i) || e.Range.Start.Line != uint32(1000+i) {
+			t.Fatalf("edit %d: %q at line %d: shares a cell with another", i, *e.NewText, e.Range.Start.Line)
+		}
+	}
+}

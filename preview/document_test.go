@@ -196,3 +196,49 @@ func TestParsedAs(t *testing.T) {
 		}
 	}
 }
+
+// TestParsedAsPiecesOfText: a document whose lines are pieces of the text
+// itself (the case ParsedAs tells by where they lie, cutFrom) is taken
+// exactly when it is the text's parse: pieces cut anywhere, a line break
+// or its "\r" inside a line or left out between two, over every text of
+// up to seven bytes of "a", "\r" and "\n"; and the parse's own lines are
+// told so.
+func TestParsedAsPiecesOfText(t *testing.T) {
+	var texts []string
+	var grow func(string)
+	grow = func(s string) {
+		texts = append(texts, s)
+		if len(s) < 7 {
+			for _, c := range []string{"a", "\r", "\n"} {
+				grow(s + c)
+			}
+		}
+	}
+	grow("")
+	rng := rand.New(rand.NewPCG(3, 9))
+	for _, text := range texts {
+		for _, dos := range []bool{false, true} {
+			want := ParseBuffer(text, dos)
+			cr := crTerminatedText(text)
+			if text != "" && !cutFrom(want.Lines, text, cr, want.FinalNewline) {
+				t.Fatalf("%q (dos %v): its parse's lines %q not told by where they lie", text, dos, want.Lines)
+			}
+			for range 40 {
+				var lines []string
+				for off := 0; off < len(text) || len(lines) == 0; {
+					n := rng.IntN(len(text) - off + 1)
+					lines = append(lines, text[off:off+n])
+					off += n + rng.IntN(3)
+					if off > len(text) {
+						break
+					}
+				}
+				d := Document{Lines: lines, EOL: want.EOL, FinalNewline: rng.IntN(2) == 0}
+				same := slices.Equal(d.Lines, want.Lines) && d.FinalNewline == want.FinalNewline
+				if got := ParsedAs(d, text, dos); got != same {
+					t.Fatalf("%q (dos %v) against %q (final %v): %v, want %v", text, dos, d.Lines, d.FinalNewline, got, same)
+				}
+			}
+		}
+	}
+}

@@ -2,7 +2,9 @@ package preview
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -49,6 +51,10 @@ func TestValidateErrors(t *testing.T) {
 			if _, err := Apply(c.doc, c.edits); !errors.As(err, &ee) {
 				t.Errorf("Apply err = %v, want the same *EditError", err)
 			}
+			var ce *EditError
+			if err := Check(c.doc, c.edits); !errors.As(err, &ce) || *ce != *ee {
+				t.Errorf("Check err = %v, want %v", err, ee)
+			}
 		})
 	}
 }
@@ -79,6 +85,9 @@ func TestValidateAccepts(t *testing.T) {
 			got, err := Validate(c.doc, c.edits)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if err := Check(c.doc, c.edits); err != nil {
+				t.Errorf("Check refuses what Validate accepts: %v", err)
 			}
 			var want []TextEdit
 			for _, i := range c.want {
@@ -141,5 +150,45 @@ func TestApplyErrorReturnsNothing(t *testing.T) {
 	got, err := Apply(doc("a\n"), []TextEdit{{0, 0, 0, 1, "x"}, {9, 0, 9, 0, "y"}})
 	if err == nil || got.Lines != nil {
 		t.Errorf("got %#v, %v; want no document and an error", got, err)
+	}
+}
+
+// TestApplyJoinedLines: lines made of several pieces (an edit inside
+// each) are joined into a buffer shared by the lines, grown as it fills:
+// every line is still its own text, those joined before a growth too,
+// as ApplyByteEdits makes the text.
+func TestApplyJoinedLines(t *testing.T) {
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "line %d: %s\n", i, strings.Repeat("x", i%40))
+	}
+	text := b.String()
+	doc := ParseDocument(text)
+	m := doc.Mapper()
+	var edits []TextEdit
+	var bytes []ByteEdit
+	for i := range doc.Lines {
+		if i%3 == 2 {
+			continue
+		}
+		col := min(6, len(doc.Lines[i]))
+		repl := strings.Repeat("é", i%13)
+		edits = append(edits, TextEdit{StartLine: i, StartCol: col, EndLine: i, EndCol: col + 1, NewText: repl})
+		off, err := m.Offset(i, col)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bytes = append(bytes, ByteEdit{Start: off, End: off + 1, Text: repl})
+	}
+	want, err := ApplyByteEdits(text, bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := Apply(doc, edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := after.Text(); got != want {
+		t.Fatalf("Apply gives\n%s\nwant\n%s", got, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -221,5 +222,43 @@ func TestUnifiedDiffErrors(t *testing.T) {
 				t.Errorf("err = %v, want one about file 1 containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestRewriteLine: the diff's line made of the edits within one line
+// (rewriteLine, a rename's every edit) is the line rewrite makes of them,
+// and one whose text breaks the line is left to rewrite.
+func TestRewriteLine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 11))
+	texts := []string{"", "x", "renamed", "é", "a\nb"}
+	for range 2000 {
+		line := strings.Repeat("ab日c", rng.IntN(4))
+		var cols []int
+		for i := 0; i <= len(line); i++ {
+			if !insideRune(line, i) {
+				cols = append(cols, i)
+			}
+		}
+		var cluster []span
+		at := 0
+		for range 1 + rng.IntN(4) {
+			i := at + rng.IntN(len(cols)-at)
+			j := i + rng.IntN(len(cols)-i)
+			cluster = append(cluster, span{pos{1, cols[i]}, pos{1, cols[j]}, texts[rng.IntN(len(texts))], len(cluster)})
+			at = j
+		}
+		tx := text{lines: []string{"before", line, "after"}}
+		buf := []byte("kept")
+		buf, got, ok := rewriteLine(buf, line, cluster)
+		breaks := slices.ContainsFunc(cluster, func(s span) bool { return strings.Contains(s.text, "\n") })
+		if ok == breaks {
+			t.Fatalf("%q %v: ok %v", line, cluster, ok)
+		}
+		if string(buf[:4]) != "kept" {
+			t.Fatalf("%q %v: the buffer's bytes before were written: %q", line, cluster, buf)
+		}
+		if want := tx.rewrite(1, 1, cluster); ok && (len(want) != 1 || got != want[0]) {
+			t.Fatalf("%q %v: %q, rewrite makes %q", line, cluster, got, want)
+		}
 	}
 }

@@ -481,7 +481,7 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 	if a.decoded == nil {
 		a.decoded = &decodedEdit{}
 	}
-	where := fmt.Sprintf("%s:%d:%d", doc.Rel, pt.Line+1, pt.Char)
+	where := renameWhere{doc.Rel, pt.Line + 1, pt.Char}
 	plan := RenamePlan{Server: server.Name, NewName: req.NewName, OldName: identAround(pt.Text, pt.Byte)}
 	plan.At = lsp.Location{File: doc.Rel, Line: pt.Line + 1, Column: pt.Char, EndLine: pt.Line + 1, EndColumn: pt.Char, Context: strings.TrimSpace(pt.Text)}
 	if !a.prepared && a.prepareLater != nil {
@@ -653,6 +653,15 @@ func planRename(ctx context.Context, c *lsp.Client, req RenameRequest, a renameA
 	}
 	return plan, nil
 }
+
+// renameWhere is where a rename was asked, as its errors name it
+// ("file:line:column"), made only for an error.
+type renameWhere struct {
+	file       string
+	line, char int
+}
+
+func (w renameWhere) String() string { return fmt.Sprintf("%s:%d:%d", w.file, w.line, w.char) }
 
 // nameRenamedAt is, for a server that renames as its prepareRename would
 // have it (lang.RenameAsPrepared) and a rename it answered, what that

@@ -255,7 +255,7 @@ func (fs *virtualFiles) do(i int, op wsOp, file func(protocol.DocumentURI) *vfil
 		if f.cur.exact && len(f.cur.edits) == 0 && (f.cur.origin != "" || len(cur.Lines) == 0) {
 			// The first batch: checked as applying would check it, applied
 			// only when needed (now).
-			if _, err := preview.Validate(cur, edits); err != nil {
+			if err := preview.Check(cur, edits); err != nil {
 				return failf(apierr.OperationFailed, "report this language server answer; nothing was changed", "%v", err)
 			}
 			f.cur.edits, f.cur.pending = edits, true
