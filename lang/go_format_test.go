@@ -428,6 +428,21 @@ func gorootFiles(t *testing.T, pkgs ...string) []string {
 	return files
 }
 
+// parsedGo parses file (one of GOROOT's) as Go's FormatKeeps parse.
+func parsedGo(t *testing.T, file string) (*token.FileSet, *ast.File, *token.File) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, data, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fset, f, fset.File(f.Pos())
+}
+
 // TestGoLayoutFreeNamed: the layout told of every identifier of a name in
 // one walk (layoutFreeNamed) is layoutFree's at each, in real files, for
 // every name; and a FormatKeeps made with the name walks to none of its
@@ -435,16 +450,7 @@ func gorootFiles(t *testing.T, pkgs ...string) []string {
 func TestGoLayoutFreeNamed(t *testing.T) {
 	told, free := 0, 0
 	for _, file := range gorootFiles(t, "go/printer", "net/http", "encoding/json") {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, file, data, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tf := fset.File(f.Pos())
+		fset, f, tf := parsedGo(t, file)
 		line := func(p token.Pos) int { return tf.Line(p) }
 		byName := map[string][]token.Pos{}
 		ast.Inspect(f, func(n ast.Node) bool {
@@ -516,16 +522,7 @@ func everyNth(names []string, n int) []string {
 func TestGoFormatKeepsNamedReady(t *testing.T) {
 	asked, kept := 0, 0
 	for _, file := range gorootFiles(t, "go/printer", "net/http", "encoding/json") {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, file, data, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tf := fset.File(f.Pos())
+		_, f, tf := parsedGo(t, file)
 		byName := map[string][]int{}
 		ast.Inspect(f, func(n ast.Node) bool {
 			if id, ok := n.(*ast.Ident); ok {

@@ -156,11 +156,8 @@ func TestDocumentTextOneCopy(t *testing.T) {
 	}
 }
 
-// TestParsedAs: ParsedAs(d, text, dos) is whether d is ParseBuffer(text,
-// dos), over every text of up to seven bytes of "a", "\r" and "\n", each
-// against its own document and against the others' (and a document of
-// another line ending, a nil one).
-func TestParsedAs(t *testing.T) {
+// smallTexts is every text of up to seven bytes of "a", "\r" and "\n".
+func smallTexts() []string {
 	var texts []string
 	var grow func(string)
 	grow = func(s string) {
@@ -172,6 +169,15 @@ func TestParsedAs(t *testing.T) {
 		}
 	}
 	grow("")
+	return texts
+}
+
+// TestParsedAs: ParsedAs(d, text, dos) is whether d is ParseBuffer(text,
+// dos), over every text of up to seven bytes of "a", "\r" and "\n", each
+// against its own document and against the others' (and a document of
+// another line ending, a nil one).
+func TestParsedAs(t *testing.T) {
+	texts := smallTexts()
 	same := func(a, b Document) bool {
 		return (a.Lines == nil) == (b.Lines == nil) && slices.Equal(a.Lines, b.Lines) && a.EOL == b.EOL && a.FinalNewline == b.FinalNewline
 	}
@@ -204,17 +210,7 @@ func TestParsedAs(t *testing.T) {
 // up to seven bytes of "a", "\r" and "\n"; and the parse's own lines are
 // told so.
 func TestParsedAsPiecesOfText(t *testing.T) {
-	var texts []string
-	var grow func(string)
-	grow = func(s string) {
-		texts = append(texts, s)
-		if len(s) < 7 {
-			for _, c := range []string{"a", "\r", "\n"} {
-				grow(s + c)
-			}
-		}
-	}
-	grow("")
+	texts := smallTexts()
 	rng := rand.New(rand.NewPCG(3, 9))
 	for _, text := range texts {
 		for _, dos := range []bool{false, true} {
