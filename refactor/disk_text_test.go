@@ -1,7 +1,6 @@
 package refactor
 
 import (
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -37,11 +36,7 @@ func TestDiskTextKeptUntilChanged(t *testing.T) {
 	if got := text(); got != "package a\n\nfunc Zed() {}\n" || reads != 1 {
 		t.Fatalf("again, nothing changed: %q after %d reads, want no second read", got, reads)
 	}
-	cmd := exec.Command("sh", "-c", "cp -p a.go ref && printf 'package a\\n\\nfunc Zzz() {}\\n' > a.go && touch -r ref a.go && rm ref")
-	cmd.Dir = filepath.Join(root.Dir(), "a")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	runShell(t, filepath.Join(root.Dir(), "a"), "cp -p a.go ref && printf 'package a\\n\\nfunc Zzz() {}\\n' > a.go && touch -r ref a.go && rm ref")
 	if got := text(); got != "package a\n\nfunc Zzz() {}\n" || reads != 2 {
 		t.Fatalf("after another process rewrote it: %q after %d reads", got, reads)
 	}

@@ -8,6 +8,7 @@ package refactor
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -37,6 +38,17 @@ func writeTree(t *testing.T, files map[string]string) workspace.Root {
 		t.Fatal(err)
 	}
 	return root
+}
+
+// runShell runs script with sh in dir (what another process does to the
+// files); a failure fails t.
+func runShell(t *testing.T, dir, script string) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v: %s", script, err, out)
+	}
 }
 
 func TestFindLeftBehind(t *testing.T) {

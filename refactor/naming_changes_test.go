@@ -1,7 +1,6 @@
 package refactor
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -50,11 +49,7 @@ func TestNamingFilesStampsWhatChanged(t *testing.T) {
 	if n := stamps.Load(); n != 0 {
 		t.Errorf("the second scan stamped %d files, though nothing happened to any", n)
 	}
-	cmd := exec.Command("sh", "-c", "cp -p b.go ref && printf 'package b\\n\\nvar Zed=1\\n' > b.go && touch -r ref b.go && rm ref")
-	cmd.Dir = filepath.Join(root.Dir(), "b")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	runShell(t, filepath.Join(root.Dir(), "b"), "cp -p b.go ref && printf 'package b\\n\\nvar Zed=1\\n' > b.go && touch -r ref b.go && rm ref")
 	stamps.Store(0)
 	if got := naming(); got != "a/a.go b/b.go" {
 		t.Fatalf("after another process rewrote b/b.go to name Zed: %q, want a/a.go b/b.go", got)

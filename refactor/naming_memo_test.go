@@ -2,7 +2,6 @@ package refactor
 
 import (
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,11 +69,7 @@ func TestNamingFilesKept(t *testing.T) {
 	}
 	sh := func(script string) {
 		t.Helper()
-		cmd := exec.Command("sh", "-c", script)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v: %s", script, err, out)
-		}
+		runShell(t, dir, script)
 	}
 	steps := []struct {
 		name, script, want string
@@ -126,11 +121,7 @@ func TestNamingFilesNotKeptUnfollowed(t *testing.T) {
 		rootChanges.Unlock()
 	}()
 	testenv.FileClockTick(t, root.Dir())
-	cmd := exec.Command("sh", "-c", "ref=$(mktemp) && cp -p a.go $ref && printf 'package auth\\n\\nfunc GetAutx() {}\\n' > a.go && touch -r $ref a.go && rm $ref")
-	cmd.Dir = filepath.Join(root.Dir(), "auth")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	runShell(t, filepath.Join(root.Dir(), "auth"), "ref=$(mktemp) && cp -p a.go $ref && printf 'package auth\\n\\nfunc GetAutx() {}\\n' > a.go && touch -r $ref a.go && rm $ref")
 	if n := namingFiles(root, lang.Go, "GetAuth"); len(n.files) != 0 {
 		t.Fatalf("after the notifications ended and auth/a.go no longer names GetAuth: %+v", n.files)
 	}
@@ -174,11 +165,7 @@ func TestNamingFilesNotKeptUnwatched(t *testing.T) {
 		t.Fatal("zz/last.go is watched: the test no longer passes the watches' bound")
 	}
 	testenv.FileClockTick(t, root.Dir())
-	cmd := exec.Command("sh", "-c", "ref=$(mktemp) && cp -p last.go $ref && printf 'package zz\\n\\nvar y = GetAuth\\n' > last.go && touch -r $ref last.go && rm $ref")
-	cmd.Dir = filepath.Join(root.Dir(), "zz")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	runShell(t, filepath.Join(root.Dir(), "zz"), "ref=$(mktemp) && cp -p last.go $ref && printf 'package zz\\n\\nvar y = GetAuth\\n' > last.go && touch -r $ref last.go && rm $ref")
 	if got := scan(); got != "auth/a.go zz/last.go" {
 		t.Fatalf("after zz/last.go was rewritten: %q, want auth/a.go zz/last.go", got)
 	}

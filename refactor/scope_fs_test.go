@@ -2,7 +2,6 @@ package refactor
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -39,11 +38,7 @@ func TestScopeReadsKeptUntilChanged(t *testing.T) {
 	fs := func() followedFS { return followedFS{changes: changes, at: changes.Begin()} }
 	sh := func(script string) {
 		t.Helper()
-		cmd := exec.Command("sh", "-c", script)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v: %s", script, err, out)
-		}
+		runShell(t, dir, script)
 	}
 	file := func(rel string) string {
 		t.Helper()
@@ -112,11 +107,7 @@ func TestNamingFilesSeesGoModChange(t *testing.T) {
 			t.Fatalf("scan: %s\nwant %s", got, want)
 		}
 	}
-	cmd := exec.Command("sh", "-c", "cp -p go.mod ref && printf 'module example.com/n\\n' > go.mod && touch -r ref go.mod && rm ref")
-	cmd.Dir = root.Dir()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	runShell(t, root.Dir(), "cp -p go.mod ref && printf 'module example.com/n\\n' > go.mod && touch -r ref go.mod && rm ref")
 	if got, want := namingDescribed(t, root, "GetAuth"), "auth/a.go []; use/use.go []"; got != want {
 		t.Fatalf("after go.mod named another module: %s\nwant %s", got, want)
 	}

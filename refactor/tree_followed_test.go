@@ -1,7 +1,6 @@
 package refactor
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,11 +52,7 @@ func TestProjectTreeFollowed(t *testing.T) {
 	}
 	sh := func(script string) {
 		t.Helper()
-		cmd := exec.Command("sh", "-c", script)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v: %s", script, err, out)
-		}
+		runShell(t, dir, script)
 	}
 	step("first", "a/a.go b/b.go", 2)
 	step("again, nothing changed", "a/a.go b/b.go", 0)
@@ -116,11 +111,7 @@ func TestFollowedByTheirChanges(t *testing.T) {
 	if got := read(first); got != "module example.com/m\n" {
 		t.Fatalf("first go.mod: %q", got)
 	}
-	cmd := exec.Command("sh", "-c", "printf 'package a\\n' > a/b.go && printf 'module example.com/n\\n' > go.mod")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	runShell(t, dir, "printf 'package a\\n' > a/b.go && printf 'module example.com/n\\n' > go.mod")
 	// Another Changes of the root, watching its folders, at its first
 	// moment (as the first's was when it kept them).
 	second := workspace.NewChanges(dir)
