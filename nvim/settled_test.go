@@ -86,6 +86,57 @@ func TestSettledBuffersEndByEvents(t *testing.T) {
 		lua(t, "local b = ...; vim.api.nvim_buf_set_lines(b, 0, 0, false, {'// only in the buffer'}); vim.bo[b].modified = false", nil, b)
 	}
 
+	passes := func(t *testing.T) int {
+		t.Helper()
+		var n int
+		lua(t, "return require('nvbridge.buffers').passes", &n)
+		return n
+	}
+	t.Run("nothing moved", func(t *testing.T) {
+		// Every buffer stands (or is not a file's): the requests look at
+		// none of them, however many are loaded, whatever else happens in
+		// the watched directories.
+		load(t)
+		elsewhere(t) // main.go's own buffer stands from its second request
+		before := passes(t)
+		elsewhere(t)
+		// A file written beside the covered ones, renamed and removed (an
+		// editor's swap file, a build's output written atomically): events
+		// in orders.go's directory, that end no cover.
+		scratch := filepath.Join(root, "orders", "scratch.tmp")
+		if err := os.WriteFile(scratch, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(scratch, scratch+".2"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(scratch + ".2"); err != nil {
+			t.Fatal(err)
+		}
+		elsewhere(t)
+		if n := passes(t) - before; n != 0 {
+			t.Fatalf("the requests elsewhere looked at every buffer %d time(s) while nothing moved", n)
+		}
+	})
+	t.Run("a buffer loaded after", func(t *testing.T) {
+		// Loaded by the user (or a plugin) while the requests passed the
+		// buffers over: the next request looks at it, and a change of its
+		// file on disk reaches it.
+		load(t)
+		elsewhere(t)
+		payment := filepath.Join(root, "payment", "payment.go")
+		var b int
+		lua(t, "local b = vim.fn.bufadd((...)); vim.fn.bufload(b); return b", &b, payment)
+		if err := os.WriteFile(payment, []byte("package payment // changed on disk\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		elsewhere(t)
+		var first string
+		lua(t, "return vim.api.nvim_buf_get_lines((...), 0, 1, false)[1]", &first, b)
+		if first != "package payment // changed on disk" {
+			t.Fatalf("payment.go's buffer, loaded after the requests stopped looking, begins %q: its file's change on disk did not reach it", first)
+		}
+	})
 	t.Run("its text changed", func(t *testing.T) {
 		b := load(t)
 		edit(t, b)

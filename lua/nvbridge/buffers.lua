@@ -237,6 +237,7 @@ local function neovim_sees_conflict(bufnr)
 end
 
 M.reconciles = M.reconciles or 0 -- runs of reconcile (unchanged files have none)
+M.passes = M.passes or 0 -- refresh_others's looks at every buffer (none while all is quiet)
 
 --- Makes the buffer agree with the disk before a request runs against it, as
 --- :checktime would, but without prompts: an unmodified buffer whose file
@@ -430,6 +431,11 @@ local function refresh_others(except, drained)
   if not drained then
     watch.drain()
   end
+  if settled.still_quiet(watch.generation) then
+    return
+  end
+  M.passes = M.passes + 1
+  local quiet = settled.installed
   for _, b in ipairs(api.nvim_list_bufs()) do
     local path = settled.path(b)
     if b == except then -- open keeps (or drops) its own agreement
@@ -464,10 +470,19 @@ local function refresh_others(except, drained)
           agree_settled(b, name, watched)
         end
       end
+      if quiet then
+        local now = settled.path(b)
+        quiet = now and watch.covered(now)
+          or not agreed[b] and (name == '' or buf_option(b, 'buftype') ~= '')
+      end
     elseif agreed[b] then
       agreed[b] = nil
       settled.forget(b)
     end
+  end
+  local own = except and settled.path(except)
+  if quiet and (not except or own and watch.covered(own)) then
+    settled.quiet(watch.generation)
   end
   -- Wiped buffers are not listed any more: forget them now and then.
   refreshes = refreshes + 1

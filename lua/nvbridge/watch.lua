@@ -116,6 +116,7 @@ end
 --- stand there now).
 ---@param path string
 local function forget_under(path)
+  M.generation = M.generation + 1
   covered[path], fs_ok[path] = nil, nil
   local prefix = path == '/' and '/' or path .. '/'
   for _, known in ipairs({ covered, fs_ok }) do
@@ -170,6 +171,7 @@ end
 ---@param wd integer
 ---@param remove boolean
 local function drop(wd, remove)
+  M.generation = M.generation + 1
   for path, what in pairs(wd_paths[wd] or {}) do
     if what == 'dir' and dir_wd[path] == wd then
       dir_wd[path] = nil
@@ -181,6 +183,15 @@ local function drop(wd, remove)
   wd_paths[wd] = nil
   if remove then
     ffi.C.nvbridge_inotify_rm_watch(fd, wd)
+  end
+end
+
+--- Ends path's cover, when it had one (the generation moves).
+---@param path string
+local function uncover(path)
+  if covered[path] then
+    covered[path] = nil
+    M.generation = M.generation + 1
   end
 end
 
@@ -203,16 +214,17 @@ function M.drain()
       if bit.band(mask, IN_Q_OVERFLOW) ~= 0 then
         -- Events were lost: no cover holds.
         covered = {}
+        M.generation = M.generation + 1
       elseif wd_paths[wd] then
         local name = len > 0 and ffi.string(buf + at + EVENT_HEADER) or nil
         for path, what in pairs(wd_paths[wd]) do
           if what == 'file' then
-            covered[path] = nil
+            uncover(path)
           elseif name then
             -- An entry of a watched directory: a covered file, or a
             -- directory on a covered file's path.
             local entry = path == '/' and '/' .. name or path .. '/' .. name
-            covered[entry] = nil
+            uncover(entry)
             if on_path[entry] then
               forget_under(entry)
             end
@@ -231,6 +243,13 @@ function M.drain()
     end
   end
 end
+
+--- Moves whenever a cover ended (an event named a covered file, or a
+--- directory on the path of one; the queue overflowed; a watch was
+--- dropped; the watches were closed): while it stays, every cover holds
+--- (buffers.refresh_others). Events about other entries of a watched
+--- directory (a temporary file beside the covered ones) leave it.
+M.generation = 0
 
 --- Whether path is covered: watched since its cover and no event named it
 --- since. The caller reads the queue first (drain), once for all the
@@ -298,6 +317,7 @@ function M.close()
   end
   fd, buf = nil, nil
   covered, dir_wd, wd_paths, on_path, fs_ok, watches = {}, {}, {}, {}, {}, 0
+  M.generation = M.generation + 1
 end
 
 return M
