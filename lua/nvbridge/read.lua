@@ -337,7 +337,10 @@ function M.read(chan, id, spec)
       -- would take it (nvim/read_snapshot.go), sent ahead of the answer;
       -- none (nil) when it cannot be taken: the Go side then asks for it.
       local ok, data = pcall(function()
-        return vim.mpack.encode(snapshot.files({ spec.path }, spec.snapshot))
+        local function opened(path)
+          return path == spec.path and bufnr or nil
+        end
+        return vim.mpack.encode(snapshot.files_found({ spec.path }, spec.snapshot, opened))
       end)
       vim.rpcnotify(chan, 'nvbridge_snapshot', id, ok and data or nil)
     end

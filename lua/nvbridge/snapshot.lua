@@ -120,8 +120,18 @@ M.as_loaded = as_loaded
 ---@param opts nvbridge.SnapshotOptions
 ---@return nvbridge.FileSnapshot[] one entry per path
 function M.files(paths, opts)
+  return M.files_found(paths, opts, buffer_index())
+end
+
+--- files, with the buffers of the paths found by find: the caller's, when
+--- it knows them (a read that just opened its one file), rather than an
+--- index of every buffer by name.
+---@param paths string[]
+---@param opts nvbridge.SnapshotOptions
+---@param find fun(path: string): integer?
+---@return nvbridge.FileSnapshot[]
+function M.files_found(paths, opts, find)
   opts = opts or {}
-  local find = buffer_index()
   local out = {}
   for i, path in ipairs(paths) do
     local s = { path = path }
