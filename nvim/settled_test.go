@@ -137,6 +137,24 @@ func TestSettledBuffersEndByEvents(t *testing.T) {
 			t.Fatalf("payment.go's buffer, loaded after the requests stopped looking, begins %q: its file's change on disk did not reach it", first)
 		}
 	})
+	t.Run("lines of a buffer loaded after", func(t *testing.T) {
+		// A read's lines come from the buffers loaded when its request
+		// went, kept while no buffer was loaded, named, unloaded or wiped:
+		// orders.go loaded after, with a change of its own, is one.
+		b := load(t)
+		lua(t, "vim.cmd.bwipeout({ args = { tostring((...)) }, bang = true })", nil, b)
+		elsewhere(t)
+		elsewhere(t)
+		lua(t, "local b = vim.fn.bufadd((...)); vim.fn.bufload(b); local n = #vim.api.nvim_buf_get_lines(b, 32, 33, false)[1]; vim.api.nvim_buf_set_text(b, 32, n, 32, n, {' // only in the buffer'})", nil, orders)
+		defs, err := client.Definition(ctx, "main.go", lsp.Target{Line: 27, Symbol: "Process"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(defs.Locations) != 1 || defs.Locations[0].Location.Context != "func Process(o Order) (Total, error) { // only in the buffer" {
+			t.Fatalf("the definition shows %+v, want orders.go's line as its buffer loaded after has it", defs.Locations)
+		}
+		lua(t, "vim.cmd.bwipeout({ args = { tostring(vim.fn.bufnr((...))) }, bang = true })", nil, orders)
+	})
 	t.Run("its text changed", func(t *testing.T) {
 		b := load(t)
 		edit(t, b)

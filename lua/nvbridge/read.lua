@@ -15,6 +15,7 @@ local api = vim.api
 
 local async = require('nvbridge.async')
 local buffers = require('nvbridge.buffers')
+local settled = require('nvbridge.settled')
 local snapshot = require('nvbridge.snapshot')
 local status = require('nvbridge.status')
 local wait = require('nvbridge.wait')
@@ -100,15 +101,26 @@ local function call_lines(wanted, item, calls)
   end
 end
 
+-- The last loaded_buffers, and settled's generation it was made at: no
+-- buffer was loaded, named, unloaded or wiped since while it stays (each
+-- moves it), and the same table serves (read only) without a walk of every
+-- buffer.
+local loaded_kept, loaded_at
+
 --- The loaded buffers by name.
 ---@return table<string, integer>
 local function loaded_buffers()
+  local at = settled.installed and settled.generation
+  if at and at == loaded_at then
+    return loaded_kept
+  end
   local loaded = {}
   for _, b in ipairs(api.nvim_list_bufs()) do
     if api.nvim_buf_is_loaded(b) then
       loaded[api.nvim_buf_get_name(b)] = b
     end
   end
+  loaded_kept, loaded_at = loaded, at or nil
   return loaded
 end
 
@@ -373,7 +385,7 @@ function M.get_lines(wanted)
   local out = vim.empty_dict()
   for path, lines in pairs(wanted) do
     local bufnr = loaded[path]
-    if bufnr then
+    if bufnr and api.nvim_buf_is_loaded(bufnr) then
       local texts = vim.empty_dict()
       for _, lnum in ipairs(lines) do
         local text = api.nvim_buf_get_lines(bufnr, lnum, lnum + 1, false)[1]
