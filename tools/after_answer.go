@@ -6,9 +6,9 @@ import (
 )
 
 // AfterAnswer holds what a tool call asked to run once its answer is
-// written (AfterAnswerOf): work the caller does not wait for, which would
+// written (RunAfterAnswer): work the caller does not wait for, which would
 // otherwise share the cores with the end of the call (the relist a
-// mutating tool asks for (RunAfterAnswer) woke the list loop's goroutine while the answer
+// mutating tool asks for woke the list loop's goroutine while the answer
 // was being encoded: ~15 µs on a rename preview's way).
 type AfterAnswer struct {
 	mu  sync.Mutex
